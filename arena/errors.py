@@ -1,0 +1,56 @@
+"""The one error hierarchy of the arena. Names end in ``Error`` (our fault or the user's) or
+``Fault`` (a bot's fault, which forfeits its match)."""
+
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """Base of every error the arena raises on purpose."""
+
+
+# --- rules engines (pure) ---------------------------------------------------------------
+class GameError(ArenaError):
+    """Base of the errors raised by rules engines."""
+
+
+class InvalidActionError(GameError):
+    """An action text (or message) that does not parse in the game's action grammar."""
+
+
+class IllegalActionError(GameError):
+    """An action that parses but is not legal in the current state."""
+
+
+class OptionsError(GameError):
+    """An unknown rules option or an invalid option value."""
+
+
+class UnknownGameError(ArenaError):
+    """A game id that is not in the registry."""
+
+
+# --- configuration and user input -------------------------------------------------------
+class ConfigError(ArenaError):
+    """A bad bot manifest, ladder file, command-line value and the like."""
+
+
+class LogFormatError(ArenaError):
+    """A match log that cannot be read."""
+
+
+class ReplayMismatchError(ArenaError):
+    """A match log whose actions or scores disagree with the rules engine."""
+
+
+# --- sandboxes and infrastructure -------------------------------------------------------
+class SandboxError(ArenaError):
+    """The sandbox could not start or supervise a bot for reasons that are not the bot's fault."""
+
+
+class BotFault(ArenaError):
+    """A bot misbehaved; carries the termination it earns. Raised inside the referee only."""
+
+    def __init__(self, termination: str, detail: str) -> None:
+        super().__init__(f"{termination}: {detail}")
+        self.termination = termination
+        self.detail = detail

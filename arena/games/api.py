@@ -1,0 +1,162 @@
+"""The game protocol: everything the referee, the wire layer and the tools know about a game.
+
+A game is a pure object (standard library only: no I/O, no clocks, no global random) whose states
+are immutable. One *match* of the arena is one state machine from ``new_match`` to ``outcome``;
+the match consists of one or more *rounds* (Lost Cities: rounds; Haggis: rounds of a game to 250;
+PORTAS: the games of a match). All chance happens when a round is dealt and is derived from the
+match seed, so the seed plus the action texts replay a match exactly.
+
+Contract (checked by ``tests/games/test_conformance.py`` for every registered game):
+
+* ``to_move(s)`` is the seat (0 or 1) that must decide, ``None`` once the match is over.
+* ``legal_actions(s)`` is non-empty while the match is running, sorted in a stable order,
+  duplicate-free; ``is_legal(s, a)`` agrees with membership without listing everything.
+* ``apply(s, a)`` returns a new state and raises ``IllegalActionError`` for an illegal action.
+* ``parse_action(format_action(a)) == a`` for every legal action (the canonical grammar);
+  ``parse_action`` raises ``InvalidActionError`` on text outside the grammar.
+* ``observation(s, seat)`` is exactly what ``seat`` may know; changing anything hidden from the
+  seat leaves it (and its wire encoding) unchanged.
+* ``finished_rounds(s)`` grows by one entry (the round's score pair) when a round ends;
+  ``deal_record(s)`` is the JSON-able full deal of the current round (omniscient, for logs).
+* ``outcome(s)`` is ``None`` until the match is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+S = TypeVar("S")
+A = TypeVar("A", bound=Hashable)
+V = TypeVar("V")
+
+Options = Mapping[str, Any]
+"""Rules options, e.g. ``{"rounds": 3, "starter_rule": "previous_round"}``. Values are
+JSON scalars (int, str, bool)."""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """How a match ended under the rules (faults are the referee's business, not the game's)."""
+
+    winner: int | None
+    """The winning seat, or None for a draw."""
+    totals: tuple[int, int]
+    """Each seat's final total (the sum of its round scores)."""
+    rounds: tuple[tuple[int, int], ...]
+    """The score pair of every finished round, in order."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One rules option a game accepts."""
+
+    name: str
+    default: int | str | bool
+    choices: tuple[int | str | bool, ...] | None = None
+    """The allowed values; None means any value of the default's type within min/max."""
+    minimum: int | None = None
+    maximum: int | None = None
+    help: str = ""
+
+
+@runtime_checkable
+class Game(Protocol[S, A, V]):
+    """The protocol every rules engine implements (see the module docstring for the contract)."""
+
+    id: str
+    """Registry id: ``lost-cities``, ``haggis``, ``portas``."""
+    version: int
+    """Rules version; bumped on any change that can alter a result."""
+    title: str
+    option_specs: tuple[OptionSpec, ...]
+
+    def new_match(self, seed: int, options: Options | None = None) -> S:
+        """Deal the first round of a match. Raises ``OptionsError`` on bad options."""
+        ...
+
+    def options_of(self, state: S) -> dict[str, Any]:
+        """The complete, validated options the match runs with (defaults filled in)."""
+        ...
+
+    def to_move(self, state: S) -> int | None: ...
+
+    def legal_actions(self, state: S) -> Sequence[A]: ...
+
+    def is_legal(self, state: S, action: A) -> bool: ...
+
+    def apply(self, state: S, action: A) -> S: ...
+
+    def observation(self, state: S, seat: int) -> V: ...
+
+    def outcome(self, state: S) -> GameResult | None: ...
+
+    def parse_action(self, text: str) -> A: ...
+
+    def format_action(self, action: A) -> str: ...
+
+    def round_index(self, state: S) -> int:
+        """0-based index of the round being played (== len(finished_rounds) while running)."""
+        ...
+
+    def finished_rounds(self, state: S) -> tuple[tuple[int, int], ...]: ...
+
+    def deal_record(self, state: S) -> dict[str, Any]:
+        """The full deal of the current round as JSON-able data (hidden cards included)."""
+        ...
+
+
+def validate_options(specs: Sequence[OptionSpec], given: Options | None) -> dict[str, Any]:
+    """Fill defaults and check every value; raise ``OptionsError`` naming the bad key."""
+    from arena.errors import OptionsError
+
+    given = dict(given or {})
+    known = {spec.name: spec for spec in specs}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise OptionsError(
+            f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known)) or 'none'}"
+        )
+    result: dict[str, Any] = {}
+    for spec in specs:
+        value = given.get(spec.name, spec.default)
+        value = _coerce(spec, value)
+        result[spec.name] = value
+    return result
+
+
+def _coerce(spec: OptionSpec, value: Any) -> Any:
+    from arena.errors import OptionsError
+
+    kind = type(spec.default)
+    if kind is bool:
+        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+            value = value.lower() in ("true", "1")
+        if not isinstance(value, bool):
+            raise OptionsError(f"option {spec.name} must be true or false, got {value!r}")
+    elif kind is int:
+        if isinstance(value, bool):
+            raise OptionsError(f"option {spec.name} must be an integer, got {value!r}")
+        try:
+            value = int(value)
+        except (TypeError, ValueError):
+            raise OptionsError(f"option {spec.name} must be an integer, got {value!r}") from None
+        if spec.minimum is not None and value < spec.minimum:
+            raise OptionsError(f"option {spec.name} must be >= {spec.minimum}, got {value}")
+        if spec.maximum is not None and value > spec.maximum:
+            raise OptionsError(f"option {spec.name} must be <= {spec.maximum}, got {value}")
+    else:
+        value = str(value)
+    if spec.choices is not None and value not in spec.choices:
+        allowed = ", ".join(str(c) for c in spec.choices)
+        raise OptionsError(f"option {spec.name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def round_seed(match_seed: int, round_index: int, salt: str) -> int:
+    """A stable per-round seed derived from the match seed (no global random, no hash())."""
+    import hashlib
+
+    digest = hashlib.sha256(f"{salt}:{match_seed}:{round_index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")

@@ -1,0 +1,84 @@
+"""The sandbox protocol: how the referee starts, watches and stops one bot.
+
+A sandbox starts the bot so that it can reach exactly one Unix socket: the one of its seat, in
+``socket_dir`` (the referee creates the directory and the socket). The bot learns the gRPC target
+from the environment variable ``ARENA_SOCKET`` (``unix:///path/to/bot.sock``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from arena.model import BotSpec
+
+SOCKET_NAME = "bot.sock"
+"""The socket file inside a seat's socket directory."""
+SOCKET_ENV = "ARENA_SOCKET"
+"""The environment variable that carries the gRPC target to the bot."""
+LOG_TAIL_BYTES = 64 * 1024
+"""How much of a bot's stdout/stderr is kept with the match."""
+
+
+@dataclass(frozen=True)
+class ExitInfo:
+    """How a bot's process or container ended."""
+
+    exit_code: int | None
+    """Exit status, or None when killed by a signal."""
+    signal: int | None = None
+    oom_killed: bool = False
+    """The kernel killed it for exceeding its memory limit."""
+    killed_by_arena: bool = False
+    """The sandbox stopped it (match over, or a fault)."""
+
+    def describe(self) -> str:
+        if self.oom_killed:
+            return "killed for exceeding its memory limit"
+        if self.signal is not None:
+            return f"killed by signal {self.signal}"
+        return f"exited with status {self.exit_code}"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one bot (both sandboxes apply what they can)."""
+
+    memory_mb: int = 512
+    cpus: float = 1.0
+    cpu_seconds: int = 600
+    """Total CPU time (process sandbox, RLIMIT_CPU)."""
+    open_files: int = 256
+    file_size_mb: int = 16
+    pids: int = 64
+    tmpfs_mb: int = 16
+
+
+class RunningBot(Protocol):
+    """A started bot."""
+
+    async def wait(self) -> ExitInfo:
+        """Return when the bot has exited (for any reason)."""
+        ...
+
+    def poll(self) -> ExitInfo | None:
+        """The exit info if the bot has exited, else None; never blocks."""
+        ...
+
+    async def stop(self) -> ExitInfo:
+        """Kill the bot (if still running), reap or remove it; idempotent."""
+        ...
+
+    def log_tail(self) -> str:
+        """The last ``LOG_TAIL_BYTES`` of the bot's output (stdout and stderr)."""
+        ...
+
+
+class Sandbox(Protocol):
+    name: str
+    """"process" or "docker"."""
+
+    async def start(self, bot: BotSpec, socket_dir: Path, match_id: str, seat: int) -> RunningBot:
+        """Start the bot; raise ``SandboxError`` when that fails for reasons not the bot's own."""
+        ...

@@ -1,0 +1,62 @@
+"""Wire layer: the only place (with the referee server and the SDK) that touches protobuf types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.errors import InvalidActionError, UnknownGameError
+from arena.v1 import bot_pb2
+from arena.wire.api import GameCodec
+
+
+def _load() -> tuple[GameCodec, ...]:
+    from arena.wire.haggis import CODEC as HAGGIS
+    from arena.wire.lost_cities import CODEC as LOST_CITIES
+    from arena.wire.portas import CODEC as PORTAS
+
+    return (LOST_CITIES, HAGGIS, PORTAS)
+
+
+CODECS: tuple[GameCodec, ...] = _load()
+
+
+def codec_for(game_id: str) -> GameCodec:
+    for codec in CODECS:
+        if codec.game_id == game_id:
+            return codec
+    raise UnknownGameError(f"no wire codec for game {game_id!r}")
+
+
+def encode_observation(game_id: str, view: Any) -> bot_pb2.Observation:
+    codec = codec_for(game_id)
+    message = bot_pb2.Observation()
+    getattr(message, codec.field).CopyFrom(codec.observation_to_proto(view))
+    return message
+
+
+def decode_observation(game_id: str, message: bot_pb2.Observation) -> Any:
+    codec = codec_for(game_id)
+    if message.WhichOneof("game") != codec.field:
+        raise InvalidActionError(f"observation is not for {game_id}")
+    return codec.observation_from_proto(getattr(message, codec.field))
+
+
+def encode_action(game_id: str, action: Any) -> bot_pb2.Action:
+    codec = codec_for(game_id)
+    message = bot_pb2.Action()
+    getattr(message, codec.field).CopyFrom(codec.action_to_proto(action))
+    return message
+
+
+def decode_action(game_id: str, message: bot_pb2.Action) -> Any:
+    """Decode a typed action; raises ``InvalidActionError`` if it is for another game or invalid."""
+    codec = codec_for(game_id)
+    which = message.WhichOneof("game")
+    if which != codec.field:
+        raise InvalidActionError(f"typed action for {which or 'no game'}, expected {codec.field}")
+    return codec.action_from_proto(getattr(message, codec.field))
+
+
+def observation_bytes(game_id: str, view: Any) -> bytes:
+    """Deterministic wire bytes of a view (what the leak tests compare)."""
+    return encode_observation(game_id, view).SerializeToString(deterministic=True)

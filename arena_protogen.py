@@ -1,0 +1,41 @@
+"""Generate arena/v1 from proto/arena/v1 with grpc_tools.protoc (build-time helper).
+
+Used by setup.py at build time and by ``python arena_protogen.py`` in a source checkout.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def generate(root: Path) -> list[Path]:
+    """Compile every .proto under root/proto/arena/v1 into root/arena/v1; return the outputs."""
+    import grpc_tools
+    from grpc_tools import protoc
+
+    proto_root = root / "proto"
+    sources = sorted((proto_root / "arena" / "v1").glob("*.proto"))
+    if not sources:
+        raise SystemExit(f"no .proto files under {proto_root}")
+    include = Path(grpc_tools.__file__).parent / "_proto"
+    args = [
+        "protoc",
+        f"-I{proto_root}",
+        f"-I{include}",
+        f"--python_out={root}",
+        f"--pyi_out={root}",
+        f"--grpc_python_out={root}",
+        *[str(s.relative_to(proto_root)) for s in sources],
+    ]
+    code = protoc.main(args)
+    if code != 0:
+        raise SystemExit(f"protoc failed with exit code {code}")
+    out = root / "arena" / "v1"
+    return sorted(out.glob("*_pb2*.py*"))
+
+
+if __name__ == "__main__":
+    for path in generate(Path(__file__).resolve().parent):
+        print(path)
+    sys.exit(0)
