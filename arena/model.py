@@ -98,7 +98,11 @@ class MatchResult:
 
     @property
     def void(self) -> bool:
-        return self.termination.is_void
+        """Void matches are recorded but never rated: the arena's fault, a cancellation, or a
+        fault by both bots (nothing learned about their relative strength)."""
+        return self.termination.is_void or (
+            self.termination.is_fault and self.faulty_seat is None
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -1,0 +1,77 @@
+"""What every command shares: the consoles, domain errors → messages and exit codes, options."""
+
+from __future__ import annotations
+
+import enum
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from arena.errors import (
+    ArenaError,
+    ConfigError,
+    GameError,
+    LogFormatError,
+    ReplayMismatchError,
+    SandboxError,
+    UnknownGameError,
+)
+
+console = Console()
+err_console = Console(stderr=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# One table: domain error → exit code (0 ok, 1 a check failed, 2 bad input, 3 environment).
+EXIT_CODES: tuple[tuple[type[ArenaError], int], ...] = (
+    (ReplayMismatchError, 1),
+    (ConfigError, 2),
+    (UnknownGameError, 2),
+    (GameError, 2),
+    (LogFormatError, 2),
+    (SandboxError, 3),
+    (ArenaError, 2),
+)
+
+
+class OutputFormat(enum.StrEnum):
+    human = "human"
+    json = "json"
+
+
+def handle_errors(func: F) -> F:
+    """Turn domain errors into one red line on stderr and the exit code from EXIT_CODES."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ArenaError as exc:
+            code = next(c for kind, c in EXIT_CODES if isinstance(exc, kind))
+            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            raise typer.Exit(code) from None
+        except KeyboardInterrupt:
+            err_console.print("[yellow]interrupted[/]")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2) + "\n")
+
+
+def parse_options(pairs: list[str] | None) -> dict[str, str]:
+    """``["rounds=1", "starter_rule=cumulative"]`` → a dict; ConfigError on a malformed pair."""
+    options: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--option expects KEY=VALUE, got {pair!r}")
+        options[key.strip()] = value.strip()
+    return options

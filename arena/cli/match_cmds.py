@@ -1,0 +1,120 @@
+"""`arena match` (play one match) and `arena replay` (verify a match log)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.bots import resolve_bot
+from arena.cli.common import (
+    OutputFormat,
+    console,
+    err_console,
+    handle_errors,
+    parse_options,
+    print_json,
+)
+from arena.cli.render import render_match_result, render_replay_report
+from arena.errors import ConfigError
+from arena.model import MatchResult, MatchSpec, TimeControl
+
+DEFAULT_LOG_DIR = Path("matches")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("match")(match)
+    app.command("replay")(replay)
+
+
+@handle_errors
+def match(
+    bot_a: Annotated[str, typer.Argument(help="Seat 0: a bot directory (with bot.toml) or a "
+                                              "submitted bot name[@version].")],
+    bot_b: Annotated[str, typer.Argument(help="Seat 1: a bot directory or a submitted bot.")],
+    game: Annotated[str | None, typer.Option(help="Game id (lost-cities, haggis, portas). "
+                                                  "Default: the bots' game.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Deal seed; the same seed deals the same "
+                                                  "cards. Default: random.")] = None,
+    move_time: Annotated[int, typer.Option("--move-time", help="Per-decision limit in ms, "
+                                                               "measured by the referee.")] = 1000,
+    time_bank: Annotated[int, typer.Option("--time-bank", help="Extra ms per bot for the whole "
+                                                               "match (overruns draw on it).")] = 0,
+    startup_time: Annotated[int, typer.Option("--startup-time", help="ms a bot has to connect."
+                                              )] = 10_000,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="Rules option "
+                      "KEY=VALUE, repeatable (e.g. rounds=1, starter_rule=cumulative).")] = None,
+    sandbox: Annotated[str, typer.Option(help="process (development, NOT a security boundary), "
+                                              "docker (hardened containers) or auto.")] = "process",
+    log_dir: Annotated[Path, typer.Option(help="Where match logs are written.")] = DEFAULT_LOG_DIR,
+    referee: Annotated[str | None, typer.Option(help="Hand the match to a running `arena serve` "
+                       "at this address (unix:///path or 127.0.0.1:PORT).")] = None,
+    output: Annotated[OutputFormat, typer.Option("--format", help="human: a summary table; "
+                                                 "json: one JSON object.")] = OutputFormat.human,
+) -> None:
+    """Play one match between two bots and print the result.
+
+    Every match writes a JSON-lines log (watch it with `arena watch LOG`, verify it with
+    `arena replay LOG`). A bot that times out, crashes, sends garbage or an illegal action
+    forfeits; the result names the termination and the faulty seat.
+    """
+    options = parse_options(option)
+    seed = secrets.randbits(31) if seed is None else seed
+    time_control = TimeControl(move_time, time_bank, startup_time)
+    if referee is not None:
+        from arena.referee.client import run_on_referee
+
+        result = run_on_referee(referee, [bot_a, bot_b], game, seed, options, time_control,
+                                sandbox)
+    else:
+        result = _play_local(bot_a, bot_b, game, seed, options, time_control, sandbox, log_dir,
+                             output)
+    if output is OutputFormat.json:
+        print_json(result.to_json())
+    else:
+        console.print(render_match_result(result))
+    if result.void:
+        raise typer.Exit(3)
+
+
+def _play_local(
+    bot_a: str, bot_b: str, game: str | None, seed: int, options: dict[str, str],
+    time_control: TimeControl, sandbox: str, log_dir: Path, output: OutputFormat,
+) -> MatchResult:
+    from arena.referee.match import play_match
+
+    bots = (resolve_bot(bot_a), resolve_bot(bot_b))
+    game_id = game or bots[0].game
+    for bot in bots:
+        if bot.game != game_id:
+            raise ConfigError(f"bot {bot.name} plays {bot.game}, not {game_id}")
+    spec = MatchSpec(game_id, seed, bots, dict(options), time_control)
+    if output is OutputFormat.human:
+        with err_console.status(f"{bots[0].name} vs {bots[1].name}: playing {game_id}, "
+                                f"seed {seed}…"):
+            return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=log_dir))
+    return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=log_dir))
+
+
+@handle_errors
+def replay(
+    log: Annotated[Path, typer.Argument(help="A match log (.jsonl) written by the arena.")],
+    output: Annotated[OutputFormat, typer.Option("--format", help="human or json.")
+                      ] = OutputFormat.human,
+) -> None:
+    """Re-run a match log through the rules engine and verify every deal, action and score.
+
+    Exit status 0 when everything agrees, 1 with the first disagreement.
+    """
+    from arena.referee.replay import replay_log
+
+    report = replay_log(log)
+    if output is OutputFormat.json:
+        print_json({"match_id": report.match_id, "game": report.game, "ok": True,
+                    "decisions": report.decisions, "rounds": report.rounds,
+                    "finished": report.finished})
+    else:
+        console.print(render_replay_report(report))

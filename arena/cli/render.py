@@ -1,0 +1,111 @@
+"""Pure rendering of results, reports and watch frames (data in, rich renderables out)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from arena.model import MatchResult
+
+
+def _winner_text(bots: Sequence[str], winner: int | None, void: bool) -> Text:
+    if void:
+        return Text("void (not rated)", style="bold yellow")
+    if winner is None:
+        return Text("draw", style="bold")
+    return Text(f"{bots[winner]} (seat {winner})", style="bold green")
+
+
+def render_match_result(result: MatchResult) -> RenderableType:
+    """A summary: per-round scores, totals, winner and termination."""
+    table = Table(title=f"{result.game} · match {result.match_id} · seed {result.seed}")
+    table.add_column("round", justify="right")
+    table.add_column(f"{result.bots[0]} (seat 0)", justify="right")
+    table.add_column(f"{result.bots[1]} (seat 1)", justify="right")
+    for index, (a, b) in enumerate(result.rounds, start=1):
+        table.add_row(str(index), str(a), str(b))
+    table.add_row("total", str(result.totals[0]), str(result.totals[1]), style="bold")
+    lines = Text.assemble(
+        ("winner: ", "dim"), _winner_text(result.bots, result.winner, result.void), "\n",
+        ("termination: ", "dim"),
+        (str(result.termination), "green" if str(result.termination) == "normal" else "red"),
+    )
+    if result.faulty_seat is not None:
+        lines.append(f"  (seat {result.faulty_seat}: {result.bots[result.faulty_seat]})")
+    if result.detail:
+        lines.append(f"\ndetail: {result.detail.splitlines()[0][:300]}", style="dim")
+    lines.append(f"\n{result.decisions} decisions in {result.duration_s:.2f} s", style="dim")
+    if result.log:
+        lines.append(f"\nlog: {result.log}", style="dim")
+    return Group(table, lines)
+
+
+def render_replay_report(report: Any) -> RenderableType:
+    status = "finished" if report.finished else "still running (verified so far)"
+    text = Text.assemble(
+        ("✓ ", "bold green"),
+        f"{report.match_id}: {report.decisions} decisions and {len(report.rounds)} round "
+        f"score(s) agree with the {report.game} rules engine; match {status}.",
+    )
+    if report.result:
+        text.append(f"\nresult: totals {report.result['totals']}, winner "
+                    f"{report.result['winner']}, termination {report.result['termination']}")
+    return text
+
+
+def render_moves(events: Sequence[dict[str, Any]], bots: Sequence[str], limit: int = 12
+                 ) -> RenderableType:
+    """The last decisions, newest last."""
+    table = Table(title="moves", expand=True, show_edge=False)
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("bot")
+    table.add_column("action")
+    table.add_column("ms", justify="right", style="dim")
+    decisions = [e for e in events if e["type"] == "decision"]
+    for event in decisions[-limit:]:
+        seat = event["seat"]
+        table.add_row(str(event["n"]), f"{bots[seat]}", event["action"], f"{event['ms']:.1f}")
+    return table
+
+
+def render_scores(events: Sequence[dict[str, Any]], bots: Sequence[str]) -> RenderableType:
+    table = Table(title="round scores", show_edge=False)
+    table.add_column("round", justify="right")
+    table.add_column(bots[0], justify="right")
+    table.add_column(bots[1], justify="right")
+    totals = [0, 0]
+    for event in events:
+        if event["type"] == "round_end":
+            scores = event["scores"]
+            totals = event["totals"]
+            table.add_row(str(event["round"] + 1), str(scores[0]), str(scores[1]))
+    table.add_row("total", str(totals[0]), str(totals[1]), style="bold")
+    return table
+
+
+def render_frame(
+    board: RenderableType, events: Sequence[dict[str, Any]], header: dict[str, Any],
+    seat: int | None,
+) -> RenderableType:
+    """One screen of `arena watch`: the board, the latest moves, the scores, the ending."""
+    bots = [b["name"] for b in header["bots"]]
+    who = "omniscient view" if seat is None else f"seat {seat} view ({bots[seat]})"
+    title = f"{header['game']} · {bots[0]} vs {bots[1]} · seed {header['seed']} · {who}"
+    parts: list[RenderableType] = [board]
+    grid = Table.grid(expand=True, padding=(0, 2))
+    grid.add_column(ratio=3)
+    grid.add_column(ratio=2)
+    grid.add_row(render_moves(events, bots), render_scores(events, bots))
+    parts.append(grid)
+    end = next((e for e in events if e["type"] == "match_end"), None)
+    if end is not None:
+        result = MatchResult.from_json(end["result"])
+        parts.append(Text.assemble(("match over: ", "bold"),
+                                   _winner_text(bots, result.winner, result.void),
+                                   f" · totals {list(result.totals)} · {result.termination}"))
+    return Panel(Group(*parts), title=title, title_align="left")

@@ -1,0 +1,101 @@
+"""`arena watch`: render a match in the terminal, replayed from its log or followed live."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console, RenderableType
+from rich.live import Live
+
+from arena.cli.common import console, handle_errors
+from arena.cli.render import render_frame
+from arena.errors import ConfigError
+from arena.games import get_game
+from arena.referee.log import follow_events, read_events
+from arena.referee.replay import replay_events
+from arena.render import renderer_for
+
+
+def register(app: typer.Typer) -> None:
+    app.command("watch")(watch)
+
+
+@handle_errors
+def watch(
+    log: Annotated[Path | None, typer.Argument(help="A match log (.jsonl). Omit it with "
+                                                    "--referee/--match.")] = None,
+    follow: Annotated[bool, typer.Option("--follow", "-f", help="Follow a match that is still "
+                                         "running, move by move, until it ends.")] = False,
+    seat: Annotated[int | None, typer.Option(help="Show only what this seat (0 or 1) saw. "
+                                             "Default: the omniscient view.", min=0, max=1)
+                    ] = None,
+    delay: Annotated[float, typer.Option(help="Seconds per move when replaying a finished log "
+                                         "(0: show the final position at once).")] = 0.3,
+    referee: Annotated[str | None, typer.Option(help="Follow a match through a running "
+                       "`arena serve` (unix:///path or 127.0.0.1:PORT); needs --match.")] = None,
+    match_id: Annotated[str | None, typer.Option("--match", help="The match id to follow "
+                                                 "through --referee.")] = None,
+) -> None:
+    """Render a match: expeditions/hands/tricks, piles, scores and each move as it happens.
+
+    Every frame is rebuilt from the rules engine (the log is verified as it is read), so what you
+    see is what the engine says. With --seat the board shows only that seat's observation.
+    """
+    events = _source(log, follow, referee, match_id)
+    play(events, seat=seat, delay=0.0 if (follow or referee) else delay, out=console)
+
+
+def _source(log: Path | None, follow: bool, referee: str | None, match_id: str | None
+            ) -> Iterable[dict[str, Any]]:
+    if referee is not None:
+        if match_id is None:
+            raise ConfigError("--referee needs --match MATCH_ID (see `arena serve` output)")
+        from arena.referee.client import watch_on_referee
+
+        return watch_on_referee(referee, match_id)
+    if log is None:
+        raise ConfigError("give a match log, or --referee ADDRESS --match MATCH_ID")
+    if follow:
+        return follow_events(log)
+    if not log.is_file():
+        raise ConfigError(f"no match log at {log}")
+    return read_events(log)
+
+
+def frames(events: Iterable[dict[str, Any]], seat: int | None
+           ) -> Iterator[tuple[dict[str, Any], RenderableType]]:
+    """(event, frame) for every event, the board rebuilt by the rules engine."""
+    seen: list[dict[str, Any]] = []
+    header: dict[str, Any] | None = None
+    for step in replay_events(events):
+        seen.append(step.event)
+        if header is None:
+            header = step.event
+            game = get_game(header["game"])
+            renderer = renderer_for(header["game"])
+        if seat is None:
+            board = renderer.render_state(step.state)
+        else:
+            board = renderer.render_view(game.observation(step.state, seat))
+        yield step.event, render_frame(board, seen, header, seat)
+
+
+def play(events: Iterable[dict[str, Any]], *, seat: int | None, delay: float, out: Console
+         ) -> None:
+    """Show the frames: animated on a terminal, only the final frame otherwise."""
+    last: RenderableType | None = None
+    if not out.is_terminal:
+        for _, frame in frames(events, seat):
+            last = frame
+        if last is not None:
+            out.print(last)
+        return
+    with Live(console=out, auto_refresh=False, transient=False) as live:
+        for event, frame in frames(events, seat):
+            live.update(frame, refresh=True)
+            if delay and event["type"] == "decision":
+                time.sleep(delay)

@@ -1,0 +1,57 @@
+"""Talk to a running `arena serve` (synchronous gRPC, used by the CLI)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+
+from arena.errors import ArenaError, ConfigError
+from arena.model import MatchResult, TimeControl
+from arena.referee.server import check_listen_address
+from arena.v1 import admin_pb2, admin_pb2_grpc
+
+
+def _stub(address: str) -> tuple[grpc.Channel, admin_pb2_grpc.RefereeServiceStub]:
+    channel = grpc.insecure_channel(check_listen_address(address))
+    return channel, admin_pb2_grpc.RefereeServiceStub(channel)
+
+
+def _explain(address: str, exc: grpc.RpcError) -> ArenaError:
+    code = exc.code() if hasattr(exc, "code") else None
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return ConfigError(f"no referee answers at {address} (start one with `arena serve`)")
+    details = exc.details() if hasattr(exc, "details") else str(exc)
+    return ConfigError(f"the referee at {address} refused: {details}")
+
+
+def run_on_referee(
+    address: str, bots: list[str], game: str | None, seed: int, options: dict[str, str],
+    time_control: TimeControl, sandbox: str,
+) -> MatchResult:
+    """Start a match on the referee, wait for it and return the result."""
+    channel, stub = _stub(address)
+    with channel:
+        try:
+            started = stub.StartMatch(admin_pb2.StartMatchRequest(
+                bots=bots, game=game or "", seed=seed, has_seed=True, options=options,
+                move_time_ms=time_control.move_time_ms, time_bank_ms=time_control.time_bank_ms,
+                startup_ms=time_control.startup_ms, sandbox=sandbox,
+            ), timeout=30)
+            done = stub.GetMatch(admin_pb2.GetMatchRequest(match_id=started.match_id, wait=True))
+        except grpc.RpcError as exc:
+            raise _explain(address, exc) from None
+    return MatchResult.from_json(json.loads(done.result_json))
+
+
+def watch_on_referee(address: str, match_id: str) -> Iterator[dict[str, Any]]:
+    """The match's events (log lines) as the referee streams them, until the match ends."""
+    channel, stub = _stub(address)
+    with channel:
+        try:
+            for event in stub.WatchMatch(admin_pb2.WatchMatchRequest(match_id=match_id)):
+                yield json.loads(event.json)
+        except grpc.RpcError as exc:
+            raise _explain(address, exc) from None

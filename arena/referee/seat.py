@@ -1,0 +1,111 @@
+"""One seat's gRPC endpoint: a grpc.aio server on the seat's own Unix socket.
+
+The servicer only moves messages between the stream and two queues; the match loop
+(arena.referee.match) decides everything. Exactly one stream per seat is accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+
+from arena.sandbox.api import SOCKET_NAME
+from arena.v1 import bot_pb2, bot_pb2_grpc
+
+MAX_BOT_MESSAGE_BYTES = 64 * 1024
+"""Largest message a bot may send (a decision is a few dozen bytes). Over it: forfeit."""
+GRPC_RECEIVE_LIMIT = 64 * 1024 * 1024
+"""gRPC's own cut-off, far above MAX_BOT_MESSAGE_BYTES so that an oversized message reaches the
+referee and is named as such. gRPC ends the stream silently on anything bigger (then the bot's
+fate decides: crash, or protocol violation)."""
+MAX_REFEREE_MESSAGE_BYTES = 16 * 1024 * 1024
+"""Largest message the referee sends (the SDK accepts this much)."""
+
+
+@dataclass(frozen=True)
+class StreamClosed:
+    """Put in the inbox when the bot's stream ends or fails."""
+
+    reason: str
+    code: grpc.StatusCode | None = None
+
+
+class SeatServicer(bot_pb2_grpc.BotServiceServicer):
+    """Bridges the seat's single bidirectional stream to asyncio queues."""
+
+    def __init__(self) -> None:
+        self.inbox: asyncio.Queue[bot_pb2.BotMessage | StreamClosed] = asyncio.Queue()
+        self.outbox: asyncio.Queue[bot_pb2.RefereeMessage | None] = asyncio.Queue()
+        self.connected = asyncio.Event()
+        self._taken = False
+
+    async def Play(  # noqa: N802 (gRPC method name)
+        self,
+        request_iterator: AsyncIterator[bot_pb2.BotMessage],
+        context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
+    ) -> AsyncIterator[bot_pb2.RefereeMessage]:
+        if self._taken:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "this seat is taken")
+        self._taken = True
+        self.connected.set()
+        reader = asyncio.ensure_future(self._read(request_iterator))
+        try:
+            while (message := await self.outbox.get()) is not None:
+                yield message
+        finally:
+            reader.cancel()
+
+    async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage]) -> None:
+        try:
+            async for message in requests:
+                await self.inbox.put(message)
+            await self.inbox.put(StreamClosed("the bot closed its stream"))
+        except asyncio.CancelledError:
+            raise
+        except grpc.aio.AioRpcError as exc:
+            await self.inbox.put(StreamClosed(exc.details() or str(exc), exc.code()))
+        except Exception as exc:  # noqa: BLE001 — any stream failure is the bot's
+            await self.inbox.put(StreamClosed(f"stream failed: {exc}"))
+
+
+class SeatEndpoint:
+    """A seat's socket directory, server and servicer."""
+
+    def __init__(self, socket_dir: Path) -> None:
+        self.socket_dir = socket_dir
+        self.socket_path = socket_dir / SOCKET_NAME
+        self.servicer = SeatServicer()
+        self.server: grpc.aio.Server | None = None
+
+    async def start(self) -> None:
+        self.socket_dir.mkdir(mode=0o755, exist_ok=True)
+        os.chmod(self.socket_dir, 0o755)  # noqa: S103 — the bot's uid must reach the socket
+        server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", GRPC_RECEIVE_LIMIT),
+                ("grpc.max_send_message_length", MAX_REFEREE_MESSAGE_BYTES),
+                ("grpc.max_concurrent_streams", 2),
+            ],
+            maximum_concurrent_rpcs=2,
+        )
+        bot_pb2_grpc.add_BotServiceServicer_to_server(self.servicer, server)
+        server.add_insecure_port(f"unix://{self.socket_path}")
+        await server.start()
+        os.chmod(self.socket_path, 0o777)  # noqa: S103 — connectable by the container's uid
+        self.server = server
+
+    async def send(self, message: bot_pb2.RefereeMessage) -> None:
+        await self.servicer.outbox.put(message)
+
+    async def close(self, grace: float = 0.2) -> None:
+        await self.servicer.outbox.put(None)
+        if self.server is not None:
+            with contextlib.suppress(Exception):
+                await self.server.stop(grace)
+            self.server = None

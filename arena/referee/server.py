@@ -1,0 +1,179 @@
+"""`arena serve`: a long-lived referee with an admin gRPC service and gRPC health checking.
+
+The admin endpoint (a Unix socket or a loopback port) is separate from the per-seat bot sockets
+that every match creates: bots never see it. The servicer is thin: decode → one call → encode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from arena.bots import resolve_bot
+from arena.errors import ArenaError, ConfigError
+from arena.model import MatchResult, MatchSpec, TimeControl
+from arena.referee.match import new_match_id, play_match
+from arena.v1 import admin_pb2, admin_pb2_grpc
+
+log = logging.getLogger(__name__)
+SERVICE_NAME = "arena.v1.RefereeService"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def check_listen_address(address: str) -> str:
+    """Only a Unix socket or a loopback port: the admin service is never on a network."""
+    if address.startswith("unix://"):
+        return address
+    host, sep, port = address.rpartition(":")
+    if not sep or host not in LOOPBACK_HOSTS or not port.isdigit():
+        raise ConfigError(
+            f"refusing to listen on {address!r}: use unix:///path/to/socket or "
+            "127.0.0.1:PORT (the admin service is never exposed to a network)"
+        )
+    return address
+
+
+@dataclass
+class _Running:
+    match_id: str
+    game: str
+    bots: list[str]
+    log_path: Path
+    events: list[dict[str, Any]] = field(default_factory=list)
+    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    result: MatchResult | None = None
+    task: asyncio.Task[MatchResult] | None = None
+
+
+class RefereeService(admin_pb2_grpc.RefereeServiceServicer):
+    """Runs matches concurrently in the server's event loop."""
+
+    def __init__(self, log_dir: Path, default_sandbox: str = "process") -> None:
+        self.log_dir = log_dir
+        self.default_sandbox = default_sandbox
+        self.matches: dict[str, _Running] = {}
+
+    async def StartMatch(self, request: Any, context: Any) -> Any:  # noqa: N802
+        try:
+            spec = self._spec(request)
+        except ArenaError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        running = _Running(spec.match_id, spec.game, [b.name for b in spec.bots],
+                           self.log_dir / f"{spec.match_id}.jsonl")
+        self.matches[spec.match_id] = running
+
+        def on_event(event: dict[str, Any]) -> None:
+            running.events.append(event)
+            asyncio.get_running_loop().create_task(_notify(running))
+
+        sandbox = request.sandbox or self.default_sandbox
+        running.task = asyncio.create_task(
+            play_match(spec, sandbox=sandbox, log_dir=self.log_dir, on_event=on_event)
+        )
+        running.task.add_done_callback(lambda t: _finished(running, t))
+        return admin_pb2.StartMatchResponse(match_id=spec.match_id, log_path=str(running.log_path))
+
+    def _spec(self, request: Any) -> MatchSpec:
+        if len(request.bots) != 2:
+            raise ConfigError("a match needs exactly two bots")
+        bots = (resolve_bot(request.bots[0]), resolve_bot(request.bots[1]))
+        game = request.game or bots[0].game
+        for bot in bots:
+            if bot.game != game:
+                raise ConfigError(f"bot {bot.name} plays {bot.game}, not {game}")
+        tc = TimeControl(request.move_time_ms or 1000, request.time_bank_ms,
+                         request.startup_ms or 10_000)
+        seed = request.seed if request.has_seed else int.from_bytes(
+            __import__("os").urandom(4), "big") >> 1
+        spec = MatchSpec(game, seed, bots, dict(request.options), tc, new_match_id(game))
+        from arena.games import get_game
+
+        get_game(game).new_match(seed, spec.options)  # reject bad options before starting
+        return spec
+
+    async def WatchMatch(self, request: Any, context: Any) -> Any:  # noqa: N802
+        running = self.matches.get(request.match_id)
+        if running is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+        sent = 0
+        while True:
+            async with running.changed:
+                await running.changed.wait_for(
+                    lambda: len(running.events) > sent or running.result is not None
+                )
+            while sent < len(running.events):
+                event = running.events[sent]
+                sent += 1
+                yield admin_pb2.MatchEvent(json=json.dumps(event))
+                if event["type"] == "match_end":
+                    return
+            if running.result is not None and sent >= len(running.events):
+                return
+
+    async def GetMatch(self, request: Any, context: Any) -> Any:  # noqa: N802
+        running = self.matches.get(request.match_id)
+        if running is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+        if request.wait and running.task is not None:
+            await asyncio.shield(running.task)
+        if running.result is None:
+            return admin_pb2.GetMatchResponse(match_id=running.match_id, status="running")
+        return admin_pb2.GetMatchResponse(
+            match_id=running.match_id, status="finished",
+            result_json=json.dumps(running.result.to_json()),
+        )
+
+    async def ListMatches(self, request: Any, context: Any) -> Any:  # noqa: N802
+        summaries = [
+            admin_pb2.MatchSummary(
+                match_id=r.match_id, game=r.game, bots=r.bots, log_path=str(r.log_path),
+                status="finished" if r.result else "running",
+                termination=str(r.result.termination) if r.result else "",
+            )
+            for r in self.matches.values()
+        ]
+        return admin_pb2.ListMatchesResponse(matches=summaries)
+
+
+async def _notify(running: _Running) -> None:
+    async with running.changed:
+        running.changed.notify_all()
+
+
+def _finished(running: _Running, task: asyncio.Task[MatchResult]) -> None:
+    if not task.cancelled() and task.exception() is None:
+        running.result = task.result()
+    else:
+        log.error("match %s failed: %s", running.match_id, task.exception())
+    asyncio.get_running_loop().create_task(_notify(running))
+
+
+async def serve(address: str, log_dir: Path, sandbox: str = "process",
+                ready: asyncio.Event | None = None) -> None:
+    """Serve until cancelled; health status SERVING for "" and the referee service."""
+    address = check_listen_address(address)
+    server = grpc.aio.server()
+    admin_pb2_grpc.add_RefereeServiceServicer_to_server(RefereeService(log_dir, sandbox), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    bound = server.add_insecure_port(address)
+    if bound == 0 and not address.startswith("unix://"):
+        raise ConfigError(f"cannot listen on {address}")
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    if ready is not None:
+        ready.set()
+    try:
+        await server.wait_for_termination()
+    finally:
+        for name in ("", SERVICE_NAME):
+            await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await server.stop(2.0)

@@ -1,0 +1,118 @@
+"""The SDK's connection loop (synchronous gRPC, one bidirectional stream per match)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+
+from arena import PROTOCOL_VERSION
+from arena.games import get_game
+from arena.games.api import validate_options
+from arena.sdk.decision import Decision, MatchInfo
+from arena.v1 import bot_pb2, bot_pb2_grpc
+from arena.wire import decode_observation, encode_action
+
+MAX_RECEIVE_BYTES = 16 * 1024 * 1024
+"""Largest message the SDK accepts from the referee (the referee never sends more)."""
+
+
+def _hook(policy: Any, name: str) -> Callable[..., Any] | None:
+    hook = getattr(policy, name, None)
+    return hook if callable(hook) else None
+
+
+class _Session:
+    """State of one match as seen by the bot."""
+
+    def __init__(self, policy: Any, name: str, version: str) -> None:
+        self.decide: Callable[[Decision], Any] = (
+            policy.decide if _hook(policy, "decide") else policy
+        )
+        self.policy = policy
+        self.outbox: queue.SimpleQueue[bot_pb2.BotMessage | None] = queue.SimpleQueue()
+        hello = bot_pb2.Hello(bot_name=name, bot_version=version, protocol_version=PROTOCOL_VERSION)
+        self.outbox.put(bot_pb2.BotMessage(hello=hello))
+        self.info: MatchInfo | None = None
+
+    def requests(self) -> Iterator[bot_pb2.BotMessage]:
+        while (message := self.outbox.get()) is not None:
+            yield message
+
+    def on_match_start(self, start: bot_pb2.MatchStart) -> None:
+        game = get_game(start.game)
+        options = validate_options(game.option_specs, dict(start.options))
+        tc = start.time_control
+        self.info = MatchInfo(
+            match_id=start.match_id,
+            game=start.game,
+            game_version=start.game_version,
+            seat=start.seat,
+            options=options,
+            move_time_ms=tc.move_time_ms,
+            time_bank_ms=tc.time_bank_ms,
+            bot_names=tuple(start.bot_names),
+        )
+        if hook := _hook(self.policy, "match_start"):
+            hook(self.info)
+
+    def on_decision(self, request: bot_pb2.DecisionRequest) -> None:
+        if self.info is None:
+            raise RuntimeError("decision request before match start")
+        game = get_game(self.info.game)
+        decision = Decision(
+            match=self.info,
+            round=request.round,
+            observation=decode_observation(self.info.game, request.observation),
+            legal_actions=tuple(game.parse_action(text) for text in request.legal_actions),
+            time_left_ms=request.time_left_ms,
+            decision_id=request.decision_id,
+        )
+        choice = self.decide(decision)
+        response = bot_pb2.DecisionResponse(decision_id=request.decision_id)
+        if isinstance(choice, str):
+            response.action_text = choice
+        else:
+            response.action.CopyFrom(encode_action(self.info.game, choice))
+        self.outbox.put(bot_pb2.BotMessage(decision=response))
+
+    def on_round_end(self, end: bot_pb2.RoundEnd) -> None:
+        if hook := _hook(self.policy, "round_end"):
+            hook(end.round, tuple(end.scores), tuple(end.totals))
+
+    def on_match_end(self, end: bot_pb2.MatchEnd) -> None:
+        if hook := _hook(self.policy, "match_end"):
+            hook(
+                bot_pb2.MatchResult.Name(end.result),
+                bot_pb2.Termination.Name(end.termination),
+                tuple(end.totals),
+            )
+
+
+def run(policy: Any, *, name: str, version: str = "", target: str | None = None) -> None:
+    """Play one match on the socket in ``$ARENA_SOCKET`` (or ``target``) and return at its end."""
+    target = target or os.environ.get("ARENA_SOCKET")
+    if not target:
+        sys.exit("ARENA_SOCKET is not set: run this bot through the arena (`arena match ...`)")
+    session = _Session(policy, name, version)
+    options = [("grpc.max_receive_message_length", MAX_RECEIVE_BYTES)]
+    with grpc.insecure_channel(target, options=options) as channel:
+        stub = bot_pb2_grpc.BotServiceStub(channel)
+        try:
+            for message in stub.Play(session.requests()):
+                kind = message.WhichOneof("kind")
+                if kind == "match_start":
+                    session.on_match_start(message.match_start)
+                elif kind == "decision":
+                    session.on_decision(message.decision)
+                elif kind == "round_end":
+                    session.on_round_end(message.round_end)
+                elif kind == "match_end":
+                    session.on_match_end(message.match_end)
+                    break
+        finally:
+            session.outbox.put(None)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Set up a fresh Debian 12 machine for Arena: system packages, a virtualenv in .venv with the
+# arena package (and, with --test, the test extras). Idempotent; safe to re-run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extras=""
+[ "${1:-}" = "--test" ] && extras="[test]"
+
+need_apt=()
+command -v python3 >/dev/null || need_apt+=(python3)
+python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
+command -v git >/dev/null || need_apt+=(git)
+command -v pgrep >/dev/null || need_apt+=(procps)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+python3 -c 'import sys; assert sys.version_info >= (3, 11), "Arena needs Python >= 3.11"'
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+# Editable install: the build hook (setup.py) generates arena/v1 from proto/ into the tree.
+.venv/bin/python -m pip install -q -e ".${extras}"
+echo "arena installed in .venv ($(.venv/bin/arena --version))"

@@ -1,0 +1,165 @@
+"""The game-protocol contract (arena/games/api.py), checked on every registered game."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from arena.errors import IllegalActionError, InvalidActionError, OptionsError
+from arena.games import GAMES, get_game
+from arena.games.api import Game
+from arena.wire import codec_for, decode_action, encode_action, observation_bytes
+
+GAME_IDS = [g.id for g in GAMES]
+SEEDS = (1, 2, 3)
+
+
+def playout(game: Game[Any, Any, Any], seed: int, policy_seed: int, check: bool = True
+            ) -> list[Any]:
+    """A uniform-random match; returns every state. Checks the contract at each step."""
+    rng = random.Random(policy_seed)
+    state = game.new_match(seed)
+    states = [state]
+    for _ in range(20_000):
+        seat = game.to_move(state)
+        if seat is None:
+            break
+        if check:
+            check_state(game, state, seat)
+        legal = game.legal_actions(state)
+        state = game.apply(state, rng.choice(legal))
+        states.append(state)
+    else:
+        pytest.fail(f"{game.id}: a random match did not end in 20000 decisions")
+    return states
+
+
+def check_state(game: Game[Any, Any, Any], state: Any, seat: int) -> None:
+    legal = game.legal_actions(state)
+    assert seat in (0, 1)
+    assert legal, "a running match must offer at least one legal action"
+    assert len(set(legal)) == len(legal), "legal actions must be distinct"
+    assert tuple(game.legal_actions(state)) == tuple(legal), "legal actions must be stable"
+    assert game.round_index(state) == len(game.finished_rounds(state))
+    assert game.outcome(state) is None
+    for action in legal:
+        assert game.is_legal(state, action)
+        text = game.format_action(action)
+        assert game.parse_action(text) == action, text
+        assert game.format_action(game.parse_action(text)) == text
+    for seat_ in (0, 1):
+        view = game.observation(state, seat_)
+        codec = codec_for(game.id)
+        assert codec.observation_from_proto(codec.observation_to_proto(view)) == view
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_random_playouts_keep_the_contract(game_id: str) -> None:
+    game = get_game(game_id)
+    for seed in SEEDS[:2]:
+        states = playout(game, seed, seed + 100)
+        final = states[-1]
+        result = game.outcome(final)
+        assert result is not None
+        assert game.to_move(final) is None
+        rounds = game.finished_rounds(final)
+        assert result.rounds == rounds
+        assert result.totals == (sum(r[0] for r in rounds), sum(r[1] for r in rounds))
+        if result.totals[0] != result.totals[1]:
+            assert result.winner == (0 if result.totals[0] > result.totals[1] else 1)
+        else:
+            assert result.winner is None
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_rounds_finish_one_at_a_time(game_id: str) -> None:
+    game = get_game(game_id)
+    states = playout(game, 7, 8, check=False)
+    counts = [len(game.finished_rounds(s)) for s in states]
+    assert all(b - a in (0, 1) for a, b in zip(counts, counts[1:], strict=False))
+    assert counts[-1] >= 1
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_same_seed_same_match(game_id: str) -> None:
+    game = get_game(game_id)
+    first = playout(game, 42, 5, check=False)
+    second = playout(game, 42, 5, check=False)
+    assert len(first) == len(second)
+    for a, b in zip(first[::7], second[::7], strict=True):
+        assert game.deal_record(a) == game.deal_record(b)
+        for seat in (0, 1):
+            assert observation_bytes(game_id, game.observation(a, seat)) == observation_bytes(
+                game_id, game.observation(b, seat)
+            )
+    other = game.new_match(43)
+    assert game.deal_record(other) != game.deal_record(first[0])
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_apply_does_not_mutate_and_rejects_illegal(game_id: str) -> None:
+    game = get_game(game_id)
+    rng = random.Random(3)
+    state = game.new_match(11)
+    rejected = 0
+    for _ in range(60):
+        if game.to_move(state) is None:
+            break
+        before = [observation_bytes(game_id, game.observation(state, s)) for s in (0, 1)]
+        legal = game.legal_actions(state)
+        nxt = game.apply(state, rng.choice(legal))
+        after = [observation_bytes(game_id, game.observation(state, s)) for s in (0, 1)]
+        assert before == after, "apply must not change the state it was given"
+        if game.to_move(nxt) is not None:
+            now_legal = set(game.legal_actions(nxt))
+            for action in legal:
+                if action not in now_legal:
+                    assert not game.is_legal(nxt, action)
+                    with pytest.raises(IllegalActionError):
+                        game.apply(nxt, action)
+                    rejected += 1
+                    break
+        state = nxt
+    assert rejected > 0
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize(
+    "text", ["", " ", "xyzzy", "play", "\x00\x01\x02", "9" * 5000, "pass pass pass pass"]
+)
+def test_garbage_action_text_is_invalid(game_id: str, text: str) -> None:
+    game = get_game(game_id)
+    try:
+        action = game.parse_action(text)
+    except InvalidActionError:
+        return
+    # A text that parses must be canonical (e.g. "pass" is an action in some games).
+    assert game.format_action(action) == text
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_typed_actions_round_trip(game_id: str) -> None:
+    game = get_game(game_id)
+    state = game.new_match(5)
+    for action in game.legal_actions(state):
+        assert decode_action(game_id, encode_action(game_id, action)) == action
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_options_are_validated(game_id: str) -> None:
+    game = get_game(game_id)
+    with pytest.raises(OptionsError):
+        game.new_match(1, {"no_such_option": 1})
+    defaults = game.options_of(game.new_match(1))
+    assert set(defaults) == {spec.name for spec in game.option_specs}
+    assert game.options_of(game.new_match(1, defaults)) == defaults
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_deal_record_is_json(game_id: str) -> None:
+    game = get_game(game_id)
+    record = game.deal_record(game.new_match(9))
+    assert json.loads(json.dumps(record)) == record

@@ -1,0 +1,96 @@
+"""A Lost Cities bot that plays legally, then misbehaves in one chosen way (argv[1]).
+
+Modes: sleep, illegal, garbage, crash, oversized, huge, never, wrong_id, chatty, bad_hello,
+exit_early, typed. It speaks arena.v1 with the raw generated stubs (not the SDK) so it can break
+the protocol on purpose.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import time
+
+import grpc
+
+from arena.games import get_game
+from arena.v1 import bot_pb2, bot_pb2_grpc
+from arena.wire import encode_action
+
+MODE = sys.argv[1]
+TRIGGER = 3  # misbehave on this decision of ours
+
+
+def illegal_text(legal: list[str]) -> str:
+    game = get_game("lost-cities")
+    for colour in "YBWGR":
+        for rank in range(10, 1, -1):
+            for text in (f"discard {colour}{rank} deck", f"play {colour}{rank} deck"):
+                try:
+                    game.parse_action(text)
+                except Exception:
+                    continue
+                if text not in legal:
+                    return text
+    raise SystemExit("no illegal action found")
+
+
+def answer(request: bot_pb2.DecisionRequest, count: int) -> list[bot_pb2.BotMessage]:
+    legal = list(request.legal_actions)
+    response = bot_pb2.DecisionResponse(decision_id=request.decision_id, action_text=legal[0])
+    if count == TRIGGER:
+        if MODE == "sleep":
+            time.sleep(30)
+        elif MODE == "illegal":
+            response.action_text = illegal_text(legal)
+        elif MODE == "garbage":
+            response.action_text = "launch the missiles"
+        elif MODE == "crash":
+            sys.stderr.write("crashing on purpose\n")
+            sys.stderr.flush()
+            os._exit(3)
+        elif MODE == "oversized":
+            response.action_text = "x" * (100 * 1024)
+        elif MODE == "huge":
+            response.action_text = "x" * (5 * 1024 * 1024)
+        elif MODE == "wrong_id":
+            response.decision_id += 7
+        elif MODE == "chatty":
+            return [bot_pb2.BotMessage(decision=response)] * 2
+    if MODE == "typed":
+        game = get_game("lost-cities")
+        response.action.CopyFrom(encode_action("lost-cities", game.parse_action(legal[-1])))
+    return [bot_pb2.BotMessage(decision=response)]
+
+
+def main() -> None:
+    if MODE == "never":
+        time.sleep(3600)
+    if MODE == "exit_early":
+        sys.exit("refusing to start")
+    outbox: queue.SimpleQueue[bot_pb2.BotMessage | None] = queue.SimpleQueue()
+    if MODE == "bad_hello":
+        outbox.put(bot_pb2.BotMessage(decision=bot_pb2.DecisionResponse(decision_id=1)))
+    else:
+        outbox.put(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name=MODE, protocol_version=1)))
+
+    def requests():  # type: ignore[no-untyped-def]
+        while (message := outbox.get()) is not None:
+            yield message
+
+    count = 0
+    with grpc.insecure_channel(os.environ["ARENA_SOCKET"]) as channel:
+        stub = bot_pb2_grpc.BotServiceStub(channel)
+        for message in stub.Play(requests()):
+            if message.WhichOneof("kind") == "decision":
+                count += 1
+                for reply in answer(message.decision, count):
+                    outbox.put(reply)
+            elif message.WhichOneof("kind") == "match_end":
+                break
+    outbox.put(None)
+
+
+if __name__ == "__main__":
+    main()

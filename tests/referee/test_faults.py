@@ -1,0 +1,91 @@
+"""Misbehaving bots over the real gRPC path: each fault ends in its named termination, fast,
+with the bot stopped and its socket directory gone."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from arena.model import Termination
+from arena.referee.log import read_events
+from arena.referee.replay import replay_log
+
+from .conftest import RANDOM_BOT, TEST_BOTS, run_match
+
+CASES = [
+    ("sleep", Termination.TIMEOUT),
+    ("illegal", Termination.ILLEGAL_ACTION),
+    ("garbage", Termination.INVALID_ACTION),
+    ("crash", Termination.CRASH),
+    ("oversized", Termination.OVERSIZED_MESSAGE),
+    ("huge", Termination.OVERSIZED_MESSAGE),
+    ("never", Termination.NO_START),
+    ("exit_early", Termination.NO_START),
+    ("wrong_id", Termination.PROTOCOL_VIOLATION),
+    ("chatty", Termination.PROTOCOL_VIOLATION),
+    ("bad_hello", Termination.PROTOCOL_VIOLATION),
+]
+
+
+def _bot_processes(mode: str) -> list[str]:
+    found = subprocess.run(
+        ["pgrep", "-f", f"misbehave.py {mode}$"], capture_output=True, text=True, check=False
+    )
+    return found.stdout.split()
+
+
+@pytest.mark.parametrize("mode,termination", CASES)
+@pytest.mark.parametrize("bad_seat", [0, 1])
+def test_fault_forfeits_with_named_termination(
+    mode: str, termination: Termination, bad_seat: int, log_dir: Path, socket_root: Path
+) -> None:
+    bots = [RANDOM_BOT, RANDOM_BOT]
+    bots[bad_seat] = TEST_BOTS / mode
+    result = run_match(bots[0], bots[1], log_dir, socket_root, move_time_ms=400,
+                       startup_ms=1500)
+    assert result.termination is termination, result.detail
+    assert result.faulty_seat == bad_seat
+    assert result.winner == 1 - bad_seat
+    assert not result.void
+    assert result.duration_s < 15, "a fault must end the match promptly"
+    assert list(socket_root.iterdir()) == [], "the socket directory must be removed"
+    assert _bot_processes(mode) == [], "the bot must be killed and reaped"
+    events = list(read_events(Path(result.log or "")))
+    assert events[0]["type"] == "header" and events[-1]["type"] == "match_end"
+    assert events[-1]["result"]["termination"] == str(termination)
+    assert events[-1]["result"]["faulty_seat"] == bad_seat
+    report = replay_log(Path(result.log or ""))  # what was recorded before the fault is valid
+    assert report.finished
+
+
+def test_crash_keeps_the_bots_last_words(log_dir: Path, socket_root: Path) -> None:
+    result = run_match(TEST_BOTS / "crash", RANDOM_BOT, log_dir, socket_root)
+    assert result.termination is Termination.CRASH
+    assert "status 3" in result.detail
+    events = list(read_events(Path(result.log or "")))
+    seat_log = events[-1]["bot_logs"][0]
+    assert "crashing on purpose" in Path(seat_log).read_text()
+
+
+def test_timeout_names_the_limit(log_dir: Path, socket_root: Path) -> None:
+    result = run_match(RANDOM_BOT, TEST_BOTS / "sleep", log_dir, socket_root, move_time_ms=250)
+    assert result.termination is Termination.TIMEOUT
+    assert "250" in result.detail
+    decisions = [e for e in read_events(Path(result.log or "")) if e["type"] == "decision"]
+    assert len([d for d in decisions if d["seat"] == 1]) == 2  # two good moves, then the sleep
+
+
+def test_both_bots_failing_to_start_is_void(log_dir: Path, socket_root: Path) -> None:
+    result = run_match(TEST_BOTS / "exit_early", TEST_BOTS / "exit_early", log_dir, socket_root)
+    assert result.termination is Termination.NO_START
+    assert result.faulty_seat is None
+    assert result.void and result.winner is None
+
+
+def test_typed_actions_are_accepted(log_dir: Path, socket_root: Path) -> None:
+    result = run_match(TEST_BOTS / "typed", RANDOM_BOT, log_dir, socket_root,
+                       options={"rounds": 1})
+    assert result.termination is Termination.NORMAL, result.detail
+    assert len(result.rounds) == 1
