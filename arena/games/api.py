@@ -29,7 +29,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 S = TypeVar("S")
 A = TypeVar("A", bound=Hashable)
-V = TypeVar("V")
+V = TypeVar("V", covariant=True)
 
 Options = Mapping[str, Any]
 """Rules options, e.g. ``{"rounds": 3, "starter_rule": "previous_round"}``. Values are

@@ -193,8 +193,9 @@ class _Match:
         exit_future = self.exits[seat]
         assert exit_future is not None
         first = asyncio.ensure_future(self.endpoints[seat].servicer.inbox.get())
+        waiters: set[asyncio.Future[Any]] = {first, exit_future}
         done, _ = await asyncio.wait(
-            {first, exit_future}, timeout=deadline, return_when=asyncio.FIRST_COMPLETED
+            waiters, timeout=deadline, return_when=asyncio.FIRST_COMPLETED
         )
         if first not in done:
             first.cancel()
@@ -300,8 +301,9 @@ class _Match:
         exit_future = self.exits[seat]
         assert exit_future is not None
         getter = asyncio.ensure_future(self.endpoints[seat].servicer.inbox.get())
+        waiters: set[asyncio.Future[Any]] = {getter, exit_future}
         done, _ = await asyncio.wait(
-            {getter, exit_future}, timeout=max(timeout, 0.0), return_when=asyncio.FIRST_COMPLETED
+            waiters, timeout=max(timeout, 0.0), return_when=asyncio.FIRST_COMPLETED
         )
         if getter in done:
             message = getter.result()
@@ -341,7 +343,9 @@ class _Match:
         except InvalidActionError as exc:
             raise _SeatFault(seat, Termination.INVALID_ACTION, str(exc)) from None
         except Exception as exc:  # noqa: BLE001 — any decoding failure is the bot's
-            raise _SeatFault(seat, Termination.INVALID_ACTION, f"undecodable action: {exc}") from None
+            raise _SeatFault(
+                seat, Termination.INVALID_ACTION, f"undecodable action: {exc}"
+            ) from None
         return action, self.game.format_action(action)
 
     async def _closed_fault(self, seat: int, closed: StreamClosed) -> _SeatFault:

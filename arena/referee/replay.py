@@ -42,7 +42,8 @@ def replay_log(path: Path) -> ReplayReport:
         if kind == "decision":
             report.decisions += 1
         elif kind == "round_end":
-            report.rounds.append(tuple(step.event["scores"]))  # type: ignore[arg-type]
+            scores = step.event["scores"]
+            report.rounds.append((int(scores[0]), int(scores[1])))
         elif kind == "match_end":
             report.finished = True
             report.result = step.event["result"]

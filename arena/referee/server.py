@@ -7,6 +7,7 @@ that every match creates: bots never see it. The servicer is thin: decode → on
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from dataclasses import dataclass, field
@@ -98,16 +99,19 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):
         get_game(game).new_match(seed, spec.options)  # reject bad options before starting
         return spec
 
-    async def WatchMatch(self, request: Any, context: Any) -> Any:  # noqa: N802
-        running = self.matches.get(request.match_id)
+    async def _lookup(self, match_id: str, context: Any) -> _Running:
+        running = self.matches.get(match_id)
         if running is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r}")
+            raise AssertionError("abort returned")  # abort always raises
+        return running
+
+    async def WatchMatch(self, request: Any, context: Any) -> Any:  # noqa: N802
+        running = await self._lookup(request.match_id, context)
         sent = 0
         while True:
             async with running.changed:
-                await running.changed.wait_for(
-                    lambda: len(running.events) > sent or running.result is not None
-                )
+                await running.changed.wait_for(functools.partial(_has_news, running, sent))
             while sent < len(running.events):
                 event = running.events[sent]
                 sent += 1
@@ -118,9 +122,7 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):
                 return
 
     async def GetMatch(self, request: Any, context: Any) -> Any:  # noqa: N802
-        running = self.matches.get(request.match_id)
-        if running is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+        running = await self._lookup(request.match_id, context)
         if request.wait and running.task is not None:
             await asyncio.shield(running.task)
         if running.result is None:
@@ -140,6 +142,10 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):
             for r in self.matches.values()
         ]
         return admin_pb2.ListMatchesResponse(matches=summaries)
+
+
+def _has_news(running: _Running, sent: int) -> bool:
+    return len(running.events) > sent or running.result is not None
 
 
 async def _notify(running: _Running) -> None:

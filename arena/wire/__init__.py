@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from arena.errors import InvalidActionError, UnknownGameError
 from arena.v1 import bot_pb2
 from arena.wire.api import GameCodec
 
-
-def _load() -> tuple[GameCodec, ...]:
-    from arena.wire.haggis import CODEC as HAGGIS
-    from arena.wire.lost_cities import CODEC as LOST_CITIES
-    from arena.wire.portas import CODEC as PORTAS
-
-    return (LOST_CITIES, HAGGIS, PORTAS)
-
-
-CODECS: tuple[GameCodec, ...] = _load()
+CODEC_MODULES: tuple[tuple[str, str], ...] = (
+    ("lost-cities", "arena.wire.lost_cities"),
+    ("haggis", "arena.wire.haggis"),
+    ("portas", "arena.wire.portas"),
+)
+"""(game id, module) of every codec, imported on first use; each module exports ``CODEC``."""
 
 
 def codec_for(game_id: str) -> GameCodec:
-    for codec in CODECS:
-        if codec.game_id == game_id:
+    for known, module in CODEC_MODULES:
+        if known == game_id:
+            codec: GameCodec = importlib.import_module(module).CODEC
             return codec
     raise UnknownGameError(f"no wire codec for game {game_id!r}")
 

@@ -9,11 +9,10 @@ from typing import Any
 import pytest
 
 from arena.errors import IllegalActionError, InvalidActionError, OptionsError
-from arena.games import GAMES, get_game
+from arena.games import GAME_IDS, get_game
 from arena.games.api import Game
 from arena.wire import codec_for, decode_action, encode_action, observation_bytes
 
-GAME_IDS = [g.id for g in GAMES]
 SEEDS = (1, 2, 3)
 
 

@@ -1,0 +1,114 @@
+"""`arena serve`: a real referee process with the admin service and gRPC health checking."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arena.errors import ConfigError
+from arena.model import TimeControl
+from arena.referee.client import run_on_referee, watch_on_referee
+from arena.referee.server import check_listen_address
+from arena.v1 import admin_pb2, admin_pb2_grpc
+
+from .conftest import RANDOM_BOT, ROOT
+
+
+@pytest.fixture
+def referee(tmp_path: Path) -> Iterator[str]:
+    sock_dir = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))
+    address = f"unix://{sock_dir}/admin.sock"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli.main", "serve", "--listen", address,
+         "--log-dir", str(tmp_path / "logs")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ),
+    )
+    try:
+        _wait_serving(address)
+        yield address
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        for leftover in sock_dir.iterdir():
+            leftover.unlink()
+        sock_dir.rmdir()
+
+
+def _wait_serving(address: str) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            with grpc.insecure_channel(address) as channel:
+                stub = health_pb2_grpc.HealthStub(channel)
+                answer = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
+                if answer.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+        except grpc.RpcError:
+            time.sleep(0.1)
+    raise AssertionError("the referee did not become healthy")
+
+
+def test_health_reports_the_referee_service(referee: str) -> None:
+    with grpc.insecure_channel(referee) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        answer = stub.Check(
+            health_pb2.HealthCheckRequest(service="arena.v1.RefereeService"), timeout=5
+        )
+    assert answer.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_match_on_the_referee_and_follow_its_events(referee: str) -> None:
+    result = run_on_referee(referee, [str(RANDOM_BOT), str(RANDOM_BOT)], None, 4,
+                            {"rounds": "1"}, TimeControl(), "process")
+    assert str(result.termination) == "normal"
+    assert len(result.rounds) == 1
+    events = list(watch_on_referee(referee, result.match_id))
+    assert events[0]["type"] == "header" and events[-1]["type"] == "match_end"
+    assert sum(e["type"] == "decision" for e in events) == result.decisions
+    with grpc.insecure_channel(referee) as channel:
+        listed = admin_pb2_grpc.RefereeServiceStub(channel).ListMatches(
+            admin_pb2.ListMatchesRequest(), timeout=5)
+    assert [m.match_id for m in listed.matches] == [result.match_id]
+    assert listed.matches[0].status == "finished"
+
+
+def test_watch_follows_a_running_match(referee: str) -> None:
+    with grpc.insecure_channel(referee) as channel:
+        stub = admin_pb2_grpc.RefereeServiceStub(channel)
+        started = stub.StartMatch(admin_pb2.StartMatchRequest(
+            bots=[str(RANDOM_BOT), str(RANDOM_BOT)], seed=8, has_seed=True), timeout=10)
+    out = subprocess.run(
+        [sys.executable, "-m", "arena.cli.main", "watch", "--referee", referee, "--match",
+         started.match_id], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "match over" in out.stdout
+
+
+def test_bad_requests_are_refused_clearly(referee: str) -> None:
+    with grpc.insecure_channel(referee) as channel:
+        stub = admin_pb2_grpc.RefereeServiceStub(channel)
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.StartMatch(admin_pb2.StartMatchRequest(bots=["/nope", "/nope"]), timeout=10)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        with pytest.raises(grpc.RpcError) as missing:
+            list(stub.WatchMatch(admin_pb2.WatchMatchRequest(match_id="nope"), timeout=10))
+        assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+@pytest.mark.parametrize("address", ["0.0.0.0:7000", "10.1.2.3:7000", "example:80", "7000"])
+def test_admin_service_never_listens_on_a_network(address: str) -> None:
+    with pytest.raises(ConfigError):
+        check_listen_address(address)
+    assert check_listen_address("127.0.0.1:7000") == "127.0.0.1:7000"
+    assert json.dumps(check_listen_address("unix:///tmp/x.sock"))
