@@ -1,0 +1,120 @@
+"""PORTAS codec: ``arena.games.portas.View`` / actions <-> ``arena.v1`` Portas messages.
+
+Cards travel as integers (port cards 1..6, chests by printed value 11..15).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arena.errors import InvalidActionError
+from arena.games.portas import PASS, TREASURES, Action, Chest, Pass, Play, Taken, View
+from arena.v1 import portas_pb2
+
+
+def _cards(message: Any) -> tuple[int, ...]:
+    return tuple(int(c) for c in message.cards)
+
+
+def _pair(messages: Sequence[Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    if len(messages) != 2:
+        raise InvalidActionError(f"expected a pair of card lists, got {len(messages)}")
+    return _cards(messages[0]), _cards(messages[1])
+
+
+def _chest_to_proto(chest: Chest) -> portas_pb2.PortasChest:
+    return portas_pb2.PortasChest(
+        value=chest.value,
+        cards_by_seat=[portas_pb2.PortasCards(cards=list(c)) for c in chest.cards],
+    )
+
+
+def _chest_from_proto(message: Any) -> Chest:
+    cards = _pair(message.cards_by_seat)
+    return Chest(int(message.value), cards, sum(cards[0]) + sum(cards[1]))
+
+
+class PortasCodec:
+    """The PORTAS wire codec (implements ``arena.wire.api.GameCodec``)."""
+
+    game_id = "portas"
+    field = "portas"
+
+    def observation_to_proto(self, view: View) -> portas_pb2.PortasObservation:
+        """Encode a view (only what the seat may know: the View holds nothing else)."""
+        return portas_pb2.PortasObservation(
+            seat=view.seat,
+            games=view.games,
+            game=view.round,
+            to_move=-1 if view.to_move is None else view.to_move,
+            hands=[portas_pb2.PortasCards(cards=list(h)) for h in view.hands],
+            deck_sizes=list(view.deck_sizes),
+            chests=[_chest_to_proto(c) for c in view.chests],
+            hidden_values=list(view.hidden_values),
+            taken=[
+                portas_pb2.PortasTakenChest(chest=_chest_to_proto(t.chest), taker=t.taker)
+                for t in view.taken
+            ],
+            scores=list(view.scores),
+            finished_games=[portas_pb2.PortasGameScore(scores=list(s)) for s in view.finished],
+            passes_in_a_row=view.passes,
+            history=[
+                portas_pb2.PortasHistoryEntry(game=g, seat=s, action=a) for g, s, a in view.history
+            ],
+        )
+
+    def observation_from_proto(self, message: Any) -> View:
+        """Decode a ``PortasObservation`` into a View."""
+        sizes = tuple(int(n) for n in message.deck_sizes)
+        scores = tuple(int(n) for n in message.scores)
+        if len(sizes) != 2 or len(scores) != 2:
+            raise InvalidActionError("deck_sizes and scores must hold two entries")
+        finished = []
+        for pair in message.finished_games:
+            if len(pair.scores) != 2:
+                raise InvalidActionError("finished_games entries must hold two scores")
+            finished.append((int(pair.scores[0]), int(pair.scores[1])))
+        return View(
+            seat=int(message.seat),
+            games=int(message.games),
+            round=int(message.game),
+            to_move=None if message.to_move < 0 else int(message.to_move),
+            hands=_pair(message.hands),
+            deck_sizes=(sizes[0], sizes[1]),
+            chests=tuple(_chest_from_proto(c) for c in message.chests),
+            hidden_values=tuple(int(v) for v in message.hidden_values),
+            taken=tuple(Taken(_chest_from_proto(t.chest), int(t.taker)) for t in message.taken),
+            scores=(scores[0], scores[1]),
+            finished=tuple(finished),
+            passes=int(message.passes_in_a_row),
+            history=tuple((int(h.game), int(h.seat), str(h.action)) for h in message.history),
+        )
+
+    def action_to_proto(self, action: Action) -> portas_pb2.PortasAction:
+        """Encode an action."""
+        if isinstance(action, Play):
+            return portas_pb2.PortasAction(
+                play=portas_pb2.PortasPlay(card=action.card, chest=action.chest)
+            )
+        if isinstance(action, Pass):
+            return portas_pb2.PortasAction(pass_turn=portas_pb2.PortasPass())
+        raise InvalidActionError(f"not a PORTAS action: {action!r}")
+
+    def action_from_proto(self, message: Any) -> Action:
+        """Decode a typed action; raises ``InvalidActionError`` on an unknown card or chest."""
+        which = message.WhichOneof("kind")
+        if which == "pass_turn":
+            return PASS
+        if which != "play":
+            raise InvalidActionError("PortasAction names no action (set play or pass_turn)")
+        card, chest = int(message.play.card), int(message.play.chest)
+        if not 1 <= card <= 6:
+            raise InvalidActionError(f"unknown PORTAS port card {card} (expected 1..6)")
+        if chest not in TREASURES:
+            raise InvalidActionError(f"unknown PORTAS chest {chest} (expected 11..15)")
+        return Play(card, chest)
+
+
+CODEC = PortasCodec()
+"""The registered PORTAS codec."""
