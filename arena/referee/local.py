@@ -29,18 +29,19 @@ def play_local(
     game = get_game(game_id)
     state = game.new_match(seed, options)
     opts = game.options_of(state)
-    infos = tuple(
-        MatchInfo(f"local-{seed}", game_id, game.version, seat, opts, 1000, 0) for seat in (0, 1)
-    )
+    match_id = f"local-{_opaque(seed)}"
+    infos = tuple(MatchInfo(match_id, game_id, game.version, s, opts, 1000, 0) for s in (0, 1))
     for decision_id in range(max_decisions):
         seat = game.to_move(state)
         if seat is None:
             break
+        legal = tuple(game.legal_actions(state))
         decision = Decision(
             match=infos[seat],
             round=game.round_index(state),
             observation=game.observation(state, seat),
-            legal_actions=tuple(game.legal_actions(state)),
+            legal_texts=tuple(game.format_action(a) for a in legal),
+            parsed_actions=legal,
             time_left_ms=1000,
             decision_id=decision_id,
         )
@@ -51,3 +52,10 @@ def play_local(
     if result is None:
         raise RuntimeError(f"match did not end within {max_decisions} decisions")
     return result
+
+
+def _opaque(seed: int) -> str:
+    """A match id that does not reveal the deal seed (bots seed their RNGs from match ids)."""
+    import hashlib
+
+    return hashlib.sha256(f"local:{seed}".encode()).hexdigest()[:12]

@@ -63,12 +63,11 @@ class _Session:
     def on_decision(self, request: bot_pb2.DecisionRequest) -> None:
         if self.info is None:
             raise RuntimeError("decision request before match start")
-        game = get_game(self.info.game)
         decision = Decision(
             match=self.info,
             round=request.round,
             observation=decode_observation(self.info.game, request.observation),
-            legal_actions=tuple(game.parse_action(text) for text in request.legal_actions),
+            legal_texts=tuple(request.legal_actions),
             time_left_ms=request.time_left_ms,
             decision_id=request.decision_id,
         )

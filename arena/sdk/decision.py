@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -29,12 +30,24 @@ class Decision:
     round: int
     observation: Any
     """The game's observation (view) dataclass for this seat, e.g. ``lost_cities.View``."""
-    legal_actions: tuple[Any, ...]
-    """Every legal action as the game's action value (the game's stable order)."""
+    legal_texts: tuple[str, ...]
+    """Every legal action in the game's text grammar (the game's stable order)."""
     time_left_ms: int
     decision_id: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    parsed_actions: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
+    """The legal actions as values when the caller has them already (in-process play)."""
 
     @property
     def seat(self) -> int:
         return self.match.seat
+
+    @cached_property
+    def legal_actions(self) -> tuple[Any, ...]:
+        """Every legal action as the game's action value, parsed on first use (a Haggis lead
+        can offer ~19,000 actions: a bot that never looks does not pay for parsing them)."""
+        if self.parsed_actions is not None:
+            return self.parsed_actions
+        from arena.games import get_game
+
+        game = get_game(self.match.game)
+        return tuple(game.parse_action(text) for text in self.legal_texts)
