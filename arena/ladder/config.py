@@ -1,0 +1,325 @@
+"""Ladder definitions: a TOML file → a frozen ``LadderConfig``.
+
+```toml
+name = "demo"                        # required; names the state directory and the match ids
+game = "lost-cities"                 # required; a registered game id
+entrants = ["../sample_bots/lost-cities/random", "greedy@2"]
+                                     # bot directories (relative to this file) or bot names
+seed = 1                             # optional; the deal seeds derive from it (default 0)
+concurrency = 2                      # optional; default: the number of cores
+sandbox = "process"                  # "process" | "docker" | "auto" (default "process")
+duplicate = true                     # duplicate deals (default true)
+state_dir = "state/demo"             # optional; default state/<name> beside this file
+database = "sqlite:////abs/path.db"  # optional; any SQLAlchemy URL (default <state_dir>/ladder.db)
+log_dir = "state/demo/matches"       # optional; default <state_dir>/matches
+
+[options]                            # rules options of the game
+rounds = 3
+
+[schedule]
+type = "round-robin"                 # or "gauntlet" (then: challenger = "<an entrant>")
+cycles = 10
+
+[time_control]
+move_time_ms = 1000
+time_bank_ms = 0
+startup_ms = 10000
+
+[rating]
+elo_k = 16
+start = 1500
+prior = 1.0                          # virtual 50% games per bot in the official fit
+```
+
+Any problem is one ``ConfigError`` naming the key and the line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ConfigError
+from arena.ladder.schedule import GAUNTLET, ROUND_ROBIN, SCHEDULE_KINDS
+from arena.model import TimeControl
+
+SANDBOXES = ("process", "docker", "auto")
+_TOP_KEYS = {
+    "name", "game", "entrants", "seed", "concurrency", "sandbox", "duplicate", "state_dir",
+    "database", "log_dir", "options", "schedule", "time_control", "rating",
+}
+_SECTION_KEYS = {
+    "schedule": {"type", "cycles", "challenger"},
+    "time_control": {"move_time_ms", "time_bank_ms", "startup_ms"},
+    "rating": {"elo_k", "start", "prior"},
+}
+
+
+@dataclass(frozen=True)
+class RatingConfig:
+    """Rating options."""
+
+    elo_k: float = 16.0
+    """K factor of the live Elo."""
+    start: float = 1500.0
+    """Live Elo of a newcomer."""
+    prior: float = 1.0
+    """Virtual 50% games per bot in the official Bradley–Terry fit (0: plain MLE)."""
+
+
+@dataclass(frozen=True)
+class ScheduleConfig:
+    """Which encounters a cycle holds."""
+
+    kind: str = ROUND_ROBIN
+    """"round-robin" or "gauntlet"."""
+    cycles: int = 1
+    challenger: str | None = None
+    """The gauntlet's challenger (one of the entrants as written)."""
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    """A parsed, validated ladder definition."""
+
+    name: str
+    game: str
+    entrants: tuple[str, ...]
+    """Entrant references as written: bot directories (relative to ``base_dir``) or names."""
+    base_dir: Path
+    """The directory of the ladder file: entrant directories resolve against it."""
+    state_dir: Path
+    schedule: ScheduleConfig = ScheduleConfig()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    time_control: TimeControl = TimeControl()
+    concurrency: int = 1
+    sandbox: str = "process"
+    duplicate: bool = True
+    seed: int = 0
+    rating: RatingConfig = RatingConfig()
+    database: str | None = None
+    """A SQLAlchemy URL; None: SQLite at ``state_dir / "ladder.db"``."""
+    log_dir: Path | None = None
+    source: Path | None = None
+    """The ladder file."""
+
+    @property
+    def database_url(self) -> str:
+        """The store's SQLAlchemy URL."""
+        return self.database or f"sqlite:///{(self.state_dir / 'ladder.db').resolve()}"
+
+    @property
+    def match_log_dir(self) -> Path:
+        """Where match logs are written."""
+        return self.log_dir if self.log_dir is not None else self.state_dir / "matches"
+
+    @property
+    def challenger_index(self) -> int | None:
+        ch = self.schedule.challenger
+        return None if ch is None else self.entrants.index(ch)
+
+
+def load_ladder(path: str | os.PathLike[str]) -> LadderConfig:
+    """Read and validate a ladder file. Raises ``ConfigError`` naming the key and the line."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read the ladder file: {exc.strerror or exc}") from None
+    return parse_ladder(text, source=file)
+
+
+def parse_ladder(text: str, *, source: Path | None = None) -> LadderConfig:
+    """Parse ladder TOML text (entrant paths resolve against the source's directory)."""
+    where = str(source) if source is not None else "<ladder>"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: invalid TOML: {exc}") from None
+    return _Parser(text, where, source).parse(data)
+
+
+class _Parser:
+    def __init__(self, text: str, where: str, source: Path | None) -> None:
+        self.lines = text.splitlines()
+        self.where = where
+        self.base = source.parent if source is not None else Path(".")
+        self.source = source
+
+    def line_of(self, section: str | None, key: str) -> int | None:
+        """The 1-based line where ``key`` is set (in ``[section]`` or the top level)."""
+        current: str | None = None
+        header = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]")
+        assign = re.compile(rf"^\s*(\"{re.escape(key)}\"|{re.escape(key)})\s*=")
+        for number, line in enumerate(self.lines, start=1):
+            m = header.match(line)
+            if m:
+                current = m.group(1)
+                if section is not None and current == section and key == "":
+                    return number
+                continue
+            if current == section and assign.match(line):
+                return number
+        if section is not None:
+            for number, line in enumerate(self.lines, start=1):
+                m = header.match(line)
+                if m and m.group(1) == section:
+                    return number
+        return None
+
+    def error(self, section: str | None, key: str, message: str) -> ConfigError:
+        name = f"{section}.{key}" if section else key
+        line = self.line_of(section, key)
+        at = f" (line {line})" if line is not None else ""
+        return ConfigError(f"{self.where}: key {name!r}{at}: {message}")
+
+    def get(self, table: Mapping[str, Any], section: str | None, key: str, kind: type,
+            default: Any = None, required: bool = False) -> Any:
+        if key not in table:
+            if required:
+                raise self.error(section, key, "is required")
+            return default
+        value = table[key]
+        ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value, ok = float(value), True
+        if not ok:
+            raise self.error(section, key, f"must be {_kind_name(kind)}, got {value!r}")
+        return value
+
+    def unknown(self, table: Mapping[str, Any], section: str | None, known: set[str]) -> None:
+        for key in table:
+            if key not in known:
+                raise self.error(
+                    section, key, f"unknown key (known: {', '.join(sorted(known))})"
+                )
+
+    def parse(self, data: Mapping[str, Any]) -> LadderConfig:
+        self.unknown(data, None, _TOP_KEYS)
+        for section in ("options", *_SECTION_KEYS):
+            if section in data and not isinstance(data[section], dict):
+                raise self.error(None, section, "must be a table")
+        name = self.get(data, None, "name", str, required=True)
+        if not name.strip():
+            raise self.error(None, "name", "must not be empty")
+        game = self.get(data, None, "game", str, required=True)
+        self.check_game(game)
+        entrants = self.entrants(data)
+        options = dict(data.get("options", {}))
+        self.check_options(game, options)
+        state = self.get(data, None, "state_dir", str)
+        state_dir = self.base / state if state is not None else self.base / "state" / name
+        log_dir = self.get(data, None, "log_dir", str)
+        return LadderConfig(
+            name=name,
+            game=game,
+            entrants=entrants,
+            base_dir=self.base,
+            state_dir=state_dir,
+            schedule=self.schedule(data.get("schedule", {}), entrants),
+            options=options,
+            time_control=self.time_control(data.get("time_control", {})),
+            concurrency=self.positive(data, None, "concurrency", os.cpu_count() or 1),
+            sandbox=self.choice(data, "sandbox", SANDBOXES, "process"),
+            duplicate=self.get(data, None, "duplicate", bool, True),
+            seed=self.get(data, None, "seed", int, 0),
+            rating=self.rating(data.get("rating", {})),
+            database=self.get(data, None, "database", str),
+            log_dir=self.base / log_dir if log_dir is not None else None,
+            source=self.source,
+        )
+
+    def check_game(self, game: str) -> None:
+        try:
+            from arena.games import GAME_IDS
+        except ImportError:  # pragma: no cover - a partial tree while games are being written
+            return
+        if game not in GAME_IDS:
+            raise self.error(None, "game", f"unknown game; known: {', '.join(GAME_IDS)}")
+
+    def check_options(self, game: str, options: dict[str, Any]) -> None:
+        try:
+            from arena.games import get_game
+            from arena.games.api import validate_options
+        except ImportError:  # pragma: no cover
+            return
+        from arena.errors import OptionsError
+
+        try:
+            validate_options(get_game(game).option_specs, options)
+        except OptionsError as exc:
+            bad = next((k for k in options if k in str(exc)), "")
+            raise self.error("options", bad, str(exc)) from None
+
+    def entrants(self, data: Mapping[str, Any]) -> tuple[str, ...]:
+        value = self.get(data, None, "entrants", list, required=True)
+        if not all(isinstance(v, str) and v.strip() for v in value):
+            raise self.error(None, "entrants", "must be a list of bot directories or names")
+        if len(value) < 2:
+            raise self.error(None, "entrants", "a ladder needs at least two entrants")
+        if len(set(value)) != len(value):
+            dup = next(v for v in value if value.count(v) > 1)
+            raise self.error(None, "entrants", f"{dup!r} is listed twice")
+        return tuple(value)
+
+    def schedule(self, table: Mapping[str, Any], entrants: tuple[str, ...]) -> ScheduleConfig:
+        self.unknown(table, "schedule", _SECTION_KEYS["schedule"])
+        kind = self.get(table, "schedule", "type", str, ROUND_ROBIN)
+        if kind not in SCHEDULE_KINDS:
+            raise self.error("schedule", "type", f"must be one of {', '.join(SCHEDULE_KINDS)}")
+        cycles = self.positive(table, "schedule", "cycles", 1)
+        challenger = self.get(table, "schedule", "challenger", str)
+        if kind == GAUNTLET and challenger is None:
+            raise self.error("schedule", "challenger", "a gauntlet needs a challenger")
+        if challenger is not None and challenger not in entrants:
+            raise self.error("schedule", "challenger", "must be one of the entrants")
+        if kind == ROUND_ROBIN and challenger is not None:
+            raise self.error("schedule", "challenger", "only a gauntlet has a challenger")
+        return ScheduleConfig(kind, cycles, challenger)
+
+    def time_control(self, table: Mapping[str, Any]) -> TimeControl:
+        self.unknown(table, "time_control", _SECTION_KEYS["time_control"])
+        d = TimeControl()
+        move = self.positive(table, "time_control", "move_time_ms", d.move_time_ms)
+        bank = self.get(table, "time_control", "time_bank_ms", int, d.time_bank_ms)
+        if bank < 0:
+            raise self.error("time_control", "time_bank_ms", "must be >= 0")
+        startup = self.positive(table, "time_control", "startup_ms", d.startup_ms)
+        return TimeControl(move, bank, startup)
+
+    def rating(self, table: Mapping[str, Any]) -> RatingConfig:
+        self.unknown(table, "rating", _SECTION_KEYS["rating"])
+        d = RatingConfig()
+        k = self.get(table, "rating", "elo_k", float, d.elo_k)
+        if k <= 0:
+            raise self.error("rating", "elo_k", "must be > 0")
+        prior = self.get(table, "rating", "prior", float, d.prior)
+        if prior < 0:
+            raise self.error("rating", "prior", "must be >= 0")
+        return RatingConfig(k, self.get(table, "rating", "start", float, d.start), prior)
+
+    def positive(self, table: Mapping[str, Any], section: str | None, key: str,
+                 default: int) -> int:
+        value: int = self.get(table, section, key, int, default)
+        if value < 1:
+            raise self.error(section, key, f"must be a positive integer, got {value}")
+        return value
+
+    def choice(self, table: Mapping[str, Any], key: str, choices: tuple[str, ...],
+               default: str) -> str:
+        value: str = self.get(table, None, key, str, default)
+        if value not in choices:
+            raise self.error(None, key, f"must be one of {', '.join(choices)}, got {value!r}")
+        return value
+
+
+def _kind_name(kind: type) -> str:
+    return {
+        str: "a string", int: "an integer", float: "a number", bool: "true or false",
+        list: "a list", dict: "a table",
+    }.get(kind, kind.__name__)

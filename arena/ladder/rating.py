@@ -1,0 +1,472 @@
+"""Ratings: live incremental Elo and the official Bradley–Terry standings. PURE (stdlib only).
+
+Two numbers, two jobs:
+
+* **Live Elo** (``elo_update``/``live_elo``) moves after every result, starts at 1500 with a
+  configurable K. It depends on the order of the games, so it is shown while a ladder runs and
+  never used to rank.
+* **Official standings** (``fit``): a Bradley–Terry maximum-likelihood fit over all non-void
+  results. Order-independent: the records are first folded into integer per-pair sufficient
+  statistics (scores counted in half points), so any permutation of the records gives
+  bit-identical ratings.
+
+Modelling choices (documented, as the ladder's numbers depend on them):
+
+* **Draws count as half a win each way** (the "score" Bradley–Terry used by Ordo): a draw adds
+  1/2 to each side's score. The likelihood ``Π p_ij^(s_ij) p_ji^(s_ji)`` with fractional scores is
+  concave with the usual Bradley–Terry form, its maximum matches expected to observed scores, and
+  it needs no extra draw parameter (draws are rare in the arena's games: equal totals).
+* **A weak prior**: each bot gets ``prior`` virtual games scored 50% against a ghost of rating
+  1500 (BayesElo's virtual draws). It keeps ratings finite for perfect records and for
+  disconnected fields; ``prior=0`` gives the plain MLE (then every bot needs a win and a loss
+  inside one connected field).
+* **Anchor**: ratings are on the Elo scale (``400 / ln 10`` per logit) with mean 1500.
+* **95% intervals**: ``±1.96 σ`` of a bot's rating relative to the field mean, where ``σ²`` is
+  the larger of two estimates. (1) the model-based one, the inverse observed Fisher information,
+  which treats every match as independent; (2) the cluster-robust ("sandwich") one, clustered on
+  encounters: with duplicate deals the two legs of an encounter share a deal and are *not*
+  independent, and the sandwich uses the observed spread of whole-encounter scores instead of
+  the model's binomial variance, so it stays valid whatever the correlation between legs is
+  (with the CR1 small-sample factor G/(G-1)). The sandwich can be over-optimistic at perfect
+  records (no observed spread), where the Fisher estimate is large; taking the larger of the two
+  never claims more precision than either argument supports.
+
+Also here: the duplicate-deal statistics (pentanomial counts per pair, and the measured variance
+reduction of the paired score difference versus unpaired matches).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+"""Elo points per unit of logistic log-odds."""
+Z95 = 1.959963984540054
+"""The two-sided 95% quantile of the standard normal distribution."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One rated game between two bots (void matches are never turned into records)."""
+
+    a: str
+    """The bot in seat 0."""
+    b: str
+    """The bot in seat 1."""
+    score_a: float
+    """Seat 0's score: 1 win, 0.5 draw, 0 loss."""
+    encounter: str | None = None
+    """The encounter (duplicate pair) the game belongs to; None: a cluster of its own."""
+    margin_a: float = 0.0
+    """Seat 0's total minus seat 1's total, in game points (for the pairing statistics)."""
+    leg: int = 0
+    """The leg within the encounter (0 or 1)."""
+
+
+# --- live Elo ---------------------------------------------------------------------------------
+def expected_score(rating_a: float, rating_b: float) -> float:
+    """The Elo expectation of A against B."""
+    return 1.0 / (1.0 + 10.0 ** ((rating_b - rating_a) / 400.0))
+
+
+def elo_update(
+    rating_a: float, rating_b: float, score_a: float, k: float
+) -> tuple[float, float]:
+    """Both ratings after one game in which A scored ``score_a`` (zero-sum update)."""
+    delta = k * (score_a - expected_score(rating_a, rating_b))
+    return rating_a + delta, rating_b - delta
+
+
+def live_elo(
+    records: Iterable[GameRecord], *, k: float = 16.0, start: float = 1500.0
+) -> dict[str, float]:
+    """Fold ``elo_update`` over the records in the order given (order-dependent by nature)."""
+    ratings: dict[str, float] = {}
+    for rec in records:
+        ra = ratings.get(rec.a, start)
+        rb = ratings.get(rec.b, start)
+        ratings[rec.a], ratings[rec.b] = elo_update(ra, rb, rec.score_a, k)
+    return ratings
+
+
+# --- aggregation --------------------------------------------------------------------------------
+@dataclass
+class PairStats:
+    """Integer sufficient statistics of the games between bots ``i < j`` (scores in half points).
+
+    For the sandwich variance: per encounter c with m_c games and i's half-point score S_c, we
+    keep Σ S_c², Σ m_c S_c and Σ m_c² (all integers)."""
+
+    games: int = 0
+    score2: int = 0
+    """i's score against j, in half points."""
+    sum_s2: int = 0
+    sum_ms: int = 0
+    sum_m2: int = 0
+    clusters: int = 0
+
+
+def _half_points(score: float) -> int:
+    half = round(score * 2)
+    if half not in (0, 1, 2) or abs(score * 2 - half) > 1e-9:
+        raise ValueError(f"a game score must be 0, 0.5 or 1, got {score!r}")
+    return half
+
+
+def aggregate(
+    records: Iterable[GameRecord],
+) -> tuple[tuple[str, ...], dict[tuple[int, int], PairStats]]:
+    """Fold records into sorted bot names and per-pair integer statistics (order-independent)."""
+    clusters: dict[tuple[str, str, str], list[int]] = {}
+    solo = 0
+    for rec in records:
+        if rec.a == rec.b:
+            raise ValueError(f"a bot cannot play itself: {rec.a!r}")
+        first, second = (rec.a, rec.b) if rec.a < rec.b else (rec.b, rec.a)
+        half = _half_points(rec.score_a)
+        half = half if first == rec.a else 2 - half
+        if rec.encounter is None:
+            key = (first, second, f"\x00{solo}")
+            solo += 1
+        else:
+            key = (first, second, rec.encounter)
+        acc = clusters.setdefault(key, [0, 0])
+        acc[0] += 1
+        acc[1] += half
+    names = tuple(sorted({name for key in clusters for name in key[:2]}))
+    index = {name: i for i, name in enumerate(names)}
+    pairs: dict[tuple[int, int], PairStats] = {}
+    for (first, second, _), (m, s) in clusters.items():
+        st = pairs.setdefault((index[first], index[second]), PairStats())
+        st.games += m
+        st.score2 += s
+        st.sum_s2 += s * s
+        st.sum_ms += m * s
+        st.sum_m2 += m * m
+        st.clusters += 1
+    return names, dict(sorted(pairs.items()))  # a fixed order: bit-identical float sums
+
+
+# --- Bradley–Terry fit ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Rating:
+    """One bot's official rating."""
+
+    name: str
+    rating: float
+    """Elo scale, field mean 1500 (with the prior's ghost at 1500 too)."""
+    ci95: float
+    """Half-width of the 95% interval: the rating lies in ``rating ± ci95``."""
+    games: int
+    score: float
+    """Points scored (wins + draws / 2)."""
+
+    @property
+    def low(self) -> float:
+        return self.rating - self.ci95
+
+    @property
+    def high(self) -> float:
+        return self.rating + self.ci95
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The result of a Bradley–Terry fit, best first."""
+
+    ratings: tuple[Rating, ...]
+    iterations: int
+    converged: bool
+
+    def by_name(self) -> dict[str, Rating]:
+        return {r.name: r for r in self.ratings}
+
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def _log_sigmoid(x: float) -> float:
+    return -math.log1p(math.exp(-x)) if x >= 0 else x - math.log1p(math.exp(x))
+
+
+def _loglik(theta: Sequence[float], pairs: Mapping[tuple[int, int], PairStats], prior: float
+            ) -> float:
+    total = 0.0
+    for (i, j), st in pairs.items():
+        d = theta[i] - theta[j]
+        s = st.score2 / 2.0
+        total += s * _log_sigmoid(d) + (st.games - s) * _log_sigmoid(-d)
+    if prior > 0:
+        total += sum(prior / 2.0 * (_log_sigmoid(t) + _log_sigmoid(-t)) for t in theta)
+    return total
+
+
+def _grad_hess(
+    theta: Sequence[float], pairs: Mapping[tuple[int, int], PairStats], prior: float
+) -> tuple[list[float], list[list[float]]]:
+    """Gradient and negated Hessian (the observed information) of the log-likelihood."""
+    n = len(theta)
+    grad = [0.0] * n
+    info = [[0.0] * n for _ in range(n)]
+    for (i, j), st in pairs.items():
+        p = _sigmoid(theta[i] - theta[j])
+        g = st.score2 / 2.0 - st.games * p
+        w = st.games * p * (1.0 - p)
+        grad[i] += g
+        grad[j] -= g
+        info[i][i] += w
+        info[j][j] += w
+        info[i][j] -= w
+        info[j][i] -= w
+    if prior > 0:
+        for i, t in enumerate(theta):
+            p = _sigmoid(t)
+            grad[i] += prior * (0.5 - p)
+            info[i][i] += prior * p * (1.0 - p)
+    return grad, info
+
+
+def _gauge(info: list[list[float]], prior: float) -> list[list[float]]:
+    """Without a prior the information is singular along (1, ..., 1): add J/n to fix the mean."""
+    if prior > 0:
+        return info
+    n = len(info)
+    return [[v + 1.0 / n for v in row] for row in info]
+
+
+def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float]:
+    """Solve a symmetric positive definite system by Gaussian elimination with pivoting."""
+    n = len(rhs)
+    aug = [row[:] + [rhs[k]] for k, row in enumerate(matrix)]
+    _eliminate(aug, n)
+    return [aug[k][n] for k in range(n)]
+
+
+def _inverse(matrix: list[list[float]]) -> list[list[float]]:
+    """The inverse of a non-singular matrix (Gauss–Jordan with partial pivoting)."""
+    n = len(matrix)
+    aug = [row[:] + [1.0 if c == r else 0.0 for c in range(n)] for r, row in enumerate(matrix)]
+    _eliminate(aug, n)
+    return [row[n:] for row in aug]
+
+
+def _eliminate(aug: list[list[float]], n: int) -> None:
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(aug[r][col]))
+        if abs(aug[pivot][col]) < 1e-300:
+            raise ValueError("singular information matrix (a bot without rated games?)")
+        aug[col], aug[pivot] = aug[pivot], aug[col]
+        prow = aug[col]
+        inv = 1.0 / prow[col]
+        prow = [v * inv for v in prow]
+        aug[col] = prow
+        for r in range(n):
+            if r != col:
+                row = aug[r]
+                f = row[col]
+                if f != 0.0:
+                    aug[r] = [a - f * b for a, b in zip(row, prow, strict=True)]
+
+
+def _newton(
+    n: int, pairs: Mapping[tuple[int, int], PairStats], prior: float, max_iter: int, tol: float
+) -> tuple[list[float], int, bool]:
+    theta = [0.0] * n
+    ll = _loglik(theta, pairs, prior)
+    for it in range(1, max_iter + 1):
+        grad, info = _grad_hess(theta, pairs, prior)
+        step = _solve(_gauge(info, prior), grad)
+        scale = 1.0
+        while True:
+            trial = [t + scale * s for t, s in zip(theta, step, strict=True)]
+            trial_ll = _loglik(trial, pairs, prior)
+            if trial_ll >= ll - 1e-12 or scale < 1e-6:
+                break
+            scale /= 2.0
+        theta, ll = trial, trial_ll
+        if max(abs(scale * s) for s in step) < tol:
+            return theta, it, True
+    return theta, max_iter, False
+
+
+def fit(
+    records: Iterable[GameRecord],
+    *,
+    prior: float = 1.0,
+    max_iter: int = 100,
+    tol: float = 1e-9,
+) -> Fit:
+    """The Bradley–Terry maximum-likelihood ratings with 95% intervals (see the module doc).
+
+    Raises ``ValueError`` for a score other than 0, 0.5 or 1, or when ``prior == 0`` and the
+    maximum-likelihood estimate does not exist (the information matrix is singular)."""
+    names, pairs = aggregate(records)
+    return fit_pairs(names, pairs, prior=prior, max_iter=max_iter, tol=tol)
+
+
+def fit_pairs(
+    names: Sequence[str],
+    pairs: Mapping[tuple[int, int], PairStats],
+    *,
+    prior: float = 1.0,
+    max_iter: int = 100,
+    tol: float = 1e-9,
+) -> Fit:
+    """``fit`` on pre-aggregated statistics (``aggregate``)."""
+    n = len(names)
+    if n == 0:
+        return Fit((), 0, True)
+    theta, iterations, converged = _newton(n, pairs, prior, max_iter, tol)
+    mean = sum(theta) / n
+    _, info = _grad_hess(theta, pairs, prior)
+    variances = _variances(theta, pairs, _inverse(_gauge(info, prior)))
+    games = [0] * n
+    score2 = [0] * n
+    for (i, j), st in pairs.items():
+        games[i] += st.games
+        games[j] += st.games
+        score2[i] += st.score2
+        score2[j] += 2 * st.games - st.score2
+    ratings = [
+        Rating(
+            name=names[k],
+            rating=1500.0 + ELO_PER_LOGIT * (theta[k] - mean),
+            ci95=Z95 * ELO_PER_LOGIT * math.sqrt(max(variances[k], 0.0)),
+            games=games[k],
+            score=score2[k] / 2.0,
+        )
+        for k in range(n)
+    ]
+    ratings.sort(key=lambda r: (-r.rating, r.name))
+    return Fit(tuple(ratings), iterations, converged)
+
+
+def _variances(
+    theta: Sequence[float],
+    pairs: Mapping[tuple[int, int], PairStats],
+    cov: list[list[float]],
+) -> list[float]:
+    """Per bot, max(model-based, cluster-robust) variance of θ_k minus the field mean."""
+    n = len(theta)
+    col_mean = [sum(cov[r][c] for r in range(n)) / n for c in range(n)]
+    grand = sum(col_mean) / n
+    model = [cov[k][k] - 2.0 * col_mean[k] + grand for k in range(n)]
+    # centered covariance rows: (P A)_kc = A_kc - col_mean_c
+    centered = [[v - m for v, m in zip(cov[k], col_mean, strict=True)] for k in range(n)]
+    total_clusters = sum(st.clusters for st in pairs.values())
+    factor = total_clusters / (total_clusters - 1) if total_clusters > 1 else 1.0
+    robust = [0.0] * n
+    for (i, j), st in pairs.items():
+        p = _sigmoid(theta[i] - theta[j])
+        # Σ_c (S_c − m_c p)² with S in points: (Σ S2² − 2p Σ m S2 ... ) / 4 in half points
+        q = (st.sum_s2 / 4.0) - p * st.sum_ms + p * p * st.sum_m2
+        q = max(q, 0.0) * factor
+        if q == 0.0:
+            continue
+        for k in range(n):
+            row = centered[k]
+            d = row[i] - row[j]
+            robust[k] += q * d * d
+    return [max(a, b) for a, b in zip(model, robust, strict=True)]
+
+
+# --- duplicate-deal statistics -------------------------------------------------------------
+PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""The five possible per-encounter scores of a duplicate pair (the mean of its two legs)."""
+
+
+@dataclass(frozen=True)
+class PairingStats:
+    """What the duplicate deals bought, measured over the complete two-leg encounters."""
+
+    pentanomial: dict[tuple[str, str], tuple[int, int, int, int, int]]
+    """Per pair (a, b) with a < b: how many encounters a scored 0, 1/4, 1/2, 3/4, 1."""
+    encounters: int
+    """Complete two-leg encounters used."""
+    score_ratio: float | None
+    """Var(paired score) / Var(two unpaired games) for the W/D/L score; None if unmeasurable."""
+    margin_ratio: float | None
+    """The same ratio for the point margin (total difference) of the games."""
+    per_pair_margin_ratio: dict[tuple[str, str], float] = field(default_factory=dict)
+
+    @property
+    def score_reduction(self) -> float | None:
+        """1 − score_ratio: the fraction of the variance the pairing removed."""
+        return None if self.score_ratio is None else 1.0 - self.score_ratio
+
+    @property
+    def margin_reduction(self) -> float | None:
+        return None if self.margin_ratio is None else 1.0 - self.margin_ratio
+
+
+def _pooled_ratio(groups: Iterable[Sequence[tuple[float, float]]]) -> float | None:
+    """Pooled within-group Var(x0 + x1) / (Var(x0) + Var(x1)); None if not measurable."""
+    sum_pair = sum_x0 = sum_x1 = 0.0
+    for legs in groups:
+        m = len(legs)
+        if m < 2:
+            continue
+        mean0 = sum(x0 for x0, _ in legs) / m
+        mean1 = sum(x1 for _, x1 in legs) / m
+        for x0, x1 in legs:
+            d0, d1 = x0 - mean0, x1 - mean1
+            sum_x0 += d0 * d0
+            sum_x1 += d1 * d1
+            sum_pair += (d0 + d1) * (d0 + d1)
+    if sum_x0 + sum_x1 <= 0.0:
+        return None
+    return sum_pair / (sum_x0 + sum_x1)
+
+
+def pairing_stats(records: Iterable[GameRecord]) -> PairingStats:
+    """Pentanomial counts and the measured variance reduction of duplicate deals.
+
+    Within each pair of bots (a < b), for every complete encounter take a's score (and point
+    margin) in each leg, x0 and x1. Unpaired games would have variance Var(x0) + Var(x1) for the
+    sum of two games; the paired sum has Var(x0 + x1) = Var(x0) + Var(x1) + 2 Cov(x0, x1). The
+    ratio is pooled over pairs (each pair's own means removed, so strength differences do not
+    count as noise). A ratio below 1 is variance the shared deals removed."""
+    legs_by_encounter: dict[tuple[str, str, str], dict[int, tuple[float, float]]] = {}
+    for rec in records:
+        if rec.encounter is None:
+            continue
+        first, second = sorted((rec.a, rec.b))
+        flip = first != rec.a
+        score = 1.0 - rec.score_a if flip else rec.score_a
+        margin = -rec.margin_a if flip else rec.margin_a
+        legs_by_encounter.setdefault((first, second, rec.encounter), {})[rec.leg] = (
+            score,
+            margin,
+        )
+    by_pair_score: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    by_pair_margin: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    penta: dict[tuple[str, str], list[int]] = {}
+    complete = 0
+    for (first, second, _), legs in sorted(legs_by_encounter.items()):
+        if set(legs) != {0, 1}:
+            continue
+        complete += 1
+        (s0, m0), (s1, m1) = legs[0], legs[1]
+        pair = (first, second)
+        by_pair_score.setdefault(pair, []).append((s0, s1))
+        by_pair_margin.setdefault(pair, []).append((m0, m1))
+        counts = penta.setdefault(pair, [0, 0, 0, 0, 0])
+        counts[round((s0 + s1) * 2)] += 1
+    per_pair: dict[tuple[str, str], float] = {}
+    for pair, legs_list in by_pair_margin.items():
+        ratio = _pooled_ratio([legs_list])
+        if ratio is not None:
+            per_pair[pair] = ratio
+    return PairingStats(
+        pentanomial={pair: (c[0], c[1], c[2], c[3], c[4]) for pair, c in penta.items()},
+        encounters=complete,
+        score_ratio=_pooled_ratio(by_pair_score.values()),
+        margin_ratio=_pooled_ratio(by_pair_margin.values()),
+        per_pair_margin_ratio=per_pair,
+    )

@@ -1,0 +1,395 @@
+"""The ladder's persistent record: SQLAlchemy Core over SQLite (default) or any SQLAlchemy URL.
+
+Append-only tables (SQLite triggers refuse UPDATE and DELETE):
+
+* ``bots`` — one row per (name, version, identity): the image digest or the directory hash.
+* ``matches`` — one row per played match; ``match_id`` is UNIQUE and recording an id that is
+  already there is a no-op, so a result is applied exactly once however often it is replayed.
+* ``ratings`` — the live Elo of both bots after each applied (non-void) match.
+
+SQLite runs in WAL mode with ``foreign_keys=ON``, ``synchronous=NORMAL`` (a committed match
+survives ``kill -9`` of the writer; only a power cut can lose the last commits) and every write
+transaction starts with ``BEGIN IMMEDIATE`` (one writer at a time, no lock upgrades). Each match
+is one transaction: the match row, any new bot rows and the two rating rows commit together.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    Connection,
+    CursorResult,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    select,
+)
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from arena.errors import ArenaError
+from arena.ladder.rating import elo_update
+from arena.model import BotSpec, MatchResult, Termination
+
+
+class StoreError(ArenaError):
+    """The ladder database cannot be opened or written."""
+
+
+metadata = MetaData()
+
+bots_t = Table(
+    "bots",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(200), nullable=False),
+    Column("version", String(100), nullable=False, default=""),
+    Column("identity", String(200), nullable=False, default=""),
+    Column("ref", Text, nullable=False, default=""),
+    Column("created_at", Float, nullable=False),
+    UniqueConstraint("name", "version", "identity", name="uq_bot_version"),
+)
+
+matches_t = Table(
+    "matches",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("match_id", String(200), nullable=False, unique=True),
+    Column("ladder", String(200), nullable=False, index=True),
+    Column("encounter_id", String(200), nullable=False, default=""),
+    Column("cycle", Integer, nullable=False, default=0),
+    Column("leg", Integer, nullable=False, default=0),
+    Column("game", String(50), nullable=False),
+    Column("game_version", Integer, nullable=False),
+    Column("seed", String(30), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("bot0_id", Integer, ForeignKey("bots.id"), nullable=False),
+    Column("bot1_id", Integer, ForeignKey("bots.id"), nullable=False),
+    Column("bot0", String(200), nullable=False),
+    Column("bot1", String(200), nullable=False),
+    Column("winner", Integer, nullable=True),
+    Column("termination", String(40), nullable=False),
+    Column("faulty_seat", Integer, nullable=True),
+    Column("void", Boolean, nullable=False),
+    Column("detail", Text, nullable=False, default=""),
+    Column("rounds", JSON, nullable=False),
+    Column("total0", Integer, nullable=False),
+    Column("total1", Integer, nullable=False),
+    Column("log_path", Text, nullable=True),
+    Column("duration_s", Float, nullable=False),
+    Column("decisions", Integer, nullable=False),
+    Column("started_at", Float, nullable=True),
+    Column("finished_at", Float, nullable=False),
+)
+
+ratings_t = Table(
+    "ratings",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("ladder", String(200), nullable=False, index=True),
+    Column("match_row", Integer, ForeignKey("matches.id"), nullable=False),
+    Column("bot", String(200), nullable=False),
+    Column("bot_id", Integer, ForeignKey("bots.id"), nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("delta", Float, nullable=False),
+)
+
+_APPEND_ONLY_TRIGGERS = [
+    f"CREATE TRIGGER IF NOT EXISTS {table}_no_{op.lower()} BEFORE {op} ON {table} "
+    f"BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END"
+    for table in ("bots", "matches", "ratings")
+    for op in ("UPDATE", "DELETE")
+]
+
+
+@dataclass(frozen=True)
+class StoredMatch:
+    """A recorded match as read back from the store."""
+
+    match_id: str
+    encounter_id: str
+    cycle: int
+    leg: int
+    game: str
+    game_version: int
+    seed: int
+    bots: tuple[str, str]
+    winner: int | None
+    termination: Termination
+    faulty_seat: int | None
+    void: bool
+    detail: str
+    rounds: tuple[tuple[int, int], ...]
+    totals: tuple[int, int]
+    log_path: str | None
+    duration_s: float
+    finished_at: float
+
+    @property
+    def score0(self) -> float:
+        """Seat 0's score: 1, 0.5 or 0."""
+        return 1.0 if self.winner == 0 else 0.0 if self.winner == 1 else 0.5
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What ``record_match`` did."""
+
+    applied: bool
+    """False: the match id was already recorded (nothing changed)."""
+    elo: dict[str, float]
+    """The live Elo of the two bots after the match (unchanged for a void match)."""
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        read = conn.get_execution_options().get("arena_read", False)
+        conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
+
+
+class LadderStore:
+    """The ladder database. One writer per database (the runner); readers may be many."""
+
+    def __init__(self, url: str) -> None:
+        """Open (and create) the database. Raises ``StoreError``."""
+        self.url = url
+        try:
+            if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+                Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+            self.engine = create_engine(url)
+            self.is_sqlite = self.engine.dialect.name == "sqlite"
+            if self.is_sqlite:
+                _configure_sqlite(self.engine)
+            with self._write() as conn:
+                metadata.create_all(conn)
+                if self.is_sqlite:
+                    for ddl in _APPEND_ONLY_TRIGGERS:
+                        conn.exec_driver_sql(ddl)
+        except (SQLAlchemyError, OSError) as exc:
+            raise StoreError(f"cannot open the ladder database {url}: {exc}") from exc
+
+    def close(self) -> None:
+        """Release the connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> LadderStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        with self.engine.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self.engine.connect().execution_options(arena_read=True) as conn:
+            yield conn
+
+    # --- writes ------------------------------------------------------------------------------
+    def record_match(
+        self,
+        ladder: str,
+        result: MatchResult,
+        specs: tuple[BotSpec, BotSpec],
+        *,
+        encounter_id: str = "",
+        cycle: int = 0,
+        leg: int = 0,
+        started_at: float | None = None,
+        elo_k: float = 16.0,
+        elo_start: float = 1500.0,
+    ) -> Recorded:
+        """Record one result in one transaction; a match id already present is a no-op.
+
+        Bots are keyed by ``result.bots`` (the names the ladder rates). A non-void result
+        also appends both bots' live Elo. Raises ``StoreError``."""
+        try:
+            with self._write() as conn:
+                if conn.execute(
+                    select(matches_t.c.id).where(matches_t.c.match_id == result.match_id)
+                ).first() is not None:
+                    return Recorded(False, self._elo_of(conn, ladder, result.bots, elo_start))
+                ids = [self._bot_id(conn, name, spec) for name, spec in
+                       zip(result.bots, specs, strict=True)]
+                row = conn.execute(matches_t.insert().values(
+                    match_id=result.match_id, ladder=ladder, encounter_id=encounter_id,
+                    cycle=cycle, leg=leg, game=result.game, game_version=result.game_version,
+                    seed=str(result.seed), options=dict(result.options),
+                    bot0_id=ids[0], bot1_id=ids[1], bot0=result.bots[0], bot1=result.bots[1],
+                    winner=result.winner, termination=str(result.termination),
+                    faulty_seat=result.faulty_seat, void=result.void, detail=result.detail,
+                    rounds=[list(r) for r in result.rounds], total0=result.totals[0],
+                    total1=result.totals[1], log_path=result.log,
+                    duration_s=result.duration_s, decisions=result.decisions,
+                    started_at=started_at, finished_at=time.time(),
+                ))
+                match_row = _primary_key(row)
+                elo = self._elo_of(conn, ladder, result.bots, elo_start)
+                if not result.void:
+                    self._append_elo(conn, ladder, match_row, result, ids, elo, elo_k)
+                return Recorded(True, elo)
+        except IntegrityError:
+            # another writer recorded the same id between our check and insert
+            with self._read() as conn:
+                return Recorded(False, self._elo_of(conn, ladder, result.bots, elo_start))
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot record match {result.match_id}: {exc}") from exc
+
+    def _append_elo(self, conn: Connection, ladder: str, match_row: int, result: MatchResult,
+                    ids: Sequence[int], elo: dict[str, float], k: float) -> None:
+        score0 = 1.0 if result.winner == 0 else 0.0 if result.winner == 1 else 0.5
+        a, b = result.bots
+        old_a, old_b = elo[a], elo[b]
+        new_a, new_b = elo_update(old_a, old_b, score0, k)
+        elo[a], elo[b] = new_a, new_b
+        conn.execute(ratings_t.insert(), [
+            {"ladder": ladder, "match_row": match_row, "bot": a, "bot_id": ids[0],
+             "rating": new_a, "delta": new_a - old_a},
+            {"ladder": ladder, "match_row": match_row, "bot": b, "bot_id": ids[1],
+             "rating": new_b, "delta": new_b - old_b},
+        ])
+
+    def _bot_id(self, conn: Connection, name: str, spec: BotSpec) -> int:
+        identity = bot_identity(spec)
+        found = conn.execute(select(bots_t.c.id).where(
+            bots_t.c.name == name, bots_t.c.version == spec.version, bots_t.c.identity == identity,
+        )).first()
+        if found is not None:
+            return int(found[0])
+        ref = spec.directory or spec.image or ""
+        return _primary_key(conn.execute(bots_t.insert().values(
+            name=name, version=spec.version, identity=identity, ref=ref, created_at=time.time(),
+        )))
+
+    def _elo_of(self, conn: Connection, ladder: str, names: Sequence[str], start: float
+                ) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for name in names:
+            row = conn.execute(
+                select(ratings_t.c.rating)
+                .where(ratings_t.c.ladder == ladder, ratings_t.c.bot == name)
+                .order_by(ratings_t.c.id.desc()).limit(1)
+            ).first()
+            out[name] = float(row[0]) if row is not None else start
+        return out
+
+    # --- reads ---------------------------------------------------------------------------------
+    def recorded_ids(self, ladder: str) -> set[str]:
+        """The match ids already recorded for the ladder."""
+        with self._read() as conn:
+            rows = conn.execute(select(matches_t.c.match_id).where(matches_t.c.ladder == ladder))
+            return {r[0] for r in rows}
+
+    def matches(self, ladder: str) -> list[StoredMatch]:
+        """Every recorded match of the ladder, in recording order."""
+        with self._read() as conn:
+            rows = conn.execute(
+                select(matches_t).where(matches_t.c.ladder == ladder).order_by(matches_t.c.id)
+            ).mappings().all()
+        return [_stored(r) for r in rows]
+
+    def live_elo(self, ladder: str) -> dict[str, float]:
+        """The latest live Elo of every rated bot of the ladder."""
+        with self._read() as conn:
+            rows = conn.execute(
+                select(ratings_t.c.bot, ratings_t.c.rating)
+                .where(ratings_t.c.ladder == ladder).order_by(ratings_t.c.id)
+            ).all()
+        return {bot: float(rating) for bot, rating in rows}
+
+    def elo_history(self, ladder: str) -> list[tuple[str, str, float, float]]:
+        """(match id, bot, rating after, delta) rows in application order."""
+        with self._read() as conn:
+            rows = conn.execute(
+                select(matches_t.c.match_id, ratings_t.c.bot, ratings_t.c.rating, ratings_t.c.delta)
+                .join(matches_t, matches_t.c.id == ratings_t.c.match_row)
+                .where(ratings_t.c.ladder == ladder).order_by(ratings_t.c.id)
+            ).all()
+        return [(m, b, float(r), float(d)) for m, b, r, d in rows]
+
+    def bot_rows(self) -> list[dict[str, Any]]:
+        """Every bot version ever recorded."""
+        with self._read() as conn:
+            return [dict(r) for r in conn.execute(select(bots_t).order_by(bots_t.c.id)).mappings()]
+
+
+def _primary_key(result: CursorResult[Any]) -> int:
+    key = result.inserted_primary_key
+    if key is None:  # pragma: no cover - every table here has an integer key
+        raise StoreError("the database returned no primary key")
+    return int(key[0])
+
+
+def _stored(r: Any) -> StoredMatch:
+    rounds = r["rounds"] if not isinstance(r["rounds"], str) else json.loads(r["rounds"])
+    return StoredMatch(
+        match_id=r["match_id"], encounter_id=r["encounter_id"], cycle=int(r["cycle"]),
+        leg=int(r["leg"]), game=r["game"], game_version=int(r["game_version"]),
+        seed=int(r["seed"]), bots=(r["bot0"], r["bot1"]), winner=r["winner"],
+        termination=Termination(r["termination"]), faulty_seat=r["faulty_seat"],
+        void=bool(r["void"]), detail=r["detail"] or "",
+        rounds=tuple((int(a), int(b)) for a, b in rounds),
+        totals=(int(r["total0"]), int(r["total1"])), log_path=r["log_path"],
+        duration_s=float(r["duration_s"]), finished_at=float(r["finished_at"]),
+    )
+
+
+def bot_identity(spec: BotSpec) -> str:
+    """The code identity of a bot: its image digest, or a hash of its directory's files."""
+    if spec.digest:
+        return spec.digest
+    if spec.image:
+        return spec.image
+    if spec.directory:
+        return directory_hash(Path(spec.directory))
+    return ""
+
+
+def directory_hash(directory: Path) -> str:
+    """sha256 over the relative paths and contents of the files under ``directory``
+    (caches and hidden files skipped)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    if not directory.is_dir():
+        return ""
+    for path in sorted(directory.rglob("*")):
+        rel = path.relative_to(directory)
+        if any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
+            continue
+        if path.is_file():
+            digest.update(str(rel).encode() + b"\0")
+            digest.update(path.read_bytes())
+            digest.update(b"\0")
+    return "dir:sha256:" + digest.hexdigest()

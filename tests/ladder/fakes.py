@@ -1,0 +1,65 @@
+"""A fast in-process player for ladder tests: deterministic results from the seed."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arena.model import BotSpec, MatchResult, MatchSpec, Termination
+
+STRENGTH = {"alpha": 30, "beta": 10, "gamma": 0, "delta": -20}
+
+
+def deal_luck(seed: int) -> int:
+    """Seat 0's advantage in this deal (both legs of an encounter share it)."""
+    return hashlib.sha256(str(seed).encode()).digest()[0] - 128
+
+
+def fake_result(spec: MatchSpec, termination: Termination = Termination.NORMAL) -> MatchResult:
+    a, b = spec.bots[0].name, spec.bots[1].name
+    margin = STRENGTH.get(a, 0) - STRENGTH.get(b, 0) + deal_luck(spec.seed) // 2
+    totals = (max(margin, 0) + 10, max(-margin, 0) + 10)
+    winner = None if margin == 0 else (0 if margin > 0 else 1)
+    void = termination.is_void
+    return MatchResult(
+        match_id=spec.match_id, game=spec.game, game_version=1, seed=spec.seed,
+        options=dict(spec.options), bots=(a, b), rounds=(totals,), totals=totals,
+        winner=None if void else winner, termination=termination, faulty_seat=None, detail="",
+        log=f"/logs/{spec.match_id}.jsonl", duration_s=0.01, decisions=10,
+    )
+
+
+class FakePlayer:
+    """Records every call; optional per-match delay, hook and void matches."""
+
+    def __init__(self, delay: float = 0.0, void_ids: set[str] | None = None,
+                 hook: Callable[[MatchSpec], None] | None = None) -> None:
+        self.delay = delay
+        self.calls: list[MatchSpec] = []
+        self.void_ids = void_ids or set()
+        self.hook = hook
+        self.active = 0
+        self.max_active = 0
+
+    async def __call__(self, spec: MatchSpec, *, sandbox: str = "process", log_dir: Path,
+                       on_event: Callable[[dict[str, Any]], None] | None = None) -> MatchResult:
+        self.calls.append(spec)
+        self.active += 1
+        self.max_active = max(self.max_active, self.active)
+        try:
+            if self.hook is not None:
+                self.hook(spec)
+            await asyncio.sleep(self.delay)
+        finally:
+            self.active -= 1
+        term = Termination.INTERNAL if spec.match_id in self.void_ids else Termination.NORMAL
+        return fake_result(spec, term)
+
+
+def fake_resolve(ref: str, base_dir: Path) -> BotSpec:
+    """Entrant references are bot names here."""
+    return BotSpec(name=ref, game="lost-cities", directory=None, command=("true",),
+                   version="1", digest=f"fake:{ref}")

@@ -1,0 +1,86 @@
+"""`arena ladder ...` commands over a store filled by the fake player, and the renderers."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from typer.testing import CliRunner
+
+from arena.cli import ladder_cmds
+from arena.ladder.config import load_ladder
+from arena.ladder.runner import Progress, load_standings, run_ladder
+from tests.ladder.fakes import FakePlayer, fake_resolve
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def root() -> None:
+        """Test root."""
+
+    ladder_cmds.register(app)
+    return app
+
+
+def _ladder(tmp_path: Path) -> Path:
+    path = tmp_path / "cli.toml"
+    path.write_text('name = "cli"\ngame = "lost-cities"\n'
+                    'entrants = ["alpha", "beta", "gamma"]\n[schedule]\ncycles = 4\n')
+    cfg = load_ladder(path)
+    asyncio.run(run_ladder(cfg, play=FakePlayer(), resolve=fake_resolve))
+    return path
+
+
+def test_standings_json(tmp_path: Path) -> None:
+    path = _ladder(tmp_path)
+    out = CliRunner().invoke(_app(), ["ladder", "standings", str(path), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert [r["bot"] for r in data["standings"]] == ["alpha", "beta", "gamma"]
+    top = data["standings"][0]
+    assert top["rank"] == 1 and top["matches"] == 16
+    assert top["low"] < top["rating"] < top["high"]
+    assert data["duplicate_deals"]["encounters"] == 12
+
+
+def test_human_commands(tmp_path: Path) -> None:
+    path = _ladder(tmp_path)
+    runner = CliRunner()
+    for args in (["standings"], ["crosstable"], ["matches"]):
+        out = runner.invoke(_app(), ["ladder", *args, str(path)])
+        assert out.exit_code == 0, out.output
+        assert "alpha" in out.output
+    out = runner.invoke(_app(), ["ladder", "matches", str(path), "--format", "json"])
+    rows = json.loads(out.output)
+    assert len(rows) == 24 and all(r["log"] for r in rows)
+
+
+def test_missing_results_are_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "empty.toml"
+    path.write_text('name = "empty"\ngame = "lost-cities"\nentrants = ["a", "b"]\n')
+    out = CliRunner().invoke(_app(), ["ladder", "standings", str(path)])
+    assert out.exit_code == 2
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\ngame = "lost-cities"\nentrants = ["a", "b"]\n[schedule]\n'
+                   "cycles = -1\n")
+    out = CliRunner().invoke(_app(), ["ladder", "standings", str(bad)])
+    assert out.exit_code == 2
+
+
+def test_live_view_renders_a_snapshot(tmp_path: Path) -> None:
+    path = _ladder(tmp_path)
+    standings = load_standings(load_ladder(path))
+    progress = Progress(ladder="cli", scheduled=24, already=4, planned=20, done=10,
+                        in_flight=(), elo={"alpha": 1550.0}, started=0.0)
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    console.print(ladder_cmds.render_live("cli", progress, standings, now=50.0))
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "10/20 matches this run" in text and "14/24 of the schedule" in text
+    assert "ETA 0:50" in text  # 10 matches in 50 s, 10 to go
+    assert "alpha" in text and "95% CI" in text and "live Elo" in text

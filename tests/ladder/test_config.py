@@ -1,0 +1,100 @@
+"""Ladder files: parsing, defaults, and one clear error naming the key and the line."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ConfigError
+from arena.ladder.config import load_ladder, parse_ladder
+
+GOOD = """\
+name = "demo"
+game = "lost-cities"
+entrants = ["../bots/a", "../bots/b", "c@2"]
+seed = 4
+sandbox = "docker"
+
+[options]
+rounds = 1
+
+[schedule]
+type = "gauntlet"
+challenger = "c@2"
+cycles = 5
+
+[time_control]
+move_time_ms = 250
+
+[rating]
+elo_k = 24
+"""
+
+
+def test_parses_a_full_file(tmp_path: Path) -> None:
+    path = tmp_path / "ladder" / "demo.toml"
+    path.parent.mkdir()
+    path.write_text(GOOD)
+    config = load_ladder(path)
+    assert config.name == "demo" and config.game == "lost-cities"
+    assert config.entrants == ("../bots/a", "../bots/b", "c@2")
+    assert config.base_dir == path.parent
+    assert config.state_dir == path.parent / "state" / "demo"
+    assert config.schedule.kind == "gauntlet" and config.schedule.cycles == 5
+    assert config.challenger_index == 2
+    assert config.time_control.move_time_ms == 250
+    assert config.rating.elo_k == 24.0 and config.rating.start == 1500.0
+    assert config.sandbox == "docker" and config.duplicate is True and config.seed == 4
+    assert config.concurrency == (os.cpu_count() or 1)
+    assert dict(config.options) == {"rounds": 1}
+    assert config.database_url.endswith("/ladder/state/demo/ladder.db")
+
+
+def test_defaults() -> None:
+    config = parse_ladder('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\n')
+    assert config.schedule.kind == "round-robin" and config.schedule.cycles == 1
+    assert config.sandbox == "process" and config.duplicate
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "line"),
+    [
+        ('name = "x"\ngame = "lost-cities"\n', "entrants", None),
+        ('name = "x"\ngame = "lost-cities"\nentrants = ["a"]\n', "entrants", 3),
+        ('name = "x"\ngame = "nope"\nentrants = ["a", "b"]\n', "game", 2),
+        ('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\ncolour = 1\n', "colour", 4),
+        ('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\n\n[schedule]\n'
+         'cycles = 0\n', "schedule.cycles", 6),
+        ('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\n\n[schedule]\n'
+         'type = "gauntlet"\n', "schedule.challenger", 5),
+        ('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\nsandbox = "vm"\n',
+         "sandbox", 4),
+        ('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\n[rating]\nelo_k = "big"\n',
+         "rating.elo_k", 5),
+        ('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\nconcurrency = true\n',
+         "concurrency", 4),
+        ('name = "x"\ngame = "lost-cities"\nentrants = ["a", "a"]\n', "entrants", 3),
+        ('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\n[options]\nrounds = 99\n',
+         "options.rounds", 5),
+    ],
+)
+def test_errors_name_the_key_and_the_line(text: str, key: str, line: int | None) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_ladder(text, source=Path("ladder/x.toml"))
+    message = str(info.value)
+    assert f"key {key!r}" in message
+    assert "ladder/x.toml" in message
+    if line is not None:
+        assert f"(line {line})" in message
+
+
+def test_toml_syntax_errors_carry_the_line() -> None:
+    with pytest.raises(ConfigError, match=r"line 2"):
+        parse_ladder('name = "x"\ngame = = "y"\n')
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_ladder(tmp_path / "none.toml")

@@ -1,0 +1,153 @@
+"""Crash safety: kill -9 a running ladder process, run it again, and check the record."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from arena.ladder.config import LadderConfig, load_ladder
+from arena.ladder.runner import ladder_schedule, load_matches
+from arena.ladder.store import LadderStore, StoredMatch
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_bots" / "lost-cities"
+
+
+def _recorded(cfg: LadderConfig) -> int:
+    path = cfg.state_dir / "ladder.db"
+    if not path.exists():
+        return 0
+    try:
+        with LadderStore(cfg.database_url) as db:
+            return len(db.recorded_ids(cfg.name))
+    except Exception:  # the writer may be creating the schema right now
+        return 0
+
+
+def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with log.open("wb") as out:
+        return subprocess.Popen([sys.executable, *args], cwd=ROOT, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _kill_when(proc: subprocess.Popen[bytes], ready: Callable[[], bool], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    try:
+        while not ready():
+            if proc.poll() is not None:
+                pytest.fail(f"the ladder process exited early with {proc.returncode}")
+            if time.monotonic() > deadline:
+                pytest.fail("the ladder made no progress in time")
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        # the bots it started are in its session: clean them up too (ours, by group id)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _check_complete(cfg: LadderConfig, before: dict[str, StoredMatch]) -> None:
+    schedule = {m.match_id: m.seed for e in ladder_schedule(cfg) for m in e.matches}
+    after = load_matches(cfg)
+    ids = [m.match_id for m in after]
+    assert len(ids) == len(set(ids)), "a match was recorded twice"
+    assert {m.match_id: m.seed for m in after} == schedule, "schedule not completed exactly"
+    now = {m.match_id: m for m in after}
+    for match_id, row in before.items():
+        assert now[match_id] == row, f"finished match {match_id} was lost or rewritten"
+    with LadderStore(cfg.database_url) as db:
+        history = db.elo_history(cfg.name)
+    rated = [m for m in after if not m.void]
+    assert len(history) == 2 * len(rated), "live Elo applied more or less than once per match"
+
+
+def test_kill_9_then_rerun_with_a_fake_player(tmp_path: Path) -> None:
+    path = tmp_path / "crash.toml"
+    path.write_text('name = "crash"\ngame = "lost-cities"\n'
+                    'entrants = ["alpha", "beta", "gamma", "delta"]\nconcurrency = 2\n'
+                    "[schedule]\ncycles = 2\n")
+    cfg = load_ladder(path)
+    markers = tmp_path / "markers"
+    args = ["-m", "tests.ladder.crash_driver", str(path), str(markers)]
+    proc = _start(args, tmp_path / "run1.log")
+    _kill_when(proc, lambda: _recorded(cfg) >= 5, timeout=60)
+    before = {m.match_id: m for m in load_matches(cfg)}
+    started = [line.split() for line in (markers / "started.txt").read_text().splitlines()]
+    in_flight = {mid: int(seed) for mid, seed in started if mid not in before}
+    assert 5 <= len(before) < 24 and in_flight, "the kill should land mid-run"
+    (markers / "started.txt").unlink()
+
+    rerun = _start(args, tmp_path / "run2.log")
+    assert rerun.wait(timeout=60) == 0, (tmp_path / "run2.log").read_text()
+    replayed = dict(line.split() for line in (markers / "started.txt").read_text().splitlines())
+    assert not set(replayed) & set(before), "a finished match was played again"
+    for match_id, seed in in_flight.items():
+        assert int(replayed[match_id]) == seed, "in-flight match not replayed with its seed"
+    _check_complete(cfg, before)
+
+
+@pytest.mark.slow
+def test_kill_9_of_arena_run_ladder_then_rerun(tmp_path: Path) -> None:
+    path = tmp_path / "real.toml"
+    path.write_text(
+        'name = "real"\ngame = "lost-cities"\n'
+        f'entrants = ["{SAMPLES / "random"}", "{SAMPLES / "greedy"}"]\n'
+        "concurrency = 2\n[options]\nrounds = 1\n[schedule]\ncycles = 5\n"
+    )
+    cfg = load_ladder(path)
+    args = ["-m", "arena.cli.main", "run-ladder", str(path)]
+    proc = _start(args, tmp_path / "run1.log")
+    _kill_when(proc, lambda: _recorded(cfg) >= 3, timeout=120)
+    before = {m.match_id: m for m in load_matches(cfg)}
+    assert 3 <= len(before) < 10, "the kill should land mid-run"
+    logs = cfg.match_log_dir
+    in_flight = {p.name.removesuffix(".jsonl") for p in logs.glob("*.jsonl")} - set(before)
+    rerun = _start(args, tmp_path / "run2.log")
+    assert rerun.wait(timeout=180) == 0, (tmp_path / "run2.log").read_text()
+    _check_complete(cfg, before)
+    seeds = {m.match_id: m.seed for e in ladder_schedule(cfg) for m in e.matches}
+    replayed = {m.match_id: m.seed for m in load_matches(cfg) if m.match_id in in_flight}
+    assert replayed == {mid: seeds[mid] for mid in in_flight}
+    for m in load_matches(cfg):
+        if m.match_id not in before:
+            assert m.log_path and Path(m.log_path).exists()
+
+
+def test_sigterm_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
+    path = tmp_path / "term.toml"
+    path.write_text('name = "term"\ngame = "lost-cities"\n'
+                    'entrants = ["alpha", "beta", "gamma"]\nconcurrency = 2\n'
+                    "[schedule]\ncycles = 4\n")
+    cfg = load_ladder(path)
+    markers = tmp_path / "markers"
+    proc = _start(["-m", "tests.ladder.crash_driver", str(path), str(markers)],
+                  tmp_path / "run.log")
+    try:
+        deadline = time.monotonic() + 60
+        while _recorded(cfg) < 3:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0, (tmp_path / "run.log").read_text()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    recorded = load_matches(cfg)
+    assert 3 <= len(recorded) < 24
+    started = {line.split()[0] for line in (markers / "started.txt").read_text().splitlines()}
+    assert {m.match_id for m in recorded} <= started

@@ -1,0 +1,42 @@
+"""A small real ladder: the referee, the process sandbox and the Lost Cities sample bots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.ladder.config import load_ladder
+from arena.ladder.runner import load_matches, load_standings, run_ladder_blocking
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
+
+
+@pytest.mark.slow
+def test_small_real_ladder(tmp_path: Path) -> None:
+    path = tmp_path / "small.toml"
+    path.write_text(
+        'name = "small"\ngame = "lost-cities"\n'
+        f'entrants = ["{SAMPLES / "random"}", "{SAMPLES / "greedy"}"]\n'
+        "concurrency = 2\nseed = 3\n[options]\nrounds = 1\n[schedule]\ncycles = 3\n"
+    )
+    cfg = load_ladder(path)
+    events: list[str] = []
+    summary = run_ladder_blocking(cfg, on_event=lambda e: events.append(e.kind))
+    assert summary.played == 6 and summary.remaining == 0 and not summary.interrupted
+    assert events.count("match_finished") == 6
+    found = load_matches(cfg)
+    assert len(found) == 6
+    for m in found:
+        assert m.termination == "normal" and not m.void, m.detail
+        assert m.log_path is not None and Path(m.log_path).exists()
+        assert len(m.rounds) == 1 and sum(m.rounds[0]) == sum(m.totals)
+    pairs: dict[str, list[int]] = {}
+    for m in found:
+        pairs.setdefault(m.encounter_id, []).append(m.seed)
+    assert all(len(seeds) == 2 and seeds[0] == seeds[1] for seeds in pairs.values())
+    standings = load_standings(cfg)
+    assert [r.bot for r in standings.rows] == ["greedy", "random"]
+    assert standings.rows[0].wins >= 5
+    again = run_ladder_blocking(cfg)
+    assert again.played == 0 and again.skipped == 6

@@ -1,0 +1,151 @@
+"""The runner with a fast in-process player: resume, bounds, concurrency, clean stop, reports."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from arena.ladder.config import LadderConfig, parse_ladder
+from arena.ladder.runner import (
+    LadderEvent,
+    RunSummary,
+    crosstable_of,
+    ladder_schedule,
+    load_matches,
+    load_standings,
+    run_ladder,
+)
+from arena.ladder.store import LadderStore
+from arena.model import MatchSpec
+from tests.ladder.fakes import FakePlayer, fake_resolve
+
+
+def config(tmp_path: Path, cycles: int = 2, bots: str = '"alpha", "beta", "gamma", "delta"'
+           ) -> LadderConfig:
+    path = tmp_path / "fake.toml"
+    path.write_text(f'name = "fake"\ngame = "lost-cities"\nentrants = [{bots}]\n'
+                    f"concurrency = 2\n[schedule]\ncycles = {cycles}\n")
+    return parse_ladder(path.read_text(), source=path)
+
+
+def run(cfg: LadderConfig, player: FakePlayer, **kwargs: Any) -> RunSummary:
+    return asyncio.run(run_ladder(cfg, play=player, resolve=fake_resolve, **kwargs))
+
+
+def test_plays_the_whole_schedule_once(tmp_path: Path) -> None:
+    cfg = config(tmp_path)
+    player = FakePlayer()
+    events: list[LadderEvent] = []
+    summary = run(cfg, player, on_event=events.append)
+    schedule = ladder_schedule(cfg)
+    expected = {m.match_id: m.seed for e in schedule for m in e.matches}
+    assert len(expected) == 2 * 6 * 2
+    assert {s.match_id: s.seed for s in player.calls} == expected
+    found = load_matches(cfg)
+    assert {m.match_id: m.seed for m in found} == expected
+    assert summary.played == len(expected) and summary.remaining == 0
+    assert events[0].kind == "start" and events[-1].kind == "done"
+    finished = [e for e in events if e.kind == "match_finished"]
+    assert [e.progress.done for e in finished] == list(range(1, len(expected) + 1))
+    # a second run has nothing to do
+    again = FakePlayer()
+    summary = run(cfg, again)
+    assert again.calls == [] and summary.skipped == len(expected)
+
+
+def test_resume_after_a_bounded_run(tmp_path: Path) -> None:
+    cfg = config(tmp_path)
+    first = FakePlayer()
+    run(cfg, first, max_matches=5)
+    assert len(first.calls) == 6  # rounded up to whole encounters
+    second = FakePlayer()
+    run(cfg, second)
+    done_first = {s.match_id for s in first.calls}
+    assert not done_first & {s.match_id for s in second.calls}
+    assert len(load_matches(cfg)) == 24
+    assert len(LadderStore(cfg.database_url).elo_history("fake")) == 48
+
+
+def test_cycles_override_extends_the_ladder(tmp_path: Path) -> None:
+    cfg = config(tmp_path, cycles=1)
+    run(cfg, FakePlayer())
+    more = FakePlayer()
+    run(cfg, more, cycles=3)
+    assert len(more.calls) == 2 * 6 * 2
+    assert {m.cycle for m in load_matches(cfg)} == {0, 1, 2}
+
+
+def test_concurrency_is_bounded(tmp_path: Path) -> None:
+    cfg = config(tmp_path)
+    player = FakePlayer(delay=0.01)
+    run(cfg, player, concurrency=3)
+    assert player.max_active == 3
+    serial = FakePlayer(delay=0.001)
+    (tmp_path / "x").mkdir()
+    run(config(tmp_path / "x"), serial, concurrency=1)
+    assert serial.max_active == 1
+
+
+def test_stop_drops_in_flight_matches_and_the_next_run_replays_them(tmp_path: Path) -> None:
+    cfg = config(tmp_path)
+    in_flight: list[MatchSpec] = []
+
+    async def scenario() -> None:
+        stop = asyncio.Event()
+        player = FakePlayer(delay=0.05)
+
+        def hook(spec: MatchSpec) -> None:
+            if len(player.calls) == 7:  # the 7th match starts: stop while it is in flight
+                in_flight.append(spec)
+                stop.set()
+
+        player.hook = hook
+        summary = await run_ladder(cfg, play=player, resolve=fake_resolve, stop=stop)
+        assert summary.interrupted
+        recorded = {m.match_id for m in load_matches(cfg)}
+        assert in_flight[0].match_id not in recorded
+        assert len(recorded) < len(player.calls)
+
+    asyncio.run(scenario())
+    before = {m.match_id: m for m in load_matches(cfg)}
+    replay = FakePlayer()
+    run(cfg, replay)
+    replayed = {s.match_id: s.seed for s in replay.calls}
+    assert replayed[in_flight[0].match_id] == in_flight[0].seed
+    after = {m.match_id: m for m in load_matches(cfg)}
+    assert len(after) == 24
+    for match_id, m in before.items():
+        assert after[match_id] == m  # nothing lost, nothing rewritten
+
+
+def test_void_matches_are_listed_but_never_rated(tmp_path: Path) -> None:
+    cfg = config(tmp_path, cycles=1, bots='"alpha", "beta"')
+    schedule = ladder_schedule(cfg)
+    void_id = schedule[0].matches[0].match_id
+    run(cfg, FakePlayer(void_ids={void_id}))
+    found = load_matches(cfg)
+    assert [m.void for m in found if m.match_id == void_id] == [True]
+    standings = load_standings(cfg)
+    assert standings.void == 1 and standings.rated == 1
+    assert all(r.matches == 1 for r in standings.rows)
+
+
+def test_standings_rank_the_fake_strengths(tmp_path: Path) -> None:
+    cfg = config(tmp_path, cycles=12)
+    run(cfg, FakePlayer())
+    standings = load_standings(cfg)
+    assert [r.bot for r in standings.rows] == ["alpha", "beta", "gamma", "delta"]
+    assert standings.rated == 144
+    for row in standings.rows:
+        assert row.wins + row.draws + row.losses == row.matches == 72
+        assert row.live_elo is not None
+    # the fake's deal luck is shared by both legs, so pairing must remove most margin variance
+    assert standings.pairing.encounters == 72
+    assert standings.pairing.margin_ratio is not None and standings.pairing.margin_ratio < 0.5
+    cells = crosstable_of(load_matches(cfg))
+    assert cells[("alpha", "delta")].games == 24
+    assert cells[("alpha", "delta")].wins == cells[("delta", "alpha")].losses
+    data = standings.to_json()
+    assert data["standings"][0]["bot"] == "alpha"
+    assert data["duplicate_deals"]["encounters"] == 72
