@@ -89,20 +89,69 @@ def match_wall(matches: int, log_dir: Path) -> dict[str, float]:
 
 
 def haggis_worst_legal_ms() -> dict[str, Any]:
+    """legal_actions when leading with the worst 17-card hand found (runs of pairs 4..10 in two
+    suits plus J, Q, K: 6,342 combinations, each offered with the three bets)."""
+    import dataclasses
+
     from arena.games import haggis
 
-    worst = getattr(haggis, "worst_case_state", None)
-    if worst is None:
-        return {"haggis_legal_actions_worst_ms": None}
-    state = worst()
+    hand = [f"{rank}{suit}" for rank in range(4, 11) for suit in "GB"] + ["J", "Q", "K"]
     game = haggis.GAME
+    state = game.new_match(1)
+    leader = game.to_move(state)
+    hands = list(state.hands)
+    hands[leader] = haggis.mask_of(haggis.parse_card(c) for c in hand)
+    state = dataclasses.replace(state, hands=(hands[0], hands[1]))
+    repeats = 3
     started = time.perf_counter()
-    repeats = 5
     for _ in range(repeats):
         actions = game.legal_actions(state)
     elapsed = (time.perf_counter() - started) / repeats
+    texts = [game.format_action(a) for a in actions]
     return {"haggis_legal_actions_worst_ms": round(elapsed * 1000, 2),
-            "haggis_legal_actions_worst_count": len(actions)}
+            "haggis_legal_actions_worst_count": len(actions),
+            "haggis_legal_actions_worst_text_bytes": sum(len(t) for t in texts)}
+
+
+def ratings_fit(bots: int = 100, matches: int = 100_000) -> dict[str, Any]:
+    """The Bradley-Terry fit (with intervals) over 100 bots and 100,000 paired matches."""
+    from arena.ladder.rating import GameRecord, fit
+
+    rng = random.Random(5)
+    strength = [rng.gauss(0, 200) for _ in range(bots)]
+    records = []
+    for index in range(matches // 2):
+        a, b = rng.sample(range(bots), 2)
+        expected = 1 / (1 + 10 ** ((strength[b] - strength[a]) / 400))
+        for leg, (x, y) in enumerate(((a, b), (b, a))):
+            p = expected if x == a else 1 - expected
+            roll = rng.random()
+            score = 1.0 if roll < p * 0.95 else 0.5 if roll < p * 0.95 + 0.05 else 0.0
+            records.append(GameRecord(f"bot{x}", f"bot{y}", score, f"e{index}", 0.0, leg))
+    started = time.perf_counter()
+    fitted = fit(records)
+    elapsed = time.perf_counter() - started
+    assert fitted is not None
+    return {"ratings_fit_100_bots_100k_matches_s": round(elapsed, 3)}
+
+
+def ladder_throughput(matches: int, concurrency: int, sandbox: str, tmp: Path
+                      ) -> dict[str, Any]:
+    """Matches per minute of a real ladder run (random vs greedy Lost Cities, 3 rounds)."""
+    from arena.ladder.config import load_ladder
+    from arena.ladder.runner import run_ladder_blocking
+
+    path = tmp / f"bench-{sandbox}-{concurrency}.toml"
+    bots = ROOT / "sample_bots" / "lost-cities"
+    path.write_text(
+        f'name = "bench-{sandbox}-{concurrency}"\ngame = "lost-cities"\n'
+        f'entrants = ["{bots / "random"}", "{bots / "greedy"}"]\n'
+        f'sandbox = "{sandbox}"\nstate_dir = "{tmp / f"state-{sandbox}-{concurrency}"}"\n'
+        f"[schedule]\ncycles = {max(1, matches // 2)}\n"
+    )
+    summary = run_ladder_blocking(load_ladder(path), concurrency=concurrency)
+    key = f"ladder_matches_per_min_{sandbox}_c{concurrency}"
+    return {key: round(summary.played / summary.duration_s * 60, 1)}
 
 
 def section(name: str, func: Callable[[], dict[str, Any]], out: dict[str, Any]) -> None:
@@ -132,6 +181,11 @@ def main() -> None:
         section("haggis_worst", haggis_worst_legal_ms, figures)
         section("portas", lambda: {"portas_games_per_s": round(
             random_rounds_per_s("portas", seconds), 1)}, figures)
+        section("ratings", ratings_fit, figures)
+        ladder_matches = 6 if args.quick else 20
+        for concurrency in (1, 2):
+            section(f"ladder_process_c{concurrency}", lambda c=concurrency: ladder_throughput(
+                ladder_matches, c, "process", log_dir), figures)
     print(json.dumps(figures, indent=2))
 
 
