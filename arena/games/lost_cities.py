@@ -1,0 +1,691 @@
+"""Lost Cities (the classic 60-card, 5-colour, two-player card game): the pure rules engine.
+
+Implements /work/shared/rules/lost-cities.md exactly: 60 cards, 8-card hands, one decision per turn
+(card, place or discard, draw source), the re-draw ban, the round ending on the last deck draw,
+scoring with the multiplier and the unmultiplied 8-card bonus, matches of 3 (or 1) rounds decided
+by the total, the starter rules and the arena's stall guard.
+
+Cards. Colours ``Y B W G R`` (yellow, blue, white, green, red, in that order); numbers
+``2``..``10``; the wager card of a colour is written ``X`` (for "times"; ``W`` is white), so
+``RX`` is a red wager, ``R5`` red five, ``Y10`` yellow ten. A card value is a :class:`Card`
+(an ``int`` code ``colour * 10 + (0 if wager else value - 1)``, so that cards sort by colour,
+wagers first, then by value); its ``str``/``repr`` is the card text.
+
+Action grammar (canonical, strict; one turn = one action)::
+
+    action := verb " " card " " source
+    verb   := "play" | "discard"         (play = place on your own expedition of that colour)
+    card   := colour ( "X" | "2" | ... | "10" )
+    source := "deck" | "draw " colour    (draw the top card of that colour's discard pile)
+    colour := "Y" | "B" | "W" | "G" | "R"
+
+Examples: ``play R5 deck``, ``discard Y10 draw B``, ``play GX draw R``.
+
+Arena rule (not printed): after ``stall_guard_turns`` turns in a round (default 150), drawing from
+a discard pile is illegal, so the round ends within 44 more turns.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import insort
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.errors import IllegalActionError, InvalidActionError
+from arena.games.api import GameResult, Options, OptionSpec, round_seed, validate_options
+
+COLOURS = "YBWGR"
+"""The colour letters in their canonical order (yellow, blue, white, green, red)."""
+COLOUR_NAMES = ("yellow", "blue", "white", "green", "red")
+N_COLOURS = 5
+HAND_SIZE = 8
+DECK_SIZE = 60 - 2 * HAND_SIZE
+WAGER_LETTER = "X"
+EXPEDITION_COST = 20
+BONUS_LENGTH = 8
+BONUS = 20
+GAME_ID = "lost-cities"
+
+
+class Card(int):
+    """One card: an int code (``colour * 10 + 0`` for a wager, ``+ value - 1`` for a number).
+
+    Only the 50 interned instances in :data:`CARDS` exist in states; build one with
+    :func:`card_of` or :func:`parse_card`.
+    """
+
+    __slots__ = ()
+
+    @property
+    def colour(self) -> int:
+        """Colour index 0..4 (``COLOURS[colour]`` is its letter)."""
+        return int(self) // 10
+
+    @property
+    def value(self) -> int:
+        """The number 2..10, or 0 for a wager card."""
+        rank = int(self) % 10
+        return rank + 1 if rank else 0
+
+    @property
+    def is_wager(self) -> bool:
+        return int(self) % 10 == 0
+
+    def __str__(self) -> str:
+        return _CARD_TEXT[int(self)]
+
+    def __repr__(self) -> str:
+        return _CARD_TEXT[int(self)]
+
+
+_CARD_TEXT: dict[int, str] = {}
+for _c in range(N_COLOURS):
+    for _r in range(10):
+        _CARD_TEXT[_c * 10 + _r] = COLOURS[_c] + (WAGER_LETTER if _r == 0 else str(_r + 1))
+
+CARDS: tuple[Card, ...] = tuple(Card(code) for code in range(N_COLOURS * 10))
+"""Every distinct card, indexed by code."""
+_CARD_BY_TEXT: dict[str, Card] = {str(card): card for card in CARDS}
+
+FULL_DECK: tuple[Card, ...] = tuple(
+    sorted(CARDS + tuple(CARDS[c * 10] for c in range(N_COLOURS) for _ in range(2)))
+)
+"""All 60 cards, sorted (three wagers per colour)."""
+
+
+def card_of(colour: int, value: int) -> Card:
+    """The card of a colour index (0..4) and value (2..10, or 0 for a wager)."""
+    if not 0 <= colour < N_COLOURS or not (value == 0 or 2 <= value <= 10):
+        raise InvalidActionError(f"no card with colour {colour} and value {value}")
+    return CARDS[colour * 10 + (value - 1 if value else 0)]
+
+
+def parse_card(text: str) -> Card:
+    """Parse a card text such as ``R5``, ``Y10`` or ``GX``; raises ``InvalidActionError``."""
+    card = _CARD_BY_TEXT.get(text)
+    if card is None:
+        raise InvalidActionError(
+            f"bad card {text!r}: expected a colour letter (Y B W G R) followed by 2..10 "
+            f"or {WAGER_LETTER} for a wager, e.g. R5, Y10, G{WAGER_LETTER}"
+        )
+    return card
+
+
+# --- actions ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Action:
+    """One whole turn: play or discard ``card``, then draw from the deck or a discard pile."""
+
+    card: Card
+    """The card taken from the hand."""
+    discard: bool
+    """False: place it on the own expedition of its colour; True: discard it on its pile."""
+    draw: int | None
+    """None: draw the top card of the deck; 0..4: the top card of that colour's discard pile."""
+
+    def __str__(self) -> str:
+        return format_action(self)
+
+    def __repr__(self) -> str:
+        return f"Action({format_action(self)!r})"
+
+
+def format_action(action: Action) -> str:
+    """The canonical text of an action, e.g. ``play R5 deck`` or ``discard Y10 draw B``."""
+    verb = "discard" if action.discard else "play"
+    source = "deck" if action.draw is None else "draw " + COLOURS[action.draw]
+    return f"{verb} {_CARD_TEXT[int(action.card)]} {source}"
+
+
+_SOURCES: tuple[int | None, ...] = (None, 0, 1, 2, 3, 4)
+_ACTIONS: dict[tuple[int, bool, int | None], Action] = {}
+for _card in CARDS:
+    for _discard in (False, True):
+        for _src in _SOURCES:
+            _ACTIONS[(int(_card), _discard, _src)] = Action(_card, _discard, _src)
+_ACTION_BY_TEXT: dict[str, Action] = {format_action(a): a for a in _ACTIONS.values()}
+_TEXT_OF: dict[tuple[int, bool, int | None], str] = {
+    key: format_action(a) for key, a in _ACTIONS.items()
+}
+
+
+def parse_action(text: str) -> Action:
+    """Parse the canonical action text; raises ``InvalidActionError`` with a helpful message."""
+    action = _ACTION_BY_TEXT.get(text)
+    if action is not None:
+        return action
+    words = text.split(" ")
+    hint = (
+        "expected '<play|discard> <card> <deck|draw C>', e.g. 'play R5 deck' or "
+        f"'discard Y10 draw B' (colours Y B W G R; wager cards are written {WAGER_LETTER}, "
+        f"e.g. G{WAGER_LETTER})"
+    )
+    if len(words) not in (3, 4) or words[0] not in ("play", "discard"):
+        raise InvalidActionError(f"cannot parse action {text!r}: {hint}")
+    parse_card(words[1])
+    raise InvalidActionError(f"cannot parse action {text!r}: bad draw source; {hint}")
+
+
+def _build_tables() -> tuple[tuple[tuple[Action, ...], ...], tuple[tuple[Action, ...], ...]]:
+    """Per card code and 5-bit mask of drawable piles: the legal actions in canonical order.
+
+    ``play[code * 32 + mask]`` and ``discard[...]`` (the latter without the own colour's pile).
+    """
+    play: list[tuple[Action, ...]] = []
+    discard: list[tuple[Action, ...]] = []
+    for card in CARDS:
+        for mask in range(32):
+            srcs = [None] + [c for c in range(N_COLOURS) if mask >> c & 1]
+            play.append(tuple(_ACTIONS[(int(card), False, s)] for s in srcs))
+            discard.append(tuple(_ACTIONS[(int(card), True, s)] for s in srcs if s != card.colour))
+    return tuple(play), tuple(discard)
+
+
+_PLAY_TABLE, _DISCARD_TABLE = _build_tables()
+
+
+# --- options and state -------------------------------------------------------------------------
+
+OPTION_SPECS: tuple[OptionSpec, ...] = (
+    OptionSpec("rounds", 3, choices=(3, 1), help="rounds per match (3, or 1 for a short match)"),
+    OptionSpec(
+        "starter_rule",
+        "previous_round",
+        choices=("previous_round", "cumulative"),
+        help="who starts rounds 2 and 3: higher previous-round score, or higher running total",
+    ),
+    OptionSpec(
+        "stall_guard_turns",
+        150,
+        minimum=0,
+        maximum=100_000,
+        help="arena rule: after this many turns in a round, drawing from discard piles is illegal",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The validated options of a match."""
+
+    rounds: int = 3
+    starter_rule: str = "previous_round"
+    stall_guard_turns: int = 150
+
+
+Hand = tuple[Card, ...]
+Expeditions = tuple[tuple[Card, ...], ...]
+"""Five expeditions (one per colour, in ``COLOURS`` order), each in the order played."""
+HistoryEntry = tuple[int, int, str]
+"""One public action: (0-based round, seat, canonical action text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The full (omniscient) state of a match. Immutable; ``GAME.apply`` returns a new one."""
+
+    rules: Rules
+    seed: int
+    round_index: int
+    """0-based index of the round being played (the last round once the match is over)."""
+    finished: tuple[tuple[int, int], ...]
+    """Score pairs of the finished rounds."""
+    starter: int
+    """The seat that started the current round."""
+    player: int | None
+    """The seat to move, None once the match is over."""
+    hands: tuple[Hand, Hand]
+    """Both hands, each sorted."""
+    expeditions: tuple[Expeditions, Expeditions]
+    """``expeditions[seat][colour]``."""
+    piles: tuple[tuple[Card, ...], ...]
+    """The five discard piles, bottom first (the last card is the top)."""
+    deck: tuple[Card, ...]
+    """This round's draw deck in drawing order; cards before ``deck_pos`` have been drawn."""
+    deck_pos: int
+    turn: int
+    """Turns played in the current round."""
+    history: tuple[HistoryEntry, ...]
+    """Every action of the match so far (public)."""
+    deal: tuple[Hand, Hand, tuple[Card, ...]]
+    """The round's deal as dealt: seat 0's hand, seat 1's hand, the deck (for match logs)."""
+
+    @property
+    def deck_count(self) -> int:
+        """Cards left in the draw deck."""
+        return len(self.deck) - self.deck_pos
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one seat may know (the observation sent to a bot)."""
+
+    seat: int
+    """The observing seat."""
+    hand: Hand
+    """The seat's own hand, sorted."""
+    opponent_hand_size: int
+    expeditions: tuple[Expeditions, Expeditions]
+    """Both players' expeditions, ``expeditions[seat][colour]``, cards in the order played."""
+    piles: tuple[tuple[Card, ...], ...]
+    """The five discard piles (Y B W G R), whole contents, bottom first."""
+    deck_count: int
+    to_move: int | None
+    """The seat to move, None once the match is over."""
+    round_index: int
+    """0-based round number."""
+    rounds: int
+    """Rounds in the match (option ``rounds``)."""
+    starter_rule: str
+    starter: int
+    """The seat that started the current round."""
+    turn: int
+    """Turns played in the current round (both seats count)."""
+    stall_guard_turns: int
+    """From this turn count on, drawing from discard piles is illegal (arena rule)."""
+    finished_rounds: tuple[tuple[int, int], ...]
+    """Score pairs (seat 0, seat 1) of the finished rounds."""
+    history: tuple[HistoryEntry, ...]
+    """Every action of the match, (round, seat, action text); deck draws never name the card."""
+
+
+# --- scoring -----------------------------------------------------------------------------------
+
+
+def expedition_score(cards: Sequence[Card]) -> int:
+    """The score of one expedition (rule 13): 0 if empty, else (sum - 20) * (1 + wagers) [+20]."""
+    if not cards:
+        return 0
+    wagers = 0
+    total = 0
+    for card in cards:
+        rank = int(card) % 10
+        if rank:
+            total += rank + 1
+        else:
+            wagers += 1
+    score = (total - EXPEDITION_COST) * (1 + wagers)
+    if len(cards) >= BONUS_LENGTH:
+        score += BONUS
+    return score
+
+
+def round_score(expeditions: Expeditions) -> int:
+    """A player's round score: the sum over the five expeditions."""
+    return sum(expedition_score(e) for e in expeditions)
+
+
+def can_place(expedition: Sequence[Card], card: Card) -> bool:
+    """Whether ``card`` may be placed on ``expedition`` (same colour assumed; rule 5a)."""
+    return not expedition or card >= expedition[-1]
+
+
+# --- the game ----------------------------------------------------------------------------------
+
+
+def _deal(seed: int, round_index: int) -> tuple[Hand, Hand, tuple[Card, ...]]:
+    cards = list(FULL_DECK)
+    random.Random(round_seed(seed, round_index, GAME_ID)).shuffle(cards)
+    return (
+        tuple(sorted(cards[:HAND_SIZE])),
+        tuple(sorted(cards[HAND_SIZE : 2 * HAND_SIZE])),
+        tuple(cards[2 * HAND_SIZE :]),
+    )
+
+
+_EMPTY5: tuple[tuple[Card, ...], ...] = ((), (), (), (), ())
+
+
+def _new_round(
+    rules: Rules,
+    seed: int,
+    round_index: int,
+    finished: tuple[tuple[int, int], ...],
+    starter: int,
+    history: tuple[HistoryEntry, ...],
+) -> State:
+    deal = _deal(seed, round_index)
+    return State(
+        rules=rules,
+        seed=seed,
+        round_index=round_index,
+        finished=finished,
+        starter=starter,
+        player=starter,
+        hands=(deal[0], deal[1]),
+        expeditions=(_EMPTY5, _EMPTY5),
+        piles=_EMPTY5,
+        deck=deal[2],
+        deck_pos=0,
+        turn=0,
+        history=history,
+        deal=deal,
+    )
+
+
+def next_starter(rules: Rules, finished: Sequence[tuple[int, int]]) -> int:
+    """Who starts the next round (rules 17 and 19); ties go to seat 0, round 1's starter."""
+    if rules.starter_rule == "cumulative":
+        a = sum(r[0] for r in finished)
+        b = sum(r[1] for r in finished)
+    else:
+        a, b = finished[-1]
+    return 1 if b > a else 0
+
+
+def _pile_mask(piles: tuple[tuple[Card, ...], ...]) -> int:
+    mask = 0
+    for colour in range(N_COLOURS):
+        if piles[colour]:
+            mask |= 1 << colour
+    return mask
+
+
+class LostCities:
+    """The Lost Cities rules engine (see the module docstring)."""
+
+    id = GAME_ID
+    version = 1
+    title = "Lost Cities"
+    option_specs = OPTION_SPECS
+
+    # --- set-up and queries ----------------------------------------------------------------
+    def new_match(self, seed: int, options: Options | None = None) -> State:
+        """Deal round 1; raises ``OptionsError`` on bad options."""
+        opts = validate_options(self.option_specs, options)
+        rules = Rules(opts["rounds"], opts["starter_rule"], opts["stall_guard_turns"])
+        return _new_round(rules, seed, 0, (), 0, ())
+
+    def options_of(self, state: State) -> dict[str, Any]:
+        rules = state.rules
+        return {
+            "rounds": rules.rounds,
+            "starter_rule": rules.starter_rule,
+            "stall_guard_turns": rules.stall_guard_turns,
+        }
+
+    def to_move(self, state: State) -> int | None:
+        return state.player
+
+    def round_index(self, state: State) -> int:
+        return state.round_index
+
+    def finished_rounds(self, state: State) -> tuple[tuple[int, int], ...]:
+        return state.finished
+
+    def legal_actions(self, state: State) -> tuple[Action, ...]:
+        """Every legal action, ordered by card, then play before discard, then deck, Y..R."""
+        seat = state.player
+        if seat is None:
+            return ()
+        piles = state.piles
+        mask = _pile_mask(piles) if state.turn < state.rules.stall_guard_turns else 0
+        exps = state.expeditions[seat]
+        out: list[Action] = []
+        previous = -1
+        for card in state.hands[seat]:
+            code = int(card)
+            if code == previous:
+                continue
+            previous = code
+            exp = exps[code // 10]
+            index = code * 32 + mask
+            if not exp or card >= exp[-1]:
+                out.extend(_PLAY_TABLE[index])
+            out.extend(_DISCARD_TABLE[index])
+        return tuple(out)
+
+    def is_legal(self, state: State, action: Action) -> bool:
+        seat = state.player
+        if seat is None or not isinstance(action, Action):
+            return False
+        card = action.card
+        if card not in state.hands[seat]:
+            return False
+        colour = int(card) // 10
+        if not action.discard:
+            exp = state.expeditions[seat][colour]
+            if exp and card < exp[-1]:
+                return False
+        draw = action.draw
+        if draw is None:
+            return True
+        if not isinstance(draw, int) or not 0 <= draw < N_COLOURS:
+            return False
+        if state.turn >= state.rules.stall_guard_turns:
+            return False
+        if action.discard and draw == colour:
+            return False
+        return bool(state.piles[draw])
+
+    # --- transitions -------------------------------------------------------------------------
+    def apply(self, state: State, action: Action) -> State:
+        """Play one turn; raises ``IllegalActionError`` if the action is not legal now."""
+        if not self.is_legal(state, action):
+            raise IllegalActionError(self._why_illegal(state, action))
+        seat: int = state.player  # type: ignore[assignment]
+        card = CARDS[int(action.card)]
+        colour = int(card) // 10
+        piles = state.piles
+        exps_all = state.expeditions
+        if action.discard:
+            piles = piles[:colour] + (piles[colour] + (card,),) + piles[colour + 1 :]
+        else:
+            mine = exps_all[seat]
+            mine = mine[:colour] + (mine[colour] + (card,),) + mine[colour + 1 :]
+            exps_all = (mine, exps_all[1]) if seat == 0 else (exps_all[0], mine)
+        draw = action.draw
+        deck_pos = state.deck_pos
+        if draw is None:
+            drawn = state.deck[deck_pos]
+            deck_pos += 1
+        else:
+            pile = piles[draw]
+            drawn = pile[-1]
+            piles = piles[:draw] + (pile[:-1],) + piles[draw + 1 :]
+        hand = list(state.hands[seat])
+        hand.remove(card)
+        insort(hand, drawn)
+        hands = (tuple(hand), state.hands[1]) if seat == 0 else (state.hands[0], tuple(hand))
+        history = state.history + (
+            (state.round_index, seat, _TEXT_OF[(int(card), action.discard, draw)]),
+        )
+        if deck_pos == len(state.deck):
+            return self._end_round(state, exps_all, history, hands, piles, deck_pos)
+        return State(
+            state.rules,
+            state.seed,
+            state.round_index,
+            state.finished,
+            state.starter,
+            1 - seat,
+            hands,
+            exps_all,
+            piles,
+            state.deck,
+            deck_pos,
+            state.turn + 1,
+            history,
+            state.deal,
+        )
+
+    def _end_round(
+        self,
+        state: State,
+        expeditions: tuple[Expeditions, Expeditions],
+        history: tuple[HistoryEntry, ...],
+        hands: tuple[Hand, Hand],
+        piles: tuple[tuple[Card, ...], ...],
+        deck_pos: int,
+    ) -> State:
+        scores = (round_score(expeditions[0]), round_score(expeditions[1]))
+        finished = state.finished + (scores,)
+        rules = state.rules
+        if len(finished) < rules.rounds:
+            starter = next_starter(rules, finished)
+            return _new_round(rules, state.seed, state.round_index + 1, finished, starter, history)
+        return State(
+            rules,
+            state.seed,
+            state.round_index,
+            finished,
+            state.starter,
+            None,
+            hands,
+            expeditions,
+            piles,
+            state.deck,
+            deck_pos,
+            state.turn + 1,
+            history,
+            state.deal,
+        )
+
+    def _why_illegal(self, state: State, action: Action) -> str:
+        if state.player is None:
+            return "the match is over"
+        if not isinstance(action, Action):
+            return f"not a Lost Cities action: {action!r}"
+        text = format_action(action)
+        card = action.card
+        if card not in state.hands[state.player]:
+            return f"{text}: {card} is not in your hand"
+        colour = int(card) // 10
+        exp = state.expeditions[state.player][colour]
+        if not action.discard and exp and card < exp[-1]:
+            return f"{text}: {card} cannot follow {exp[-1]} on your expedition"
+        if action.draw is not None and state.turn >= state.rules.stall_guard_turns:
+            return f"{text}: stall guard reached, only the deck may be drawn from"
+        if action.discard and action.draw == colour:
+            return f"{text}: cannot draw from the pile just discarded onto"
+        return f"{text}: that discard pile is empty"
+
+    # --- information -------------------------------------------------------------------------
+    def observation(self, state: State, seat: int) -> View:
+        """Exactly what ``seat`` may know (see the rules page, last section)."""
+        return View(
+            seat=seat,
+            hand=state.hands[seat],
+            opponent_hand_size=len(state.hands[1 - seat]),
+            expeditions=state.expeditions,
+            piles=state.piles,
+            deck_count=state.deck_count,
+            to_move=state.player,
+            round_index=state.round_index,
+            rounds=state.rules.rounds,
+            starter_rule=state.rules.starter_rule,
+            starter=state.starter,
+            turn=state.turn,
+            stall_guard_turns=state.rules.stall_guard_turns,
+            finished_rounds=state.finished,
+            history=state.history,
+        )
+
+    def outcome(self, state: State) -> GameResult | None:
+        if state.player is not None:
+            return None
+        totals = (sum(r[0] for r in state.finished), sum(r[1] for r in state.finished))
+        winner = None if totals[0] == totals[1] else (0 if totals[0] > totals[1] else 1)
+        return GameResult(winner, totals, state.finished)
+
+    def parse_action(self, text: str) -> Action:
+        return parse_action(text)
+
+    def format_action(self, action: Action) -> str:
+        return format_action(action)
+
+    def deal_record(self, state: State) -> dict[str, Any]:
+        """The current round's deal: both hands as dealt and the deck in drawing order."""
+        return {
+            "round": state.round_index,
+            "starter": state.starter,
+            "hands": [[str(c) for c in state.deal[0]], [str(c) for c in state.deal[1]]],
+            "deck": [str(c) for c in state.deal[2]],
+        }
+
+
+GAME = LostCities()
+"""The registered engine instance."""
+
+
+# --- helpers for bots that search -------------------------------------------------------------
+
+
+def round_history(view: View) -> list[tuple[int, Action]]:
+    """The (seat, action) pairs of the current round, oldest first."""
+    return [
+        (seat, _ACTION_BY_TEXT[text])
+        for round_, seat, text in view.history
+        if round_ == view.round_index
+    ]
+
+
+def known_opponent_cards(view: View) -> list[Card]:
+    """Cards known to be in the opponent's hand: taken from a discard pile this round and not
+    played or discarded since (replays the round's public history)."""
+    piles: list[list[Card]] = [[] for _ in range(N_COLOURS)]
+    known: list[Card] = []
+    for seat, action in round_history(view):
+        card = action.card
+        if seat != view.seat and card in known:
+            known.remove(card)
+        if action.discard:
+            piles[card.colour].append(card)
+        if action.draw is not None and piles[action.draw]:
+            taken = piles[action.draw].pop()
+            if seat != view.seat:
+                known.append(taken)
+    return sorted(known)
+
+
+def unseen_cards(view: View) -> list[Card]:
+    """All cards the seat has not seen anywhere: the opponent's hand plus the deck."""
+    remaining = list(FULL_DECK)
+    seen: list[Card] = list(view.hand)
+    for exps in view.expeditions:
+        for exp in exps:
+            seen.extend(exp)
+    for pile in view.piles:
+        seen.extend(pile)
+    for card in seen:
+        remaining.remove(card)
+    return remaining
+
+
+def determinize(view: View, rng: random.Random) -> State:
+    """A full state consistent with ``view``: the opponent's known cards (taken from discard
+    piles) stay in their hand, the rest of their hand and the deck are drawn at random from the
+    unseen cards. The result can be played on with ``GAME.apply``; its ``seed`` is 0, so rounds
+    after the current one are dealt from seed 0 (not the real future deals)."""
+    if view.to_move is None:
+        raise IllegalActionError("the match is over: nothing to determinize")
+    unknown = unseen_cards(view)
+    known = known_opponent_cards(view)
+    for card in known:
+        unknown.remove(card)
+    rng.shuffle(unknown)
+    need = view.opponent_hand_size - len(known)
+    opponent = tuple(sorted(known + unknown[:need]))
+    deck = tuple(unknown[need:])
+    hands = (view.hand, opponent) if view.seat == 0 else (opponent, view.hand)
+    rules = Rules(view.rounds, view.starter_rule, view.stall_guard_turns)
+    return State(
+        rules=rules,
+        seed=0,
+        round_index=view.round_index,
+        finished=view.finished_rounds,
+        starter=view.starter,
+        player=view.to_move,
+        hands=hands,
+        expeditions=view.expeditions,
+        piles=view.piles,
+        deck=deck,
+        deck_pos=0,
+        turn=view.turn,
+        history=view.history,
+        deal=(hands[0], hands[1], deck),
+    )

@@ -1,0 +1,109 @@
+"""Lost Cities wire codec: ``View`` <-> ``LostCitiesObservation``, ``Action`` <->
+``LostCitiesAction`` (cards travel as card texts such as ``R5`` or ``GX``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from arena.errors import InvalidActionError
+from arena.games.lost_cities import Action, Card, View, parse_card
+from arena.v1 import lost_cities_pb2 as pb
+
+_DRAW_TO_PROTO: dict[int | None, pb.LostCitiesDrawSource] = {
+    None: pb.LOST_CITIES_DRAW_SOURCE_DECK,
+    0: pb.LOST_CITIES_DRAW_SOURCE_YELLOW,
+    1: pb.LOST_CITIES_DRAW_SOURCE_BLUE,
+    2: pb.LOST_CITIES_DRAW_SOURCE_WHITE,
+    3: pb.LOST_CITIES_DRAW_SOURCE_GREEN,
+    4: pb.LOST_CITIES_DRAW_SOURCE_RED,
+}
+_DRAW_FROM_PROTO: dict[int, int | None] = {v: k for k, v in _DRAW_TO_PROTO.items()}
+
+
+def _texts(cards: Iterable[Card]) -> list[str]:
+    return [str(c) for c in cards]
+
+
+def _cards(texts: Iterable[str]) -> tuple[Card, ...]:
+    return tuple(parse_card(t) for t in texts)
+
+
+def _rows(rows: Sequence[Sequence[Card]]) -> list[pb.LostCitiesCardRow]:
+    return [pb.LostCitiesCardRow(cards=_texts(row)) for row in rows]
+
+
+class LostCitiesCodec:
+    """The codec registered for ``lost-cities`` (field ``lost_cities`` of the oneofs)."""
+
+    game_id = "lost-cities"
+    field = "lost_cities"
+
+    def observation_to_proto(self, view: View) -> pb.LostCitiesObservation:
+        return pb.LostCitiesObservation(
+            seat=view.seat,
+            hand=_texts(view.hand),
+            opponent_hand_size=view.opponent_hand_size,
+            expeditions=[pb.LostCitiesTableau(expeditions=_rows(e)) for e in view.expeditions],
+            discard_piles=_rows(view.piles),
+            deck_count=view.deck_count,
+            to_move=-1 if view.to_move is None else view.to_move,
+            round=view.round_index,
+            rounds=view.rounds,
+            starter_rule=view.starter_rule,
+            starter=view.starter,
+            turn=view.turn,
+            stall_guard_turns=view.stall_guard_turns,
+            finished_rounds=[
+                pb.LostCitiesRoundScore(seat0=a, seat1=b) for a, b in view.finished_rounds
+            ],
+            history=[
+                pb.LostCitiesHistoryEntry(round=r, seat=s, action=t) for r, s, t in view.history
+            ],
+        )
+
+    def observation_from_proto(self, message: pb.LostCitiesObservation) -> View:
+        """Decode an observation; raises ``InvalidActionError`` on an unknown card text."""
+        tableaus = tuple(
+            tuple(_cards(row.cards) for row in tableau.expeditions)
+            for tableau in message.expeditions
+        )
+        return View(
+            seat=message.seat,
+            hand=_cards(message.hand),
+            opponent_hand_size=message.opponent_hand_size,
+            expeditions=(tableaus[0], tableaus[1]),
+            piles=tuple(_cards(row.cards) for row in message.discard_piles),
+            deck_count=message.deck_count,
+            to_move=None if message.to_move < 0 else message.to_move,
+            round_index=message.round,
+            rounds=message.rounds,
+            starter_rule=message.starter_rule,
+            starter=message.starter,
+            turn=message.turn,
+            stall_guard_turns=message.stall_guard_turns,
+            finished_rounds=tuple((r.seat0, r.seat1) for r in message.finished_rounds),
+            history=tuple((h.round, h.seat, h.action) for h in message.history),
+        )
+
+    def action_to_proto(self, action: Action) -> pb.LostCitiesAction:
+        move = pb.LOST_CITIES_MOVE_DISCARD if action.discard else pb.LOST_CITIES_MOVE_PLAY
+        draw = _DRAW_TO_PROTO[action.draw]
+        return pb.LostCitiesAction(card=str(action.card), move=move, draw=draw)
+
+    def action_from_proto(self, message: pb.LostCitiesAction) -> Action:
+        """Decode a typed action; raises ``InvalidActionError`` on an unknown card, move or
+        draw source."""
+        card = parse_card(message.card)
+        if message.move == pb.LOST_CITIES_MOVE_PLAY:
+            discard = False
+        elif message.move == pb.LOST_CITIES_MOVE_DISCARD:
+            discard = True
+        else:
+            raise InvalidActionError("LostCitiesAction.move must be PLAY or DISCARD")
+        if message.draw not in _DRAW_FROM_PROTO:
+            raise InvalidActionError("LostCitiesAction.draw must be DECK or a pile colour")
+        return Action(card, discard, _DRAW_FROM_PROTO[message.draw])
+
+
+CODEC = LostCitiesCodec()
+"""The registered codec instance."""

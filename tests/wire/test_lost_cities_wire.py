@@ -1,0 +1,82 @@
+"""Lost Cities wire codec: exact round-trips and strict action decoding."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from arena.errors import InvalidActionError
+from arena.games.lost_cities import GAME, View
+from arena.v1 import lost_cities_pb2 as pb
+from arena.wire.lost_cities import CODEC
+
+
+def _views() -> list[View]:
+    views = []
+    for seed in range(3):
+        state = GAME.new_match(seed)
+        rng = random.Random(seed)
+        while GAME.to_move(state) is not None:
+            if rng.random() < 0.05:
+                views.append(GAME.observation(state, rng.randrange(2)))
+            state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
+        views.append(GAME.observation(state, 0))
+    return views
+
+
+def test_observation_round_trip() -> None:
+    views = _views()
+    assert any(v.to_move is None for v in views) and any(v.finished_rounds for v in views)
+    for view in views:
+        message = CODEC.observation_to_proto(view)
+        again = pb.LostCitiesObservation.FromString(message.SerializeToString())
+        assert CODEC.observation_from_proto(again) == view
+
+
+def test_action_round_trip_over_legal_actions() -> None:
+    state = GAME.new_match(4)
+    rng = random.Random(4)
+    for _ in range(60):
+        for action in GAME.legal_actions(state):
+            message = CODEC.action_to_proto(action)
+            assert CODEC.action_from_proto(message) == action
+        state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
+
+
+def test_action_message_fields() -> None:
+    message = CODEC.action_to_proto(GAME.parse_action("discard Y10 draw B"))
+    assert message.card == "Y10"
+    assert message.move == pb.LOST_CITIES_MOVE_DISCARD
+    assert message.draw == pb.LOST_CITIES_DRAW_SOURCE_BLUE
+
+
+def _msg(**fields: Any) -> pb.LostCitiesAction:
+    return pb.LostCitiesAction(**fields)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        _msg(card="R1", move=pb.LOST_CITIES_MOVE_PLAY, draw=1),
+        _msg(card="", move=pb.LOST_CITIES_MOVE_PLAY, draw=1),
+        _msg(card="RW", move=pb.LOST_CITIES_MOVE_PLAY, draw=1),
+        _msg(card="R5", move=pb.LOST_CITIES_MOVE_UNSPECIFIED, draw=1),
+        _msg(card="R5", move=pb.LOST_CITIES_MOVE_PLAY, draw=0),
+        _msg(card="R5", move=pb.LOST_CITIES_MOVE_PLAY, draw=42),
+    ],
+)
+def test_action_from_proto_rejects_nonsense(message: pb.LostCitiesAction) -> None:
+    with pytest.raises(InvalidActionError):
+        CODEC.action_from_proto(message)
+
+
+def test_observation_hides_the_opponent_hand() -> None:
+    state = GAME.new_match(9)
+    message = CODEC.observation_to_proto(GAME.observation(state, 0))
+    assert list(message.hand) == [str(c) for c in state.hands[0]]
+    assert message.opponent_hand_size == 8 and message.deck_count == 44
+    text = str(message)
+    hidden = set(str(c) for c in state.hands[1]) - set(str(c) for c in state.hands[0])
+    assert not any(f'"{card}"' in text for card in hidden)
