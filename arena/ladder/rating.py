@@ -20,8 +20,14 @@ Modelling choices (documented, as the ladder's numbers depend on them):
   1500 (BayesElo's virtual draws). It keeps ratings finite for perfect records and for
   disconnected fields; ``prior=0`` gives the plain MLE (then every bot needs a win and a loss
   inside one connected field).
-* **Anchor**: ratings are on the Elo scale (``400 / ln 10`` per logit) with mean 1500.
-* **95% intervals**: ``±1.96 σ`` of a bot's rating relative to the field mean, where ``σ²`` is
+* **Anchor**: ratings are on the Elo scale (``400 / ln 10`` per logit), relative to the
+  precision-weighted mean of the field, which is 1500. Only rating *differences* are identified,
+  so some reference point must be chosen; weighting each bot by the inverse of its variance
+  (from a first, equal-weight pass) makes the reference the best-determined point of the field.
+  With a plain mean, one badly determined bot (a bot that lost every game has a rating known
+  only to be "very low") shifts the reference by a third of its own uncertainty in a field of
+  three, and that shift was added to every other bot's interval.
+* **95% intervals**: ``±1.96 σ`` of a bot's rating relative to that anchor, where ``σ²`` is
   the larger of two estimates. (1) the model-based one, the inverse observed Fisher information,
   which treats every match as independent; (2) the cluster-robust ("sandwich") one, clustered on
   encounters: with duplicate deals the two legs of an encounter share a deal and are *not*
@@ -156,7 +162,7 @@ class Rating:
 
     name: str
     rating: float
-    """Elo scale, field mean 1500 (with the prior's ghost at 1500 too)."""
+    """Elo scale, precision-weighted field mean 1500 (with the prior's ghost at 1500 too)."""
     ci95: float
     """Half-width of the 95% interval: the rating lies in ``rating ± ci95``."""
     games: int
@@ -323,9 +329,13 @@ def fit_pairs(
     if n == 0:
         return Fit((), 0, True)
     theta, iterations, converged = _newton(n, pairs, prior, max_iter, tol)
-    mean = sum(theta) / n
     _, info = _grad_hess(theta, pairs, prior)
-    variances = _variances(theta, pairs, _inverse(_gauge(info, prior)))
+    cov = _inverse(_gauge(info, prior))
+    # The anchor (gauge): first the plain field mean, then the precision-weighted mean, so a
+    # badly determined bot (say one that lost every game) does not blur everyone's interval.
+    weights = _anchor_weights(_variances(theta, pairs, cov, [1.0 / n] * n))
+    variances = _variances(theta, pairs, cov, weights)
+    mean = sum(w * t for w, t in zip(weights, theta, strict=True))
     games = [0] * n
     score2 = [0] * n
     for (i, j), st in pairs.items():
@@ -347,15 +357,26 @@ def fit_pairs(
     return Fit(tuple(ratings), iterations, converged)
 
 
+def _anchor_weights(variances: Sequence[float]) -> list[float]:
+    """Inverse-variance weights (summing to 1) for the anchor; equal weights as a fallback."""
+    n = len(variances)
+    if any(v <= 0.0 for v in variances):
+        return [1.0 / n] * n
+    inverse = [1.0 / v for v in variances]
+    total = sum(inverse)
+    return [x / total for x in inverse]
+
+
 def _variances(
     theta: Sequence[float],
     pairs: Mapping[tuple[int, int], PairStats],
     cov: list[list[float]],
+    weights: Sequence[float],
 ) -> list[float]:
-    """Per bot, max(model-based, cluster-robust) variance of θ_k minus the field mean."""
+    """Per bot, max(model-based, cluster-robust) variance of θ_k minus the anchor Σ w_c θ_c."""
     n = len(theta)
-    col_mean = [sum(cov[r][c] for r in range(n)) / n for c in range(n)]
-    grand = sum(col_mean) / n
+    col_mean = [sum(weights[r] * cov[r][c] for r in range(n)) for c in range(n)]
+    grand = sum(weights[c] * col_mean[c] for c in range(n))
     model = [cov[k][k] - 2.0 * col_mean[k] + grand for k in range(n)]
     # centered covariance rows: (P A)_kc = A_kc - col_mean_c
     centered = [[v - m for v, m in zip(cov[k], col_mean, strict=True)] for k in range(n)]
