@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from arena.ladder.config import LadderConfig, parse_ladder
+from arena.ladder.config import LadderConfig, load_ladder, parse_ladder
 from arena.ladder.runner import (
     LadderEvent,
     RunSummary,
@@ -149,3 +149,18 @@ def test_standings_rank_the_fake_strengths(tmp_path: Path) -> None:
     data = standings.to_json()
     assert data["standings"][0]["bot"] == "alpha"
     assert data["duplicate_deals"]["encounters"] == 72
+
+
+def test_the_deal_secret_is_made_once_and_kept(tmp_path: Path) -> None:
+    from arena.ladder.runner import SECRET_FILE, ladder_schedule, ladder_secret
+
+    path = tmp_path / "s.toml"
+    path.write_text('name = "s"\ngame = "lost-cities"\nentrants = ["alpha", "beta"]\n')
+    cfg = load_ladder(path)
+    first = ladder_schedule(cfg)
+    secret_file = cfg.state_dir / SECRET_FILE
+    assert secret_file.stat().st_mode & 0o777 == 0o600
+    assert ladder_secret(cfg) == secret_file.read_text().strip()
+    assert [e.seed for e in ladder_schedule(cfg)] == [e.seed for e in first]
+    secret_file.write_text("another secret")
+    assert [e.seed for e in ladder_schedule(cfg)] != [e.seed for e in first]
