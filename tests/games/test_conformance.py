@@ -162,3 +162,27 @@ def test_deal_record_is_json(game_id: str) -> None:
     game = get_game(game_id)
     record = game.deal_record(game.new_match(9))
     assert json.loads(json.dumps(record)) == record
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_resampled_hidden_information_leaves_the_observation_unchanged(game_id: str) -> None:
+    """A generic leak test: ``determinize`` redraws everything a seat cannot see (opponent's
+    cards, deck order, hidden treasures); that seat's observation bytes must not move."""
+    import importlib
+
+    module = importlib.import_module(get_game(game_id).__module__)
+    game = get_game(game_id)
+    rng = random.Random(17)
+    states = playout(game, 23, 24, check=False)
+    checked = 0
+    for state in states[:: max(1, len(states) // 25)]:
+        if game.to_move(state) is None:
+            continue
+        for seat in (0, 1):
+            view = game.observation(state, seat)
+            twin = module.determinize(view, rng)
+            assert observation_bytes(game_id, game.observation(twin, seat)) == observation_bytes(
+                game_id, view
+            )
+            checked += 1
+    assert checked >= 20
