@@ -42,16 +42,9 @@ def root(
 
 
 def _register() -> None:
-    from arena.cli import match_cmds, serve_cmds, watch_cmds
+    from arena.cli import bots_cmds, ladder_cmds, match_cmds, serve_cmds, watch_cmds
 
-    match_cmds.register(app)
-    watch_cmds.register(app)
-    serve_cmds.register(app)
-    for optional in ("arena.cli.ladder_cmds", "arena.cli.bots_cmds"):
-        try:
-            module = __import__(optional, fromlist=["register"])
-        except ImportError:
-            continue
+    for module in (match_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds):
         module.register(app)
 
 

@@ -1,0 +1,162 @@
+"""`arena submit`, `arena bots list`, `arena images build-base`: container bots."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from arena.cli.common import OutputFormat, console, handle_errors, print_json
+from arena.errors import ConfigError
+from arena.model import BotSpec, MatchResult, MatchSpec, Termination
+
+bots_app = typer.Typer(help="Submitted (container) bots.", no_args_is_help=True)
+images_app = typer.Typer(help="Container images for bots.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `submit`, `bots list` and `images build-base` to the root app."""
+    app.command("submit")(submit)
+    app.add_typer(bots_app, name="bots")
+    app.add_typer(images_app, name="images")
+
+
+def _sample_random(game: str) -> Path:
+    from arena.images import source_root
+
+    path = source_root() / "sample_bots" / game / "random"
+    if not (path / "bot.toml").is_file():
+        raise ConfigError(f"no sample bot {path} to run the smoke match against")
+    return path
+
+
+def _build_or_pin(target: str, game: str | None) -> tuple[str, str, str, str, str]:
+    """(image id, digest, game, default name, default version) of a directory or an image."""
+    from arena.images import build_bot_image, find_base_image, pin_image
+
+    directory = Path(target)
+    if directory.is_dir():
+        from arena.bots import load_bot_dir
+
+        manifest = load_bot_dir(directory) if (directory / "bot.toml").is_file() else None
+        bot_game = game or (manifest.game if manifest else None)
+        if bot_game is None:
+            raise ConfigError(f"{directory} has no bot.toml: give --game")
+        if find_base_image() is None:
+            _build_base(force=False)
+        with console.status(f"building the image of {directory}"):
+            image = build_bot_image(directory)
+        name = manifest.name if manifest else directory.name
+        return image.image_id, image.digest, bot_game, name, manifest.version if manifest else ""
+    if game is None:
+        raise ConfigError(f"{target!r} is not a directory: give --game for an image")
+    image = pin_image(target)
+    return image.image_id, image.digest, game, target.split(":")[0].rsplit("/")[-1], ""
+
+
+def _smoke_match(bot: BotSpec) -> MatchResult:
+    from arena.bots import load_bot_dir
+    from arena.referee.match import play_match
+    from arena.registry import arena_home
+    from arena.sandbox.docker import DockerSandbox
+
+    opponent = load_bot_dir(_sample_random(bot.game))
+    spec = MatchSpec(bot.game, int(time.time()) % 1_000_000, (bot, opponent))
+    log_dir = arena_home() / "submissions"
+    with console.status(f"smoke match: {bot.name} vs {opponent.name} in containers"):
+        return asyncio.run(play_match(spec, sandbox=DockerSandbox(), log_dir=log_dir))
+
+
+@handle_errors
+def submit(
+    target: Annotated[
+        str, typer.Argument(help="A bot directory with a Dockerfile, or a local image.")
+    ],
+    name: Annotated[
+        str | None, typer.Option(help="Name to submit under (default: bot.toml's).")
+    ] = None,
+    version: Annotated[
+        str | None, typer.Option(help="Version (default: bot.toml's, else a timestamp).")
+    ] = None,
+    game: Annotated[str | None, typer.Option(help="Game id (needed for an image).")] = None,
+) -> None:
+    """Build (or take) a bot image, pin it, play a smoke match against the random sample bot in
+    the Docker sandbox, and register the bot if it played a legal match."""
+    from arena import registry
+
+    image_id, digest, bot_game, default_name, default_version = _build_or_pin(target, game)
+    bot_name = name or default_name
+    bot_version = version or default_version or time.strftime("%Y%m%d%H%M%S")
+    bot = BotSpec(bot_name, bot_game, image=image_id, version=bot_version, digest=digest)
+    result = _smoke_match(bot)
+    if result.termination is Termination.INTERNAL:
+        raise ConfigError(f"the smoke match could not be played (arena failure): {result.detail}")
+    if result.termination is not Termination.NORMAL and result.faulty_seat != 1:
+        raise ConfigError(
+            f"refused: {bot_name} could not play a legal match ({result.termination}: "
+            f"{result.detail}); log: {result.log}"
+        )
+    saved = registry.register(bot_name, bot_version, bot_game, image_id, digest)
+    console.print(
+        f"[green]submitted[/] {saved.name}@{saved.version} ({saved.game}) image "
+        f"{saved.image[:19]} digest {saved.digest[:19]}; smoke match {result.totals[0]}-"
+        f"{result.totals[1]}. Use it as [bold]{saved.name}[/] in `arena match`.",
+        highlight=False,
+    )
+
+
+@bots_app.command("list")
+@handle_errors
+def list_bots(
+    output: Annotated[
+        OutputFormat, typer.Option("--format", help="human or json.")
+    ] = OutputFormat.human,
+) -> None:
+    """Show every submitted bot and version."""
+    from arena import registry
+
+    bots = registry.list_bots()
+    if output is OutputFormat.json:
+        print_json([b.__dict__ for b in bots])
+        return
+    table = Table(title="submitted bots")
+    for column in ("name", "version", "game", "image", "digest", "submitted"):
+        table.add_column(column)
+    for bot in bots:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(bot.created))
+        table.add_row(bot.name, bot.version, bot.game, bot.image[:19], bot.digest[:19], when)
+    console.print(table)
+
+
+def _build_base(force: bool) -> None:
+    from arena.images import build_base_image
+
+    started = time.monotonic()
+    with console.status("building the base image") as status:
+
+        def progress(step: str) -> None:
+            console.print(f"  {time.monotonic() - started:5.1f}s {step}", highlight=False)
+            status.update(step)
+
+        base = build_base_image(force=force, progress=progress)
+    verb = "reused" if base.reused else "built"
+    console.print(
+        f"[green]{verb}[/] {base.tag} id {base.image_id[:19]} layer {base.digest[:19]} "
+        f"in {time.monotonic() - started:.1f}s",
+        highlight=False,
+    )
+
+
+@images_app.command("build-base")
+@handle_errors
+def build_base(
+    force: Annotated[
+        bool, typer.Option(help="Rebuild even when the inputs are unchanged.")
+    ] = False,
+) -> None:
+    """Build the Python bot base image locally (debootstrap, no registry; needs root)."""
+    _build_base(force)

@@ -1,0 +1,498 @@
+"""Container images without a registry: the Python bot base image and bot images.
+
+The base image is built locally from a ``debootstrap --variant=minbase`` of Debian (the mirror is
+read from this machine's apt sources), with the cp311 wheels of grpcio and protobuf (the versions
+installed here) and a wheel of the arena package itself (the bot runtime: ``arena.sdk``,
+``arena.games``, ``arena.wire``, ``arena.v1``), and imported with a deterministic tar: the same
+inputs give the same layer digest. The image carries a label with the hash of its inputs, so an
+unchanged base is reused instead of rebuilt.
+
+Everything here needs root (debootstrap, chroot) and a Docker engine; blocking calls only, for
+the CLI and for tests (the sandbox never builds base images by itself).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ConfigError, SandboxError
+
+BASE_TAG = "arena/base:py311"
+"""The local tag of the Python bot base image."""
+SUITE = "bookworm"
+"""The Debian release of the base image (its python3 is 3.11)."""
+PACKAGES = ("python3-minimal", "libpython3.11-stdlib", "libstdc++6")
+"""Packages added to the minbase variant (grpcio needs libstdc++)."""
+INPUTS_LABEL = "arena.base.inputs"
+"""Image label holding the hash of the base image's inputs."""
+MIRROR_ENV = "ARENA_DEBIAN_MIRROR"
+"""Overrides the Debian mirror read from the apt sources."""
+SITE_PACKAGES = "usr/local/lib/python3.11/dist-packages"
+APT_SOURCES = (Path("/etc/apt/sources.list"), Path("/etc/apt/sources.list.d"))
+_STRIP = (
+    "usr/share/doc",
+    "usr/share/man",
+    "usr/share/info",
+    "usr/share/locale",
+    "usr/share/lintian",
+    "usr/share/linda",
+    "var/lib/apt/lists",
+    "var/cache/apt",
+    "var/cache/debconf",
+    "var/cache/ldconfig",
+    "var/log",
+)
+_STRIP_GLOBS = ("etc/*-", "var/lib/dpkg/*-old", "etc/machine-id")
+_WHEEL_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
+
+Progress = Callable[[str], None]
+"""Receives a short description of each build step."""
+
+
+@dataclass(frozen=True)
+class BaseImage:
+    """A built (or reused) base image."""
+
+    tag: str
+    image_id: str
+    """``sha256:...``: reference the image by this id, not by the tag."""
+    digest: str
+    """Layer digest (the same for the same inputs)."""
+    reused: bool
+    """An existing image with the same inputs was reused."""
+
+
+@dataclass(frozen=True)
+class BotImage:
+    """A bot image pinned by id and layer digest."""
+
+    image_id: str
+    digest: str
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+# --- the Debian mirror --------------------------------------------------------------------
+def debian_mirror(suite: str = SUITE, sources: Iterable[Path] = APT_SOURCES) -> str:
+    """The first apt source URI serving ``suite`` (one-line or deb822 format).
+
+    ``$ARENA_DEBIAN_MIRROR`` wins when set. Raises ``ConfigError`` when none is found.
+    """
+    override = os.environ.get(MIRROR_ENV)
+    if override:
+        return override
+    for path in _source_files(sources):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        parse = _deb822_mirrors if path.suffix == ".sources" else _one_line_mirrors
+        for uri, suites in parse(text):
+            if suite in suites and uri.startswith(("http://", "https://", "file:/")):
+                return uri
+    raise ConfigError(
+        f"no Debian mirror for {suite!r} in the apt sources; set {MIRROR_ENV} to a Debian mirror"
+    )
+
+
+def _source_files(sources: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for source in sources:
+        if source.is_dir():
+            files += sorted(p for p in source.iterdir() if p.suffix in (".list", ".sources"))
+        elif source.is_file():
+            files.append(source)
+    return files
+
+
+def _one_line_mirrors(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for line in text.splitlines():
+        words = re.sub(r"\[[^\]]*\]", " ", line.split("#", 1)[0]).split()
+        if len(words) >= 3 and words[0] == "deb":
+            found.append((words[1], (words[2],)))
+    return found
+
+
+def _deb822_mirrors(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    found = []
+    for stanza in re.split(r"\n\s*\n", text):
+        fields: dict[str, str] = {}
+        for line in stanza.splitlines():
+            if line.startswith("#") or ":" not in line:
+                continue
+            key, _, value = line.partition(":")
+            fields[key.strip().lower()] = value.strip()
+        if "deb" not in fields.get("types", "").split():
+            continue
+        if fields.get("enabled", "yes").lower() == "no":
+            continue
+        suites = tuple(fields.get("suites", "").split())
+        found += [(uri, suites) for uri in fields.get("uris", "").split()]
+    return found
+
+
+# --- inputs -------------------------------------------------------------------------------
+def source_root() -> Path:
+    """The arena source tree this module was loaded from (holds setup.py and proto/)."""
+    root = Path(__file__).resolve().parent.parent
+    if not (root / "setup.py").is_file() or not (root / "proto").is_dir():
+        raise ConfigError(
+            f"{root} is not an arena source tree (no setup.py/proto): build the base image from "
+            "a checkout of the arena"
+        )
+    return root
+
+
+def runtime_requirements() -> tuple[str, ...]:
+    """The pinned bot runtime: the grpcio and protobuf versions installed here."""
+    return tuple(f"{dist}=={importlib.metadata.version(dist)}" for dist in ("grpcio", "protobuf"))
+
+
+def _run(cmd: list[str], what: str, env: dict[str, str] | None = None) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout)[-2000:]
+        raise SandboxError(f"{what} failed (exit {proc.returncode}): {tail}")
+
+
+def _download_wheels(dest: Path) -> None:
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:"]
+    cmd += ["--python-version", "3.11", "--implementation", "cp", "--abi", "cp311"]
+    for platform in _WHEEL_PLATFORMS:
+        cmd += ["--platform", platform]
+    _run([*cmd, "-d", str(dest), *runtime_requirements()], "downloading grpcio/protobuf wheels")
+
+
+def _arena_wheel(dest: Path, work: Path) -> None:
+    """``pip wheel --no-deps`` of a clean copy of the source tree (leaves the tree untouched)."""
+    root = source_root()
+    copy = work / "src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build", "dist")
+    shutil.copytree(root / "arena", copy / "arena", ignore=ignore)
+    shutil.copytree(root / "proto", copy / "proto", ignore=ignore)
+    for name in ("setup.py", "pyproject.toml", "arena_protogen.py", "README.md"):
+        if (root / name).is_file():
+            shutil.copy2(root / name, copy / name)
+    _run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dest), str(copy)],
+        "building the arena wheel",
+    )
+
+
+def prepare_wheels(dest: Path) -> Path:
+    """Download the grpcio/protobuf wheels and build the arena wheel into ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    _download_wheels(dest)
+    with tempfile.TemporaryDirectory(prefix="arena-wheel-") as tmp:
+        _arena_wheel(dest, Path(tmp))
+    return dest
+
+
+def _wheel_hash(path: Path) -> str:
+    """Hash of a wheel's member names and contents (not its zip timestamps)."""
+    digest = hashlib.sha256()
+    with zipfile.ZipFile(path) as wheel:
+        for name in sorted(wheel.namelist()):
+            digest.update(name.encode() + b"\0" + hashlib.sha256(wheel.read(name)).digest())
+    return digest.hexdigest()
+
+
+def _rootfs_key(mirror: str) -> str:
+    text = "\n".join([SUITE, mirror, *PACKAGES, "strip-v1"])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def inputs_key(mirror: str, wheels: Iterable[Path]) -> str:
+    """The hash of everything that goes into the base image."""
+    parts = [_rootfs_key(mirror), "layout-v3"]
+    parts += [f"{w.name.split('-')[0]}:{_wheel_hash(w)}" for w in sorted(wheels)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+# --- the root file system -----------------------------------------------------------------
+def _cache_dir() -> Path:
+    from arena.registry import arena_home
+
+    return arena_home() / "cache"
+
+
+def _require_root() -> None:
+    if os.geteuid() != 0:
+        raise ConfigError("building the base image needs root (debootstrap, chroot): use sudo")
+    if shutil.which("debootstrap") is None:
+        raise ConfigError(
+            "debootstrap is missing: apt-get install debootstrap (or .ci/docker-setup.sh)"
+        )
+
+
+def _debootstrap(mirror: str, progress: Progress) -> Path:
+    """A stripped minbase root file system, cached by (suite, mirror, packages)."""
+    cached = _cache_dir() / f"rootfs-{_rootfs_key(mirror)}"
+    if (cached / "usr/bin/python3").exists():
+        return cached
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="rootfs-", dir=cached.parent))
+    try:
+        progress(f"debootstrap {SUITE} from {mirror} (about a minute)")
+        cmd = ["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}"]
+        _run([*cmd, SUITE, str(work), mirror], "debootstrap")
+        _strip(work)
+        shutil.rmtree(cached, ignore_errors=True)
+        work.rename(cached)
+    finally:
+        _unmount_all(work)
+        shutil.rmtree(work, ignore_errors=True)
+    return cached
+
+
+def _unmount_all(root: Path) -> None:
+    for sub in ("proc", "sys", "dev/pts"):
+        target = root / sub
+        if target.is_dir() and os.path.ismount(target):
+            subprocess.run(["umount", "-l", str(target)], capture_output=True)
+
+
+def _strip(root: Path) -> None:
+    """Remove docs, locales, caches, logs and every bytecode file; blank the shadow dates."""
+    for rel in _STRIP:
+        target = root / rel
+        if target.is_dir():
+            shutil.rmtree(target)
+            target.mkdir()
+    for pattern in _STRIP_GLOBS:
+        for path in root.glob(pattern):
+            path.unlink()
+    for cache in list(root.rglob("__pycache__")):
+        shutil.rmtree(cache)
+    for name in ("etc/shadow", "etc/gshadow"):
+        _blank_dates(root / name)
+
+
+def _blank_dates(path: Path) -> None:
+    if not path.is_file() or path.name != "shadow":
+        return
+    lines = []
+    for line in path.read_text().splitlines():
+        fields = line.split(":")
+        if len(fields) > 2:
+            fields[2] = ""
+        lines.append(":".join(fields))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _stage(rootfs: Path, wheels: list[Path], work: Path, progress: Progress) -> Path:
+    stage = work / "stage"
+    progress("copying the root file system")
+    _run(["cp", "-a", f"{rootfs}/.", str(stage)], "copying the root file system")
+    site = stage / SITE_PACKAGES
+    site.mkdir(parents=True, exist_ok=True)
+    progress("installing grpcio, protobuf and the arena runtime")
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index"]
+    cmd += ["--no-compile", "--no-warn-script-location", "--target", str(site)]
+    _run([*cmd, *map(str, wheels)], "installing wheels into the base image")
+    shutil.rmtree(site / "bin", ignore_errors=True)
+    for record in site.glob("*.dist-info/RECORD"):
+        _drop_install_details(record)
+    progress("compiling bytecode")
+    compile_cmd = ["chroot", str(stage), "python3", "-m", "compileall", "-q"]
+    compile_cmd += [
+        "--invalidation-mode",
+        "unchecked-hash",
+        "/usr/lib/python3.11",
+        f"/{SITE_PACKAGES}",
+    ]
+    # A fixed hash seed: frozenset constants are marshalled in iteration order.
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
+    _run(compile_cmd, "compiling bytecode in the base image", env=env)
+    return stage
+
+
+def _drop_install_details(record: Path) -> None:
+    """Remove pip's per-install files (they name the temporary wheel path) and their RECORD
+    lines."""
+    dropped = ("direct_url.json", "REQUESTED")
+    for name in dropped:
+        (record.parent / name).unlink(missing_ok=True)
+    lines = record.read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if line.split(",", 1)[0].rsplit("/", 1)[-1] not in dropped]
+    record.write_text("\n".join(kept) + "\n", encoding="utf-8")
+
+
+def deterministic_tar(root: Path, out: Path) -> None:
+    """Write ``root`` as a reproducible tar (sorted names, mtime 0, numeric owner 0)."""
+    cmd = ["tar", "--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner"]
+    cmd += ["--format=gnu", "-C", str(root), "-cf", str(out), "."]
+    _run(cmd, "tar of the root file system")
+
+
+# --- Docker -------------------------------------------------------------------------------
+def docker_client(timeout: int = 120) -> Any:
+    """A Docker SDK client; raises ``SandboxError`` when no engine answers."""
+    import docker
+
+    try:
+        client = docker.from_env(timeout=timeout)
+        client.ping()
+    except Exception as exc:  # docker raises DockerException, requests errors, OSError...
+        raise SandboxError(f"no Docker engine answers: {exc} (see docs/containers.md)") from exc
+    return client
+
+
+def layer_digest(attrs: dict[str, Any]) -> str:
+    """The layer digest of an image: its only layer's diff id, or a hash over all layers."""
+    layers: list[str] = list(attrs.get("RootFS", {}).get("Layers") or [])
+    if len(layers) == 1:
+        return layers[0]
+    return "sha256:" + hashlib.sha256("\n".join(layers).encode()).hexdigest()
+
+
+def find_base_image(tag: str = BASE_TAG, client: Any = None) -> BaseImage | None:
+    """The local base image with this tag, or None."""
+    import docker.errors
+
+    client = client or docker_client()
+    try:
+        image = client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return None
+    return BaseImage(tag, image.id, layer_digest(image.attrs), reused=True)
+
+
+def _existing(client: Any, key: str) -> Any:
+    """A base image (one layer: not an image built on it) with these inputs, or None."""
+    images = client.images.list(filters={"label": f"{INPUTS_LABEL}={key}"})
+    bases = [i for i in images if len(i.attrs.get("RootFS", {}).get("Layers") or []) == 1]
+    return bases[0] if bases else None
+
+
+def _remove_replaced(client: Any, old_id: str | None, new_id: str) -> None:
+    """Remove the base image a rebuild replaced, unless something still uses it."""
+    if old_id is None or old_id == new_id:
+        return
+    try:
+        client.images.remove(old_id)
+    except Exception:  # noqa: BLE001 — still tagged, used by a container or by bot images
+        return
+
+
+def build_base_image(
+    *,
+    tag: str = BASE_TAG,
+    force: bool = False,
+    progress: Progress = _quiet,
+    client: Any = None,
+    wheels_dir: Path | None = None,
+) -> BaseImage:
+    """Build the Python bot base image (or reuse one built from the same inputs).
+
+    ``force`` rebuilds the image even when one with the same inputs exists (the cached
+    debootstrap root file system is still reused). ``wheels_dir`` gives prepared wheels
+    (see :func:`prepare_wheels`) instead of downloading and building them. Raises
+    ``ConfigError`` (not root, no debootstrap, no mirror) or ``SandboxError`` (a build step
+    or the engine failed).
+    """
+    _require_root()
+    client = client or docker_client(timeout=600)
+    mirror = debian_mirror()
+    with tempfile.TemporaryDirectory(prefix="arena-base-") as tmp:
+        work = Path(tmp)
+        if wheels_dir is None:
+            progress("downloading grpcio and protobuf wheels, building the arena wheel")
+            wheels_dir = prepare_wheels(work / "wheels")
+        wheels = sorted(wheels_dir.glob("*.whl"))
+        key = inputs_key(mirror, wheels)
+        existing = None if force else _existing(client, key)
+        if existing is not None:
+            existing.tag(*tag.split(":", 1))
+            return BaseImage(tag, existing.id, layer_digest(existing.attrs), reused=True)
+        old = find_base_image(tag, client)
+        rootfs = _debootstrap(mirror, progress)
+        stage = _stage(rootfs, wheels, work, progress)
+        progress("writing a deterministic tar and importing it")
+        tar = work / "rootfs.tar"
+        deterministic_tar(stage, tar)
+        image = _import(client, tar, tag, key)
+    _remove_replaced(client, old.image_id if old else None, image.id)
+    return BaseImage(tag, image.id, layer_digest(image.attrs), reused=False)
+
+
+def _import(client: Any, tar: Path, tag: str, key: str) -> Any:
+    repository, _, version = tag.partition(":")
+    changes = [
+        f"LABEL {INPUTS_LABEL}={key}",
+        "ENV LANG=C.UTF-8 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1",
+        'CMD ["python3"]',
+    ]
+    try:
+        client.api.import_image_from_file(
+            str(tar), repository=repository, tag=version or "latest", changes=changes
+        )
+        return client.images.get(tag)
+    except Exception as exc:
+        raise SandboxError(f"docker import failed: {exc}") from exc
+
+
+def build_bot_image(
+    bot_dir: str | Path,
+    *,
+    base: str | None = None,
+    tag: str | None = None,
+    client: Any = None,
+) -> BotImage:
+    """Build ``bot_dir``'s Dockerfile on the local base image (no network) and pin it.
+
+    ``base`` is an image id or tag passed as ``BASE_IMAGE`` (default: the local base image,
+    which must exist). Raises ``ConfigError`` when the directory has no Dockerfile or the build
+    fails, ``SandboxError`` when the engine fails.
+    """
+    import docker.errors
+
+    directory = Path(bot_dir).resolve()
+    if not (directory / "Dockerfile").is_file():
+        raise ConfigError(f"{directory} has no Dockerfile")
+    client = client or docker_client(timeout=600)
+    if base is None:
+        found = find_base_image(client=client)
+        if found is None:
+            raise ConfigError("no local base image: run `arena images build-base` first")
+        base = found.image_id
+    try:
+        image, _ = client.images.build(
+            path=str(directory),
+            tag=tag,
+            buildargs={"BASE_IMAGE": base},
+            labels={INPUTS_LABEL: ""},  # a bot image is not a base image
+            network_mode="none",
+            pull=False,
+            rm=True,
+            forcerm=True,
+        )
+    except docker.errors.BuildError as exc:
+        raise ConfigError(f"building {directory} failed: {exc.msg}") from exc
+    except docker.errors.APIError as exc:
+        raise SandboxError(f"docker build of {directory} failed: {exc}") from exc
+    return BotImage(image.id, layer_digest(image.attrs))
+
+
+def pin_image(reference: str, client: Any = None) -> BotImage:
+    """An existing local image (tag or id) pinned by id and layer digest."""
+    import docker.errors
+
+    client = client or docker_client()
+    try:
+        image = client.images.get(reference)
+    except docker.errors.ImageNotFound:
+        raise ConfigError(f"no local image {reference!r} (and it is not a directory)") from None
+    return BotImage(image.id, layer_digest(image.attrs))

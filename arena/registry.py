@@ -1,0 +1,136 @@
+"""Submitted bots: a small SQLite registry under ``$ARENA_HOME`` (default ``~/.local/share/arena``).
+
+A submitted bot is a pinned container image: name, version, game, image id (``sha256:...``) and
+layer digest (the identity of its code). ``arena.bots.resolve_bot`` calls :func:`lookup` for
+references that are not directories, so a submitted bot can be used by name in matches and
+ladders.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.errors import ConfigError
+from arena.model import BotSpec
+
+HOME_ENV = "ARENA_HOME"
+"""Environment variable naming the arena's data directory."""
+DB_NAME = "registry.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS bots (
+    name TEXT NOT NULL,
+    version TEXT NOT NULL,
+    game TEXT NOT NULL,
+    image TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (name, version)
+)
+"""
+
+
+def arena_home() -> Path:
+    """The arena's data directory: ``$ARENA_HOME`` or ``~/.local/share/arena``."""
+    value = os.environ.get(HOME_ENV)
+    return Path(value).expanduser() if value else Path.home() / ".local" / "share" / "arena"
+
+
+@dataclass(frozen=True)
+class SubmittedBot:
+    """One registered (name, version)."""
+
+    name: str
+    version: str
+    game: str
+    image: str
+    """Pinned image id (``sha256:...``)."""
+    digest: str
+    """Layer digest of the image."""
+    created: float
+    """Registration time (seconds since the epoch)."""
+
+    def spec(self) -> BotSpec:
+        """The runnable spec of this bot (Docker sandbox only)."""
+        return BotSpec(
+            name=self.name,
+            game=self.game,
+            image=self.image,
+            version=self.version,
+            digest=self.digest,
+        )
+
+
+@contextmanager
+def _connect(home: Path | None) -> Iterator[sqlite3.Connection]:
+    root = home if home is not None else arena_home()
+    root.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(root / DB_NAME, timeout=10.0)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(_SCHEMA)
+        yield conn
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def _row(row: tuple[str, str, str, str, str, float]) -> SubmittedBot:
+    return SubmittedBot(*row)
+
+
+def register(
+    name: str,
+    version: str,
+    game: str,
+    image: str,
+    digest: str,
+    *,
+    home: Path | None = None,
+) -> SubmittedBot:
+    """Record (or replace) a submitted bot; raises ``ConfigError`` for an unusable name."""
+    if not name or "@" in name or "/" in name or name != name.strip():
+        raise ConfigError(f"bad bot name {name!r}: no '@', '/' or surrounding spaces")
+    if "@" in version:
+        raise ConfigError(f"bad bot version {version!r}: no '@'")
+    bot = SubmittedBot(name, version, game, image, digest, time.time())
+    with _connect(home) as conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO bots VALUES (?, ?, ?, ?, ?, ?)",
+            (bot.name, bot.version, bot.game, bot.image, bot.digest, bot.created),
+        )
+    return bot
+
+
+def list_bots(*, home: Path | None = None) -> list[SubmittedBot]:
+    """Every submitted bot, by name then newest first."""
+    with _connect(home) as conn:
+        rows = conn.execute(
+            "SELECT name, version, game, image, digest, created FROM bots "
+            "ORDER BY name, created DESC"
+        ).fetchall()
+    return [_row(r) for r in rows]
+
+
+def find(name: str, version: str | None = None, *, home: Path | None = None) -> SubmittedBot | None:
+    """The submitted bot ``name`` at ``version`` (None: the most recently submitted version)."""
+    query = "SELECT name, version, game, image, digest, created FROM bots WHERE name = ?"
+    params: tuple[str, ...] = (name,)
+    if version is not None:
+        query += " AND version = ?"
+        params += (version,)
+    with _connect(home) as conn:
+        row = conn.execute(query + " ORDER BY created DESC LIMIT 1", params).fetchone()
+    return None if row is None else _row(row)
+
+
+def lookup(name: str, version: str | None = None, *, home: Path | None = None) -> BotSpec | None:
+    """The runnable spec of a submitted bot, or None when there is no such bot."""
+    bot = find(name, version, home=home)
+    return None if bot is None else bot.spec()

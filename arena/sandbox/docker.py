@@ -1,0 +1,344 @@
+"""The Docker sandbox: each bot runs in its own hardened container.
+
+One container per (match, seat), kept for all rounds of the match, removed at its end. The
+container has no network (``network_mode="none"``: only ``lo``), a read-only root, a small
+``noexec`` tmpfs at /tmp, no capabilities, no-new-privileges, the default seccomp profile, pids,
+memory (swap equal: no swap) and CPU limits, user 65534, an init process, bounded logs, and the
+image referenced by id. The seat's socket directory is bind-mounted read-only at ``/arena``; the
+bot finds its socket in ``ARENA_SOCKET``. Blocking Docker SDK calls run in threads.
+
+A Docker or daemon failure that is not the bot's fault raises ``SandboxError`` (a void match);
+a bot image that fails to build raises ``BotFault("no_start")``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+from arena.errors import BotFault, ConfigError, SandboxError
+from arena.model import BotSpec
+from arena.sandbox.api import LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
+
+log = logging.getLogger(__name__)
+
+MOUNT_POINT = "/arena"
+"""Where the seat's socket directory appears inside the container."""
+BOT_USER = "65534:65534"
+"""nobody:nogroup: the bot never runs as root."""
+LABEL_MANAGED = "arena.managed"
+LABEL_MATCH = "arena.match"
+LABEL_SEAT = "arena.seat"
+LABEL_OWNER = "arena.owner"
+"""``host:pid`` of the referee process that started the container (for the janitor)."""
+STOP_WAIT_S = 10.0
+"""How long ``stop()`` waits for a killed container to be reported as exited."""
+
+_janitor_ran = False
+_janitor_lock = threading.Lock()
+
+
+def _client(timeout: float = 60.0) -> Any:
+    import docker
+
+    try:
+        return docker.from_env(timeout=timeout)
+    except Exception as exc:  # DockerException, requests errors
+        raise SandboxError(f"no Docker engine answers: {exc}") from exc
+
+
+def docker_available(timeout: float = 2.0) -> bool:
+    """True when a Docker engine answers a ping within ``timeout`` seconds."""
+    try:
+        client = _client(timeout)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except Exception:  # noqa: BLE001 — any failure means "not available"
+        return False
+
+
+def _owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _owner_alive(owner: str) -> bool:
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return int(pid) != 0
+
+
+def janitor(client: Any = None, *, everything: bool = False) -> int:
+    """Remove labelled arena containers left by referees that are gone; return how many.
+
+    Containers of a live referee process on this host are kept unless ``everything``.
+    """
+    client = client or _client()
+    removed = 0
+    try:
+        containers = client.containers.list(all=True, filters={"label": f"{LABEL_MANAGED}=1"})
+    except Exception as exc:  # noqa: BLE001
+        raise SandboxError(f"listing containers failed: {exc}") from exc
+    for container in containers:
+        owner = container.labels.get(LABEL_OWNER, "")
+        if not everything and (owner == _owner() or _owner_alive(owner)):
+            continue
+        with contextlib.suppress(Exception):
+            container.remove(force=True)
+            removed += 1
+    return removed
+
+
+def _run_janitor_once(client: Any) -> None:
+    global _janitor_ran
+    with _janitor_lock:
+        if _janitor_ran:
+            return
+        _janitor_ran = True
+    try:
+        count = janitor(client)
+    except SandboxError as exc:
+        log.warning("janitor failed: %s", exc)
+        return
+    if count:
+        log.warning("janitor removed %d leftover arena container(s)", count)
+
+
+def _exit_info(state: dict[str, Any], killed: bool) -> ExitInfo:
+    code = int(state.get("ExitCode", -1))
+    oom = bool(state.get("OOMKilled", False))
+    if 128 < code <= 128 + 64:
+        return ExitInfo(None, code - 128, oom_killed=oom, killed_by_arena=killed)
+    return ExitInfo(code, None, oom_killed=oom, killed_by_arena=killed)
+
+
+class DockerBot:
+    """A running bot container.
+
+    A dedicated thread waits for the container to exit (so no worker of the event loop's
+    executor is held for the whole match), then reads its state and the tail of its log.
+    """
+
+    def __init__(self, container: Any, loop: asyncio.AbstractEventLoop) -> None:
+        self._container = container
+        self._loop = loop
+        self._exited: asyncio.Future[dict[str, Any]] = loop.create_future()
+        self._tail = ""
+        self._killed = False
+        self._stopped: ExitInfo | None = None
+        self._waiter = threading.Thread(target=self._wait_thread, daemon=True)
+        self._waiter.start()
+
+    @property
+    def container_id(self) -> str:
+        """The container's id."""
+        return str(self._container.id)
+
+    def _wait_thread(self) -> None:
+        state: dict[str, Any]
+        try:
+            self._container.wait(timeout=None)
+            self._container.reload()
+            state = dict(self._container.attrs.get("State", {}))
+            self._tail = self._read_logs()
+        except Exception as exc:  # noqa: BLE001 — removed under us, or the daemon failed
+            state = {"ExitCode": -1, "Error": str(exc)}
+        with contextlib.suppress(RuntimeError):  # the loop may be closed already
+            self._loop.call_soon_threadsafe(self._set_exited, state)
+
+    def _set_exited(self, state: dict[str, Any]) -> None:
+        if not self._exited.done():
+            self._exited.set_result(state)
+
+    def _read_logs(self) -> str:
+        data = self._container.logs(stdout=True, stderr=True)
+        return bytes(data[-LOG_TAIL_BYTES:]).decode("utf-8", "replace")
+
+    async def wait(self) -> ExitInfo:
+        """Return when the container has exited."""
+        state = await asyncio.shield(self._exited)
+        return _exit_info(state, self._killed)
+
+    def poll(self) -> ExitInfo | None:
+        """The exit info if the container has exited, else None."""
+        if not self._exited.done():
+            return None
+        return _exit_info(self._exited.result(), self._killed)
+
+    async def stop(self) -> ExitInfo:
+        """Kill and remove the container (force); idempotent."""
+        if self._stopped is not None:
+            return self._stopped
+        if not self._exited.done():
+            self._killed = True
+            await asyncio.to_thread(self._kill)
+        try:
+            state = await asyncio.wait_for(asyncio.shield(self._exited), STOP_WAIT_S)
+        except TimeoutError:
+            state = {"ExitCode": -1}
+        if not self._tail:
+            self._tail = await asyncio.to_thread(self._logs_quietly)
+        await asyncio.to_thread(self._remove)
+        self._stopped = _exit_info(state, self._killed)
+        return self._stopped
+
+    def _kill(self) -> None:
+        with contextlib.suppress(Exception):  # already exited (409) or gone (404)
+            self._container.kill()
+
+    def _logs_quietly(self) -> str:
+        try:
+            return self._read_logs()
+        except Exception:  # noqa: BLE001
+            return ""
+
+    def _remove(self) -> None:
+        import docker.errors
+
+        try:
+            self._container.remove(force=True)
+        except docker.errors.NotFound:
+            pass
+        except Exception as exc:  # noqa: BLE001 — the janitor will get it
+            log.warning("could not remove container %s: %s", self.container_id[:12], exc)
+
+    def log_tail(self) -> str:
+        """The last ``LOG_TAIL_BYTES`` of the container's output (read when it exited)."""
+        return self._tail
+
+
+class DockerSandbox:
+    """Runs each bot in a fresh hardened container (see the module docstring)."""
+
+    name = "docker"
+
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        *,
+        client: Any = None,
+        run_janitor: bool = True,
+    ) -> None:
+        self.limits = limits or Limits()
+        self._client = client
+        self._run_janitor = run_janitor
+        self._built: dict[str, str] = {}
+        self._build_lock = threading.Lock()
+
+    @property
+    def client(self) -> Any:
+        """The Docker SDK client (created on first use)."""
+        if self._client is None:
+            self._client = _client()
+        return self._client
+
+    async def start(self, bot: BotSpec, socket_dir: Path, match_id: str, seat: int) -> DockerBot:
+        """Start ``bot`` in a container that can reach only ``socket_dir``."""
+        if self._run_janitor:
+            await asyncio.to_thread(_run_janitor_once, self.client)
+        image, command, mounts = await self._image_for(bot)
+        mounts[str(socket_dir.resolve())] = {"bind": MOUNT_POINT, "mode": "ro"}
+        options = self.run_options(match_id, seat)
+        try:
+            container = await asyncio.to_thread(
+                self.client.containers.run, image, command, volumes=mounts, **options
+            )
+        except Exception as exc:  # noqa: BLE001 — ImageNotFound, APIError, connection errors
+            raise SandboxError(f"cannot start a container for {bot.name}: {exc}") from exc
+        return DockerBot(container, asyncio.get_running_loop())
+
+    def run_options(self, match_id: str, seat: int) -> dict[str, Any]:
+        """The keyword arguments of ``containers.run``: every hardening flag and label."""
+        lim = self.limits
+        fsize = lim.file_size_mb * 1024 * 1024
+        return {
+            "detach": True,
+            "environment": {SOCKET_ENV: f"unix://{MOUNT_POINT}/{SOCKET_NAME}", "HOME": "/tmp"},
+            "network_mode": "none",
+            "read_only": True,
+            "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={lim.tmpfs_mb}m"},
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges"],
+            "pids_limit": lim.pids,
+            "mem_limit": f"{lim.memory_mb}m",
+            "memswap_limit": f"{lim.memory_mb}m",
+            "nano_cpus": int(lim.cpus * 1e9),
+            "user": BOT_USER,
+            "init": True,
+            "ipc_mode": "none",
+            "hostname": "bot",
+            "ulimits": _ulimits(lim.open_files, fsize),
+            "log_config": {"type": "json-file", "config": {"max-size": "1m", "max-file": "1"}},
+            "labels": {
+                LABEL_MANAGED: "1",
+                LABEL_MATCH: match_id,
+                LABEL_SEAT: str(seat),
+                LABEL_OWNER: _owner(),
+            },
+        }
+
+    async def _image_for(self, bot: BotSpec) -> tuple[str, list[str] | None, dict[str, Any]]:
+        """(image id, command or None for the image's CMD, extra mounts).
+
+        A submitted bot runs its image (its own CMD unless the spec has a command); a directory
+        with a Dockerfile is built on the local base image (once per sandbox); a directory
+        without one runs on the base image, mounted read-only at /bot.
+        """
+        if bot.image:
+            return bot.image, list(bot.command) or None, {}
+        if not bot.directory:
+            raise SandboxError(f"bot {bot.name} has neither an image nor a directory")
+        directory = Path(bot.directory)
+        if (directory / "Dockerfile").is_file():
+            return await self._build(directory), None, {}
+        base = await asyncio.to_thread(self._base_id)
+        mount = {str(directory.resolve()): {"bind": "/bot", "mode": "ro"}}
+        return base, ["sh", "-c", 'cd /bot && exec "$@"', "bot", *bot.command], mount
+
+    def _base_id(self) -> str:
+        from arena.images import find_base_image
+
+        found = find_base_image(client=self.client)
+        if found is None:
+            raise SandboxError("no local base image: run `arena images build-base` first")
+        return found.image_id
+
+    async def _build(self, directory: Path) -> str:
+        try:
+            return await asyncio.to_thread(self._build_sync, directory)
+        except ConfigError as exc:
+            raise BotFault("no_start", f"the bot image does not build: {exc}") from exc
+
+    def _build_sync(self, directory: Path) -> str:
+        from arena.images import build_bot_image
+
+        key = str(directory.resolve())
+        with self._build_lock:
+            if key not in self._built:
+                built = build_bot_image(directory, base=self._base_id(), client=self.client)
+                self._built[key] = built.image_id
+            return self._built[key]
+
+
+def _ulimits(open_files: int, file_size: int) -> list[Any]:
+    from docker.types import Ulimit
+
+    return [
+        Ulimit(name="nofile", soft=open_files, hard=open_files),
+        Ulimit(name="core", soft=0, hard=0),
+        Ulimit(name="fsize", soft=file_size, hard=file_size),
+    ]

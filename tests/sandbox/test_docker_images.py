@@ -1,0 +1,97 @@
+"""The offline base image (deterministic, reused) and bot images built on it (real engine)."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import docker.errors
+import pytest
+
+from arena.images import (
+    INPUTS_LABEL,
+    BaseImage,
+    build_base_image,
+    build_bot_image,
+    debian_mirror,
+    inputs_key,
+    pin_image,
+    prepare_wheels,
+)
+
+pytestmark = pytest.mark.docker
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_base_image_is_deterministic_and_reused(
+    base_image: BaseImage, docker_client: Any, tmp_path: Path
+) -> None:
+    wheels = prepare_wheels(tmp_path / "wheels")  # fixed inputs, whatever the tree does meanwhile
+    key = inputs_key(debian_mirror(), sorted(wheels.glob("*.whl")))
+    labels = docker_client.images.get(base_image.image_id).labels or {}
+    tag = "arena/base-test:determinism"
+    built: list[str] = []
+    try:
+        if labels.get(INPUTS_LABEL) == key:  # the session's base has these inputs: one rebuild
+            reference = base_image.digest
+        else:  # the source tree changed since: build twice
+            first = build_base_image(tag=tag, force=True, client=docker_client, wheels_dir=wheels)
+            built.append(first.image_id)
+            reference = first.digest
+        again = build_base_image(tag=tag, force=True, client=docker_client, wheels_dir=wheels)
+        built.append(again.image_id)
+        assert again.digest == reference and not again.reused, labels.get(INPUTS_LABEL) == key
+        reused = build_base_image(tag=tag, client=docker_client, wheels_dir=wheels)
+        assert reused.reused and reused.digest == reference
+        assert docker_client.images.get(tag).id == reused.image_id
+    finally:
+        with contextlib.suppress(docker.errors.ImageNotFound):
+            docker_client.images.remove(tag)  # untag only: the image may be the real base too
+        keep = docker_client.images.get(base_image.tag).id
+        for image_id in set(built) - {keep}:
+            with contextlib.suppress(docker.errors.ImageNotFound):
+                docker_client.images.remove(image_id, force=True)
+
+
+def test_base_image_runs_the_bot_runtime(base_image: BaseImage, docker_client: Any) -> None:
+    out = docker_client.containers.run(
+        base_image.image_id,
+        ["python3", "-c", "import grpc, arena.v1.bot_pb2, arena.sdk; print(grpc.__version__)"],
+        network_mode="none",
+        read_only=True,
+        user="65534:65534",
+        remove=True,
+    )
+    import grpc
+
+    assert out.decode().strip() == grpc.__version__
+
+
+def test_bot_image_builds_on_the_local_base(base_image: BaseImage, docker_client: Any) -> None:
+    built = build_bot_image(ROOT / "sample_bots" / "lost-cities" / "random", client=docker_client)
+    image = docker_client.images.get(built.image_id)
+    assert image.attrs["Config"]["User"] == "65534:65534"
+    assert image.attrs["RootFS"]["Layers"][0] == base_image.digest
+    assert pin_image(built.image_id, client=docker_client) == built
+
+
+def test_mirror_comes_from_apt_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_DEBIAN_MIRROR", raising=False)
+    (tmp_path / "sources.list").write_text(
+        "# comment\ndeb [arch=amd64] http://one.invalid/ubuntu jammy main\n", encoding="utf-8"
+    )
+    parts = tmp_path / "sources.list.d"
+    parts.mkdir()
+    (parts / "debian.sources").write_text(
+        "Types: deb-src\nURIs: http://src.invalid/debian\nSuites: bookworm\n\n"
+        "Types: deb\n# a comment\nURIs: http://two.invalid/debian\nSuites: bookworm "
+        "bookworm-updates\nComponents: main\n",
+        encoding="utf-8",
+    )
+    (parts / "other.list.disabled").write_text("deb http://three.invalid/d bookworm main\n")
+    sources = (tmp_path / "sources.list", parts)
+    assert debian_mirror("bookworm", sources) == "http://two.invalid/debian"
+    assert debian_mirror("jammy", sources) == "http://one.invalid/ubuntu"
+    monkeypatch.setenv("ARENA_DEBIAN_MIRROR", "http://four.invalid/debian")
+    assert debian_mirror("bookworm", sources) == "http://four.invalid/debian"

@@ -1,0 +1,56 @@
+"""`arena submit` / `arena bots list` with the real engine, and the registry behind them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from arena import registry
+from arena.images import BaseImage
+from arena.model import BotSpec
+
+pytestmark = pytest.mark.docker
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
+    base_image: BaseImage, docker_client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.cli.main import app
+
+    monkeypatch.setenv(registry.HOME_ENV, str(tmp_path))
+    runner = CliRunner()
+    ok = runner.invoke(
+        app, ["submit", str(ROOT / "sample_bots/lost-cities/random"), "--name", "rnd"]
+    )
+    assert ok.exit_code == 0, ok.output
+    spec = registry.lookup("rnd")
+    assert spec is not None and spec.image and spec.image.startswith("sha256:")
+    assert spec.digest.startswith("sha256:") and spec.game == "lost-cities"
+    assert docker_client.images.get(spec.image).id == spec.image
+
+    bad = runner.invoke(app, ["submit", str(ROOT / "sample_bots/hostile/illegal")])
+    assert bad.exit_code == 2
+    assert "refused" in bad.output and "illegal_action" in bad.output
+    assert registry.lookup("illegal") is None
+
+    listing = runner.invoke(app, ["bots", "list", "--format", "json"])
+    assert listing.exit_code == 0 and '"name": "rnd"' in listing.output
+
+
+def test_registry_keeps_versions(tmp_path: Path) -> None:
+    registry.register("b", "1", "lost-cities", "sha256:aa", "sha256:d1", home=tmp_path)
+    registry.register("b", "2", "lost-cities", "sha256:bb", "sha256:d2", home=tmp_path)
+    assert registry.lookup("b", "1", home=tmp_path) == BotSpec(
+        "b", "lost-cities", image="sha256:aa", version="1", digest="sha256:d1"
+    )
+    latest = registry.lookup("b", home=tmp_path)
+    assert latest is not None and latest.version == "2"
+    assert registry.lookup("c", home=tmp_path) is None
+    assert [(b.name, b.version) for b in registry.list_bots(home=tmp_path)] == [
+        ("b", "2"),
+        ("b", "1"),
+    ]
