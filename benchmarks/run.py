@@ -8,6 +8,10 @@ Figures (targets in parentheses, see README):
   haggis_rounds_per_s            Haggis uniform-random rounds per second
   haggis_legal_actions_worst_ms  legal_actions for a 17-card hand with three wild cards (leading)
   portas_games_per_s             PORTAS uniform-random games per second
+  ratings_fit_100_bots_100k_matches_s   Bradley-Terry fit with intervals (<= 2 s)
+  ladder_matches_per_min_*       real ladder throughput, process/docker, concurrency 1 and 2
+  container_*                    Docker sandbox: start -> first decision, decision round trip,
+                                 a 3-round match between random container bots (<= 1.2 s)
 Sections that need something absent (e.g. a Docker engine) report null with a reason.
 """
 
@@ -113,6 +117,42 @@ def haggis_worst_legal_ms() -> dict[str, Any]:
             "haggis_legal_actions_worst_text_bytes": sum(len(t) for t in texts)}
 
 
+def container_figures(matches: int, log_dir: Path) -> dict[str, Any]:
+    """Container start -> first decision, per-decision round trip, and a whole 3-round match
+    between two random bots, all in the hardened Docker sandbox."""
+    from arena.sandbox.docker import docker_available
+
+    if not docker_available():
+        return {"container_error": "no Docker engine answers (run .ci/docker-setup.sh)"}
+    _match(LC_RANDOM, LC_RANDOM, 0, log_dir, sandbox="docker")  # builds/reuses the images
+    firsts: list[float] = []
+    walls: list[float] = []
+    times: list[float] = []
+    for seed in range(matches):
+        marks: list[float] = []
+        started = time.perf_counter()
+        spec = MatchSpec("lost-cities", seed, (load_bot_dir(LC_RANDOM), load_bot_dir(LC_RANDOM)),
+                         {}, TimeControl(1000, 0, 10_000))
+
+        def on_event(event: dict[str, Any], marks: list[float] = marks) -> None:
+            if event["type"] == "decision" and not marks:
+                marks.append(time.perf_counter())
+
+        result = asyncio.run(play_match(spec, sandbox="docker", log_dir=log_dir,
+                                        on_event=on_event))
+        walls.append(time.perf_counter() - started)
+        firsts.append((marks[0] - started) * 1000)
+        times += [e["ms"] * 1000 for e in read_events(Path(result.log))
+                  if e["type"] == "decision"]
+    return {
+        "container_start_to_first_decision_ms_median": round(statistics.median(firsts), 1),
+        "container_decision_overhead_us_median": round(statistics.median(times), 1),
+        "container_decision_overhead_us_p99": round(_percentile(times, 0.99), 1),
+        "container_match_wall_s_median": round(statistics.median(walls), 3),
+        "container_matches": matches,
+    }
+
+
 def ratings_fit(bots: int = 100, matches: int = 100_000) -> dict[str, Any]:
     """The Bradley-Terry fit (with intervals) over 100 bots and 100,000 paired matches."""
     from arena.ladder.rating import GameRecord, fit
@@ -186,6 +226,11 @@ def main() -> None:
         for concurrency in (1, 2):
             section(f"ladder_process_c{concurrency}", lambda c=concurrency: ladder_throughput(
                 ladder_matches, c, "process", log_dir), figures)
+        section("container", lambda: container_figures(3 if args.quick else 9, log_dir), figures)
+        if "container_error" not in figures:
+            for concurrency in (1, 2):
+                section(f"ladder_docker_c{concurrency}", lambda c=concurrency: ladder_throughput(
+                    ladder_matches, c, "docker", log_dir), figures)
     print(json.dumps(figures, indent=2))
 
 

@@ -47,7 +47,8 @@ RUN_HELP = (
     "Every encounter is a duplicate pair: the same deal twice with the seats swapped."
 )
 STANDINGS_HELP = (
-    "The official standings: Bradley-Terry ratings (precision-weighted field mean 1500) with 95% intervals.\n\n"
+    "The official standings: Bradley-Terry ratings (precision-weighted field mean 1500) "
+    "with 95% intervals.\n\n"
     "Columns: rank, bot, rating, 95% interval, rated matches, wins/draws/losses, score rate and "
     "game points per match. Void matches are never rated. Also shows what the duplicate deals "
     "bought: the measured variance of paired vs unpaired results, and pentanomial counts."
@@ -118,7 +119,7 @@ def standings(
     output: Annotated[OutputFormat, typer.Option(
         "--format", help="human: a table; json: one JSON object.")] = OutputFormat.human,
 ) -> None:
-    """The official standings: Bradley–Terry ratings (precision-weighted field mean 1500) with 95% intervals.
+    """The official standings: Bradley–Terry ratings with 95% intervals.
 
     Columns: rank, bot, rating, 95% interval, rated matches, wins/draws/losses, score rate,
     game points per match, and the live (incremental) Elo for comparison. Void matches are never
@@ -273,8 +274,8 @@ def render_standings(s: Standings, *, live: bool = False) -> Table:
         if live:
             cells.append("" if r.live_elo is None else f"{r.live_elo:.0f}")
         table.add_row(*cells)
-    table.caption = ("rating: Bradley-Terry fit, weighted mean 1500; 95% CI: the larger of the Fisher "
-                     "and encounter-clustered estimates")
+    table.caption = ("rating: Bradley-Terry fit, precision-weighted mean 1500; 95% CI: the "
+                     "larger of the Fisher and encounter-clustered estimates")
     if live:
         table.caption = "rating: Bradley-Terry fit so far; live Elo: incremental"
     return table
