@@ -511,10 +511,11 @@ def bomb_combos(hand: int, above: int = 0) -> list[Combo]:
     for level, mask in _WILD_BOMBS.items():
         if level > above and hand & mask == mask:
             out.append(Combo(BOMB, level, level, mask.bit_count(), mask))
-    for suit in range(4):
-        mask = mask_of(number_card(r, suit) for r in _ODD_RANKS)
-        if hand & mask == mask:
-            out.append(Combo(BOMB, SUITED, SUITED, 4, mask))
+    if above < SUITED:
+        for suit in range(4):
+            mask = mask_of(number_card(r, suit) for r in _ODD_RANKS)
+            if hand & mask == mask:
+                out.append(Combo(BOMB, SUITED, SUITED, 4, mask))
     return out
 
 

@@ -74,6 +74,20 @@ def test_random_playouts_keep_the_contract(game_id: str) -> None:
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
+def test_every_offered_action_is_accepted_over_many_matches(game_id: str) -> None:
+    """Cheap and wide: 40 random matches where each chosen action must pass ``is_legal`` (the
+    full per-state checks above run on fewer matches)."""
+    game = get_game(game_id)
+    for seed in range(100, 140):
+        rng = random.Random(seed)
+        state = game.new_match(seed)
+        while game.to_move(state) is not None:
+            action = rng.choice(game.legal_actions(state))
+            assert game.is_legal(state, action), (seed, game.format_action(action))
+            state = game.apply(state, action)
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
 def test_rounds_finish_one_at_a_time(game_id: str) -> None:
     game = get_game(game_id)
     states = playout(game, 7, 8, check=False)

@@ -255,6 +255,15 @@ def test_only_higher_bombs_beat_a_bomb() -> None:
     assert not legal_on(on_jk, "run 2-4x1: 2R 3R 4R")
 
 
+def test_a_suited_bomb_cannot_follow_a_suited_bomb() -> None:
+    """Regression: the enumeration offered the second suited bomb on the first (apply refused)."""
+    on_suited = "bomb suited: 3G 5G 7G 9G"
+    assert not legal_on(on_suited, "bomb suited: 3R 5R 7R 9R")
+    top = GAME.parse_action(on_suited).combo
+    hand = cards("3R 5R 7R 9R J Q K")
+    assert h.follow_combos(hand, top) == ()
+
+
 def test_runs_follow_same_width_and_length() -> None:
     assert legal_on("run 2-4x1: 2R 3R 4R", "run 3-5x1: 3G 4G 5G")
     assert not legal_on("run 2-4x1: 2R 3R 4R", "run 3-6x1: 3G 4G 5G 6G")
