@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.cli.common import OutputFormat, console, handle_errors, print_json
+from arena.cli.common import OutputFormat, console, err_console, handle_errors, print_json
 from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult, MatchSpec, Termination
 
@@ -160,3 +160,22 @@ def build_base(
 ) -> None:
     """Build the Python bot base image locally (debootstrap, no registry; needs root)."""
     _build_base(force)
+
+
+@images_app.command("wheels")
+@handle_errors
+def wheels(
+    dest: Annotated[Path, typer.Argument(help="Where to put the wheels, e.g. mybot/wheels.")],
+) -> None:
+    """Put the bot runtime's wheels (arena, grpcio, protobuf for CPython 3.11) into DEST.
+
+    For bot images built FROM a public Python image (the sample Dockerfiles' default): copy
+    them into the bot directory as `wheels/` and the Dockerfile installs them offline. Images
+    built on `arena images build-base` already have the runtime and skip that step.
+    """
+    from arena.images import prepare_wheels
+
+    with err_console.status("building the arena wheel and fetching grpcio/protobuf…"):
+        out = prepare_wheels(dest)
+    for wheel in sorted(out.glob("*.whl")):
+        console.print(str(wheel), highlight=False)

@@ -40,3 +40,24 @@ def test_small_real_ladder(tmp_path: Path) -> None:
     assert standings.rows[0].wins >= 5
     again = run_ladder_blocking(cfg)
     assert again.played == 0 and again.skipped == 6
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ladder", ["haggis", "portas", "demo"])
+def test_shipped_ladders_run_one_cycle(ladder: str, tmp_path: Path) -> None:
+    """Every ladder file in ladder/ plays (one cycle, with its own bots and options) and its
+    matches verify under `arena replay`."""
+    from arena.referee.replay import replay_log
+
+    shipped = Path(__file__).resolve().parents[2] / "ladder" / f"{ladder}.toml"
+    text = shipped.read_text().replace('"../sample_bots/', f'"{shipped.parent.parent}/sample_bots/')
+    copy = tmp_path / f"{ladder}.toml"
+    copy.write_text(text)
+    cfg = load_ladder(copy)
+    summary = run_ladder_blocking(cfg, cycles=1)
+    entrants = len(cfg.entrants)
+    assert summary.played == entrants * (entrants - 1) and summary.remaining == 0
+    for match in load_matches(cfg):
+        assert match.termination == "normal", match.detail
+        assert replay_log(Path(match.log_path or "")).finished
+    assert len(load_standings(cfg).rows) == entrants
