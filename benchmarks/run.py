@@ -75,13 +75,21 @@ def _match(bot_a: Path, bot_b: Path, seed: int, log_dir: Path, sandbox: str = "p
 def decision_overhead(matches: int, log_dir: Path) -> dict[str, float]:
     """Per-decision round trips measured by the referee, from the match logs."""
     times: list[float] = []
+    steady: list[float] = []  # without each bot's first decision (its cold start)
     for seed in range(matches):
         result, _ = _match(FIRST_BOT, FIRST_BOT, seed, log_dir)
-        times += [e["ms"] * 1000 for e in read_events(Path(result.log))
-                  if e["type"] == "decision"]
+        seen: set[int] = set()
+        for event in read_events(Path(result.log)):
+            if event["type"] != "decision":
+                continue
+            times.append(event["ms"] * 1000)
+            if event["seat"] in seen:
+                steady.append(event["ms"] * 1000)
+            seen.add(event["seat"])
     return {
         "decision_overhead_us_median": round(statistics.median(times), 1),
         "decision_overhead_us_p99": round(_percentile(times, 0.99), 1),
+        "decision_overhead_us_p99_after_first": round(_percentile(steady, 0.99), 1),
         "decision_overhead_samples": len(times),
     }
 

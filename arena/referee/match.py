@@ -30,7 +30,7 @@ from arena.referee.seat import MAX_BOT_MESSAGE_BYTES, SeatEndpoint, StreamClosed
 from arena.sandbox import get_sandbox
 from arena.sandbox.api import ExitInfo, RunningBot, Sandbox
 from arena.v1 import bot_pb2
-from arena.wire import decode_action, encode_observation
+from arena.wire import codec_for, decode_action, encode_observation
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +80,9 @@ class _Match:
         self.game = get_game(spec.game)
         self.state = self.game.new_match(spec.seed, spec.options)  # OptionsError → caller
         self.options = self.game.options_of(self.state)
+        # Warm the codec and the encoding path now, not inside the first decision's clock.
+        codec_for(spec.game)
+        encode_observation(spec.game, self.game.observation(self.state, 0)).SerializeToString()
         self.match_id = spec.match_id or new_match_id(spec.game)
         self.sandbox = sandbox
         self.log_path = log_dir / f"{self.match_id}.jsonl"

@@ -2,7 +2,8 @@
 
 A sandbox starts the bot so that it can reach exactly one Unix socket: the one of its seat, in
 ``socket_dir`` (the referee creates the directory and the socket). The bot learns the gRPC target
-from the environment variable ``ARENA_SOCKET`` (``unix:///path/to/bot.sock``).
+from the environment variable ``ARENA_SOCKET`` (``unix:///path/to/bot.sock``) and the game id
+from ``ARENA_GAME``; nothing else (no secrets, no seed) is passed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ SOCKET_NAME = "bot.sock"
 """The socket file inside a seat's socket directory."""
 SOCKET_ENV = "ARENA_SOCKET"
 """The environment variable that carries the gRPC target to the bot."""
+GAME_ENV = "ARENA_GAME"
+"""The environment variable naming the game (so a bot can load it before the match starts)."""
 LOG_TAIL_BYTES = 64 * 1024
 """How much of a bot's stdout/stderr is kept with the match."""
 

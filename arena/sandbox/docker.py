@@ -24,7 +24,7 @@ from typing import Any
 
 from arena.errors import BotFault, ConfigError, SandboxError
 from arena.model import BotSpec
-from arena.sandbox.api import LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
+from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
 
 log = logging.getLogger(__name__)
 
@@ -253,6 +253,7 @@ class DockerSandbox:
         image, command, mounts = await self._image_for(bot)
         mounts[str(socket_dir.resolve())] = {"bind": MOUNT_POINT, "mode": "ro"}
         options = self.run_options(match_id, seat)
+        options["environment"][GAME_ENV] = bot.game
         try:
             container = await asyncio.to_thread(
                 self.client.containers.run, image, command, volumes=mounts, **options

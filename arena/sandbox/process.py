@@ -17,7 +17,7 @@ from pathlib import Path
 import arena
 from arena.errors import BotFault, SandboxError
 from arena.model import BotSpec
-from arena.sandbox.api import LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
+from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
 
 _PYTHON_NAMES = ("python", "python3", "python3.11")
 
@@ -52,7 +52,7 @@ def bot_command(bot: BotSpec) -> list[str]:
     return command
 
 
-def bot_environment(socket_dir: Path) -> dict[str, str]:
+def bot_environment(socket_dir: Path, game: str) -> dict[str, str]:
     """A minimal environment: the socket target, PATH, and the arena package importable."""
     package_root = str(Path(arena.__file__).resolve().parent.parent)
     return {
@@ -63,6 +63,7 @@ def bot_environment(socket_dir: Path) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONPATH": package_root,
         SOCKET_ENV: f"unix://{socket_dir / SOCKET_NAME}",
+        GAME_ENV: game,
     }
 
 
@@ -130,7 +131,7 @@ class ProcessSandbox:
                 *limit_prefix(self.limits),
                 *bot_command(bot),
                 cwd=bot.directory,
-                env=bot_environment(socket_dir),
+                env=bot_environment(socket_dir, bot.game),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,

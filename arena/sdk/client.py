@@ -15,7 +15,7 @@ from arena.games import get_game
 from arena.games.api import validate_options
 from arena.sdk.decision import Decision, MatchInfo
 from arena.v1 import bot_pb2, bot_pb2_grpc
-from arena.wire import decode_observation, encode_action
+from arena.wire import codec_for, decode_observation, encode_action
 
 MAX_RECEIVE_BYTES = 16 * 1024 * 1024
 """Largest message the SDK accepts from the referee (the referee never sends more)."""
@@ -92,11 +92,28 @@ class _Session:
             )
 
 
+def _warm_up(game_id: str | None) -> None:
+    """Import the game and its codec before connecting, so that the first decision (whose
+    clock is already running) does not pay for it."""
+    if not game_id:
+        return
+    try:
+        get_game(game_id)
+        codec = codec_for(game_id)
+        empty = bot_pb2.Observation()
+        getattr(empty, codec.field).SetInParent()
+        bot_pb2.Observation.FromString(empty.SerializeToString())
+        codec.observation_from_proto(getattr(empty, codec.field))
+    except Exception:  # noqa: BLE001 — warming up is best effort; MatchStart reports problems
+        return
+
+
 def run(policy: Any, *, name: str, version: str = "", target: str | None = None) -> None:
     """Play one match on the socket in ``$ARENA_SOCKET`` (or ``target``) and return at its end."""
     target = target or os.environ.get("ARENA_SOCKET")
     if not target:
         sys.exit("ARENA_SOCKET is not set: run this bot through the arena (`arena match ...`)")
+    _warm_up(os.environ.get("ARENA_GAME"))
     session = _Session(policy, name, version)
     options = [("grpc.max_receive_message_length", MAX_RECEIVE_BYTES)]
     with grpc.insecure_channel(target, options=options) as channel:
