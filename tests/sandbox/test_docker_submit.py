@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,28 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
 
     listing = runner.invoke(app, ["bots", "list", "--format", "json"])
     assert listing.exit_code == 0 and '"name": "rnd"' in listing.output
+
+    # The submitted bot is usable by name: in `arena match` ...
+    greedy = str(ROOT / "sample_bots/lost-cities/greedy")
+    played = runner.invoke(app, ["match", "rnd", greedy, "--sandbox", "docker", "-o", "rounds=1",
+                                 "--format", "json", "--log-dir", str(tmp_path / "logs")])
+    assert played.exit_code == 0, played.output
+    result = json.loads(played.stdout)
+    assert result["termination"] == "normal" and result["bots"] == ["rnd", "greedy"]
+    # ... and in a ladder.
+    ladder = tmp_path / "sub.toml"
+    ladder.write_text(f'name = "sub"\ngame = "lost-cities"\nentrants = ["rnd", "{greedy}"]\n'
+                      'sandbox = "docker"\n[options]\nrounds = 1\n[schedule]\ncycles = 1\n')
+    ran = runner.invoke(app, ["run-ladder", str(ladder)])
+    assert ran.exit_code == 0, ran.output
+    standings = runner.invoke(app, ["ladder", "standings", str(ladder), "--format", "json"])
+    assert sorted(r["bot"] for r in json.loads(standings.stdout)["standings"]) == ["greedy", "rnd"]
+
+
+def test_auto_sandbox_picks_docker_when_an_engine_answers(docker_client: Any) -> None:
+    from arena.sandbox import get_sandbox
+
+    assert get_sandbox("auto").name == "docker"
 
 
 def test_registry_keeps_versions(tmp_path: Path) -> None:
