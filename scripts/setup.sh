@@ -11,6 +11,11 @@ command -v python3 >/dev/null || need_apt+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 command -v git >/dev/null || need_apt+=(git)
 command -v pgrep >/dev/null || need_apt+=(procps)
+command -v prlimit >/dev/null || need_apt+=(util-linux)
+if [ -n "$extras" ]; then  # the JavaScript example bot's test needs Node.js and npm
+  command -v node >/dev/null || need_apt+=(nodejs)
+  command -v npm >/dev/null || need_apt+=(npm)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
