@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The test job on a fresh machine: install with the test extras, start a Docker engine (installing
-# docker.io and debootstrap when missing), then lint, type-check and run the whole test suite.
+# docker.io and debootstrap when missing) and a local PostgreSQL (for the ladder store), then
+# lint, type-check and run the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 bash .ci/docker-setup.sh
+if [ -z "${ARENA_TEST_POSTGRES_URL:-}" ]; then  # a local PostgreSQL for the ladder store tests
+  ARENA_TEST_POSTGRES_URL="$(bash .ci/postgres-setup.sh)"
+  export ARENA_TEST_POSTGRES_URL
+fi
 .venv/bin/ruff check arena tests benchmarks
 .venv/bin/mypy arena
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

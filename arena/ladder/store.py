@@ -1,6 +1,6 @@
-"""The ladder's persistent record: SQLAlchemy Core over SQLite (default) or any SQLAlchemy URL.
+"""The ladder's persistent record: SQLAlchemy Core over SQLite (default) or PostgreSQL.
 
-Append-only tables (SQLite triggers refuse UPDATE and DELETE):
+Append-only tables (triggers refuse UPDATE and DELETE; on PostgreSQL TRUNCATE as well):
 
 * ``bots`` — one row per (name, version, identity): the image digest or the directory hash.
 * ``matches`` — one row per played match; ``match_id`` is UNIQUE and recording an id that is
@@ -11,6 +11,15 @@ SQLite runs in WAL mode with ``foreign_keys=ON``, ``synchronous=NORMAL`` (a comm
 survives ``kill -9`` of the writer; only a power cut can lose the last commits) and every write
 transaction starts with ``BEGIN IMMEDIATE`` (one writer at a time, no lock upgrades). Each match
 is one transaction: the match row, any new bot rows and the two rating rows commit together.
+
+PostgreSQL (``postgresql+psycopg://...``, tables in the first schema of the ``search_path``) gets
+the same guarantees: the append-only triggers are created with the schema, and every write
+transaction (READ COMMITTED) first takes a transaction-scoped advisory lock, so writers to the
+database queue one at a time exactly as under ``BEGIN IMMEDIATE`` while readers never wait.
+The match row goes in with ``ON CONFLICT (match_id) DO NOTHING``, so a match id is applied once
+even against a writer that bypassed the lock. Other SQLAlchemy dialects get the portable subset
+(no append-only enforcement, no writer lock; a duplicate id is caught by its UNIQUE constraint,
+as on SQLite, where ``BEGIN IMMEDIATE`` already makes the check before the insert authoritative).
 """
 
 from __future__ import annotations
@@ -40,8 +49,12 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    func,
+    make_url,
     select,
+    text,
 )
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from arena.errors import ArenaError
@@ -51,6 +64,10 @@ from arena.model import BotSpec, MatchResult, Termination
 
 class StoreError(ArenaError):
     """The ladder database cannot be opened or written."""
+
+
+class _AlreadyRecorded(Exception):
+    """Internal: the match id turned up while inserting (rolls the attempt back)."""
 
 
 metadata = MetaData()
@@ -118,6 +135,22 @@ _APPEND_ONLY_TRIGGERS = [
     for op in ("UPDATE", "DELETE")
 ]
 
+_PG_APPEND_ONLY_FUNCTION = """
+CREATE OR REPLACE FUNCTION arena_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION USING ERRCODE = 'restrict_violation',
+        MESSAGE = TG_TABLE_NAME || ' is append-only';
+END $$
+"""
+_PG_APPEND_ONLY_TRIGGERS = {
+    f"{table}_append_only_{kind}": f"CREATE TRIGGER {table}_append_only_{kind} BEFORE {ops} "
+    f"ON {table} FOR EACH {each} EXECUTE FUNCTION arena_append_only()"
+    for table in ("bots", "matches", "ratings")
+    for kind, ops, each in (("rows", "UPDATE OR DELETE", "ROW"), ("truncate", "TRUNCATE",
+                                                                   "STATEMENT"))
+}
+_PG_WRITER_LOCK = 0x6172656E61  # "arena": the advisory lock key every writer takes
+
 
 @dataclass(frozen=True)
 class StoredMatch:
@@ -175,6 +208,20 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
 
 
+def _create_postgres_triggers(conn: Connection) -> None:
+    """Create whichever append-only triggers the tables lack (none: no DDL at all, so a role
+    without DDL rights can still open an existing store)."""
+    existing = set(conn.execute(text(
+        "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
+        " AND tgrelid IN ('bots'::regclass, 'matches'::regclass, 'ratings'::regclass)"
+    )).scalars())
+    missing = [ddl for name, ddl in _PG_APPEND_ONLY_TRIGGERS.items() if name not in existing]
+    if missing:
+        conn.exec_driver_sql(_PG_APPEND_ONLY_FUNCTION)
+        for ddl in missing:
+            conn.exec_driver_sql(ddl)
+
+
 class LadderStore:
     """The ladder database. One writer per database (the runner); readers may be many."""
 
@@ -184,8 +231,11 @@ class LadderStore:
         try:
             if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
                 Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-            self.engine = create_engine(url)
+            # a pooled PostgreSQL connection may outlive a server restart: ping it first
+            backend = make_url(url).get_backend_name()
+            self.engine = create_engine(url, pool_pre_ping=backend == "postgresql")
             self.is_sqlite = self.engine.dialect.name == "sqlite"
+            self.is_postgresql = self.engine.dialect.name == "postgresql"
             if self.is_sqlite:
                 _configure_sqlite(self.engine)
             with self._write() as conn:
@@ -193,8 +243,10 @@ class LadderStore:
                 if self.is_sqlite:
                     for ddl in _APPEND_ONLY_TRIGGERS:
                         conn.exec_driver_sql(ddl)
+                elif self.is_postgresql:
+                    _create_postgres_triggers(conn)
         except (SQLAlchemyError, OSError) as exc:
-            raise StoreError(f"cannot open the ladder database {url}: {exc}") from exc
+            raise StoreError(f"cannot open the ladder database {_shown(url)}: {exc}") from exc
 
     def close(self) -> None:
         """Release the connections."""
@@ -208,7 +260,11 @@ class LadderStore:
 
     @contextmanager
     def _write(self) -> Iterator[Connection]:
+        """A write transaction; one at a time per database (SQLite: ``BEGIN IMMEDIATE``;
+        PostgreSQL: the writer advisory lock, held until commit or rollback)."""
         with self.engine.begin() as conn:
+            if self.is_postgresql:
+                conn.execute(select(func.pg_advisory_xact_lock(_PG_WRITER_LOCK)))
             yield conn
 
     @contextmanager
@@ -236,13 +292,11 @@ class LadderStore:
         also appends both bots' live Elo. Raises ``StoreError``."""
         try:
             with self._write() as conn:
-                if conn.execute(
-                    select(matches_t.c.id).where(matches_t.c.match_id == result.match_id)
-                ).first() is not None:
+                if self._has_match(conn, result.match_id):
                     return Recorded(False, self._elo_of(conn, ladder, result.bots, elo_start))
                 ids = [self._bot_id(conn, name, spec) for name, spec in
                        zip(result.bots, specs, strict=True)]
-                row = conn.execute(matches_t.insert().values(
+                match_row = self._insert_match(conn, dict(
                     match_id=result.match_id, ladder=ladder, encounter_id=encounter_id,
                     cycle=cycle, leg=leg, game=result.game, game_version=result.game_version,
                     seed=str(result.seed), options=dict(result.options),
@@ -254,17 +308,37 @@ class LadderStore:
                     duration_s=result.duration_s, decisions=result.decisions,
                     started_at=started_at, finished_at=time.time(),
                 ))
-                match_row = _primary_key(row)
+                if match_row is None:
+                    raise _AlreadyRecorded  # roll back the bot rows of this attempt
                 elo = self._elo_of(conn, ladder, result.bots, elo_start)
                 if not result.void:
                     self._append_elo(conn, ladder, match_row, result, ids, elo, elo_k)
                 return Recorded(True, elo)
-        except IntegrityError:
-            # another writer recorded the same id between our check and insert
+        except (_AlreadyRecorded, IntegrityError) as exc:
+            # another writer recorded the same id between our check and our insert
             with self._read() as conn:
+                if not self._has_match(conn, result.match_id):
+                    raise StoreError(f"cannot record match {result.match_id}: {exc}") from exc
                 return Recorded(False, self._elo_of(conn, ladder, result.bots, elo_start))
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot record match {result.match_id}: {exc}") from exc
+
+    @staticmethod
+    def _has_match(conn: Connection, match_id: str) -> bool:
+        found = conn.execute(select(matches_t.c.id).where(matches_t.c.match_id == match_id))
+        return found.first() is not None
+
+    def _insert_match(self, conn: Connection, values: dict[str, Any]) -> int | None:
+        """Insert the match row; None when its id is already there (PostgreSQL: ``ON CONFLICT
+        DO NOTHING``; elsewhere a duplicate raises ``IntegrityError``)."""
+        if not self.is_postgresql:
+            return _primary_key(conn.execute(matches_t.insert().values(**values)))
+        row = conn.execute(
+            postgresql.insert(matches_t).values(**values)
+            .on_conflict_do_nothing(index_elements=[matches_t.c.match_id])
+            .returning(matches_t.c.id)
+        ).first()
+        return None if row is None else int(row[0])
 
     def _append_elo(self, conn: Connection, ladder: str, match_row: int, result: MatchResult,
                     ids: Sequence[int], elo: dict[str, float], k: float) -> None:
@@ -342,6 +416,14 @@ class LadderStore:
         """Every bot version ever recorded."""
         with self._read() as conn:
             return [dict(r) for r in conn.execute(select(bots_t).order_by(bots_t.c.id)).mappings()]
+
+
+def _shown(url: str) -> str:
+    """The URL with its password masked (for messages)."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except SQLAlchemyError:
+        return "<an invalid database URL>"
 
 
 def _primary_key(result: CursorResult[Any]) -> int:

@@ -1,15 +1,19 @@
-"""The store: idempotent match ids, append-only tables, live Elo history, SQLite settings."""
+"""The store on every backend (SQLite, and PostgreSQL when $ARENA_TEST_POSTGRES_URL names one):
+idempotent match ids, also under concurrent writers, append-only tables, live Elo history;
+SQLite settings."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
+from arena.ladder.rating import elo_update
 from arena.ladder.schedule import build_schedule
-from arena.ladder.store import LadderStore, directory_hash
+from arena.ladder.store import LadderStore, Recorded, directory_hash
 from arena.model import BotSpec, MatchSpec, Termination
 from tests.ladder.fakes import fake_result
 
@@ -22,8 +26,8 @@ def spec(match_id: str, seed: int, flip: bool = False) -> MatchSpec:
 
 
 @pytest.fixture()
-def store(tmp_path: Path) -> Iterator[LadderStore]:
-    db = LadderStore(f"sqlite:///{tmp_path / 'state' / 'ladder.db'}")
+def store(store_url: str) -> Iterator[LadderStore]:
+    db = LadderStore(store_url)
     yield db
     db.close()
 
@@ -68,15 +72,82 @@ def test_live_elo_history_and_void_matches(store: LadderStore) -> None:
 
 def test_tables_are_append_only(store: LadderStore) -> None:
     store.record_match("lad", fake_result(spec("m-1", 1)), (A, B))
-    for statement in ("UPDATE matches SET winner = 1", "DELETE FROM matches",
-                      "DELETE FROM ratings", "UPDATE bots SET name = 'x'"):
+    statements = ["UPDATE matches SET winner = 1", "DELETE FROM matches", "DELETE FROM ratings",
+                  "UPDATE bots SET name = 'x'", "UPDATE ratings SET rating = 0"]
+    if store.is_postgresql:
+        statements += ["TRUNCATE ratings", "TRUNCATE matches, ratings", "TRUNCATE bots CASCADE"]
+    for statement in statements:
         with pytest.raises(Exception, match="append-only"), store.engine.begin() as conn:
             conn.execute(text(statement))
     assert len(store.matches("lad")) == 1
+    assert len(store.elo_history("lad")) == 2 and len(store.bot_rows()) == 2
+    assert store.matches("lad")[0].winner == fake_result(spec("m-1", 1)).winner
 
 
-def test_sqlite_settings(store: LadderStore) -> None:
-    with store.engine.connect() as conn:
+def run_together(store_url: str, count: int,
+                 work: Callable[[LadderStore, int], Recorded]) -> list[Recorded]:
+    """``work(store, i)`` in ``count`` threads released at once, each with its own store."""
+    stores = [LadderStore(store_url) for _ in range(count)]
+    barrier = threading.Barrier(count)
+    out: dict[int, Recorded] = {}
+    errors: list[BaseException] = []
+
+    def thread(i: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            out[i] = work(stores[i], i)
+        except BaseException as exc:  # re-raised in the test's thread below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=thread, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    for db in stores:
+        db.close()
+    assert not errors, errors
+    assert len(out) == count
+    return [out[i] for i in range(count)]
+
+
+def test_concurrent_writers_apply_a_match_id_once(store: LadderStore, store_url: str) -> None:
+    result = fake_result(spec("m-race", 7))
+    recs = run_together(store_url, 4, lambda db, _i: db.record_match("lad", result, (A, B)))
+    assert sorted(r.applied for r in recs) == [False, False, False, True]
+    assert all(r.elo == recs[0].elo for r in recs)
+    assert store.recorded_ids("lad") == {"m-race"}
+    assert len(store.elo_history("lad")) == 2 and len(store.bot_rows()) == 2
+
+
+def test_concurrent_writers_lose_no_elo_update(store: LadderStore, store_url: str) -> None:
+    """Writers of different matches between the same bots are serialized: every rating row
+    follows from the previous one (a lost update would break the chain)."""
+    rounds = 3
+
+    def work(db: LadderStore, i: int) -> Recorded:
+        rec = Recorded(False, {})
+        for r in range(rounds):
+            rec = db.record_match("lad", fake_result(spec(f"m{i}-{r}", 100 * i + r)), (A, B))
+        return rec
+
+    store.record_match("lad", fake_result(spec("first", 1)), (A, B))  # the bots exist
+    recs = run_together(store_url, 4, work)
+    assert all(r.applied for r in recs)
+    matches = store.matches("lad")
+    assert len(matches) == 1 + 4 * rounds
+    elo = {"alpha": 1500.0, "beta": 1500.0}
+    expected = []
+    for m in matches:
+        elo["alpha"], elo["beta"] = elo_update(elo["alpha"], elo["beta"], m.score0, 16.0)
+        expected += [(m.match_id, "alpha", elo["alpha"]), (m.match_id, "beta", elo["beta"])]
+    assert [(mid, bot, rating) for mid, bot, rating, _ in store.elo_history("lad")] == expected
+    assert store.live_elo("lad") == elo
+
+
+def test_sqlite_settings(tmp_path: Path) -> None:
+    with LadderStore(f"sqlite:///{tmp_path / 'ladder.db'}") as store, \
+            store.engine.connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
 
@@ -91,13 +162,13 @@ def test_bot_versions_are_recorded_once_per_identity(store: LadderStore, tmp_pat
         ("alpha", "sha256:aaa"), ("beta", "sha256:bbb"), ("alpha", "sha256:new")]
 
 
-def test_reopening_keeps_everything(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    with LadderStore(url) as db:
+def test_reopening_keeps_everything(store_url: str) -> None:
+    with LadderStore(store_url) as db:
         db.record_match("lad", fake_result(spec("m-1", 1)), (A, B))
-    with LadderStore(url) as db:
+    with LadderStore(store_url) as db:
         assert db.recorded_ids("lad") == {"m-1"}
         assert not db.record_match("lad", fake_result(spec("m-1", 1)), (A, B)).applied
+        assert len(db.elo_history("lad")) == 2
 
 
 def test_directory_hash_tracks_content(tmp_path: Path) -> None:
