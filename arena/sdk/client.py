@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import queue
 import sys
@@ -15,7 +16,7 @@ from arena.games import get_game
 from arena.games.api import validate_options
 from arena.sdk.decision import Decision, MatchInfo
 from arena.v1 import bot_pb2, bot_pb2_grpc
-from arena.wire import codec_for, decode_observation, encode_action
+from arena.wire import decode_observation, encode_action, encode_observation
 
 MAX_RECEIVE_BYTES = 16 * 1024 * 1024
 """Largest message the SDK accepts from the referee (the referee never sends more)."""
@@ -93,19 +94,33 @@ class _Session:
 
 
 def _warm_up(game_id: str | None) -> None:
-    """Import the game and its codec before connecting, so that the first decision (whose
-    clock is already running) does not pay for it."""
+    """Run the whole decision path once on a real observation before connecting (imports,
+    protobuf classes, first-call caches), so the first decision, whose clock is already
+    running, costs what every other decision costs (measured: ~1 ms -> ~0.1 ms)."""
     if not game_id:
         return
     try:
-        get_game(game_id)
-        codec = codec_for(game_id)
-        empty = bot_pb2.Observation()
-        getattr(empty, codec.field).SetInParent()
-        bot_pb2.Observation.FromString(empty.SerializeToString())
-        codec.observation_from_proto(getattr(empty, codec.field))
+        game = get_game(game_id)
+        state = game.new_match(0)
+        request = bot_pb2.DecisionRequest(
+            decision_id=1,
+            observation=encode_observation(game_id, game.observation(state, 0)),
+            legal_actions=[game.format_action(a) for a in game.legal_actions(state)],
+        )
+        wire = bot_pb2.RefereeMessage(decision=request).SerializeToString()
+        session = _Session(lambda decision: decision.legal_texts[0], "warm-up", "")
+        session.on_match_start(bot_pb2.MatchStart(match_id="warm-up", game=game_id, seat=0))
+        session.on_decision(bot_pb2.RefereeMessage.FromString(wire).decision)
+        for _ in range(2):  # the Hello and the answer
+            message = session.outbox.get_nowait()
+            if message is not None:
+                message.SerializeToString()
     except Exception:  # noqa: BLE001 — warming up is best effort; MatchStart reports problems
         return
+    # Collect start-up garbage now and keep the long-lived start-up objects out of later
+    # collections, so no full collection lands inside a timed decision.
+    gc.collect()
+    gc.freeze()
 
 
 def run(policy: Any, *, name: str, version: str = "", target: str | None = None) -> None:
