@@ -77,3 +77,14 @@ def _lookup_submitted(name: str, version: str | None) -> BotSpec | None:
     except ImportError:  # the registry module is optional in a source checkout
         return None
     return registry.lookup(name, version)
+
+
+def resolve_match_bots(refs: tuple[str, str], game: str | None) -> tuple[str, BotSpec, BotSpec]:
+    """Resolve both seats' bots and the game (default: the bots' own); ``ConfigError`` when a
+    bot plays another game."""
+    bots = (resolve_bot(refs[0]), resolve_bot(refs[1]))
+    game_id = game or bots[0].game
+    for bot in bots:
+        if bot.game != game_id:
+            raise ConfigError(f"bot {bot.name} plays {bot.game}, not {game_id}")
+    return game_id, bots[0], bots[1]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena.bots import resolve_bot
+from arena.bots import resolve_match_bots
 from arena.cli.common import (
     OutputFormat,
     console,
@@ -19,7 +20,6 @@ from arena.cli.common import (
     print_json,
 )
 from arena.cli.render import render_match_result, render_replay_report
-from arena.errors import ConfigError
 from arena.model import MatchResult, MatchSpec, TimeControl
 
 DEFAULT_LOG_DIR = Path("matches")
@@ -86,17 +86,15 @@ def _play_local(
 ) -> MatchResult:
     from arena.referee.match import play_match
 
-    bots = (resolve_bot(bot_a), resolve_bot(bot_b))
-    game_id = game or bots[0].game
-    for bot in bots:
-        if bot.game != game_id:
-            raise ConfigError(f"bot {bot.name} plays {bot.game}, not {game_id}")
-    spec = MatchSpec(game_id, seed, bots, dict(options), time_control)
-    if output is OutputFormat.human:
-        with err_console.status(f"{bots[0].name} vs {bots[1].name}: playing {game_id}, "
-                                f"seed {seed}…"):
-            return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=log_dir))
-    return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=log_dir))
+    game_id, first, second = resolve_match_bots((bot_a, bot_b), game)
+    spec = MatchSpec(game_id, seed, (first, second), dict(options), time_control)
+    status = (
+        err_console.status(f"{first.name} vs {second.name}: playing {game_id}, seed {seed}…")
+        if output is OutputFormat.human
+        else contextlib.nullcontext()
+    )
+    with status:
+        return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=log_dir))
 
 
 @handle_errors

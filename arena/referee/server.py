@@ -10,6 +10,7 @@ import asyncio
 import functools
 import json
 import logging
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,9 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from arena.bots import resolve_bot
+from arena.bots import resolve_match_bots
 from arena.errors import ArenaError, ConfigError
+from arena.games import get_game
 from arena.model import MatchResult, MatchSpec, TimeControl
 from arena.referee.match import new_match_id, play_match
 from arena.v1 import admin_pb2, admin_pb2_grpc
@@ -84,18 +86,13 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):
     def _spec(self, request: Any) -> MatchSpec:
         if len(request.bots) != 2:
             raise ConfigError("a match needs exactly two bots")
-        bots = (resolve_bot(request.bots[0]), resolve_bot(request.bots[1]))
-        game = request.game or bots[0].game
-        for bot in bots:
-            if bot.game != game:
-                raise ConfigError(f"bot {bot.name} plays {bot.game}, not {game}")
+        game, first, second = resolve_match_bots((request.bots[0], request.bots[1]),
+                                                 request.game or None)
         tc = TimeControl(request.move_time_ms or 1000, request.time_bank_ms,
                          request.startup_ms or 10_000)
-        seed = request.seed if request.has_seed else int.from_bytes(
-            __import__("os").urandom(4), "big") >> 1
-        spec = MatchSpec(game, seed, bots, dict(request.options), tc, new_match_id(game))
-        from arena.games import get_game
-
+        seed = request.seed if request.has_seed else secrets.randbits(31)
+        spec = MatchSpec(game, seed, (first, second), dict(request.options), tc,
+                         new_match_id(game))
         get_game(game).new_match(seed, spec.options)  # reject bad options before starting
         return spec
 
