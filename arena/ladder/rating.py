@@ -74,7 +74,7 @@ class GameRecord:
 # --- live Elo ---------------------------------------------------------------------------------
 def expected_score(rating_a: float, rating_b: float) -> float:
     """The Elo expectation of A against B."""
-    return 1.0 / (1.0 + 10.0 ** ((rating_b - rating_a) / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, (rating_b - rating_a) / 400.0))
 
 
 def elo_update(

@@ -36,7 +36,7 @@ class StreamClosed:
     code: grpc.StatusCode | None = None
 
 
-class SeatServicer(bot_pb2_grpc.BotServiceServicer):
+class SeatServicer(bot_pb2_grpc.BotServiceServicer):  # type: ignore[misc]  # generated, untyped
     """Bridges the seat's single bidirectional stream to asyncio queues."""
 
     def __init__(self) -> None:

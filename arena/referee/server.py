@@ -55,7 +55,7 @@ class _Running:
     task: asyncio.Task[MatchResult] | None = None
 
 
-class RefereeService(admin_pb2_grpc.RefereeServiceServicer):
+class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[misc]  # generated
     """Runs matches concurrently in the server's event loop."""
 
     def __init__(self, log_dir: Path, default_sandbox: str = "process") -> None:

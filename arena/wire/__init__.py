@@ -57,4 +57,5 @@ def decode_action(game_id: str, message: bot_pb2.Action) -> Any:
 
 def observation_bytes(game_id: str, view: Any) -> bytes:
     """Deterministic wire bytes of a view (what the leak tests compare)."""
-    return encode_observation(game_id, view).SerializeToString(deterministic=True)
+    data: bytes = encode_observation(game_id, view).SerializeToString(deterministic=True)
+    return data
