@@ -21,12 +21,18 @@ EVENT_TYPES = ("header", "deal", "decision", "round_end", "match_end")
 
 
 class MatchLogWriter:
-    """Appends events to a log file, one JSON object per line, flushed at once."""
+    """Writes events to a new log file, one JSON object per line, flushed at once.
+
+    A log already at ``path`` is an earlier attempt of the same match id that never finished
+    (e.g. a ladder killed mid-match replays it with the same id): it is kept beside the new one
+    as ``<match_id>.aborted-<n>.jsonl``, never appended to."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] = path.open("a", encoding="utf-8")
+        if path.exists():
+            path.rename(_free_name(path))
+        self._file: IO[str] = path.open("x", encoding="utf-8")
 
     def write(self, event: dict[str, Any]) -> None:
         self._file.write(json.dumps(event, separators=(",", ":")) + "\n")
@@ -34,6 +40,14 @@ class MatchLogWriter:
 
     def close(self) -> None:
         self._file.close()
+
+
+def _free_name(path: Path) -> Path:
+    stem = path.name.removesuffix(".jsonl")
+    n = 1
+    while (candidate := path.with_name(f"{stem}.aborted-{n}.jsonl")).exists():
+        n += 1
+    return candidate
 
 
 def read_events(path: Path) -> Iterator[dict[str, Any]]:

@@ -15,6 +15,7 @@ import pytest
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.runner import ladder_schedule, load_matches
 from arena.ladder.store import LadderStore, StoredMatch
+from arena.referee.replay import replay_log
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"
@@ -123,8 +124,9 @@ def test_kill_9_of_arena_run_ladder_then_rerun(tmp_path: Path) -> None:
     replayed = {m.match_id: m.seed for m in load_matches(cfg) if m.match_id in in_flight}
     assert replayed == {mid: seeds[mid] for mid in in_flight}
     for m in load_matches(cfg):
-        if m.match_id not in before:
-            assert m.log_path and Path(m.log_path).exists()
+        assert m.log_path and Path(m.log_path).exists()
+        # every recorded log (replayed in-flight ones included) is whole and verifies
+        assert replay_log(Path(m.log_path)).finished
 
 
 def test_sigterm_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:

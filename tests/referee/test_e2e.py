@@ -59,3 +59,24 @@ def test_tampered_log_fails_replay(log_dir: Path, socket_root: Path, tmp_path: P
     tampered.write_text("\n".join(json.dumps(e) for e in events) + "\n")
     with pytest.raises(ReplayMismatchError, match="round 0 scores"):
         replay_log(tampered)
+
+
+def test_a_rerun_match_id_starts_a_fresh_log(log_dir: Path, socket_root: Path) -> None:
+    """A ladder replays an interrupted match under the same id: the new log must not be
+    appended to the old attempt's (two headers would make it unreadable)."""
+    import asyncio
+
+    from arena.bots import load_bot_dir
+    from arena.model import MatchSpec, TimeControl
+    from arena.referee.match import play_match
+
+    bot = load_bot_dir(RANDOM_BOT)
+    spec = MatchSpec("lost-cities", 4, (bot, bot), {"rounds": 1}, TimeControl(), match_id="again")
+    log_dir.mkdir(parents=True)
+    (log_dir / "again.jsonl").write_text('{"type": "header", "match_id": "again"}\n')
+    result = asyncio.run(play_match(spec, log_dir=log_dir, socket_root=socket_root))
+    assert result.termination is Termination.NORMAL
+    kinds = [e["type"] for e in read_events(log_dir / "again.jsonl")]
+    assert kinds.count("header") == 1 and kinds[-1] == "match_end"
+    assert replay_log(log_dir / "again.jsonl").finished
+    assert (log_dir / "again.aborted-1.jsonl").read_text().startswith('{"type": "header"')
