@@ -166,9 +166,15 @@ async def serve(address: str, log_dir: Path, sandbox: str = "process",
     admin_pb2_grpc.add_RefereeServiceServicer_to_server(RefereeService(log_dir, sandbox), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    bound = server.add_insecure_port(address)
-    if bound == 0 and not address.startswith("unix://"):
-        raise ConfigError(f"cannot listen on {address}")
+    try:
+        bound = server.add_insecure_port(address)
+    except RuntimeError:
+        bound = 0
+    if bound == 0:
+        raise ConfigError(
+            f"cannot listen on {address}: is the port free, or does the socket's directory "
+            "exist and is it writable?"
+        )
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

@@ -112,3 +112,13 @@ def test_admin_service_never_listens_on_a_network(address: str) -> None:
         check_listen_address(address)
     assert check_listen_address("127.0.0.1:7000") == "127.0.0.1:7000"
     assert json.dumps(check_listen_address("unix:///tmp/x.sock"))
+
+
+def test_an_unusable_listen_address_is_one_clear_error(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "arena.cli.main", "serve", "--listen",
+         f"unix://{tmp_path}/missing/admin.sock"],
+        cwd=ROOT, capture_output=True, text=True, timeout=30, check=False,
+    )
+    assert out.returncode == 2
+    assert "cannot listen on" in out.stderr and "Traceback" not in out.stderr
