@@ -82,6 +82,10 @@ def _lookup_submitted(name: str, version: str | None) -> BotSpec | None:
 def resolve_match_bots(refs: tuple[str, str], game: str | None) -> tuple[str, BotSpec, BotSpec]:
     """Resolve both seats' bots and the game (default: the bots' own); ``ConfigError`` when a
     bot plays another game."""
+    if game is not None:
+        from arena.games import get_game
+
+        get_game(game)  # UnknownGameError names the known games
     bots = (resolve_bot(refs[0]), resolve_bot(refs[1]))
     game_id = game or bots[0].game
     for bot in bots:
