@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
 import shutil
 import tempfile
@@ -71,8 +72,30 @@ async def play_match(
     path must fit in 108 bytes), removed at the end whatever happens.
     """
     box = get_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
+    sweep_stale_socket_dirs(socket_root)
     runner = _Match(spec, box, log_dir, on_event)
     return await runner.run(socket_root)
+
+
+_swept: set[Path] = set()
+
+
+def sweep_stale_socket_dirs(root: Path) -> None:
+    """Once per process and root: remove the socket directories of referees that died without
+    cleaning up (``arena-<pid>-*`` whose pid is gone, e.g. after ``kill -9``)."""
+    if root in _swept:
+        return
+    _swept.add(root)
+    for path in root.glob("arena-*-*"):
+        pid_text = path.name.split("-")[1]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except PermissionError:  # alive, someone else's
+            continue
 
 
 class _Match:
@@ -140,7 +163,7 @@ class _Match:
     async def run(self, socket_root: Path) -> MatchResult:
         self.emit(self._header())
         self._deal()
-        tmp = Path(tempfile.mkdtemp(prefix="arena-", dir=socket_root))
+        tmp = Path(tempfile.mkdtemp(prefix=f"arena-{os.getpid()}-", dir=socket_root))
         termination, faulty, detail = Termination.NORMAL, None, ""
         try:
             await self._start_seats(tmp)

@@ -89,3 +89,21 @@ def test_typed_actions_are_accepted(log_dir: Path, socket_root: Path) -> None:
                        options={"rounds": 1})
     assert result.termination is Termination.NORMAL, result.detail
     assert len(result.rounds) == 1
+
+
+def test_socket_dirs_of_dead_referees_are_swept(socket_root: Path) -> None:
+    import os
+
+    from arena.referee.match import sweep_stale_socket_dirs
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that no longer runs
+    stale = socket_root / f"arena-{dead.pid}-abc123"
+    (stale / "s0").mkdir(parents=True)
+    mine = socket_root / f"arena-{os.getpid()}-def456"
+    mine.mkdir()
+    living = socket_root / "arena-1-ghi789"  # pid 1 is alive
+    living.mkdir()
+    sweep_stale_socket_dirs(socket_root)
+    assert not stale.exists()
+    assert mine.exists() and living.exists()
