@@ -231,6 +231,8 @@ class _Match:
             first.cancel()
             if exit_future in done:
                 info = exit_future.result()
+                if info.sandbox_error:
+                    raise SandboxError(f"seat {seat}: {info.sandbox_error}")
                 raise _SeatFault(
                     seat, Termination.NO_START, f"{info.describe()} before connecting"
                     + self._last_words(seat)
@@ -397,6 +399,8 @@ class _Match:
         )
 
     def _exit_fault(self, seat: int, info: ExitInfo) -> _SeatFault:
+        if info.sandbox_error:  # not the bot's doing: the match is void (internal)
+            raise SandboxError(f"seat {seat}: {info.sandbox_error}")
         if info.oom_killed:
             return _SeatFault(seat, Termination.MEMORY, info.describe())
         return _SeatFault(seat, Termination.CRASH, info.describe() + self._last_words(seat))

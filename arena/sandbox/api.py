@@ -35,6 +35,9 @@ class ExitInfo:
     """The kernel killed it for exceeding its memory limit."""
     killed_by_arena: bool = False
     """The sandbox stopped it (match over, or a fault)."""
+    sandbox_error: str = ""
+    """Set when the sandbox itself failed (e.g. the Docker daemon went away): then the exit says
+    nothing about the bot, and the referee voids the match instead of blaming the bot."""
 
     def describe(self) -> str:
         if self.oom_killed:

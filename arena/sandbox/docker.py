@@ -118,12 +118,17 @@ def _run_janitor_once(client: Any) -> None:
         log.warning("janitor removed %d leftover arena container(s)", count)
 
 
+SANDBOX_ERROR_KEY = "ArenaSandboxError"
+"""Key under which the waiter thread records a Docker failure in the state it reports."""
+
+
 def _exit_info(state: dict[str, Any], killed: bool) -> ExitInfo:
     code = int(state.get("ExitCode", -1))
     oom = bool(state.get("OOMKilled", False))
+    error = str(state.get(SANDBOX_ERROR_KEY, ""))
     if 128 < code <= 128 + 64:
-        return ExitInfo(None, code - 128, oom_killed=oom, killed_by_arena=killed)
-    return ExitInfo(code, None, oom_killed=oom, killed_by_arena=killed)
+        return ExitInfo(None, code - 128, oom, killed, error)
+    return ExitInfo(code, None, oom, killed, error)
 
 
 class DockerBot:
@@ -156,7 +161,7 @@ class DockerBot:
             state = dict(self._container.attrs.get("State", {}))
             self._tail = self._read_logs()
         except Exception as exc:  # noqa: BLE001 — removed under us, or the daemon failed
-            state = {"ExitCode": -1, "Error": str(exc)}
+            state = {"ExitCode": -1, SANDBOX_ERROR_KEY: f"lost the container: {exc}"}
         with contextlib.suppress(RuntimeError):  # the loop may be closed already
             self._loop.call_soon_threadsafe(self._set_exited, state)
 

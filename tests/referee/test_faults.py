@@ -107,3 +107,55 @@ def test_socket_dirs_of_dead_referees_are_swept(socket_root: Path) -> None:
     sweep_stale_socket_dirs(socket_root)
     assert not stale.exists()
     assert mine.exists() and living.exists()
+
+
+class _LosingSandbox:
+    """The real process sandbox, except that every exit is reported as the sandbox's own
+    failure (what the Docker sandbox reports when the daemon goes away mid-match)."""
+
+    name = "process"
+
+    def __init__(self) -> None:
+        from arena.sandbox.process import ProcessSandbox
+
+        self.inner = ProcessSandbox()
+
+    async def start(self, bot: object, socket_dir: Path, match_id: str, seat: int) -> object:
+        running = await self.inner.start(bot, socket_dir, match_id, seat)  # type: ignore[arg-type]
+
+        class Lost:
+            async def wait(self) -> object:
+                import dataclasses
+
+                info = await running.wait()
+                return dataclasses.replace(info, sandbox_error="the engine went away")
+
+            def poll(self) -> object:
+                return running.poll()
+
+            async def stop(self) -> object:
+                return await running.stop()
+
+            def log_tail(self) -> str:
+                return running.log_tail()
+
+        return Lost()
+
+
+def test_a_sandbox_failure_voids_the_match_instead_of_blaming_a_bot(
+    log_dir: Path, socket_root: Path
+) -> None:
+    import asyncio
+
+    from arena.bots import load_bot_dir
+    from arena.model import MatchSpec, TimeControl
+    from arena.referee.match import play_match
+
+    spec = MatchSpec("lost-cities", 1, (load_bot_dir(TEST_BOTS / "crash"),
+                                       load_bot_dir(RANDOM_BOT)), {}, TimeControl())
+    result = asyncio.run(play_match(spec, sandbox=_LosingSandbox(),  # type: ignore[arg-type]
+                                    log_dir=log_dir, socket_root=socket_root))
+    assert result.termination is Termination.INTERNAL, result.detail
+    assert result.void and result.winner is None and result.faulty_seat is None
+    assert "the engine went away" in result.detail
+    assert list(socket_root.iterdir()) == []
