@@ -11,7 +11,7 @@ import typer
 from rich.console import Console, RenderableType
 from rich.live import Live
 
-from arena.cli.common import console, handle_errors
+from arena.cli.common import console, err_console, handle_errors
 from arena.cli.render import render_frame
 from arena.errors import ConfigError
 from arena.games import get_game
@@ -60,6 +60,8 @@ def _source(log: Path | None, follow: bool, referee: str | None, match_id: str |
     if log is None:
         raise ConfigError("give a match log, or --referee ADDRESS --match MATCH_ID")
     if follow:
+        if not log.exists():
+            err_console.print(f"waiting for {log} to appear (Ctrl-C stops)…")
         return follow_events(log)
     if not log.is_file():
         raise ConfigError(f"no match log at {log}")
