@@ -235,7 +235,9 @@ def _progress_line(p: Progress, now: float) -> RenderableType:
         f"elapsed {_clock(elapsed)}  ETA {eta}{state}"
     )
     bar = ProgressBar(total=max(p.planned, 1), completed=p.done, width=60)
-    return Group(head, bar)
+    line = Table.grid()  # a grid row ends the bar's line (a bare ProgressBar does not)
+    line.add_row(bar)
+    return Group(head, line)
 
 
 def _in_flight_table(p: Progress, now: float) -> Table:

@@ -84,3 +84,5 @@ def test_live_view_renders_a_snapshot(tmp_path: Path) -> None:
     assert "10/20 matches this run" in text and "14/24 of the schedule" in text
     assert "ETA 0:50" in text  # 10 matches in 50 s, 10 to go
     assert "alpha" in text and "95% CI" in text and "live Elo" in text
+    bar_line = next(line for line in text.splitlines() if "━" in line and "┃" not in line)
+    assert "In flight" not in bar_line, "the progress bar must end its own line"
