@@ -94,8 +94,11 @@ def render_frame(
 ) -> RenderableType:
     """One screen of `arena watch`: the board, the latest moves, the scores, the ending."""
     bots = [b["name"] for b in header["bots"]]
-    who = "omniscient view" if seat is None else f"seat {seat} view ({bots[seat]})"
-    title = f"{header['game']} · {bots[0]} vs {bots[1]} · seed {header['seed']} · {who}"
+    title = f"{header['game']} · {bots[0]} vs {bots[1]} · "
+    if seat is None:  # the seed determines every deal: only the omniscient view shows it
+        title += f"seed {header['seed']} · omniscient view"
+    else:
+        title += f"seat {seat} view ({bots[seat]})"
     parts: list[RenderableType] = [board]
     grid = Table.grid(expand=True, padding=(0, 2))
     grid.add_column(ratio=3)

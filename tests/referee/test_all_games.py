@@ -44,3 +44,4 @@ def test_sample_bots_play_a_full_match(game_id: str, log_dir: Path, socket_root:
         text = buffer.getvalue()
         assert "match over" in text
         assert ("omniscient view" if seat is None else f"seat {seat} view") in text
+        assert ("seed 21" in text) == (seat is None), "a seat's view must not show the seed"
