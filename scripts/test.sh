@@ -10,6 +10,6 @@ if [ -z "${ARENA_TEST_POSTGRES_URL:-}" ]; then  # a local PostgreSQL for the lad
   ARENA_TEST_POSTGRES_URL="$(bash .ci/postgres-setup.sh)"
   export ARENA_TEST_POSTGRES_URL
 fi
-.venv/bin/ruff check arena tests benchmarks
+.venv/bin/ruff check arena tests benchmarks sample_bots setup.py arena_protogen.py
 .venv/bin/mypy arena
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
