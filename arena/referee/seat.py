@@ -26,6 +26,9 @@ referee and is named as such. gRPC ends the stream silently on anything bigger (
 fate decides: crash, or protocol violation)."""
 MAX_REFEREE_MESSAGE_BYTES = 16 * 1024 * 1024
 """Largest message the referee sends (the SDK accepts this much)."""
+INBOX_LIMIT = 4
+"""Messages buffered per seat; a bot is only ever asked for one at a time."""
+
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,11 @@ class SeatServicer(bot_pb2_grpc.BotServiceServicer):  # type: ignore[misc]  # ge
     """Bridges the seat's single bidirectional stream to asyncio queues."""
 
     def __init__(self) -> None:
-        self.inbox: asyncio.Queue[bot_pb2.BotMessage | StreamClosed] = asyncio.Queue()
+        # Bounded: a bot that floods messages out of turn stalls on gRPC flow control instead of
+        # filling the referee's memory; its next turn finds the queue non-empty (a violation).
+        self.inbox: asyncio.Queue[bot_pb2.BotMessage | StreamClosed] = asyncio.Queue(
+            maxsize=INBOX_LIMIT
+        )
         self.outbox: asyncio.Queue[bot_pb2.RefereeMessage | None] = asyncio.Queue()
         self.connected = asyncio.Event()
         self._taken = False

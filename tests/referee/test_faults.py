@@ -159,3 +159,18 @@ def test_a_sandbox_failure_voids_the_match_instead_of_blaming_a_bot(
     assert result.void and result.winner is None and result.faulty_seat is None
     assert "the engine went away" in result.detail
     assert list(socket_root.iterdir()) == []
+
+
+def test_a_flood_of_messages_does_not_fill_the_referees_memory(
+    log_dir: Path, socket_root: Path
+) -> None:
+    """120 MB of out-of-turn messages while the opponent thinks: the seat's inbox is bounded,
+    gRPC flow control stalls the flooder, and its next turn ends the match."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = run_match(TEST_BOTS / "flood", TEST_BOTS / "slow", log_dir, socket_root)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert result.termination is Termination.PROTOCOL_VIOLATION, result.detail
+    assert result.faulty_seat == 0
+    assert grown_mb < 60, f"the referee grew by {grown_mb:.0f} MB"

@@ -1,8 +1,9 @@
 """A Lost Cities bot that plays legally, then misbehaves in one chosen way (argv[1]).
 
 Modes: sleep, illegal, garbage, crash, oversized, huge, never, wrong_id, chatty, bad_hello,
-exit_early, typed. It speaks arena.v1 with the raw generated stubs (not the SDK) so it can break
-the protocol on purpose.
+exit_early, typed, flood (out-of-turn messages by the thousand), slow (legal, 0.3 s a move).
+It speaks arena.v1 with the raw generated stubs (not the SDK) so it can break the protocol on
+purpose.
 """
 
 from __future__ import annotations
@@ -58,6 +59,13 @@ def answer(request: bot_pb2.DecisionRequest, count: int) -> list[bot_pb2.BotMess
             response.decision_id += 7
         elif MODE == "chatty":
             return [bot_pb2.BotMessage(decision=response)] * 2
+        elif MODE == "flood":  # 2000 x 60 KiB = 120 MB while the (slow) opponent thinks
+            junk = bot_pb2.DecisionResponse(decision_id=0, action_text="x" * 60_000)
+            return [bot_pb2.BotMessage(decision=response)] + [
+                bot_pb2.BotMessage(decision=junk)
+            ] * 2000
+    if MODE == "slow":
+        time.sleep(0.3)
     if MODE == "typed":
         game = get_game("lost-cities")
         response.action.CopyFrom(encode_action("lost-cities", game.parse_action(legal[-1])))
