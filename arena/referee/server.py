@@ -22,11 +22,15 @@ from arena.bots import resolve_match_bots
 from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
 from arena.model import MatchResult, MatchSpec, TimeControl
+from arena.referee.log import read_events
 from arena.referee.match import new_match_id, play_match
 from arena.v1 import admin_pb2, admin_pb2_grpc
 
 log = logging.getLogger(__name__)
 SERVICE_NAME = "arena.v1.RefereeService"
+KEEP_IN_MEMORY = 50
+"""Finished matches whose events stay in memory; older ones are streamed from their logs, so a
+long-lived referee does not grow with every match it has played."""
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
@@ -50,6 +54,8 @@ class _Running:
     bots: list[str]
     log_path: Path
     events: list[dict[str, Any]] = field(default_factory=list)
+    """The match's events while it is among the KEEP_IN_MEMORY latest; later read from its log."""
+    on_disk: bool = False
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     result: MatchResult | None = None
     task: asyncio.Task[MatchResult] | None = None
@@ -80,7 +86,7 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
         running.task = asyncio.create_task(
             play_match(spec, sandbox=sandbox, log_dir=self.log_dir, on_event=on_event)
         )
-        running.task.add_done_callback(lambda t: _finished(running, t))
+        running.task.add_done_callback(lambda t: self._finished(running, t))
         return admin_pb2.StartMatchResponse(match_id=spec.match_id, log_path=str(running.log_path))
 
     def _spec(self, request: Any) -> MatchSpec:
@@ -96,6 +102,17 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
         get_game(game).new_match(seed, spec.options)  # reject bad options before starting
         return spec
 
+    def _finished(self, running: _Running, task: asyncio.Task[MatchResult]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            running.result = task.result()
+        else:
+            log.error("match %s failed: %s", running.match_id, task.exception())
+        finished = [r for r in self.matches.values() if r.result is not None and not r.on_disk]
+        for old in finished[:-KEEP_IN_MEMORY]:
+            old.on_disk = True
+            old.events = []
+        asyncio.get_running_loop().create_task(_notify(running))
+
     async def _lookup(self, match_id: str, context: Any) -> _Running:
         running = self.matches.get(match_id)
         if running is None:
@@ -109,13 +126,17 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
         while True:
             async with running.changed:
                 await running.changed.wait_for(functools.partial(_has_news, running, sent))
+            if running.on_disk:  # finished long ago: the log holds every event
+                for event in list(read_events(running.log_path))[sent:]:
+                    yield admin_pb2.MatchEvent(json=json.dumps(event))
+                return
             while sent < len(running.events):
                 event = running.events[sent]
                 sent += 1
                 yield admin_pb2.MatchEvent(json=json.dumps(event))
                 if event["type"] == "match_end":
                     return
-            if running.result is not None and sent >= len(running.events):
+            if running.result is not None and sent >= len(running.events) and not running.on_disk:
                 return
 
     async def GetMatch(self, request: Any, context: Any) -> Any:  # noqa: N802
@@ -142,20 +163,12 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
 
 
 def _has_news(running: _Running, sent: int) -> bool:
-    return len(running.events) > sent or running.result is not None
+    return len(running.events) > sent or running.result is not None or running.on_disk
 
 
 async def _notify(running: _Running) -> None:
     async with running.changed:
         running.changed.notify_all()
-
-
-def _finished(running: _Running, task: asyncio.Task[MatchResult]) -> None:
-    if not task.cancelled() and task.exception() is None:
-        running.result = task.result()
-    else:
-        log.error("match %s failed: %s", running.match_id, task.exception())
-    asyncio.get_running_loop().create_task(_notify(running))
 
 
 async def serve(address: str, log_dir: Path, sandbox: str = "process",

@@ -122,3 +122,46 @@ def test_an_unusable_listen_address_is_one_clear_error(tmp_path: Path) -> None:
     )
     assert out.returncode == 2
     assert "cannot listen on" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_old_matches_are_served_from_their_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                ) -> None:
+    """A long-lived referee keeps only the latest finished matches in memory; watching an older
+    one streams the same events from its log."""
+    import asyncio
+    import contextlib
+    import threading
+
+    from arena.referee import server
+
+    monkeypatch.setattr(server, "KEEP_IN_MEMORY", 1)
+    address = f"unix://{tempfile.mkdtemp(prefix='k', dir='/tmp')}/admin.sock"
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+
+    async def main() -> None:
+        started = asyncio.Event()
+        task = asyncio.ensure_future(server.serve(address, tmp_path / "logs", ready=started))
+        await started.wait()
+        ready.set()
+        await task
+
+    def run() -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            loop.run_until_complete(main())
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert ready.wait(20)
+    try:
+        ids = [run_on_referee(address, [str(RANDOM_BOT), str(RANDOM_BOT)], None, seed,
+                              {"rounds": "1"}, TimeControl(), "process").match_id
+               for seed in (1, 2)]
+        for match_id in ids:  # the first is on disk by now, the second in memory
+            events = list(watch_on_referee(address, match_id))
+            log = tmp_path / "logs" / f"{match_id}.jsonl"
+            assert events == [json.loads(line) for line in log.read_text().splitlines()]
+    finally:
+        for task in asyncio.all_tasks(loop):
+            loop.call_soon_threadsafe(task.cancel)
+        thread.join(10)
