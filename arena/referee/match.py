@@ -243,6 +243,9 @@ class _Match:
         message = first.result()
         if isinstance(message, StreamClosed):
             raise await self._closed_fault(seat, message)
+        if message.ByteSize() > MAX_BOT_MESSAGE_BYTES:
+            raise _SeatFault(seat, Termination.OVERSIZED_MESSAGE,
+                             f"Hello of {message.ByteSize()} bytes (limit {MAX_BOT_MESSAGE_BYTES})")
         if message.WhichOneof("kind") != "hello":
             raise _SeatFault(seat, Termination.PROTOCOL_VIOLATION, "first message was not Hello")
         if message.hello.protocol_version != arena.PROTOCOL_VERSION:

@@ -26,6 +26,7 @@ CASES = [
     ("wrong_id", Termination.PROTOCOL_VIOLATION),
     ("chatty", Termination.PROTOCOL_VIOLATION),
     ("bad_hello", Termination.PROTOCOL_VIOLATION),
+    ("big_hello", Termination.OVERSIZED_MESSAGE),
 ]
 
 

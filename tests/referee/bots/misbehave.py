@@ -1,7 +1,8 @@
 """A Lost Cities bot that plays legally, then misbehaves in one chosen way (argv[1]).
 
 Modes: sleep, illegal, garbage, crash, oversized, huge, never, wrong_id, chatty, bad_hello,
-exit_early, typed, flood (out-of-turn messages by the thousand), slow (legal, 0.3 s a move).
+exit_early, typed, big_hello, flood (out-of-turn messages by the thousand), slow (legal,
+0.3 s a move).
 It speaks arena.v1 with the raw generated stubs (not the SDK) so it can break the protocol on
 purpose.
 """
@@ -80,6 +81,9 @@ def main() -> None:
     outbox: queue.SimpleQueue[bot_pb2.BotMessage | None] = queue.SimpleQueue()
     if MODE == "bad_hello":
         outbox.put(bot_pb2.BotMessage(decision=bot_pb2.DecisionResponse(decision_id=1)))
+    elif MODE == "big_hello":
+        outbox.put(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="x" * 1_000_000,
+                                                          protocol_version=1)))
     else:
         outbox.put(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name=MODE, protocol_version=1)))
 
