@@ -48,6 +48,22 @@ class GameResult:
     """The score pair of every finished round, in order."""
 
 
+def totals_of(rounds: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """Each seat's total over a sequence of round score pairs."""
+    return (sum(r[0] for r in rounds), sum(r[1] for r in rounds))
+
+
+def leader_of(totals: tuple[int, int]) -> int | None:
+    """The seat with the higher total; None on equal totals."""
+    return None if totals[0] == totals[1] else (0 if totals[0] > totals[1] else 1)
+
+
+def result_of_rounds(rounds: tuple[tuple[int, int], ...]) -> GameResult:
+    """The result of a match decided by the total of its rounds (higher total wins)."""
+    totals = totals_of(rounds)
+    return GameResult(leader_of(totals), totals, rounds)
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     """One rules option a game accepts."""

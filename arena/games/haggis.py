@@ -36,7 +36,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import IllegalActionError, InvalidActionError
-from arena.games.api import GameResult, Options, OptionSpec, round_seed, validate_options
+from arena.games.api import (
+    GameResult,
+    Options,
+    OptionSpec,
+    leader_of,
+    round_seed,
+    validate_options,
+)
 from arena.games.haggis_cards import (
     CARD_POINTS,
     JACK,
@@ -466,7 +473,7 @@ class HaggisGame:
         finished = state.round + 1
         if game_over(totals, state.target, finished):
             rounds = tuple(s.scores for s in ended.summaries)
-            return _replace(ended, result=GameResult(_leader_of(totals), totals, rounds))
+            return _replace(ended, result=GameResult(leader_of(totals), totals, rounds))
         leader = next_leader(totals, out)
         return _new_round(ended, state.seed, state.target, leader, finished)
 
@@ -521,10 +528,6 @@ def game_over(totals: tuple[int, int], target: int, rounds_played: int) -> bool:
     decided = max(totals) >= target and totals[0] != totals[1]
     return decided or rounds_played >= MAX_ROUNDS
 
-
-def _leader_of(totals: tuple[int, int]) -> int | None:
-    """The seat with the higher total, None on equal totals."""
-    return None if totals[0] == totals[1] else (0 if totals[0] > totals[1] else 1)
 
 
 def next_leader(totals: tuple[int, int], out: int) -> int:
@@ -581,7 +584,7 @@ def determinize(view: View, rng: random.Random) -> State:
 
 
 def _result_of(view: View) -> GameResult:
-    return GameResult(_leader_of(view.totals), view.totals, tuple(s.scores for s in view.summaries))
+    return GameResult(leader_of(view.totals), view.totals, tuple(s.scores for s in view.summaries))
 
 
 GAME = HaggisGame()

@@ -34,7 +34,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import IllegalActionError, InvalidActionError
-from arena.games.api import GameResult, Options, OptionSpec, round_seed, validate_options
+from arena.games.api import (
+    GameResult,
+    Options,
+    OptionSpec,
+    result_of_rounds,
+    round_seed,
+    totals_of,
+    validate_options,
+)
 
 COLOURS = "YBWGR"
 """The colour letters in their canonical order (yellow, blue, white, green, red)."""
@@ -370,8 +378,7 @@ def _new_round(
 def next_starter(rules: Rules, finished: Sequence[tuple[int, int]]) -> int:
     """Who starts the next round (rules 17 and 19); ties go to seat 0, round 1's starter."""
     if rules.starter_rule == "cumulative":
-        a = sum(r[0] for r in finished)
-        b = sum(r[1] for r in finished)
+        a, b = totals_of(finished)
     else:
         a, b = finished[-1]
     return 1 if b > a else 0
@@ -588,9 +595,7 @@ class LostCities:
     def outcome(self, state: State) -> GameResult | None:
         if state.player is not None:
             return None
-        totals = (sum(r[0] for r in state.finished), sum(r[1] for r in state.finished))
-        winner = None if totals[0] == totals[1] else (0 if totals[0] > totals[1] else 1)
-        return GameResult(winner, totals, state.finished)
+        return result_of_rounds(state.finished)
 
     def parse_action(self, text: str) -> Action:
         return parse_action(text)

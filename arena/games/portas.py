@@ -25,7 +25,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.errors import IllegalActionError, InvalidActionError
-from arena.games.api import GameResult, Options, OptionSpec, round_seed, validate_options
+from arena.games.api import (
+    GameResult,
+    Options,
+    OptionSpec,
+    result_of_rounds,
+    round_seed,
+    validate_options,
+)
 
 PORT_DECK: tuple[int, ...] = (1, 1, 1, 2, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6)
 """Every player's 14 port cards (sum 45)."""
@@ -398,10 +405,7 @@ class Portas:
         """The result once the match is over (higher total wins; equal totals draw)."""
         if state.mover is not None:
             return None
-        t0 = sum(s[0] for s in state.finished)
-        t1 = sum(s[1] for s in state.finished)
-        winner = 0 if t0 > t1 else 1 if t1 > t0 else None
-        return GameResult(winner, (t0, t1), state.finished)
+        return result_of_rounds(state.finished)
 
     # grammar
     def parse_action(self, text: str) -> Action:

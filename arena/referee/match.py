@@ -24,6 +24,7 @@ from typing import Any
 import arena
 from arena.errors import BotFault, InvalidActionError, SandboxError
 from arena.games import get_game
+from arena.games.api import totals_of
 from arena.model import MatchResult, MatchSpec, Termination
 from arena.referee.clock import Clock
 from arena.referee.log import MatchLogWriter
@@ -417,7 +418,7 @@ class _Match:
 
     async def _round_end(self, round_index: int, finished: tuple[tuple[int, int], ...]) -> None:
         scores = finished[round_index]
-        totals = (sum(r[0] for r in finished), sum(r[1] for r in finished))
+        totals = totals_of(finished)
         self.emit(
             {"type": "round_end", "round": round_index, "scores": list(scores),
              "totals": list(totals)}
@@ -447,7 +448,7 @@ class _Match:
 
     def _result(self, termination: Termination, faulty: int | None, detail: str) -> MatchResult:
         finished = self.game.finished_rounds(self.state)
-        totals = (sum(r[0] for r in finished), sum(r[1] for r in finished))
+        totals = totals_of(finished)
         outcome = self.game.outcome(self.state)
         if termination is Termination.NORMAL and outcome is not None:
             winner = outcome.winner

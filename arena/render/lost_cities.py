@@ -10,6 +10,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from arena.games.api import totals_of
 from arena.games.lost_cities import (
     COLOUR_NAMES,
     COLOURS,
@@ -90,7 +91,7 @@ def _header(
     text.append("   " + ("match over" if to_move is None else f"seat {to_move} to move"))
     if finished:
         parts = ", ".join(f"{a}:{b}" for a, b in finished)
-        totals = (sum(r[0] for r in finished), sum(r[1] for r in finished))
+        totals = totals_of(finished)
         text.append(f"\nRound scores {parts}   totals {totals[0]}:{totals[1]}")
     return text
 
