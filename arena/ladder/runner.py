@@ -264,8 +264,6 @@ class _Run:
             self.in_flight.pop(m.match_id, None)
         if self.stopping or result.termination is Termination.CANCELLED:
             return  # dropped: replayed from scratch next run
-        # the ladder's names and ids are authoritative (the rating keys, the idempotence key)
-        result = dataclasses.replace(result, match_id=m.match_id, bots=names, seed=m.seed)
         rec = self.store.record_match(
             self.config.name, result, spec.bots, encounter_id=m.encounter_id, cycle=m.cycle,
             leg=m.leg, started_at=started_at, elo_k=self.config.rating.elo_k,

@@ -124,11 +124,11 @@ def play(sandbox: Any, bot_dir: Path, log_dir: Path, *, seed: int = 1) -> Any:
 
 def decision_times(result: Any, seat: int) -> list[float]:
     """The referee-measured decision times (ms) of ``seat`` from the match log."""
-    import json
+    from arena.referee.log import read_events
 
     assert result.log, "the match has a log"
-    events = [json.loads(line) for line in Path(result.log).read_text().splitlines() if line]
-    return [e["ms"] for e in events if e.get("type") == "decision" and e["seat"] == seat]
+    events = read_events(Path(result.log))
+    return [e["ms"] for e in events if e["type"] == "decision" and e["seat"] == seat]
 
 
 def p99(values: list[float]) -> float:
