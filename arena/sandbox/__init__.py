@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from arena.errors import ConfigError
@@ -13,15 +14,10 @@ log = logging.getLogger(__name__)
 
 
 def get_sandbox(name: str) -> Sandbox:
-    """The sandbox called ``name``; "auto" falls back to the process sandbox with a warning."""
-    if name == "process":
-        from arena.sandbox.process import ProcessSandbox
+    """The sandbox called ``name``; "auto" falls back to the process sandbox with a warning.
 
-        return ProcessSandbox()
-    if name == "docker":
-        from arena.sandbox.docker import DockerSandbox
-
-        return DockerSandbox()
+    One instance per name and process: the Docker sandbox keeps its client, the base image and
+    the bot images it built, so a ladder does not rebuild them for every match."""
     if name == "auto":
         from arena.sandbox.docker import docker_available
 
@@ -32,4 +28,17 @@ def get_sandbox(name: str) -> Sandbox:
             "boundary (start dockerd, see docs/containers.md)"
         )
         return get_sandbox("process")
+    return _sandbox(name)
+
+
+@functools.cache
+def _sandbox(name: str) -> Sandbox:
+    if name == "process":
+        from arena.sandbox.process import ProcessSandbox
+
+        return ProcessSandbox()
+    if name == "docker":
+        from arena.sandbox.docker import DockerSandbox
+
+        return DockerSandbox()
     raise ConfigError(f"unknown sandbox {name!r}; choose one of {', '.join(SANDBOX_NAMES)}")

@@ -226,6 +226,18 @@ class DockerBot:
         return self._tail
 
 
+def _directory_fingerprint(directory: Path) -> str:
+    """The directory and the name, size and mtime of every file in it: an edited bot is built
+    again, an unchanged one is not (one sandbox serves many matches)."""
+    root = directory.resolve()
+    parts = [str(root)]
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            parts.append(f"{path.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "\n".join(parts)
+
+
 class DockerSandbox:
     """Runs each bot in a fresh hardened container (see the module docstring)."""
 
@@ -336,10 +348,11 @@ class DockerSandbox:
     def _build_sync(self, directory: Path) -> str:
         from arena.images import build_bot_image
 
-        key = str(directory.resolve())
+        base = self._base_id()
+        key = f"{base}\n{_directory_fingerprint(directory)}"
         with self._build_lock:
             if key not in self._built:
-                built = build_bot_image(directory, base=self._base_id(), client=self.client)
+                built = build_bot_image(directory, base=base, client=self.client)
                 self._built[key] = built.image_id
             return self._built[key]
 
