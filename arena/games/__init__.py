@@ -12,21 +12,28 @@ from arena.errors import UnknownGameError
 from arena.games.api import Game
 
 REGISTRY: tuple[tuple[str, str], ...] = (
-    ("lost-cities", "arena.games.lost_cities"),
-    ("haggis", "arena.games.haggis"),
-    ("portas", "arena.games.portas"),
+    ("lost-cities", "lost_cities"),
+    ("haggis", "haggis"),
+    ("portas", "portas"),
 )
-"""(game id, module) of every game; each module exports ``GAME``."""
+"""(game id, module name) of every game. The engine is ``arena.games.<name>`` (exports
+``GAME``), its codec ``arena.wire.<name>`` (``CODEC``), its renderer ``arena.render.<name>``
+(``RENDERER``)."""
 GAME_IDS: tuple[str, ...] = tuple(game_id for game_id, _ in REGISTRY)
+
+
+def game_module(layer: str, game_id: str) -> Any:
+    """Import ``arena.<layer>.<name>`` of a registered game; ``UnknownGameError`` otherwise."""
+    for known, name in REGISTRY:
+        if known == game_id:
+            return importlib.import_module(f"arena.{layer}.{name}")
+    raise UnknownGameError(f"unknown game {game_id!r}; known games: {', '.join(GAME_IDS)}")
 
 
 def get_game(game_id: str) -> Game[Any, Any, Any]:
     """The registered game with this id; raises ``UnknownGameError`` naming the known ids."""
-    for known, module in REGISTRY:
-        if known == game_id:
-            game: Game[Any, Any, Any] = importlib.import_module(module).GAME
-            return game
-    raise UnknownGameError(f"unknown game {game_id!r}; known games: {', '.join(GAME_IDS)}")
+    game: Game[Any, Any, Any] = game_module("games", game_id).GAME
+    return game
 
 
 def all_games() -> tuple[Game[Any, Any, Any], ...]:

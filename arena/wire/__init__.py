@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from arena.errors import InvalidActionError, UnknownGameError
+from arena.errors import InvalidActionError
+from arena.games import game_module
 from arena.v1 import bot_pb2
 from arena.wire.api import GameCodec
 
-CODEC_MODULES: tuple[tuple[str, str], ...] = (
-    ("lost-cities", "arena.wire.lost_cities"),
-    ("haggis", "arena.wire.haggis"),
-    ("portas", "arena.wire.portas"),
-)
-"""(game id, module) of every codec, imported on first use; each module exports ``CODEC``."""
-
 
 def codec_for(game_id: str) -> GameCodec:
-    for known, module in CODEC_MODULES:
-        if known == game_id:
-            codec: GameCodec = importlib.import_module(module).CODEC
-            return codec
-    raise UnknownGameError(f"no wire codec for game {game_id!r}")
+    """The wire codec of a registered game (``arena.wire.<name>.CODEC``)."""
+    codec: GameCodec = game_module("wire", game_id).CODEC
+    return codec
 
 
 def encode_observation(game_id: str, view: Any) -> bot_pb2.Observation:
