@@ -216,7 +216,7 @@ def _rootfs_key(mirror: str) -> str:
 
 def inputs_key(mirror: str, wheels: Iterable[Path]) -> str:
     """The hash of everything that goes into the base image."""
-    parts = [_rootfs_key(mirror), "layout-v3"]
+    parts = [_rootfs_key(mirror), "layout-v4"]
     parts += [f"{w.name.split('-')[0]}:{_wheel_hash(w)}" for w in sorted(wheels)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -320,13 +320,19 @@ def _stage(rootfs: Path, wheels: list[Path], work: Path, progress: Progress) -> 
 
 
 def _drop_install_details(record: Path) -> None:
-    """Remove pip's per-install files (they name the temporary wheel path) and their RECORD
-    lines."""
+    """Remove pip's per-install files and their RECORD lines: ``direct_url.json`` and
+    ``REQUESTED`` (they name the temporary wheel path) and the console scripts outside the
+    package directory (removed; their shebang names the interpreter that ran pip)."""
     dropped = ("direct_url.json", "REQUESTED")
     for name in dropped:
         (record.parent / name).unlink(missing_ok=True)
+
+    def kept_line(line: str) -> bool:
+        path = line.split(",", 1)[0]
+        return not path.startswith("../") and path.rsplit("/", 1)[-1] not in dropped
+
     lines = record.read_text(encoding="utf-8").splitlines()
-    kept = [line for line in lines if line.split(",", 1)[0].rsplit("/", 1)[-1] not in dropped]
+    kept = [line for line in lines if kept_line(line)]
     record.write_text("\n".join(kept) + "\n", encoding="utf-8")
 
 

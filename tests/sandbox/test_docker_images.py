@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,28 @@ pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _build_elsewhere(tmp_path: Path, tag: str, wheels: Path) -> dict[str, Any]:
+    """Force a base build in a subprocess whose interpreter path differs from this one's (the
+    same virtualenv reached through a symlink): the image must not depend on where the arena is
+    installed (pip's console-script shebangs once leaked it into RECORD)."""
+    alias = tmp_path / "the-same-venv-by-another-path"
+    alias.symlink_to(Path(sys.prefix), target_is_directory=True)
+    python = alias / "bin" / Path(sys.executable).name
+    code = (
+        "import json, sys; from pathlib import Path; from arena.images import build_base_image; "
+        "b = build_base_image(tag=sys.argv[1], force=True, wheels_dir=Path(sys.argv[2])); "
+        "print(json.dumps({'id': b.image_id, 'digest': b.digest, 'reused': b.reused, "
+        "'python': sys.executable}))"
+    )
+    proc = subprocess.run(
+        [str(python), "-c", code, tag, str(wheels)], capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["python"] != sys.executable
+    return result
+
+
 def test_base_image_is_deterministic_and_reused(
     base_image: BaseImage, docker_client: Any, tmp_path: Path
 ) -> None:
@@ -39,9 +64,9 @@ def test_base_image_is_deterministic_and_reused(
             first = build_base_image(tag=tag, force=True, client=docker_client, wheels_dir=wheels)
             built.append(first.image_id)
             reference = first.digest
-        again = build_base_image(tag=tag, force=True, client=docker_client, wheels_dir=wheels)
-        built.append(again.image_id)
-        assert again.digest == reference and not again.reused, labels.get(INPUTS_LABEL) == key
+        again = _build_elsewhere(tmp_path, tag, wheels)
+        built.append(again["id"])
+        assert again["digest"] == reference and not again["reused"]
         reused = build_base_image(tag=tag, client=docker_client, wheels_dir=wheels)
         assert reused.reused and reused.digest == reference
         assert docker_client.images.get(tag).id == reused.image_id
