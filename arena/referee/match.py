@@ -395,6 +395,12 @@ class _Match:
             closed.code is not None and closed.code.name == "RESOURCE_EXHAUSTED"
         ):
             return _SeatFault(seat, Termination.OVERSIZED_MESSAGE, closed.reason)
+        if "error parsing message" in text:  # protobuf's words for bytes that do not decode
+            return _SeatFault(
+                seat,
+                Termination.PROTOCOL_VIOLATION,
+                f"sent bytes that are not an arena.v1 BotMessage ({closed.reason})",
+            )
         return _SeatFault(
             seat,
             Termination.PROTOCOL_VIOLATION,

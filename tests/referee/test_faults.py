@@ -27,6 +27,7 @@ CASES = [
     ("chatty", Termination.PROTOCOL_VIOLATION),
     ("bad_hello", Termination.PROTOCOL_VIOLATION),
     ("big_hello", Termination.OVERSIZED_MESSAGE),
+    ("undecodable", Termination.PROTOCOL_VIOLATION),
 ]
 
 
@@ -175,3 +176,9 @@ def test_a_flood_of_messages_does_not_fill_the_referees_memory(
     assert result.termination is Termination.PROTOCOL_VIOLATION, result.detail
     assert result.faulty_seat == 0
     assert grown_mb < 60, f"the referee grew by {grown_mb:.0f} MB"
+
+
+def test_undecodable_bytes_are_named(log_dir: Path, socket_root: Path) -> None:
+    result = run_match(TEST_BOTS / "undecodable", RANDOM_BOT, log_dir, socket_root)
+    assert result.termination is Termination.PROTOCOL_VIOLATION
+    assert "not an arena.v1 BotMessage" in result.detail, result.detail

@@ -2,7 +2,7 @@
 
 Modes: sleep, illegal, garbage, crash, oversized, huge, never, wrong_id, chatty, bad_hello,
 exit_early, typed, big_hello, flood (out-of-turn messages by the thousand), slow (legal,
-0.3 s a move).
+0.3 s a move), undecodable (bytes that are no BotMessage, in valid gRPC framing).
 It speaks arena.v1 with the raw generated stubs (not the SDK) so it can break the protocol on
 purpose.
 """
@@ -17,7 +17,7 @@ import time
 import grpc
 
 from arena.games import get_game
-from arena.v1 import bot_pb2, bot_pb2_grpc
+from arena.v1 import bot_pb2
 from arena.wire import encode_action
 
 MODE = sys.argv[1]
@@ -38,7 +38,7 @@ def illegal_text(legal: list[str]) -> str:
     raise SystemExit("no illegal action found")
 
 
-def answer(request: bot_pb2.DecisionRequest, count: int) -> list[bot_pb2.BotMessage]:
+def answer(request: bot_pb2.DecisionRequest, count: int) -> list[bot_pb2.BotMessage | bytes]:
     legal = list(request.legal_actions)
     response = bot_pb2.DecisionResponse(decision_id=request.decision_id, action_text=legal[0])
     if count == TRIGGER:
@@ -58,6 +58,8 @@ def answer(request: bot_pb2.DecisionRequest, count: int) -> list[bot_pb2.BotMess
             response.action_text = "x" * (5 * 1024 * 1024)
         elif MODE == "wrong_id":
             response.decision_id += 7
+        elif MODE == "undecodable":  # a truncated length-delimited field: no protobuf parses it
+            return [b"\x0a\xff\xff\xff\x0fgarbage"]
         elif MODE == "chatty":
             return [bot_pb2.BotMessage(decision=response)] * 2
         elif MODE == "flood":  # 2000 x 60 KiB = 120 MB while the (slow) opponent thinks
@@ -78,7 +80,7 @@ def main() -> None:
         time.sleep(3600)
     if MODE == "exit_early":
         sys.exit("refusing to start")
-    outbox: queue.SimpleQueue[bot_pb2.BotMessage | None] = queue.SimpleQueue()
+    outbox: queue.SimpleQueue[bot_pb2.BotMessage | bytes | None] = queue.SimpleQueue()
     if MODE == "bad_hello":
         outbox.put(bot_pb2.BotMessage(decision=bot_pb2.DecisionResponse(decision_id=1)))
     elif MODE == "big_hello":
@@ -93,8 +95,12 @@ def main() -> None:
 
     count = 0
     with grpc.insecure_channel(os.environ["ARENA_SOCKET"]) as channel:
-        stub = bot_pb2_grpc.BotServiceStub(channel)
-        for message in stub.Play(requests()):
+        play = channel.stream_stream(  # raw bytes pass through unserialized
+            "/arena.v1.BotService/Play",
+            request_serializer=lambda m: m if isinstance(m, bytes) else m.SerializeToString(),
+            response_deserializer=bot_pb2.RefereeMessage.FromString,
+        )
+        for message in play(requests()):
             if message.WhichOneof("kind") == "decision":
                 count += 1
                 for reply in answer(message.decision, count):
