@@ -21,7 +21,7 @@ pytestmark = pytest.mark.docker
         ("oversized", "oversized_message"),
         ("illegal", "illegal_action"),
         ("never_connect", "no_start"),
-        ("garbage", "no_start"),
+        ("garbage", "protocol_violation"),
     ],
 )
 def test_attack_forfeits(
