@@ -502,3 +502,98 @@ def pin_image(reference: str, client: Any = None) -> BotImage:
     except docker.errors.ImageNotFound:
         raise ConfigError(f"no local image {reference!r} (and it is not a directory)") from None
     return BotImage(image.id, layer_digest(image.attrs))
+
+
+# --- keeping and pruning ------------------------------------------------------------------
+BOT_REPOSITORY = "arena-bot"
+"""Repository of the tags that keep submitted bots' images (``arena-bot/NAME:VERSION``)."""
+
+
+def bot_tag(name: str, version: str) -> str:
+    """The Docker tag that keeps a submitted bot's image: ``arena-bot/NAME:VERSION``, with
+    characters Docker does not accept in a repository or tag replaced."""
+    repo = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("._-") or "bot"
+    tag = re.sub(r"[^A-Za-z0-9_.-]+", "-", version).lstrip(".-")[:128] or "latest"
+    return f"{BOT_REPOSITORY}/{repo}:{tag}"
+
+
+def keep_bot_image(image_id: str, name: str, version: str, client: Any = None) -> str:
+    """Tag a submitted bot's image so that ``docker image prune`` and ``arena images prune``
+    leave it alone; returns the tag. Raises ``SandboxError`` when the engine fails."""
+    client = client or docker_client()
+    tag = bot_tag(name, version)
+    repository, _, version_tag = tag.partition(":")
+    try:
+        client.images.get(image_id).tag(repository, version_tag)
+    except Exception as exc:  # noqa: BLE001 — ImageNotFound, APIError
+        raise SandboxError(f"cannot tag {image_id[:19]} as {tag}: {exc}") from exc
+    return tag
+
+
+@dataclass(frozen=True)
+class PruneCandidate:
+    """An image ``arena images prune`` looked at."""
+
+    image_id: str
+    kind: str
+    """``bot build`` (built from a bot directory, not submitted) or ``old base``."""
+    size: int
+    """Bytes only this image holds (layers shared with other images not counted)."""
+    removed: bool
+    reason: str
+    """Why it was kept, or empty when removed (or would be, in a dry run)."""
+
+
+def prune_images(
+    keep: Iterable[str], *, dry_run: bool = False, client: Any = None
+) -> list[PruneCandidate]:
+    """Remove the images the arena built and no longer needs.
+
+    Candidates: bot images built from directories (``arena match``/ladders with Dockerfiles,
+    labelled by :func:`build_bot_image`) that no submitted bot pins (``keep``: image ids) and
+    that carry no tag outside ``arena-bot/``; and base images replaced by a newer build (the
+    current ``BASE_TAG`` stays). Images a container still uses, or that other images are built
+    on, are kept with the reason. Images the arena did not build are never touched.
+    """
+    import docker.errors
+
+    client = client or docker_client()
+    pinned = set(keep)
+    current = find_base_image(client=client)
+    found: list[tuple[Any, str]] = []
+    for image in client.images.list(filters={"label": INPUTS_LABEL}):
+        labels = image.attrs.get("Config", {}).get("Labels") or {}
+        one_layer = len(image.attrs.get("RootFS", {}).get("Layers") or []) == 1
+        if labels.get(INPUTS_LABEL) == "":
+            found.append((image, "bot build"))
+        elif one_layer and (current is None or image.id != current.image_id):
+            found.append((image, "old base"))
+    used = {c.image.id for c in client.containers.list(all=True) if c.image is not None}
+    unique = {i["Id"]: int(i["Size"]) - max(int(i["SharedSize"]), 0) for i in client.df()["Images"]}
+    results: list[PruneCandidate] = []
+    # Bot builds first: an old base is only removable once the builds on it are gone.
+    for image, kind in sorted(found, key=lambda item: item[1] == "old base"):
+        size = unique.get(image.id, 0)
+        foreign = [t for t in image.tags if not t.startswith(f"{BOT_REPOSITORY}/")]
+        reason = ""
+        if image.id in pinned:
+            reason = "a submitted bot"
+        elif foreign:
+            reason = f"tagged {foreign[0]}"
+        elif image.id in used:
+            reason = "used by a container"
+        if reason or dry_run:
+            results.append(PruneCandidate(image.id, kind, size, False, reason))
+            continue
+        try:
+            for tag in image.tags:  # leftover arena-bot tags of a bot no longer registered
+                client.images.remove(tag, noprune=True)
+            client.images.remove(image.id, noprune=False)
+        except docker.errors.ImageNotFound:
+            pass
+        except docker.errors.APIError as exc:
+            explanation = getattr(exc, "explanation", None) or str(exc)
+            results.append(PruneCandidate(image.id, kind, size, False, str(explanation)[:120]))
+            continue
+        results.append(PruneCandidate(image.id, kind, size, True, ""))
+    return results

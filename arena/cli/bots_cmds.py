@@ -100,10 +100,13 @@ def submit(
             f"refused: {bot_name} could not play a legal match ({result.termination}: "
             f"{result.detail}); log: {result.log}"
         )
+    from arena.images import keep_bot_image
+
+    tag = keep_bot_image(image_id, bot_name, bot_version)  # `docker image prune` must spare it
     saved = registry.register(bot_name, bot_version, bot_game, image_id, digest)
     console.print(
         f"[green]submitted[/] {saved.name}@{saved.version} ({saved.game}) image "
-        f"{saved.image[:19]} digest {saved.digest[:19]}; smoke match {result.totals[0]}-"
+        f"{saved.image[:19]} ({tag}) digest {saved.digest[:19]}; smoke match {result.totals[0]}-"
         f"{result.totals[1]}. Use it as [bold]{saved.name}[/] in `arena match`.",
         highlight=False,
     )
@@ -179,3 +182,42 @@ def wheels(
         out = prepare_wheels(dest)
     for wheel in sorted(out.glob("*.whl")):
         console.print(str(wheel), highlight=False)
+
+
+@images_app.command("prune")
+@handle_errors
+def prune(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Only list what would be removed.")
+    ] = False,
+) -> None:
+    """Remove bot images the arena built from directories and no submitted bot uses, and base
+    images a newer build replaced. Submitted bots, the current base image, images in use and
+    images the arena did not build are kept."""
+    from arena import registry
+    from arena.images import prune_images
+
+    keep = {bot.image for bot in registry.list_bots()}
+    with console.status("looking for images to prune"):
+        results = prune_images(keep, dry_run=dry_run)
+    table = Table(title="arena images" + (" (dry run)" if dry_run else ""))
+    for column in ("image", "kind", "own size", "outcome"):
+        table.add_column(column, justify="right" if column == "own size" else "left")
+    for item in results:
+        if item.reason:
+            outcome = f"kept: {item.reason}"
+        else:
+            outcome = "would be removed" if dry_run else "[green]removed[/]"
+        table.add_row(item.image_id[7:19], item.kind, _size(item.size), outcome)
+    console.print(table)
+    gone = [r for r in results if r.removed or (dry_run and not r.reason)]
+    verb = "would remove" if dry_run else "removed"
+    freed = _size(sum(r.size for r in gone))
+    console.print(
+        f"{verb} {len(gone)} of {len(results)} arena images ({freed} of their own)",
+        highlight=False,
+    )
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 1024:.1f} KiB"

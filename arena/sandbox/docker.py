@@ -351,10 +351,21 @@ class DockerSandbox:
         base = self._base_id()
         key = f"{base}\n{_directory_fingerprint(directory)}"
         with self._build_lock:
+            if key in self._built and not self._exists(self._built[key]):
+                del self._built[key]  # pruned meanwhile (`arena images prune`): build it again
             if key not in self._built:
                 built = build_bot_image(directory, base=base, client=self.client)
                 self._built[key] = built.image_id
             return self._built[key]
+
+    def _exists(self, image_id: str) -> bool:
+        import docker.errors
+
+        try:
+            self.client.images.get(image_id)
+        except docker.errors.ImageNotFound:
+            return False
+        return True
 
 
 def _ulimits(open_files: int, file_size: int) -> list[Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,12 +16,14 @@ import pytest
 from arena.images import (
     INPUTS_LABEL,
     BaseImage,
+    bot_tag,
     build_base_image,
     build_bot_image,
     debian_mirror,
     inputs_key,
     pin_image,
     prepare_wheels,
+    prune_images,
 )
 
 pytestmark = pytest.mark.docker
@@ -120,3 +123,46 @@ def test_mirror_comes_from_apt_sources(tmp_path: Path, monkeypatch: pytest.Monke
     assert debian_mirror("jammy", sources) == "http://one.invalid/ubuntu"
     monkeypatch.setenv("ARENA_DEBIAN_MIRROR", "http://four.invalid/debian")
     assert debian_mirror("bookworm", sources) == "http://four.invalid/debian"
+
+
+def test_prune_removes_only_unneeded_arena_builds(
+    base_image: BaseImage, docker_client: Any, tmp_path: Path
+) -> None:
+    def bot_dir(name: str) -> Path:
+        directory = tmp_path / name
+        shutil.copytree(ROOT / "sample_bots" / "lost-cities" / "random", directory)
+        (directory / "marker.txt").write_text(name)  # distinct content: distinct images
+        return directory
+
+    pinned = build_bot_image(bot_dir("pinned"), client=docker_client).image_id
+    tagged = build_bot_image(bot_dir("tagged"), client=docker_client).image_id
+    docker_client.images.get(tagged).tag("user/mine", "1")
+    loose = build_bot_image(bot_dir("loose"), client=docker_client).image_id
+    # The user's own build on the base image (not through the arena) is never a candidate.
+    own, _ = docker_client.images.build(
+        path=str(bot_dir("own")), buildargs={"BASE_IMAGE": base_image.image_id},
+        network_mode="none", rm=True,
+    )
+    try:
+        dry = {c.image_id: c for c in prune_images({pinned}, dry_run=True, client=docker_client)}
+        assert own.id not in dry and base_image.image_id not in dry
+        assert dry[pinned].reason == "a submitted bot"
+        assert dry[tagged].reason == "tagged user/mine:1"
+        assert dry[loose].reason == "" and not dry[loose].removed
+        docker_client.images.get(loose)  # a dry run removes nothing
+
+        done = {c.image_id: c for c in prune_images({pinned}, client=docker_client)}
+        assert done[loose].removed and not done[pinned].removed and not done[tagged].removed
+        with pytest.raises(docker.errors.ImageNotFound):
+            docker_client.images.get(loose)
+        for kept in (pinned, tagged, own.id, base_image.image_id):
+            docker_client.images.get(kept)
+    finally:
+        for image_id in (pinned, tagged, loose, own.id):
+            with contextlib.suppress(docker.errors.ImageNotFound):
+                docker_client.images.remove(image_id, force=True)
+
+
+def test_bot_tag_is_a_valid_docker_reference() -> None:
+    assert bot_tag("My Bot!", "1.0+build 7") == "arena-bot/my-bot:1.0-build-7"
+    assert bot_tag("___", ".hidden") == "arena-bot/bot:hidden"

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import docker.errors
 import pytest
 from typer.testing import CliRunner
 
@@ -32,6 +33,7 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
     assert spec is not None and spec.image and spec.image.startswith("sha256:")
     assert spec.digest.startswith("sha256:") and spec.game == "lost-cities"
     assert docker_client.images.get(spec.image).id == spec.image
+    assert "arena-bot/rnd:1" in docker_client.images.get(spec.image).tags  # spared by prune
 
     bad = runner.invoke(app, ["submit", str(ROOT / "sample_bots/hostile/illegal")])
     assert bad.exit_code == 2
@@ -56,6 +58,30 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
     assert ran.exit_code == 0, ran.output
     standings = runner.invoke(app, ["ladder", "standings", str(ladder), "--format", "json"])
     assert sorted(r["bot"] for r in json.loads(standings.stdout)["standings"]) == ["greedy", "rnd"]
+
+
+    # `arena images prune` removes the directory build of greedy, keeps the submitted bot, and
+    # a later match in the same process builds greedy again.
+    greedy_image = docker_sandbox_cached_image(greedy)
+    pruned = runner.invoke(app, ["images", "prune"])
+    assert pruned.exit_code == 0, pruned.output
+    assert docker_client.images.get(spec.image).id == spec.image
+    with pytest.raises(docker.errors.ImageNotFound):
+        docker_client.images.get(greedy_image)
+    again = runner.invoke(app, ["match", "rnd", greedy, "--sandbox", "docker", "-o", "rounds=1",
+                                "--format", "json", "--log-dir", str(tmp_path / "logs")])
+    assert again.exit_code == 0 and json.loads(again.stdout)["termination"] == "normal"
+
+
+def docker_sandbox_cached_image(bot_dir: str) -> str:
+    """The image this process's Docker sandbox built for ``bot_dir`` (keys: base id, then the
+    directory's fingerprint, which starts with its path)."""
+    from arena.sandbox import get_sandbox
+
+    built = get_sandbox("docker")._built  # noqa: SLF001 — the cache under test
+    path = str(Path(bot_dir).resolve())
+    [image_id] = [image for key, image in built.items() if key.split("\n")[1] == path]
+    return image_id
 
 
 def test_auto_sandbox_picks_docker_when_an_engine_answers(docker_client: Any) -> None:
