@@ -45,12 +45,18 @@ def _spec_from_manifest(data: dict[str, Any], directory: Path, manifest: Path) -
     version = data.get("version", "")
     if not isinstance(version, str | int | float):
         raise ConfigError(f"{manifest}: 'version' must be a string")
+    from arena.images import DEFAULT_FLAVOR, FLAVORS
+
+    base = data.get("base", DEFAULT_FLAVOR)
+    if base not in FLAVORS:
+        raise ConfigError(f"{manifest}: 'base' must be one of {', '.join(FLAVORS)}, got {base!r}")
     return BotSpec(
         name=name.strip(),
         game=game,
         directory=str(directory),
         command=tuple(command),
         version=str(version),
+        base=base,
     )
 
 

@@ -35,6 +35,40 @@ SUITE = "bookworm"
 """The Debian release of the base image (its python3 is 3.11)."""
 PACKAGES = ("python3-minimal", "libpython3.11-stdlib", "libstdc++6")
 """Packages added to the minbase variant (grpcio needs libstdc++)."""
+
+
+@dataclass(frozen=True)
+class Flavor:
+    """A kind of local base image: which Debian packages, and whether the arena's Python bot
+    runtime (grpcio, protobuf, the SDK) is installed into it."""
+
+    name: str
+    tag: str
+    packages: tuple[str, ...]
+    python_runtime: bool
+    command: str
+    """The image's default command."""
+
+
+FLAVORS = {
+    "python": Flavor("python", BASE_TAG, PACKAGES, python_runtime=True, command="python3"),
+    # Debian's Node.js (18 on bookworm): bots bring their own node_modules (see js-random).
+    "node": Flavor("node", "arena/base:node", ("nodejs",), python_runtime=False, command="node"),
+}
+"""The base images ``arena images build-base --flavor`` builds; a bot picks one in bot.toml
+(``base = "node"``; default ``python``)."""
+DEFAULT_FLAVOR = "python"
+
+
+def flavor(name: str) -> Flavor:
+    """The flavor called ``name``; raises ``ConfigError`` naming the choices."""
+    try:
+        return FLAVORS[name]
+    except KeyError:
+        raise ConfigError(
+            f"no base image flavor {name!r}: choose one of {', '.join(FLAVORS)}"
+        ) from None
+
 INPUTS_LABEL = "arena.base.inputs"
 """Image label holding the hash of the base image's inputs."""
 MIRROR_ENV = "ARENA_DEBIAN_MIRROR"
@@ -209,14 +243,14 @@ def _wheel_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _rootfs_key(mirror: str) -> str:
-    text = "\n".join([SUITE, mirror, *PACKAGES, "strip-v1"])
+def _rootfs_key(mirror: str, packages: tuple[str, ...] = PACKAGES) -> str:
+    text = "\n".join([SUITE, mirror, *packages, "strip-v1"])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def inputs_key(mirror: str, wheels: Iterable[Path]) -> str:
-    """The hash of everything that goes into the base image."""
-    parts = [_rootfs_key(mirror), "layout-v4"]
+def inputs_key(mirror: str, wheels: Iterable[Path], packages: tuple[str, ...] = PACKAGES) -> str:
+    """The hash of everything that goes into a base image."""
+    parts = [_rootfs_key(mirror, packages), "layout-v4"]
     parts += [f"{w.name.split('-')[0]}:{_wheel_hash(w)}" for w in sorted(wheels)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -237,16 +271,16 @@ def _require_root() -> None:
         )
 
 
-def _debootstrap(mirror: str, progress: Progress) -> Path:
+def _debootstrap(mirror: str, packages: tuple[str, ...], progress: Progress) -> Path:
     """A stripped minbase root file system, cached by (suite, mirror, packages)."""
-    cached = _cache_dir() / f"rootfs-{_rootfs_key(mirror)}"
-    if (cached / "usr/bin/python3").exists():
+    cached = _cache_dir() / f"rootfs-{_rootfs_key(mirror, packages)}"
+    if (cached / "var/lib/dpkg/status").exists():
         return cached
     cached.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="rootfs-", dir=cached.parent))
     try:
         progress(f"debootstrap {SUITE} from {mirror} (about a minute)")
-        cmd = ["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}"]
+        cmd = ["debootstrap", "--variant=minbase", f"--include={','.join(packages)}"]
         _run([*cmd, SUITE, str(work), mirror], "debootstrap")
         _strip(work)
         shutil.rmtree(cached, ignore_errors=True)
@@ -296,6 +330,8 @@ def _stage(rootfs: Path, wheels: list[Path], work: Path, progress: Progress) -> 
     stage = work / "stage"
     progress("copying the root file system")
     _run(["cp", "-a", f"{rootfs}/.", str(stage)], "copying the root file system")
+    if not wheels:  # a base without the Python runtime
+        return stage
     site = stage / SITE_PACKAGES
     site.mkdir(parents=True, exist_ok=True)
     progress("installing grpcio, protobuf and the arena runtime")
@@ -376,6 +412,18 @@ def find_base_image(tag: str = BASE_TAG, client: Any = None) -> BaseImage | None
     return BaseImage(tag, image.id, layer_digest(image.attrs), reused=True)
 
 
+def require_base_image(flavor_name: str = DEFAULT_FLAVOR, client: Any = None) -> BaseImage:
+    """The local base image of a flavor; raises ``ConfigError`` saying how to build it."""
+    kind = flavor(flavor_name)
+    found = find_base_image(kind.tag, client)
+    if found is None:
+        option = "" if kind.name == DEFAULT_FLAVOR else f" --flavor {kind.name}"
+        raise ConfigError(
+            f"no local {kind.name} base image ({kind.tag}): run `arena images build-base{option}`"
+        )
+    return found
+
+
 def _existing(client: Any, key: str) -> Any:
     """A base image (one layer: not an image built on it) with these inputs, or None."""
     images = client.images.list(filters={"label": f"{INPUTS_LABEL}={key}"})
@@ -395,13 +443,16 @@ def _remove_replaced(client: Any, old_id: str | None, new_id: str) -> None:
 
 def build_base_image(
     *,
-    tag: str = BASE_TAG,
+    flavor_name: str = DEFAULT_FLAVOR,
+    tag: str | None = None,
     force: bool = False,
     progress: Progress = _quiet,
     client: Any = None,
     wheels_dir: Path | None = None,
 ) -> BaseImage:
-    """Build the Python bot base image (or reuse one built from the same inputs).
+    """Build a bot base image (or reuse one built from the same inputs): by default the Python
+    one, tagged ``BASE_TAG``; ``flavor_name`` picks another of ``FLAVORS`` (its own tag unless
+    ``tag`` is given).
 
     ``force`` rebuilds the image even when one with the same inputs exists (the cached
     debootstrap root file system is still reused). ``wheels_dir`` gives prepared wheels
@@ -409,37 +460,39 @@ def build_base_image(
     ``ConfigError`` (not root, no debootstrap, no mirror) or ``SandboxError`` (a build step
     or the engine failed).
     """
+    kind = flavor(flavor_name)
+    tag = tag or kind.tag
     _require_root()
     client = client or docker_client(timeout=600)
     mirror = debian_mirror()
     with tempfile.TemporaryDirectory(prefix="arena-base-") as tmp:
         work = Path(tmp)
-        if wheels_dir is None:
+        if kind.python_runtime and wheels_dir is None:
             progress("downloading grpcio and protobuf wheels, building the arena wheel")
             wheels_dir = prepare_wheels(work / "wheels")
-        wheels = sorted(wheels_dir.glob("*.whl"))
-        key = inputs_key(mirror, wheels)
+        wheels = sorted(wheels_dir.glob("*.whl")) if kind.python_runtime and wheels_dir else []
+        key = inputs_key(mirror, wheels, kind.packages)
         existing = None if force else _existing(client, key)
         if existing is not None:
             existing.tag(*tag.split(":", 1))
             return BaseImage(tag, existing.id, layer_digest(existing.attrs), reused=True)
         old = find_base_image(tag, client)
-        rootfs = _debootstrap(mirror, progress)
+        rootfs = _debootstrap(mirror, kind.packages, progress)
         stage = _stage(rootfs, wheels, work, progress)
         progress("writing a deterministic tar and importing it")
         tar = work / "rootfs.tar"
         deterministic_tar(stage, tar)
-        image = _import(client, tar, tag, key)
+        image = _import(client, tar, tag, key, kind.command)
     _remove_replaced(client, old.image_id if old else None, image.id)
     return BaseImage(tag, image.id, layer_digest(image.attrs), reused=False)
 
 
-def _import(client: Any, tar: Path, tag: str, key: str) -> Any:
+def _import(client: Any, tar: Path, tag: str, key: str, command: str) -> Any:
     repository, _, version = tag.partition(":")
     changes = [
         f"LABEL {INPUTS_LABEL}={key}",
         "ENV LANG=C.UTF-8 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1",
-        'CMD ["python3"]',
+        f'CMD ["{command}"]',
     ]
     try:
         client.api.import_image_from_file(
@@ -456,12 +509,13 @@ def build_bot_image(
     base: str | None = None,
     tag: str | None = None,
     client: Any = None,
+    flavor_name: str = DEFAULT_FLAVOR,
 ) -> BotImage:
-    """Build ``bot_dir``'s Dockerfile on the local base image (no network) and pin it.
+    """Build ``bot_dir``'s Dockerfile on a local base image (no network) and pin it.
 
-    ``base`` is an image id or tag passed as ``BASE_IMAGE`` (default: the local base image,
-    which must exist). Raises ``ConfigError`` when the directory has no Dockerfile or the build
-    fails, ``SandboxError`` when the engine fails.
+    ``base`` is an image id or tag passed as ``BASE_IMAGE`` (default: the local base image of
+    ``flavor_name``, which must exist). Raises ``ConfigError`` when the directory has no
+    Dockerfile or the build fails, ``SandboxError`` when the engine fails.
     """
     import docker.errors
 
@@ -470,10 +524,7 @@ def build_bot_image(
         raise ConfigError(f"{directory} has no Dockerfile")
     client = client or docker_client(timeout=600)
     if base is None:
-        found = find_base_image(client=client)
-        if found is None:
-            raise ConfigError("no local base image: run `arena images build-base` first")
-        base = found.image_id
+        base = require_base_image(flavor_name, client).image_id
     try:
         image, _ = client.images.build(
             path=str(directory),
@@ -552,21 +603,21 @@ def prune_images(
     Candidates: bot images built from directories (``arena match``/ladders with Dockerfiles,
     labelled by :func:`build_bot_image`) that no submitted bot pins (``keep``: image ids) and
     that carry no tag outside ``arena-bot/``; and base images replaced by a newer build (the
-    current ``BASE_TAG`` stays). Images a container still uses, or that other images are built
+    current one of each flavor stays). Images a container still uses, or that other images are built
     on, are kept with the reason. Images the arena did not build are never touched.
     """
     import docker.errors
 
     client = client or docker_client()
     pinned = set(keep)
-    current = find_base_image(client=client)
+    current = {b.image_id for k in FLAVORS.values() if (b := find_base_image(k.tag, client))}
     found: list[tuple[Any, str]] = []
     for image in client.images.list(filters={"label": INPUTS_LABEL}):
         labels = image.attrs.get("Config", {}).get("Labels") or {}
         one_layer = len(image.attrs.get("RootFS", {}).get("Layers") or []) == 1
         if labels.get(INPUTS_LABEL) == "":
             found.append((image, "bot build"))
-        elif one_layer and (current is None or image.id != current.image_id):
+        elif one_layer and image.id not in current:
             found.append((image, "old base"))
     used = {c.image.id for c in client.containers.list(all=True) if c.image is not None}
     unique = {i["Id"]: int(i["Size"]) - max(int(i["SharedSize"]), 0) for i in client.df()["Images"]}

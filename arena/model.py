@@ -60,6 +60,8 @@ class BotSpec:
     version: str = ""
     digest: str = ""
     """Layer digest of a submitted image (identity of the code)."""
+    base: str = "python"
+    """The local base image flavor a bot directory's image is built on (``python``, ``node``)."""
 
 
 @dataclass(frozen=True)

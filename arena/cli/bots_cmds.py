@@ -36,7 +36,7 @@ def _sample_random(game: str) -> Path:
 
 def _build_or_pin(target: str, game: str | None) -> tuple[str, str, str, str, str]:
     """(image id, digest, game, default name, default version) of a directory or an image."""
-    from arena.images import build_bot_image, find_base_image, pin_image
+    from arena.images import FLAVORS, build_bot_image, find_base_image, pin_image
 
     directory = Path(target)
     if directory.is_dir():
@@ -46,10 +46,11 @@ def _build_or_pin(target: str, game: str | None) -> tuple[str, str, str, str, st
         bot_game = game or (manifest.game if manifest else None)
         if bot_game is None:
             raise ConfigError(f"{directory} has no bot.toml: give --game")
-        if find_base_image() is None:
-            _build_base(force=False)
+        flavor = manifest.base if manifest else "python"
+        if find_base_image(FLAVORS[flavor].tag) is None:
+            _build_base(force=False, flavor=flavor)
         with console.status(f"building the image of {directory}"):
-            image = build_bot_image(directory)
+            image = build_bot_image(directory, flavor_name=flavor)
         name = manifest.name if manifest else directory.name
         return image.image_id, image.digest, bot_game, name, manifest.version if manifest else ""
     if game is None:
@@ -135,17 +136,17 @@ def list_bots(
     console.print(table)
 
 
-def _build_base(force: bool) -> None:
+def _build_base(force: bool, flavor: str = "python") -> None:
     from arena.images import build_base_image
 
     started = time.monotonic()
-    with console.status("building the base image") as status:
+    with console.status(f"building the {flavor} base image") as status:
 
         def progress(step: str) -> None:
             console.print(f"  {time.monotonic() - started:5.1f}s {step}", highlight=False)
             status.update(step)
 
-        base = build_base_image(force=force, progress=progress)
+        base = build_base_image(flavor_name=flavor, force=force, progress=progress)
     verb = "reused" if base.reused else "built"
     console.print(
         f"[green]{verb}[/] {base.tag} id {base.image_id[:19]} layer {base.digest[:19]} "
@@ -160,9 +161,18 @@ def build_base(
     force: Annotated[
         bool, typer.Option(help="Rebuild even when the inputs are unchanged.")
     ] = False,
+    flavor: Annotated[
+        str, typer.Option(help="python (the arena's Python runtime and SDK) or node (Node.js, "
+                          "for bots in JavaScript: `base = \"node\"` in their bot.toml).")
+    ] = "python",
 ) -> None:
-    """Build the Python bot base image locally (debootstrap, no registry; needs root)."""
-    _build_base(force)
+    """Build a bot base image locally (debootstrap of Debian, no registry; needs root).
+
+    Reused while its inputs (Debian mirror, packages, the arena runtime) are unchanged."""
+    from arena.images import flavor as check_flavor
+
+    check_flavor(flavor)
+    _build_base(force, flavor)
 
 
 @images_app.command("wheels")

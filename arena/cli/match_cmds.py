@@ -85,8 +85,11 @@ def _play_local(
     time_control: TimeControl, sandbox: str, log_dir: Path, output: OutputFormat,
 ) -> MatchResult:
     from arena.referee.match import play_match
+    from arena.sandbox import get_sandbox
 
     game_id, first, second = resolve_match_bots((bot_a, bot_b), game)
+    box = get_sandbox(sandbox)
+    box.check((first, second))
     spec = MatchSpec(game_id, seed, (first, second), dict(options), time_control)
     status = (
         err_console.status(f"{first.name} vs {second.name}: playing {game_id}, seed {seed}…")
@@ -94,7 +97,7 @@ def _play_local(
         else contextlib.nullcontext()
     )
     with status:
-        return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=log_dir))
+        return asyncio.run(play_match(spec, sandbox=box, log_dir=log_dir))
 
 
 @handle_errors

@@ -295,11 +295,15 @@ async def run_ladder(
     infrastructure failures (bot faults are results, not exceptions)."""
     specs = resolve_entrants(config, resolve)
     schedule = ladder_schedule(config, cycles)
+    sandbox_name = resolve_sandbox(sandbox or config.sandbox)
+    if play is None:  # the real referee: can every entrant run in that sandbox at all?
+        from arena.sandbox import get_sandbox
+
+        get_sandbox(sandbox_name).check(specs)
     own_store = store is None
     db = store if store is not None else LadderStore(config.database_url)
     try:
-        run = _Run(config, db, specs, play or default_play(),
-                   resolve_sandbox(sandbox or config.sandbox), on_event)
+        run = _Run(config, db, specs, play or default_play(), sandbox_name, on_event)
         recorded = db.recorded_ids(config.name)
         planned = plan_run(schedule, recorded, max_matches)
         run.scheduled = sum(len(e.matches) for e in schedule)

@@ -8,6 +8,7 @@ from ``ARENA_GAME``; nothing else (no secrets, no seed) is passed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -87,4 +88,9 @@ class Sandbox(Protocol):
 
     async def start(self, bot: BotSpec, socket_dir: Path, match_id: str, seat: int) -> RunningBot:
         """Start the bot; raise ``SandboxError`` when that fails for reasons not the bot's own."""
+        ...
+
+    def check(self, bots: Iterable[BotSpec]) -> None:
+        """Before any match: raise ``ConfigError``, saying what to do, when one of these bots
+        cannot run in this sandbox at all (rather than voiding every match)."""
         ...

@@ -19,6 +19,7 @@ import logging
 import os
 import socket
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -263,6 +264,16 @@ class DockerSandbox:
             self._client = _client()
         return self._client
 
+    def check(self, bots: Iterable[BotSpec]) -> None:
+        """Bot directories need the local base image of their flavor (``base`` in bot.toml)."""
+        from arena.images import require_base_image
+
+        for flavor in sorted({bot.base for bot in bots if not bot.image}):
+            try:
+                require_base_image(flavor, self.client)
+            except SandboxError as exc:  # no engine
+                raise ConfigError(str(exc)) from None
+
     async def start(self, bot: BotSpec, socket_dir: Path, match_id: str, seat: int) -> DockerBot:
         """Start ``bot`` in a container that can reach only ``socket_dir``."""
         if self._run_janitor:
@@ -326,29 +337,29 @@ class DockerSandbox:
             raise SandboxError(f"bot {bot.name} has neither an image nor a directory")
         directory = Path(bot.directory)
         if (directory / "Dockerfile").is_file():
-            return await self._build(directory), None, {}
-        base = await asyncio.to_thread(self._base_id)
+            return await self._build(directory, bot.base), None, {}
+        base = await asyncio.to_thread(self._base_id, bot.base)
         mount = {str(directory.resolve()): {"bind": "/bot", "mode": "ro"}}
         return base, ["sh", "-c", 'cd /bot && exec "$@"', "bot", *bot.command], mount
 
-    def _base_id(self) -> str:
-        from arena.images import find_base_image
+    def _base_id(self, flavor: str) -> str:
+        from arena.images import require_base_image
 
-        found = find_base_image(client=self.client)
-        if found is None:
-            raise SandboxError("no local base image: run `arena images build-base` first")
-        return found.image_id
-
-    async def _build(self, directory: Path) -> str:
         try:
-            return await asyncio.to_thread(self._build_sync, directory)
+            return require_base_image(flavor, self.client).image_id
+        except ConfigError as exc:
+            raise SandboxError(str(exc)) from None
+
+    async def _build(self, directory: Path, flavor: str) -> str:
+        try:
+            return await asyncio.to_thread(self._build_sync, directory, flavor)
         except ConfigError as exc:
             raise BotFault("no_start", f"the bot image does not build: {exc}") from exc
 
-    def _build_sync(self, directory: Path) -> str:
+    def _build_sync(self, directory: Path, flavor: str) -> str:
         from arena.images import build_bot_image
 
-        base = self._base_id()
+        base = self._base_id(flavor)
         key = f"{base}\n{_directory_fingerprint(directory)}"
         with self._build_lock:
             if key in self._built and not self._exists(self._built[key]):

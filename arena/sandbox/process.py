@@ -12,10 +12,11 @@ import os
 import shutil
 import signal
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import arena
-from arena.errors import BotFault, SandboxError
+from arena.errors import BotFault, ConfigError, SandboxError
 from arena.model import BotSpec
 from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
 
@@ -122,6 +123,14 @@ class ProcessSandbox:
 
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
+
+    def check(self, bots: Iterable[BotSpec]) -> None:
+        for bot in bots:
+            if not bot.directory:
+                raise ConfigError(
+                    f"{bot.name} is a submitted container image: it runs only in the Docker "
+                    "sandbox (--sandbox docker)"
+                )
 
     async def start(self, bot: BotSpec, socket_dir: Path, match_id: str, seat: int) -> ProcessBot:
         if not bot.directory:

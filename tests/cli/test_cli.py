@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+from arena import registry
 from arena.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,6 +58,22 @@ def test_bad_input_is_one_clear_error(tmp_path: Path) -> None:
     assert "rounds" in bad_option.output
     no_log = runner.invoke(app, ["replay", str(tmp_path / "nope.jsonl")])
     assert no_log.exit_code == 2
+    bad_base = tmp_path / "badbase"
+    bad_base.mkdir()
+    (bad_base / "bot.toml").write_text('name = "b"\ngame = "lost-cities"\nbase = "java"\n')
+    wrong = runner.invoke(app, ["match", str(bad_base), RANDOM_BOT])
+    assert wrong.exit_code == 2
+    assert "'base' must be one of python, node" in " ".join(wrong.output.split())
+    # A submitted (image-only) bot cannot run in the process sandbox: said before playing.
+    registry.register("imgonly", "1", "lost-cities", "sha256:" + "0" * 64, "sha256:0",
+                      home=tmp_path / "home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(registry.HOME_ENV, str(tmp_path / "home"))
+        image_only = runner.invoke(app, ["match", "imgonly", RANDOM_BOT, "--sandbox", "process",
+                                         "--log-dir", str(tmp_path / "logs")])
+    assert image_only.exit_code == 2
+    assert "runs only in the Docker sandbox" in " ".join(image_only.output.split())
+    assert not (tmp_path / "logs").exists()
 
 
 def test_help_explains_every_command() -> None:

@@ -53,6 +53,18 @@ def base_image(docker_client: Any) -> BaseImage:
     return build_base_image(client=docker_client)
 
 
+@pytest.fixture(scope="session")
+def node_base_image(docker_client: Any) -> BaseImage:
+    """The local Node.js base image (for bots with ``base = "node"``)."""
+    from arena.images import build_base_image
+
+    if os.geteuid() != 0:
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail("building the base image needs root", pytrace=False)
+        pytest.skip("building the base image needs root")
+    return build_base_image(flavor_name="node", client=docker_client)
+
+
 def arena_containers(client: Any) -> list[Any]:
     """Every container carrying the arena label (running or not)."""
     return list(client.containers.list(all=True, filters={"label": "arena.managed=1"}))
@@ -87,6 +99,9 @@ class RecordingSandbox:
 
         self.inner = DockerSandbox(client=client)
         self.socket_dirs: list[Path] = []
+
+    def check(self, bots: Any) -> None:
+        self.inner.check(bots)
 
     async def start(self, bot: Any, socket_dir: Path, match_id: str, seat: int) -> Any:
         self.socket_dirs.append(socket_dir)
