@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,7 @@ from arena.images import (
     prepare_wheels,
     prune_images,
 )
+from arena.model import MatchSpec, Termination
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]
@@ -166,3 +170,65 @@ def test_prune_removes_only_unneeded_arena_builds(
 def test_bot_tag_is_a_valid_docker_reference() -> None:
     assert bot_tag("My Bot!", "1.0+build 7") == "arena-bot/my-bot:1.0-build-7"
     assert bot_tag("___", ".hidden") == "arena-bot/bot:hidden"
+
+
+@pytest.fixture(scope="module")
+def slim_like_python(
+    base_image: BaseImage, docker_client: Any, tmp_path_factory: Any
+) -> Iterator[str]:
+    """A stand-in for the public ``python:3.11-slim`` (no registry here): Debian's python3 with
+    pip and without the arena runtime or an EXTERNALLY-MANAGED marker, as in the real one."""
+    from arena import images
+
+    work = tmp_path_factory.mktemp("slim")
+    rootfs = images._debootstrap(images.debian_mirror(), images.PACKAGES, lambda _: None)
+    stage = work / "stage"
+    subprocess.run(["cp", "-a", f"{rootfs}/.", str(stage)], check=True)
+    (stage / "usr/lib/python3.11/EXTERNALLY-MANAGED").unlink(missing_ok=True)
+    pip = [sys.executable, "-m", "pip"]
+    subprocess.run([*pip, "download", "-q", "--no-deps", "-d", str(work), "pip"], check=True)
+    site = stage / images.SITE_PACKAGES
+    subprocess.run([*pip, "install", "-q", "--no-deps", "--no-index", "--target", str(site),
+                    *map(str, work.glob("pip-*.whl"))], check=True)
+    tar = work / "rootfs.tar"
+    images.deterministic_tar(stage, tar)
+    image = images._import(docker_client, tar, "arena-test/python-slim:3.11", "test", "python3")
+    yield image.id
+    with contextlib.suppress(docker.errors.APIError):  # ImageNotFound is an APIError too
+        docker_client.images.remove(image.id, force=True)
+
+
+def test_public_python_image_path_with_wheels(
+    slim_like_python: str, docker_client: Any, docker_sandbox: Any, tmp_path: Path
+) -> None:
+    """The sample Dockerfile on a plain Python image: `arena images wheels` puts the runtime
+    next to the bot, the build installs it offline, and the bot plays in the sandbox."""
+    from typer.testing import CliRunner
+
+    from arena.bots import load_bot_dir
+    from arena.cli.main import app
+    from arena.referee.match import play_match
+
+    bot = tmp_path / "mybot"
+    shutil.copytree(ROOT / "sample_bots" / "lost-cities" / "random", bot)
+    out = CliRunner().invoke(app, ["images", "wheels", str(bot / "wheels")])
+    assert out.exit_code == 0, out.output
+    assert {w.name.split("-")[0] for w in (bot / "wheels").glob("*.whl")} >= {
+        "arena", "grpcio", "protobuf"
+    }
+    with pytest.raises(docker.errors.ContainerError):  # the plain image has no arena runtime
+        docker_client.containers.run(slim_like_python, ["python3", "-c", "import arena"],
+                                     network_mode="none", remove=True)
+    built = build_bot_image(bot, base=slim_like_python, client=docker_client)
+    try:
+        layers = docker_client.images.get(built.image_id).attrs["RootFS"]["Layers"]
+        base_layer = docker_client.images.get(slim_like_python).attrs["RootFS"]["Layers"][0]
+        assert len(layers) > 1 and layers[0] == base_layer
+        spec = replace(load_bot_dir(bot), image=built.image_id, directory=None)
+        greedy = load_bot_dir(ROOT / "sample_bots/lost-cities/greedy")
+        match = MatchSpec("lost-cities", 5, (spec, greedy), options={"rounds": 1})
+        result = asyncio.run(play_match(match, sandbox=docker_sandbox, log_dir=tmp_path / "logs"))
+        assert result.termination is Termination.NORMAL, result.detail
+        assert result.decisions > 20
+    finally:
+        docker_client.images.remove(built.image_id, force=True)
