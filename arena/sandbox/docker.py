@@ -265,14 +265,22 @@ class DockerSandbox:
         return self._client
 
     def check(self, bots: Iterable[BotSpec]) -> None:
-        """Bot directories need the local base image of their flavor (``base`` in bot.toml)."""
+        """Submitted bots need their pinned image; bot directories need the local base image of
+        their flavor (``base`` in bot.toml)."""
         from arena.images import require_base_image
 
-        for flavor in sorted({bot.base for bot in bots if not bot.image}):
-            try:
+        bots = list(bots)
+        try:
+            for bot in bots:
+                if bot.image and not self._exists(bot.image):
+                    raise ConfigError(
+                        f"the image of {bot.name}@{bot.version} ({bot.image[:19]}) is no longer "
+                        "on this Docker engine: submit the bot again (`arena submit`)"
+                    )
+            for flavor in sorted({bot.base for bot in bots if not bot.image}):
                 require_base_image(flavor, self.client)
-            except SandboxError as exc:  # no engine
-                raise ConfigError(str(exc)) from None
+        except SandboxError as exc:  # no engine
+            raise ConfigError(str(exc)) from None
 
     async def start(self, bot: BotSpec, socket_dir: Path, match_id: str, seat: int) -> DockerBot:
         """Start ``bot`` in a container that can reach only ``socket_dir``."""

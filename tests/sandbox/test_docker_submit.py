@@ -72,6 +72,14 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
                                 "--format", "json", "--log-dir", str(tmp_path / "logs")])
     assert again.exit_code == 0 and json.loads(again.stdout)["termination"] == "normal"
 
+    # A submitted bot whose image was removed behind the arena's back: one clear error.
+    registry.register("ghost", "1", "lost-cities", "sha256:" + "f" * 64, "sha256:f")
+    ghost = runner.invoke(app, ["match", "ghost", greedy, "--sandbox", "docker",
+                                "--log-dir", str(tmp_path / "ghost-logs")])
+    assert ghost.exit_code == 2
+    assert "submit the bot again" in " ".join(ghost.output.split())
+    assert not (tmp_path / "ghost-logs").exists()
+
 
 def docker_sandbox_cached_image(bot_dir: str) -> str:
     """The image this process's Docker sandbox built for ``bot_dir`` (keys: base id, then the
