@@ -35,6 +35,27 @@ SUITE = "bookworm"
 """The Debian release of the base image (its python3 is 3.11)."""
 PACKAGES = ("python3-minimal", "libpython3.11-stdlib", "libstdc++6")
 """Packages added to the minbase variant (grpcio needs libstdc++)."""
+INPUTS_LABEL = "arena.base.inputs"
+"""Image label holding the hash of the base image's inputs."""
+MIRROR_ENV = "ARENA_DEBIAN_MIRROR"
+"""Overrides the Debian mirror read from the apt sources."""
+SITE_PACKAGES = "usr/local/lib/python3.11/dist-packages"
+APT_SOURCES = (Path("/etc/apt/sources.list"), Path("/etc/apt/sources.list.d"))
+_STRIP = (
+    "usr/share/doc",
+    "usr/share/man",
+    "usr/share/info",
+    "usr/share/locale",
+    "usr/share/lintian",
+    "usr/share/linda",
+    "var/lib/apt/lists",
+    "var/cache/apt",
+    "var/cache/debconf",
+    "var/cache/ldconfig",
+    "var/log",
+)
+_STRIP_GLOBS = ("etc/*-", "var/lib/dpkg/*-old", "etc/machine-id")
+_WHEEL_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
 
 
 @dataclass(frozen=True)
@@ -69,27 +90,6 @@ def flavor(name: str) -> Flavor:
             f"no base image flavor {name!r}: choose one of {', '.join(FLAVORS)}"
         ) from None
 
-INPUTS_LABEL = "arena.base.inputs"
-"""Image label holding the hash of the base image's inputs."""
-MIRROR_ENV = "ARENA_DEBIAN_MIRROR"
-"""Overrides the Debian mirror read from the apt sources."""
-SITE_PACKAGES = "usr/local/lib/python3.11/dist-packages"
-APT_SOURCES = (Path("/etc/apt/sources.list"), Path("/etc/apt/sources.list.d"))
-_STRIP = (
-    "usr/share/doc",
-    "usr/share/man",
-    "usr/share/info",
-    "usr/share/locale",
-    "usr/share/lintian",
-    "usr/share/linda",
-    "var/lib/apt/lists",
-    "var/cache/apt",
-    "var/cache/debconf",
-    "var/cache/ldconfig",
-    "var/log",
-)
-_STRIP_GLOBS = ("etc/*-", "var/lib/dpkg/*-old", "etc/machine-id")
-_WHEEL_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
 
 Progress = Callable[[str], None]
 """Receives a short description of each build step."""

@@ -378,12 +378,15 @@ class DockerSandbox:
             return self._built[key]
 
     def _exists(self, image_id: str) -> bool:
+        """Whether the engine has this image; raises ``SandboxError`` when the engine fails."""
         import docker.errors
 
         try:
             self.client.images.get(image_id)
         except docker.errors.ImageNotFound:
             return False
+        except Exception as exc:  # noqa: BLE001 — APIError, connection errors
+            raise SandboxError(f"the Docker engine failed: {exc}") from exc
         return True
 
 
