@@ -41,28 +41,26 @@ def docker_client() -> Iterator[Any]:
     client.close()
 
 
-@pytest.fixture(scope="session")
-def base_image(docker_client: Any) -> BaseImage:
-    """The local bot base image (built once; reused when its inputs have not changed)."""
+def _base_image(client: Any, flavor: str) -> BaseImage:
     from arena.images import build_base_image
 
     if os.geteuid() != 0:
         if os.environ.get(REQUIRE_ENV) == "1":
             pytest.fail("building the base image needs root", pytrace=False)
         pytest.skip("building the base image needs root")
-    return build_base_image(client=docker_client)
+    return build_base_image(flavor_name=flavor, client=client)
+
+
+@pytest.fixture(scope="session")
+def base_image(docker_client: Any) -> BaseImage:
+    """The local bot base image (built once; reused when its inputs have not changed)."""
+    return _base_image(docker_client, "python")
 
 
 @pytest.fixture(scope="session")
 def node_base_image(docker_client: Any) -> BaseImage:
     """The local Node.js base image (for bots with ``base = "node"``)."""
-    from arena.images import build_base_image
-
-    if os.geteuid() != 0:
-        if os.environ.get(REQUIRE_ENV) == "1":
-            pytest.fail("building the base image needs root", pytrace=False)
-        pytest.skip("building the base image needs root")
-    return build_base_image(flavor_name="node", client=docker_client)
+    return _base_image(docker_client, "node")
 
 
 def arena_containers(client: Any) -> list[Any]:
