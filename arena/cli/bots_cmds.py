@@ -107,7 +107,7 @@ def submit(
     saved = registry.register(bot_name, bot_version, bot_game, image_id, digest)
     console.print(
         f"[green]submitted[/] {saved.name}@{saved.version} ({saved.game}) image "
-        f"{saved.image[:19]} ({tag}) digest {saved.digest[:19]}; smoke match {result.totals[0]}-"
+        f"{saved.image[:19]} ({tag}) digest {saved.digest[:19]}; smoke match {result.totals[0]}:"
         f"{result.totals[1]}. Use it as [bold]{saved.name}[/] in `arena match`.",
         highlight=False,
     )
