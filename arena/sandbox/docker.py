@@ -377,6 +377,13 @@ class DockerSandbox:
                 self._built[key] = built.image_id
             return self._built[key]
 
+    def built_image(self, directory: str | Path) -> str | None:
+        """The image this sandbox last built for a bot directory (its current contents)."""
+        suffix = f"\n{_directory_fingerprint(Path(directory))}"
+        with self._build_lock:
+            found = [image for key, image in self._built.items() if key.endswith(suffix)]
+        return found[-1] if found else None
+
     def _exists(self, image_id: str) -> bool:
         """Whether the engine has this image; raises ``SandboxError`` when the engine fails."""
         import docker.errors

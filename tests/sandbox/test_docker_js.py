@@ -50,7 +50,8 @@ def test_js_bot_plays_in_a_container(
     assert decisions[js_seat] > 20 and decisions[1 - js_seat] > 20
     assert events[0]["sandbox"] == "docker"
     # The JavaScript image is built on the Node.js base (its first layer), not the Python one.
-    [image_id] = [i for k, i in docker_sandbox.inner._built.items() if str(js_bot) in k]  # noqa: SLF001
+    image_id = docker_sandbox.inner.built_image(js_bot)
+    assert image_id is not None
     image = docker_client.images.get(image_id)
     assert image.attrs["RootFS"]["Layers"][0] == node_base_image.digest
     assert not arena_containers(docker_client) and not docker_sandbox.leftovers()

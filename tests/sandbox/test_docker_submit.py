@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from arena import registry
 from arena.images import BaseImage
 from arena.model import BotSpec
+from arena.sandbox import get_sandbox
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +63,12 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
 
     # `arena images prune` removes the directory build of greedy, keeps the submitted bot, and
     # a later match in the same process builds greedy again.
-    greedy_image = docker_sandbox_cached_image(greedy)
+    from arena.sandbox.docker import DockerSandbox
+
+    sandbox = get_sandbox("docker")
+    assert isinstance(sandbox, DockerSandbox)
+    greedy_image = sandbox.built_image(greedy)
+    assert greedy_image is not None
     pruned = runner.invoke(app, ["images", "prune"])
     assert pruned.exit_code == 0, pruned.output
     assert docker_client.images.get(spec.image).id == spec.image
@@ -81,20 +87,7 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
     assert not (tmp_path / "ghost-logs").exists()
 
 
-def docker_sandbox_cached_image(bot_dir: str) -> str:
-    """The image this process's Docker sandbox built for ``bot_dir`` (keys: base id, then the
-    directory's fingerprint, which starts with its path)."""
-    from arena.sandbox import get_sandbox
-
-    built = get_sandbox("docker")._built  # noqa: SLF001 — the cache under test
-    path = str(Path(bot_dir).resolve())
-    [image_id] = [image for key, image in built.items() if key.split("\n")[1] == path]
-    return image_id
-
-
 def test_auto_sandbox_picks_docker_when_an_engine_answers(docker_client: Any) -> None:
-    from arena.sandbox import get_sandbox
-
     assert get_sandbox("auto").name == "docker"
 
 
