@@ -83,10 +83,10 @@ def _owner_alive(owner: str) -> bool:
     return int(pid) != 0
 
 
-def janitor(client: Any = None, *, everything: bool = False) -> int:
+def janitor(client: Any = None) -> int:
     """Remove labelled arena containers left by referees that are gone; return how many.
 
-    Containers of a live referee process on this host are kept unless ``everything``.
+    Containers of a live referee process on this host are kept.
     """
     client = client or _client()
     removed = 0
@@ -96,7 +96,7 @@ def janitor(client: Any = None, *, everything: bool = False) -> int:
         raise SandboxError(f"listing containers failed: {exc}") from exc
     for container in containers:
         owner = container.labels.get(LABEL_OWNER, "")
-        if not everything and (owner == _owner() or _owner_alive(owner)):
+        if owner == _owner() or _owner_alive(owner):
             continue
         with contextlib.suppress(Exception):
             container.remove(force=True)

@@ -7,6 +7,7 @@ they fail, so CI can never pass by silently skipping the sandbox.
 from __future__ import annotations
 
 import os
+import statistics
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -64,8 +65,12 @@ def node_base_image(docker_client: Any) -> BaseImage:
 
 
 def arena_containers(client: Any) -> list[Any]:
-    """Every container carrying the arena label (running or not)."""
-    return list(client.containers.list(all=True, filters={"label": "arena.managed=1"}))
+    """The arena containers this test process started (running or not). Scoped by the owner
+    label, so tests running at the same time on one engine do not see each other's."""
+    from arena.sandbox.docker import LABEL_OWNER, _owner
+
+    labels = ["arena.managed=1", f"{LABEL_OWNER}={_owner()}"]
+    return list(client.containers.list(all=True, filters={"label": labels}))
 
 
 def make_bot_dir(root: Path, source: str, name: str = "probe") -> Path:
@@ -84,7 +89,18 @@ def make_bot_dir(root: Path, source: str, name: str = "probe") -> Path:
 
 HOSTILE = Path(__file__).resolve().parents[2] / "sample_bots" / "hostile"
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities" / "random"
-OPPONENT_P99_MS = 5.0
+OPPONENT_MEDIAN_MS = 5.0
+"""The opponent's median decision time while the attacker's children attack. Unattacked it is
+about 0.5 ms in containers; an attack that escaped its container's CPU limit (say 62 spinning
+processes on 2 cores) puts it at tens of ms. 10x headroom over the normal figure, so load on the
+machine does not fail the check while a real escape still does."""
+OPPONENT_MIN_SAMPLES = 40
+"""Decisions the opponent makes after the attack started (a 3-round match gives about 100)."""
+ATTACK_DECISION = 3
+"""Every hostile bot attacks on its third decision."""
+ATTACK_MOVE_TIME_MS = {"memory_bomb": 10_000}
+"""Per-decision limits that differ from 1000 ms: the memory bomb needs about 1 s to fill its
+512 MiB under load, and must be killed by the kernel (``memory``), never by the clock."""
 
 
 class RecordingSandbox:
@@ -117,7 +133,8 @@ def docker_sandbox(base_image: BaseImage, docker_client: Any) -> RecordingSandbo
     return RecordingSandbox(docker_client)
 
 
-def play(sandbox: Any, bot_dir: Path, log_dir: Path, *, seed: int = 1) -> Any:
+def play(sandbox: Any, bot_dir: Path, log_dir: Path, *, seed: int = 1, rounds: int = 1,
+         move_time_ms: int = 1000) -> Any:
     """One short (1-round) Lost Cities match: ``bot_dir`` in seat 0 against the random bot."""
     import asyncio
 
@@ -129,25 +146,21 @@ def play(sandbox: Any, bot_dir: Path, log_dir: Path, *, seed: int = 1) -> Any:
         "lost-cities",
         seed,
         (load_bot_dir(bot_dir), load_bot_dir(RANDOM_BOT)),
-        options={"rounds": 1},
-        time_control=TimeControl(move_time_ms=1000, startup_ms=2500),
+        options={"rounds": rounds},
+        time_control=TimeControl(move_time_ms=move_time_ms, startup_ms=2500),
     )
     return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=log_dir))
 
 
-def decision_times(result: Any, seat: int) -> list[float]:
-    """The referee-measured decision times (ms) of ``seat`` from the match log."""
+def times_after_attack(result: Any) -> list[float]:
+    """The referee-measured decision times (ms) of seat 1 (the opponent) after seat 0's
+    attack started, from the match log."""
     from arena.referee.log import read_events
 
     assert result.log, "the match has a log"
-    events = read_events(Path(result.log))
-    return [e["ms"] for e in events if e["type"] == "decision" and e["seat"] == seat]
-
-
-def p99(values: list[float]) -> float:
-    """The 99th percentile (nearest rank) of ``values``."""
-    ordered = sorted(values)
-    return ordered[max(0, -(-99 * len(ordered) // 100) - 1)]
+    events = [e for e in read_events(Path(result.log)) if e["type"] == "decision"]
+    attack_at = [e["n"] for e in events if e["seat"] == 0][ATTACK_DECISION - 1]
+    return [e["ms"] for e in events if e["seat"] == 1 and e["n"] > attack_at]
 
 
 def seat_log(result: Any, seat: int) -> str:
@@ -161,14 +174,21 @@ def check_hostile_run(
     sandbox: RecordingSandbox, client: Any, attack: str, log_dir: Path, termination: str
 ) -> tuple[Any, str]:
     """Play the attack, then check: its outcome, the opponent's speed, that the referee goes
-    on, and that nothing is left behind. Returns the result and the attacker's log tail."""
-    result = play(sandbox, HOSTILE / attack, log_dir)
+    on, and that nothing is left behind. Returns the result and the attacker's log tail.
+
+    An attack the container absorbs (``normal``) is played over 3 rounds, so the opponent's
+    speed during the attack is measured on enough decisions; a forfeit ends the match at the
+    attack, so there is nothing of the opponent to measure then."""
+    absorbed = termination == "normal"
+    result = play(sandbox, HOSTILE / attack, log_dir, rounds=3 if absorbed else 1,
+                  move_time_ms=ATTACK_MOVE_TIME_MS.get(attack, 1000))
     assert str(result.termination) == termination, result.detail
-    if termination != "normal":
+    if not absorbed:
         assert result.faulty_seat == 0 and result.winner == 1
-    times = decision_times(result, 1)[1:]  # the first decision of a fresh bot is a cold start
-    if times:
-        assert p99(times) < OPPONENT_P99_MS, sorted(times)[-5:]
+    else:
+        times = sorted(times_after_attack(result))
+        assert len(times) >= OPPONENT_MIN_SAMPLES, len(times)
+        assert statistics.median(times) < OPPONENT_MEDIAN_MS, times[len(times) // 2:][-5:]
     assert not arena_containers(client)
     assert not sandbox.leftovers()
     after = play(sandbox, RANDOM_BOT, log_dir, seed=2)  # the referee keeps going
