@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from arena.model import Termination
+
 
 class ArenaError(Exception):
     """Base of every error the arena raises on purpose."""
@@ -48,9 +50,15 @@ class SandboxError(ArenaError):
 
 
 class BotFault(ArenaError):
-    """A bot misbehaved; carries the termination it earns. Raised inside the referee only."""
+    """A bot misbehaved: carries the termination it earns and, once known, its seat. Raised
+    inside the referee and the sandboxes only; the match loop turns it into a forfeit."""
 
-    def __init__(self, termination: str, detail: str) -> None:
+    def __init__(self, termination: Termination, detail: str, seat: int | None = None) -> None:
         super().__init__(f"{termination}: {detail}")
         self.termination = termination
         self.detail = detail
+        self.seat = seat
+
+    def at(self, seat: int) -> BotFault:
+        """The same fault, attributed to ``seat``."""
+        return BotFault(self.termination, self.detail, seat)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 
 class Termination(enum.StrEnum):
@@ -33,6 +33,15 @@ class Termination(enum.StrEnum):
         return self not in (Termination.NORMAL, Termination.INTERNAL, Termination.CANCELLED)
 
 
+class SeatOutcome(enum.StrEnum):
+    """How a match ended for one seat."""
+
+    WIN = "win"
+    LOSS = "loss"
+    DRAW = "draw"
+    VOID = "void"
+
+
 @dataclass(frozen=True)
 class TimeControl:
     move_time_ms: int = 1000
@@ -41,6 +50,22 @@ class TimeControl:
     """Extra time for the whole match; overruns of move_time_ms are taken from it."""
     startup_ms: int = 10_000
     """How long a bot has to connect to its socket."""
+
+    LIMITS: ClassVar[dict[str, tuple[int, int]]] = {
+        "move_time_ms": (1, 600_000),
+        "time_bank_ms": (0, 3_600_000),
+        "startup_ms": (100, 300_000),
+    }
+    """The accepted range of each field (ms): a decision of up to 10 minutes, a bank of up to an
+    hour, 0.1 s to 5 minutes to start."""
+
+    def problem(self) -> tuple[str, str] | None:
+        """(field, what is wrong) for the first field outside its range, else None."""
+        for name, (low, high) in self.LIMITS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                return name, f"must be an integer from {low} to {high} ms, got {value!r}"
+        return None
 
 
 @dataclass(frozen=True)
@@ -106,6 +131,14 @@ class MatchResult:
             self.termination.is_fault and self.faulty_seat is None
         )
 
+    def outcome_for(self, seat: int) -> SeatOutcome:
+        """The match's outcome from ``seat``'s side."""
+        if self.void:
+            return SeatOutcome.VOID
+        if self.winner is None:
+            return SeatOutcome.DRAW
+        return SeatOutcome.WIN if self.winner == seat else SeatOutcome.LOSS
+
     def to_json(self) -> dict[str, Any]:
         return {
             "match_id": self.match_id,
@@ -145,3 +178,224 @@ class MatchResult:
             duration_s=float(data.get("duration_s", 0.0)),
             decisions=int(data.get("decisions", 0)),
         )
+
+
+# --- match events: the records of a match log (one JSON object per line) ------------------------
+@dataclass(frozen=True)
+class BotRecord:
+    """A bot as a match log's header records it."""
+
+    name: str
+    version: str = ""
+    digest: str = ""
+    """The code identity (layer digest of a submitted image, or the directory's content hash)."""
+    image: str | None = None
+    """The image id that ran (Docker sandbox), else None."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version, "digest": self.digest,
+                "image": self.image}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BotRecord:
+        image = data.get("image")
+        return cls(_text(data["name"]), _text(data.get("version", "")),
+                   _text(data.get("digest", "")), None if image is None else _text(image))
+
+
+@dataclass(frozen=True)
+class HeaderEvent:
+    """The first record: what was played, by whom, under which rules and limits."""
+
+    match_id: str
+    game: str
+    game_version: int
+    options: dict[str, Any]
+    """The complete options the match ran with (defaults filled in)."""
+    seed: int
+    bots: tuple[BotRecord, BotRecord]
+    time_control: TimeControl
+    sandbox: str
+    arena_version: str
+    started_at: str
+    """UTC, ``YYYY-MM-DDTHH:MM:SSZ``."""
+    type: ClassVar[str] = "header"
+
+    def to_json(self) -> dict[str, Any]:
+        tc = self.time_control
+        return {
+            "type": self.type, "match_id": self.match_id, "game": self.game,
+            "game_version": self.game_version, "options": self.options, "seed": self.seed,
+            "bots": [b.to_json() for b in self.bots],
+            "time_control": {"move_time_ms": tc.move_time_ms, "time_bank_ms": tc.time_bank_ms,
+                             "startup_ms": tc.startup_ms},
+            "sandbox": self.sandbox, "arena_version": self.arena_version,
+            "started_at": self.started_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> HeaderEvent:
+        tc = data.get("time_control") or {}
+        bots = data["bots"]
+        return cls(
+            match_id=_text(data["match_id"]), game=_text(data["game"]),
+            game_version=_int(data["game_version"]), options=_dict(data.get("options") or {}),
+            seed=_int(data["seed"]),
+            bots=(BotRecord.from_json(bots[0]), BotRecord.from_json(bots[1])),
+            time_control=TimeControl(_int(tc.get("move_time_ms", 1000)),
+                                     _int(tc.get("time_bank_ms", 0)),
+                                     _int(tc.get("startup_ms", 10_000))),
+            sandbox=_text(data.get("sandbox", "")),
+            arena_version=_text(data.get("arena_version", "")),
+            started_at=_text(data.get("started_at", "")),
+        )
+
+    @property
+    def bot_names(self) -> tuple[str, str]:
+        return (self.bots[0].name, self.bots[1].name)
+
+
+@dataclass(frozen=True)
+class DealEvent:
+    """A round's full deal (hidden cards included: logs are omniscient)."""
+
+    round: int
+    deal: dict[str, Any]
+    """The game's deal record (``Game.deal_record``)."""
+    type: ClassVar[str] = "deal"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "round": self.round, "deal": self.deal}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DealEvent:
+        return cls(_int(data["round"]), _dict(data["deal"]))
+
+
+@dataclass(frozen=True)
+class DecisionEvent:
+    """One decision: who acted, the canonical action text, the time the referee measured."""
+
+    n: int
+    """1-based decision number within the match."""
+    round: int
+    seat: int
+    action: str
+    ms: float
+    type: ClassVar[str] = "decision"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "n": self.n, "round": self.round, "seat": self.seat,
+                "action": self.action, "ms": self.ms}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DecisionEvent:
+        return cls(_int(data["n"]), _int(data["round"]), _seat(data["seat"]),
+                   _text(data["action"]), _float(data["ms"]))
+
+
+@dataclass(frozen=True)
+class RoundEndEvent:
+    """A finished round: its scores and the running totals."""
+
+    round: int
+    scores: tuple[int, int]
+    totals: tuple[int, int]
+    type: ClassVar[str] = "round_end"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "round": self.round, "scores": list(self.scores),
+                "totals": list(self.totals)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoundEndEvent:
+        return cls(_int(data["round"]), _pair(data["scores"]), _pair(data["totals"]))
+
+
+@dataclass(frozen=True)
+class MatchEndEvent:
+    """The last record: the result, and where the bots' output tails were saved."""
+
+    result: MatchResult
+    bot_logs: tuple[str | None, str | None] = (None, None)
+    type: ClassVar[str] = "match_end"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "result": self.result.to_json(),
+                "bot_logs": list(self.bot_logs)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchEndEvent:
+        logs = list(data.get("bot_logs") or [None, None]) + [None, None]
+        return cls(MatchResult.from_json(_dict(data["result"])),
+                   (_optional_text(logs[0]), _optional_text(logs[1])))
+
+
+MatchEvent = HeaderEvent | DealEvent | DecisionEvent | RoundEndEvent | MatchEndEvent
+"""One record of a match log (and of a live match's event stream)."""
+
+EVENT_TYPES: dict[str, type[MatchEvent]] = {
+    kind.type: kind
+    for kind in (HeaderEvent, DealEvent, DecisionEvent, RoundEndEvent, MatchEndEvent)
+}
+"""The record kinds by their ``type`` field."""
+
+
+class EventFormatError(ValueError):
+    """A JSON object that is not a valid match event (the caller adds where it was)."""
+
+
+def event_from_json(data: Any) -> MatchEvent:
+    """The typed event of one decoded JSON record; ``EventFormatError`` saying what is wrong."""
+    if not isinstance(data, dict):
+        raise EventFormatError("not a JSON object")
+    kind = EVENT_TYPES.get(data.get("type"))  # type: ignore[arg-type]
+    if kind is None:
+        raise EventFormatError(f"unknown record type {data.get('type')!r}")
+    try:
+        return kind.from_json(data)
+    except KeyError as exc:
+        raise EventFormatError(f"a {kind.type} record without {exc.args[0]!r}") from None
+    except (TypeError, ValueError, IndexError) as exc:
+        raise EventFormatError(f"a malformed {kind.type} record: {exc}") from None
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {value!r}"[:200])
+    return value
+
+
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an integer, got {value!r}"[:200])
+    return value
+
+
+def _float(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"expected a number, got {value!r}"[:200])
+    return float(value)
+
+
+def _seat(value: Any) -> int:
+    seat = _int(value)
+    if seat not in (0, 1):
+        raise ValueError(f"seat {seat} is neither 0 nor 1")
+    return seat
+
+
+def _pair(value: Any) -> tuple[int, int]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise TypeError(f"expected a pair, got {value!r}"[:200])
+    return (_int(value[0]), _int(value[1]))
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TypeError(f"expected an object, got {value!r}"[:200])
+    return value

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.bots import load_bot_dir  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.model import MatchSpec, TimeControl  # noqa: E402
+from arena.model import DecisionEvent, MatchEvent, MatchSpec, TimeControl  # noqa: E402
 from arena.referee.log import read_events  # noqa: E402
 from arena.referee.match import play_match  # noqa: E402
 
@@ -80,12 +80,12 @@ def decision_overhead(matches: int, log_dir: Path) -> dict[str, float]:
         result, _ = _match(FIRST_BOT, FIRST_BOT, seed, log_dir)
         seen: set[int] = set()
         for event in read_events(Path(result.log)):
-            if event["type"] != "decision":
+            if not isinstance(event, DecisionEvent):
                 continue
-            times.append(event["ms"] * 1000)
-            if event["seat"] in seen:
-                steady.append(event["ms"] * 1000)
-            seen.add(event["seat"])
+            times.append(event.ms * 1000)
+            if event.seat in seen:
+                steady.append(event.ms * 1000)
+            seen.add(event.seat)
     return {
         "decision_overhead_us_median": round(statistics.median(times), 1),
         "decision_overhead_us_p99": round(_percentile(times, 0.99), 1),
@@ -142,16 +142,16 @@ def container_figures(matches: int, log_dir: Path) -> dict[str, Any]:
         spec = MatchSpec("lost-cities", seed, (load_bot_dir(LC_RANDOM), load_bot_dir(LC_RANDOM)),
                          {}, TimeControl(1000, 0, 10_000))
 
-        def on_event(event: dict[str, Any], marks: list[float] = marks) -> None:
-            if event["type"] == "decision" and not marks:
+        def on_event(event: MatchEvent, marks: list[float] = marks) -> None:
+            if isinstance(event, DecisionEvent) and not marks:
                 marks.append(time.perf_counter())
 
         result = asyncio.run(play_match(spec, sandbox="docker", log_dir=log_dir,
                                         on_event=on_event))
         walls.append(time.perf_counter() - started)
         firsts.append((marks[0] - started) * 1000)
-        times += [e["ms"] * 1000 for e in read_events(Path(result.log))
-                  if e["type"] == "decision"]
+        times += [e.ms * 1000 for e in read_events(Path(result.log))
+                  if isinstance(e, DecisionEvent)]
     return {
         "container_start_to_first_decision_ms_median": round(statistics.median(firsts), 1),
         "container_decision_overhead_us_median": round(statistics.median(times), 1),

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena.bots import resolve_match_bots
 from arena.cli.common import (
     OutputFormat,
     console,
@@ -20,7 +18,7 @@ from arena.cli.common import (
     print_json,
 )
 from arena.cli.render import render_match_result, render_replay_report
-from arena.model import MatchResult, MatchSpec, TimeControl
+from arena.model import MatchResult, TimeControl
 
 DEFAULT_LOG_DIR = Path("matches")
 
@@ -61,9 +59,11 @@ def match(
     `arena replay LOG`). A bot that times out, crashes, sends garbage or an illegal action
     forfeits; the result names the termination and the faulty seat.
     """
+    from arena.referee.service import check_time_control, random_seed
+
     options = parse_options(option)
-    seed = secrets.randbits(31) if seed is None else seed
-    time_control = TimeControl(move_time, time_bank, startup_time)
+    seed = random_seed() if seed is None else seed
+    time_control = check_time_control(TimeControl(move_time, time_bank, startup_time))
     if referee is not None:
         from arena.referee.client import run_on_referee
 
@@ -85,14 +85,13 @@ def _play_local(
     time_control: TimeControl, sandbox: str, log_dir: Path, output: OutputFormat,
 ) -> MatchResult:
     from arena.referee.match import play_match
-    from arena.sandbox import get_sandbox
+    from arena.referee.service import prepare_match
 
-    game_id, first, second = resolve_match_bots((bot_a, bot_b), game)
-    box = get_sandbox(sandbox)
-    box.check((first, second))
-    spec = MatchSpec(game_id, seed, (first, second), dict(options), time_control)
+    spec, box = prepare_match((bot_a, bot_b), game=game, sandbox=sandbox, seed=seed,
+                              options=options, time_control=time_control)
+    first, second = spec.bots
     status = (
-        err_console.status(f"{first.name} vs {second.name}: playing {game_id}, seed {seed}…")
+        err_console.status(f"{first.name} vs {second.name}: playing {spec.game}, seed {seed}…")
         if output is OutputFormat.human
         else contextlib.nullcontext()
     )

@@ -10,7 +10,14 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from arena.model import MatchResult
+from arena.model import (
+    DecisionEvent,
+    HeaderEvent,
+    MatchEndEvent,
+    MatchEvent,
+    MatchResult,
+    RoundEndEvent,
+)
 
 
 def _winner_text(bots: Sequence[str], winner: int | None, void: bool) -> Text:
@@ -53,12 +60,12 @@ def render_replay_report(report: Any) -> RenderableType:
         f"score(s) agree with the {report.game} rules engine; match {status}.",
     )
     if report.result:
-        text.append(f"\nresult: totals {report.result['totals']}, winner "
-                    f"{report.result['winner']}, termination {report.result['termination']}")
+        text.append(f"\nresult: totals {list(report.result.totals)}, winner "
+                    f"{report.result.winner}, termination {report.result.termination}")
     return text
 
 
-def render_moves(events: Sequence[dict[str, Any]], bots: Sequence[str], limit: int = 12
+def render_moves(events: Sequence[MatchEvent], bots: Sequence[str], limit: int = 12
                  ) -> RenderableType:
     """The last decisions, newest last."""
     table = Table(title="moves", expand=True, show_edge=False)
@@ -66,37 +73,35 @@ def render_moves(events: Sequence[dict[str, Any]], bots: Sequence[str], limit: i
     table.add_column("bot")
     table.add_column("action")
     table.add_column("ms", justify="right", style="dim")
-    decisions = [e for e in events if e["type"] == "decision"]
+    decisions = [e for e in events if isinstance(e, DecisionEvent)]
     for event in decisions[-limit:]:
-        seat = event["seat"]
-        table.add_row(str(event["n"]), f"{bots[seat]}", event["action"], f"{event['ms']:.1f}")
+        table.add_row(str(event.n), f"{bots[event.seat]}", event.action, f"{event.ms:.1f}")
     return table
 
 
-def render_scores(events: Sequence[dict[str, Any]], bots: Sequence[str]) -> RenderableType:
+def render_scores(events: Sequence[MatchEvent], bots: Sequence[str]) -> RenderableType:
     table = Table(title="round scores", show_edge=False)
     table.add_column("round", justify="right")
     table.add_column(bots[0], justify="right")
     table.add_column(bots[1], justify="right")
-    totals = [0, 0]
+    totals = (0, 0)
     for event in events:
-        if event["type"] == "round_end":
-            scores = event["scores"]
-            totals = event["totals"]
-            table.add_row(str(event["round"] + 1), str(scores[0]), str(scores[1]))
+        if isinstance(event, RoundEndEvent):
+            scores, totals = event.scores, event.totals
+            table.add_row(str(event.round + 1), str(scores[0]), str(scores[1]))
     table.add_row("total", str(totals[0]), str(totals[1]), style="bold")
     return table
 
 
 def render_frame(
-    board: RenderableType, events: Sequence[dict[str, Any]], header: dict[str, Any],
+    board: RenderableType, events: Sequence[MatchEvent], header: HeaderEvent,
     seat: int | None,
 ) -> RenderableType:
     """One screen of `arena watch`: the board, the latest moves, the scores, the ending."""
-    bots = [b["name"] for b in header["bots"]]
-    title = f"{header['game']} · {bots[0]} vs {bots[1]} · "
+    bots = header.bot_names
+    title = f"{header.game} · {bots[0]} vs {bots[1]} · "
     if seat is None:  # the seed determines every deal: only the omniscient view shows it
-        title += f"seed {header['seed']} · omniscient view"
+        title += f"seed {header.seed} · omniscient view"
     else:
         title += f"seat {seat} view ({bots[seat]})"
     parts: list[RenderableType] = [board]
@@ -105,9 +110,9 @@ def render_frame(
     grid.add_column(ratio=2)
     grid.add_row(render_moves(events, bots), render_scores(events, bots))
     parts.append(grid)
-    end = next((e for e in events if e["type"] == "match_end"), None)
+    end = next((e for e in events if isinstance(e, MatchEndEvent)), None)
     if end is not None:
-        result = MatchResult.from_json(end["result"])
+        result = end.result
         parts.append(Text.assemble(("match over: ", "bold"),
                                    _winner_text(bots, result.winner, result.void),
                                    f" · totals {list(result.totals)} · {result.termination}"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console, RenderableType
@@ -15,6 +15,7 @@ from arena.cli.common import console, err_console, handle_errors
 from arena.cli.render import render_frame
 from arena.errors import ConfigError
 from arena.games import get_game
+from arena.model import DecisionEvent, HeaderEvent, MatchEvent
 from arena.referee.log import follow_events, read_events
 from arena.referee.replay import replay_events
 from arena.render import renderer_for
@@ -50,7 +51,7 @@ def watch(
 
 
 def _source(log: Path | None, follow: bool, referee: str | None, match_id: str | None
-            ) -> Iterable[dict[str, Any]]:
+            ) -> Iterable[MatchEvent]:
     if referee is not None:
         if match_id is None:
             raise ConfigError("--referee needs --match MATCH_ID (see `arena serve` output)")
@@ -68,17 +69,18 @@ def _source(log: Path | None, follow: bool, referee: str | None, match_id: str |
     return read_events(log)
 
 
-def frames(events: Iterable[dict[str, Any]], seat: int | None
-           ) -> Iterator[tuple[dict[str, Any], RenderableType]]:
+def frames(events: Iterable[MatchEvent], seat: int | None
+           ) -> Iterator[tuple[MatchEvent, RenderableType]]:
     """(event, frame) for every event, the board rebuilt by the rules engine."""
-    seen: list[dict[str, Any]] = []
-    header: dict[str, Any] | None = None
+    seen: list[MatchEvent] = []
+    header: HeaderEvent | None = None
     for step in replay_events(events):
         seen.append(step.event)
-        if header is None:
+        if isinstance(step.event, HeaderEvent):
             header = step.event
-            game = get_game(header["game"])
-            renderer = renderer_for(header["game"])
+            game = get_game(header.game)
+            renderer = renderer_for(header.game)
+        assert header is not None, "replay_events starts with the header"
         if seat is None:
             board = renderer.render_state(step.state)
         else:
@@ -86,7 +88,7 @@ def frames(events: Iterable[dict[str, Any]], seat: int | None
         yield step.event, render_frame(board, seen, header, seat)
 
 
-def play(events: Iterable[dict[str, Any]], *, seat: int | None, delay: float, out: Console
+def play(events: Iterable[MatchEvent], *, seat: int | None, delay: float, out: Console
          ) -> None:
     """Show the frames: animated on a terminal, only the final frame otherwise."""
     last: RenderableType | None = None
@@ -99,5 +101,5 @@ def play(events: Iterable[dict[str, Any]], *, seat: int | None, delay: float, ou
     with Live(console=out, auto_refresh=False, transient=False) as live:
         for event, frame in frames(events, seat):
             live.update(frame, refresh=True)
-            if delay and event["type"] == "decision":
+            if delay and isinstance(event, DecisionEvent):
                 time.sleep(delay)

@@ -285,12 +285,13 @@ class _Parser:
     def time_control(self, table: Mapping[str, Any]) -> TimeControl:
         self.unknown(table, "time_control", _SECTION_KEYS["time_control"])
         d = TimeControl()
-        move = self.positive(table, "time_control", "move_time_ms", d.move_time_ms)
-        bank = self.get(table, "time_control", "time_bank_ms", int, d.time_bank_ms)
-        if bank < 0:
-            raise self.error("time_control", "time_bank_ms", "must be >= 0")
-        startup = self.positive(table, "time_control", "startup_ms", d.startup_ms)
-        return TimeControl(move, bank, startup)
+        values = {name: self.get(table, "time_control", name, int, getattr(d, name))
+                  for name in TimeControl.LIMITS}
+        tc = TimeControl(**values)
+        problem = tc.problem()
+        if problem is not None:
+            raise self.error("time_control", *problem)
+        return tc
 
     def rating(self, table: Mapping[str, Any]) -> RatingConfig:
         self.unknown(table, "rating", _SECTION_KEYS["rating"])

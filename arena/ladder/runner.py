@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import os
 import secrets
 import signal
@@ -30,8 +29,10 @@ from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
 from arena.ladder.rating import Fit, GameRecord, PairingStats, fit, pairing_stats
 from arena.ladder.schedule import Encounter, ScheduledMatch, build_schedule
-from arena.ladder.store import LadderStore, StoredMatch, bot_identity
-from arena.model import BotSpec, MatchResult, MatchSpec, Termination
+from arena.ladder.store import LadderStore, StoredMatch
+from arena.model import BotSpec, MatchEvent, MatchResult, MatchSpec, Termination
+from arena.referee.service import Lineup
+from arena.sandbox.api import Sandbox
 
 
 class PlayMatch(Protocol):
@@ -41,9 +42,9 @@ class PlayMatch(Protocol):
         self,
         spec: MatchSpec,
         *,
-        sandbox: str = ...,
+        sandbox: str | Sandbox = ...,
         log_dir: Path,
-        on_event: Callable[[dict[str, Any]], None] | None = ...,
+        on_event: Callable[[MatchEvent], None] | None = ...,
     ) -> Awaitable[MatchResult]: ...
 
 
@@ -130,38 +131,26 @@ def default_play() -> PlayMatch:
     return play_match
 
 
-def resolve_sandbox(name: str) -> str:
-    """"auto" → the sandbox the arena would pick now ("docker" when an engine answers), so the
-    choice is made once per run; other names pass through."""
-    if name != "auto":
-        return name
-    from arena.sandbox import get_sandbox
+def line_up_entrants(config: LadderConfig, resolve: ResolveBot | None = None,
+                     sandbox: str | None = None, check: bool = True) -> Lineup:
+    """The ladder's entrants lined up by the match service (resolved, identified, checked in
+    the sandbox, "auto" decided once for the run). Raises ``ConfigError`` for a bot of another
+    game or two entrants with the same name."""
+    from arena.referee.service import line_up
 
-    return get_sandbox("auto").name
-
-
-def resolve_entrants(
-    config: LadderConfig, resolve: ResolveBot | None = None
-) -> tuple[BotSpec, ...]:
-    """Resolve every entrant to a bot with its code identity filled in. Raises ``ConfigError``
-    for a bot of another game or two entrants with the same name."""
     resolve = resolve or default_resolve
-    specs: list[BotSpec] = []
-    for ref in config.entrants:
-        spec = resolve(ref, config.base_dir)
+    specs = [resolve(ref, config.base_dir) for ref in config.entrants]
+    for ref, spec in zip(config.entrants, specs, strict=True):
         if spec.game != config.game:
             raise ConfigError(
                 f"entrant {ref!r} plays {spec.game!r}, "
                 f"but ladder {config.name!r} is {config.game!r}"
             )
-        if not spec.digest:
-            spec = dataclasses.replace(spec, digest=bot_identity(spec))
-        specs.append(spec)
     names = [s.name for s in specs]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
         raise ConfigError(f"two entrants of ladder {config.name!r} are both named {dup!r}")
-    return tuple(specs)
+    return line_up(specs, game=config.game, sandbox=sandbox or config.sandbox, check=check)
 
 
 def ladder_schedule(config: LadderConfig, cycles: int | None = None) -> tuple[Encounter, ...]:
@@ -210,13 +199,12 @@ def plan_run(
 
 
 class _Run:
-    def __init__(self, config: LadderConfig, store: LadderStore, specs: tuple[BotSpec, ...],
-                 play: PlayMatch, sandbox: str, on_event: EventSink | None) -> None:
+    def __init__(self, config: LadderConfig, store: LadderStore, lineup: Lineup,
+                 play: PlayMatch, on_event: EventSink | None) -> None:
         self.config = config
         self.store = store
-        self.specs = specs
+        self.lineup = lineup
         self.play = play
-        self.sandbox = sandbox
         self.on_event = on_event
         self.in_flight: dict[str, InFlight] = {}
         self.elo: dict[str, float] = dict(store.live_elo(config.name))
@@ -238,11 +226,8 @@ class _Run:
             self.on_event(LadderEvent(kind, self.progress(), match, result, applied))
 
     def spec_of(self, m: ScheduledMatch) -> MatchSpec:
-        bots = (self.specs[m.seats[0]], self.specs[m.seats[1]])
-        return MatchSpec(
-            game=self.config.game, seed=m.seed, bots=bots, options=dict(self.config.options),
-            time_control=self.config.time_control, match_id=m.match_id,
-        )
+        return self.lineup.match(m.seats, seed=m.seed, options=self.config.options,
+                                 time_control=self.config.time_control, match_id=m.match_id)
 
     async def worker(self, queue: Iterator[ScheduledMatch]) -> None:
         for m in queue:
@@ -259,7 +244,7 @@ class _Run:
         log_dir = self.config.match_log_dir
         log_dir.mkdir(parents=True, exist_ok=True)
         try:
-            result = await self.play(spec, sandbox=self.sandbox, log_dir=log_dir)
+            result = await self.play(spec, sandbox=self.lineup.sandbox, log_dir=log_dir)
         finally:
             self.in_flight.pop(m.match_id, None)
         if self.stopping or result.termination is Termination.CANCELLED:
@@ -293,17 +278,13 @@ async def run_ladder(
     (or the ``max_matches`` bound) is done or ``stop`` is set. Raises ``ConfigError`` for bad
     entrants, ``StoreError`` for database trouble, and whatever the player raises for
     infrastructure failures (bot faults are results, not exceptions)."""
-    specs = resolve_entrants(config, resolve)
+    # with the real referee, the sandbox checks that every entrant can run in it at all
+    lineup = line_up_entrants(config, resolve, sandbox, check=play is None)
     schedule = ladder_schedule(config, cycles)
-    sandbox_name = resolve_sandbox(sandbox or config.sandbox)
-    if play is None:  # the real referee: can every entrant run in that sandbox at all?
-        from arena.sandbox import get_sandbox
-
-        get_sandbox(sandbox_name).check(specs)
     own_store = store is None
     db = store if store is not None else LadderStore(config.database_url)
     try:
-        run = _Run(config, db, specs, play or default_play(), sandbox_name, on_event)
+        run = _Run(config, db, lineup, play or default_play(), on_event)
         recorded = db.recorded_ids(config.name)
         planned = plan_run(schedule, recorded, max_matches)
         run.scheduled = sum(len(e.matches) for e in schedule)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from typing import Any
 
 import grpc
 
 from arena.errors import ArenaError, ConfigError
-from arena.model import MatchResult, TimeControl
+from arena.model import MatchEvent, MatchResult, TimeControl
 from arena.referee.server import check_listen_address
 from arena.v1 import admin_pb2, admin_pb2_grpc
+from arena.wire.admin import event_from_proto, result_from_proto
 
 
 def _stub(address: str) -> tuple[grpc.Channel, admin_pb2_grpc.RefereeServiceStub]:
@@ -43,15 +42,15 @@ def run_on_referee(
             done = stub.GetMatch(admin_pb2.GetMatchRequest(match_id=started.match_id, wait=True))
         except grpc.RpcError as exc:
             raise _explain(address, exc) from None
-    return MatchResult.from_json(json.loads(done.result_json))
+    return result_from_proto(done.result)
 
 
-def watch_on_referee(address: str, match_id: str) -> Iterator[dict[str, Any]]:
-    """The match's events (log lines) as the referee streams them, until the match ends."""
+def watch_on_referee(address: str, match_id: str) -> Iterator[MatchEvent]:
+    """The match's events as the referee streams them, until the match ends."""
     channel, stub = _stub(address)
     with channel:
         try:
             for event in stub.WatchMatch(admin_pb2.WatchMatchRequest(match_id=match_id)):
-                yield json.loads(event.json)
+                yield event_from_proto(event)
         except grpc.RpcError as exc:
             raise _explain(address, exc) from None

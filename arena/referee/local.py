@@ -1,61 +1,144 @@
-"""In-process matches between Python policies: the fake at the I/O seam.
+"""In-process seats: a Python policy as a ``Player``, and ``play_local`` on the real match loop.
 
-No sockets, no clocks, no faults: a policy is called directly with the same ``Decision`` the SDK
-would hand it over gRPC. Used to evaluate sample bots quickly (e.g. 100 matches strong vs greedy)
-and by tests; real matches go through ``arena.referee.match``.
+No sockets and no processes: a policy is called directly with the same ``Decision`` the SDK would
+hand it over gRPC (and its hooks, if it has them, as the SDK calls them). The match loop is the
+one real matches use, so rules, legality checks, faults and results are the same; only the clock
+cannot interrupt a policy (it runs in the referee's thread), so a slow answer is judged when it
+returns. Used to evaluate sample bots quickly (e.g. 100 matches strong vs greedy) and by tests
+of the loop itself.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from arena.errors import BotFault, IllegalActionError, InvalidActionError
 from arena.games import get_game
 from arena.games.api import GameResult
+from arena.model import BotSpec, MatchResult, MatchSpec, Termination, TimeControl
+from arena.referee.match import Match
+from arena.referee.player import DecisionRequest, SeatStart
 from arena.sdk.decision import Decision, MatchInfo
+from arena.sdk.policy import PolicyCalls
 
 Policy = Callable[[Decision], Any]
-"""A function from a decision to an action (the game's action value or its text)."""
+"""A function from a decision to an action (the game's action value or its text); an object
+with ``decide`` and the SDK's optional hooks works as well."""
+
+UNTIMED = TimeControl(move_time_ms=3_600_000, startup_ms=3_600_000)
+"""``play_local``'s time control: policies are not timed (an hour per decision)."""
+
+
+class LocalPlayer:
+    """A policy called in-process. An exception in it is the seat's ``crash``; an answer that
+    is not an action of the game (text that does not parse, a value of another type) is
+    ``invalid_action``."""
+
+    def __init__(self, seat: int, policy: Any) -> None:
+        self.seat = seat
+        self.calls = PolicyCalls(policy)
+        self.info: MatchInfo | None = None
+        self.request: DecisionRequest | None = None
+        self.game_id = ""
+
+    async def connect(self, timeout_s: float) -> None:
+        return None
+
+    async def start(self, start: SeatStart) -> None:
+        tc = start.time_control
+        self.game_id = start.game
+        self.info = MatchInfo(start.match_id, start.game, start.game_version, start.seat,
+                              dict(start.options), tc.move_time_ms, tc.time_bank_ms,
+                              start.bot_names)
+        self._call(self.calls.match_start, self.info)
+
+    async def ask(self, request: DecisionRequest) -> None:
+        self.request = request
+
+    async def answer(self, timeout_s: float) -> Any:
+        request, info = self.request, self.info
+        assert request is not None and info is not None, "ask() after start()"
+        decision = Decision(
+            match=info, round=request.round, observation=request.observation,
+            legal_texts=request.legal_texts, parsed_actions=request.legal_actions,
+            time_left_ms=request.time_left_ms, decision_id=request.decision_id,
+        )
+        choice = self._call(self.calls.decide, decision)
+        game = get_game(self.game_id)
+        try:  # a value must be one of the game's actions: it survives its text round trip
+            return game.parse_action(choice if isinstance(choice, str)
+                                     else game.format_action(choice))
+        except InvalidActionError as exc:
+            raise BotFault(Termination.INVALID_ACTION, str(exc), self.seat) from None
+        except Exception:  # noqa: BLE001 — not an action of this game at all
+            raise BotFault(Termination.INVALID_ACTION,
+                           f"answered {choice!r:.100}, not a {game.id} action",
+                           self.seat) from None
+
+    async def round_end(self, round_index: int, scores: tuple[int, int],
+                        totals: tuple[int, int]) -> None:
+        self._call(self.calls.round_end, round_index, scores, totals)
+
+    async def finish(self, result: MatchResult) -> None:
+        outcome = f"MATCH_RESULT_{result.outcome_for(self.seat).name}"
+        termination = f"TERMINATION_{result.termination.name}"
+        try:
+            self.calls.match_end(outcome, termination, result.totals)
+        except Exception:  # noqa: BLE001, S110 — the match is over; nothing to forfeit
+            pass
+
+    async def close(self) -> None:
+        return None
+
+    def log_tail(self) -> str | None:
+        return None
+
+    def _call(self, func: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return func(*args)
+        except Exception as exc:  # noqa: BLE001 — the policy's failure is its seat's crash
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            raise BotFault(Termination.CRASH, f"the policy raised {exc!r} at "
+                           f"{frame.filename}:{frame.lineno}", self.seat) from exc
 
 
 def play_local(
     game_id: str,
-    policies: tuple[Policy, Policy],
+    policies: tuple[Any, Any],
     seed: int,
     options: Mapping[str, Any] | None = None,
-    max_decisions: int = 1_000_000,
 ) -> GameResult:
-    """Play one match between two policies in-process; an illegal choice raises."""
-    game = get_game(game_id)
-    state = game.new_match(seed, options)
-    opts = game.options_of(state)
-    match_id = f"local-{_opaque(seed)}"
-    infos = tuple(MatchInfo(match_id, game_id, game.version, s, opts, 1000, 0) for s in (0, 1))
-    for decision_id in range(max_decisions):
-        seat = game.to_move(state)
-        if seat is None:
-            break
-        legal = tuple(game.legal_actions(state))
-        decision = Decision(
-            match=infos[seat],
-            round=game.round_index(state),
-            observation=game.observation(state, seat),
-            legal_texts=tuple(game.format_action(a) for a in legal),
-            parsed_actions=legal,
-            time_left_ms=1000,
-            decision_id=decision_id,
+    """Play one match between two policies in-process and return the game's result. A policy
+    that fails (raises, answers an illegal or invalid action) makes this raise
+    ``IllegalActionError`` with the referee's verdict."""
+    result = asyncio.run(local_match(game_id, policies, seed, options))
+    if result.termination is not Termination.NORMAL:
+        raise IllegalActionError(
+            f"seat {result.faulty_seat}: {result.termination}: {result.detail}"
         )
-        choice = policies[seat](decision)
-        action = game.parse_action(choice) if isinstance(choice, str) else choice
-        state = game.apply(state, action)
-    result = game.outcome(state)
-    if result is None:
-        raise RuntimeError(f"match did not end within {max_decisions} decisions")
-    return result
+    return GameResult(result.winner, result.totals, result.rounds)
+
+
+async def local_match(
+    game_id: str,
+    policies: tuple[Any, Any],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    time_control: TimeControl = UNTIMED,
+) -> MatchResult:
+    """The full ``MatchResult`` of an in-process match (faults included, no log file)."""
+    bots = (BotSpec("local-0", game_id), BotSpec("local-1", game_id))
+    spec = MatchSpec(game_id, seed, bots, dict(options or {}), time_control,
+                     match_id=f"local-{_opaque(seed)}")
+    match = Match(spec, sandbox_name="in-process", log_dir=None)
+    players = (LocalPlayer(0, policies[0]), LocalPlayer(1, policies[1]))
+    return await match.run(players)
 
 
 def _opaque(seed: int) -> str:
     """A match id that does not reveal the deal seed (bots seed their RNGs from match ids)."""
-    import hashlib
-
     return hashlib.sha256(f"local:{seed}".encode()).hexdigest()[:12]

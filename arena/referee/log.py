@@ -1,11 +1,7 @@
 """Match logs: JSON lines, one event per line, flushed as they happen (so `watch --follow` and
-`replay` work on a running match). The events:
-
-* ``header``: match_id, game, game_version, options, seed, bots, time_control, arena_version
-* ``deal``: round, deal (the game's full deal of the round: hidden cards included)
-* ``decision``: n, round, seat, action (canonical text), ms (time the referee measured)
-* ``round_end``: round, scores, totals
-* ``match_end``: result (the MatchResult object, as ``arena match --format json`` prints it)
+`replay` work on a running match). The records are the typed events of ``arena.model``
+(``HeaderEvent``, ``DealEvent``, ``DecisionEvent``, ``RoundEndEvent``, ``MatchEndEvent``); each
+line is one event's ``to_json()`` and reads back with ``event_from_json``.
 """
 
 from __future__ import annotations
@@ -13,11 +9,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from arena.errors import LogFormatError
-
-EVENT_TYPES = ("header", "deal", "decision", "round_end", "match_end")
+from arena.model import EventFormatError, MatchEndEvent, MatchEvent, event_from_json
 
 
 class MatchLogWriter:
@@ -34,8 +29,8 @@ class MatchLogWriter:
             path.rename(_free_name(path))
         self._file: IO[str] = path.open("x", encoding="utf-8")
 
-    def write(self, event: dict[str, Any]) -> None:
-        self._file.write(json.dumps(event, separators=(",", ":")) + "\n")
+    def write(self, event: MatchEvent) -> None:
+        self._file.write(json.dumps(event.to_json(), separators=(",", ":")) + "\n")
         self._file.flush()
 
     def close(self) -> None:
@@ -50,10 +45,14 @@ def _free_name(path: Path) -> Path:
     return candidate
 
 
-def read_events(path: Path) -> Iterator[dict[str, Any]]:
-    """The events of a (possibly still growing) log; a torn last line is ignored."""
+def read_events(path: Path) -> Iterator[MatchEvent]:
+    """The events of a (possibly still growing) log; a torn last line is ignored. Anything else
+    that is not a match event is a ``LogFormatError`` naming the file and line."""
     try:
         text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise LogFormatError(f"{path} is not a match log: not UTF-8 text ({exc.reason} at "
+                             f"byte {exc.start})") from None
     except OSError as exc:
         raise LogFormatError(f"cannot read match log {path}: {exc.strerror}") from None
     lines = text.split("\n")
@@ -61,20 +60,25 @@ def read_events(path: Path) -> Iterator[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            event = json.loads(line)
+            data = json.loads(line)
         except json.JSONDecodeError:
             if number == len(lines):  # the writer is in the middle of this line
                 return
             raise LogFormatError(f"{path}:{number}: not a JSON object") from None
-        if not isinstance(event, dict) or event.get("type") not in EVENT_TYPES:
-            raise LogFormatError(f"{path}:{number}: not a match log event")
-        yield event
+        yield _event(data, f"{path}:{number}")
+
+
+def _event(data: object, where: str) -> MatchEvent:
+    try:
+        return event_from_json(data)
+    except EventFormatError as exc:
+        raise LogFormatError(f"{where}: not a match log event ({exc})") from None
 
 
 def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None = None
-                  ) -> Iterator[dict[str, Any]]:
+                  ) -> Iterator[MatchEvent]:
     """Tail a log that may still be written: yield each complete event as it appears and stop
-    after ``match_end`` (or after ``idle_timeout_s`` without a new line)."""
+    after the match end (or after ``idle_timeout_s`` without a new line)."""
     import time
 
     waited = 0.0
@@ -85,22 +89,28 @@ def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None 
         waited += poll_s
     buffer = ""
     idle = 0.0
-    with path.open("r", encoding="utf-8") as handle:
+    number = 0
+    with path.open("r", encoding="utf-8", errors="strict") as handle:
         while True:
-            chunk = handle.read()
+            try:
+                chunk = handle.read()
+            except UnicodeDecodeError:
+                raise LogFormatError(f"{path} is not a match log: not UTF-8 text") from None
             if chunk:
                 idle = 0.0
                 buffer += chunk
                 *lines, buffer = buffer.split("\n")
                 for line in lines:
+                    number += 1
                     if not line.strip():
                         continue
                     try:
-                        event = json.loads(line)
+                        data = json.loads(line)
                     except json.JSONDecodeError:
-                        raise LogFormatError(f"{path}: a line is not JSON") from None
+                        raise LogFormatError(f"{path}:{number}: not a JSON object") from None
+                    event = _event(data, f"{path}:{number}")
                     yield event
-                    if event.get("type") == "match_end":
+                    if isinstance(event, MatchEndEvent):
                         return
                 continue
             if idle_timeout_s is not None and idle >= idle_timeout_s:

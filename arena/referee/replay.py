@@ -10,6 +10,16 @@ from typing import Any
 from arena.errors import GameError, LogFormatError, ReplayMismatchError
 from arena.games import get_game
 from arena.games.api import Game
+from arena.model import (
+    DealEvent,
+    DecisionEvent,
+    HeaderEvent,
+    MatchEndEvent,
+    MatchEvent,
+    MatchResult,
+    RoundEndEvent,
+    Termination,
+)
 from arena.referee.log import read_events
 
 
@@ -17,7 +27,7 @@ from arena.referee.log import read_events
 class ReplayStep:
     """The state after one log event (what `arena watch` renders)."""
 
-    event: dict[str, Any]
+    event: MatchEvent
     state: Any
 
 
@@ -28,7 +38,7 @@ class ReplayReport:
     decisions: int = 0
     rounds: list[tuple[int, int]] = field(default_factory=list)
     finished: bool = False
-    result: dict[str, Any] | None = None
+    result: MatchResult | None = None
 
 
 def replay_log(path: Path) -> ReplayReport:
@@ -36,95 +46,98 @@ def replay_log(path: Path) -> ReplayReport:
     events = list(read_events(path))
     report: ReplayReport | None = None
     for step in replay_events(events):
-        if report is None:
-            report = ReplayReport(step.event["match_id"], step.event["game"])
-        kind = step.event["type"]
-        if kind == "decision":
+        event = step.event
+        if isinstance(event, HeaderEvent):
+            report = ReplayReport(event.match_id, event.game)
+        assert report is not None, "replay_events starts with the header"
+        if isinstance(event, DecisionEvent):
             report.decisions += 1
-        elif kind == "round_end":
-            scores = step.event["scores"]
-            report.rounds.append((int(scores[0]), int(scores[1])))
-        elif kind == "match_end":
+        elif isinstance(event, RoundEndEvent):
+            report.rounds.append(event.scores)
+        elif isinstance(event, MatchEndEvent):
             report.finished = True
-            report.result = step.event["result"]
+            report.result = event.result
     if report is None:
         raise LogFormatError(f"{path}: empty match log")
     return report
 
 
-def replay_events(events: Iterable[dict[str, Any]]) -> Iterator[ReplayStep]:
+def replay_events(events: Iterable[MatchEvent]) -> Iterator[ReplayStep]:
     """Yield the state after every event, checking each against the engine as it goes."""
     iterator = iter(events)
     header = next(iterator, None)
-    if header is None or header.get("type") != "header":
+    if not isinstance(header, HeaderEvent):
         raise LogFormatError("a match log must start with a header event")
-    game = get_game(header["game"])
-    if int(header.get("game_version", game.version)) != game.version:
+    game = get_game(header.game)
+    if header.game_version != game.version:
         raise ReplayMismatchError(
-            f"the log was written with {game.id} rules version {header['game_version']}, "
+            f"the log was written with {game.id} rules version {header.game_version}, "
             f"this arena has version {game.version}"
         )
-    state = game.new_match(int(header["seed"]), header.get("options") or {})
+    state = game.new_match(header.seed, header.options)
     yield ReplayStep(header, state)
     for number, event in enumerate(iterator, start=2):
         state = _check(game, state, event, number)
         yield ReplayStep(event, state)
 
 
-def _check(game: Game[Any, Any, Any], state: Any, event: dict[str, Any], n: int) -> Any:
-    kind = event["type"]
-    if kind == "deal":
-        if event.get("round") != game.round_index(state):
-            raise ReplayMismatchError(f"event {n}: deal for round {event.get('round')}, "
+def _check(game: Game[Any, Any, Any], state: Any, event: MatchEvent, n: int) -> Any:
+    if isinstance(event, DealEvent):
+        if event.round != game.round_index(state):
+            raise ReplayMismatchError(f"event {n}: deal for round {event.round}, "
                                       f"the engine is in round {game.round_index(state)}")
-        if event.get("deal") != game.deal_record(state):
-            raise ReplayMismatchError(f"event {n}: the deal of round {event['round']} differs "
+        if event.deal != game.deal_record(state):
+            raise ReplayMismatchError(f"event {n}: the deal of round {event.round} differs "
                                       "from the engine's deal for this seed")
         return state
-    if kind == "decision":
+    if isinstance(event, DecisionEvent):
         return _check_decision(game, state, event, n)
-    if kind == "round_end":
+    if isinstance(event, RoundEndEvent):
         finished = game.finished_rounds(state)
-        index = int(event["round"])
-        if index >= len(finished) or list(finished[index]) != list(event["scores"]):
-            got = list(finished[index]) if index < len(finished) else "unfinished"
+        if event.round >= len(finished) or finished[event.round] != event.scores:
+            got = list(finished[event.round]) if event.round < len(finished) else "unfinished"
             raise ReplayMismatchError(
-                f"event {n}: round {index} scores {event['scores']} in the log, engine: {got}"
+                f"event {n}: round {event.round} scores {list(event.scores)} in the log, "
+                f"engine: {got}"
             )
         return state
-    if kind == "match_end":
-        _check_end(game, state, event["result"], n)
+    if isinstance(event, MatchEndEvent):
+        _check_end(game, state, event.result, n)
         return state
-    raise LogFormatError(f"event {n}: unexpected {kind!r} event")
+    raise LogFormatError(f"event {n}: unexpected {event.type!r} event")
 
 
-def _check_decision(game: Game[Any, Any, Any], state: Any, event: dict[str, Any], n: int) -> Any:
+def _check_decision(game: Game[Any, Any, Any], state: Any, event: DecisionEvent, n: int) -> Any:
     seat = game.to_move(state)
-    if seat != event.get("seat"):
-        raise ReplayMismatchError(f"event {n}: seat {event.get('seat')} moved, "
+    if seat != event.seat:
+        raise ReplayMismatchError(f"event {n}: seat {event.seat} moved, "
                                   f"the engine expected seat {seat}")
     try:
-        action = game.parse_action(event["action"])
+        action = game.parse_action(event.action)
     except GameError as exc:
-        raise ReplayMismatchError(f"event {n}: action {event['action']!r}: {exc}") from None
+        raise ReplayMismatchError(f"event {n}: action {event.action!r}: {exc}") from None
     if not game.is_legal(state, action):
-        raise ReplayMismatchError(f"event {n}: action {event['action']!r} is illegal here")
+        raise ReplayMismatchError(f"event {n}: action {event.action!r} is illegal here")
     return game.apply(state, action)
 
 
-def _check_end(game: Game[Any, Any, Any], state: Any, result: dict[str, Any], n: int) -> None:
-    finished = [list(r) for r in game.finished_rounds(state)]
-    if [list(r) for r in result["rounds"]] != finished:
-        raise ReplayMismatchError(f"event {n}: the result's rounds {result['rounds']} differ "
-                                  f"from the engine's {finished}")
-    if result["termination"] != "normal":
+def _check_end(game: Game[Any, Any, Any], state: Any, result: MatchResult, n: int) -> None:
+    finished = game.finished_rounds(state)
+    if result.rounds != finished:
+        raise ReplayMismatchError(f"event {n}: the result's rounds {_lists(result.rounds)} "
+                                  f"differ from the engine's {_lists(finished)}")
+    if result.termination is not Termination.NORMAL:
         return
     outcome = game.outcome(state)
     if outcome is None:
         raise ReplayMismatchError(f"event {n}: the log says the match ended normally, "
                                   "but the engine's match is not over")
-    if outcome.winner != result["winner"] or list(outcome.totals) != list(result["totals"]):
+    if outcome.winner != result.winner or outcome.totals != result.totals:
         raise ReplayMismatchError(
-            f"event {n}: result winner {result['winner']} totals {result['totals']}, "
+            f"event {n}: result winner {result.winner} totals {list(result.totals)}, "
             f"engine: winner {outcome.winner} totals {list(outcome.totals)}"
         )
+
+
+def _lists(rounds: tuple[tuple[int, int], ...]) -> list[list[int]]:
+    return [list(r) for r in rounds]

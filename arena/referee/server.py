@@ -7,10 +7,9 @@ that every match creates: bots never see it. The servicer is thin: decode → on
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
-import json
 import logging
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,13 +17,14 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from arena.bots import resolve_match_bots
 from arena.errors import ArenaError, ConfigError
-from arena.games import get_game
-from arena.model import MatchResult, MatchSpec, TimeControl
+from arena.model import MatchEndEvent, MatchEvent, MatchResult, MatchSpec, TimeControl
 from arena.referee.log import read_events
 from arena.referee.match import new_match_id, play_match
+from arena.referee.service import prepare_match
+from arena.sandbox.api import Sandbox
 from arena.v1 import admin_pb2, admin_pb2_grpc
+from arena.wire.admin import event_to_proto, result_to_proto, termination_to_proto
 
 log = logging.getLogger(__name__)
 SERVICE_NAME = "arena.v1.RefereeService"
@@ -53,7 +53,7 @@ class _Running:
     game: str
     bots: list[str]
     log_path: Path
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[MatchEvent] = field(default_factory=list)
     """The match's events while it is among the KEEP_IN_MEMORY latest; later read from its log."""
     on_disk: bool = False
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
@@ -71,36 +71,36 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
 
     async def StartMatch(self, request: Any, context: Any) -> Any:  # noqa: N802
         try:
-            spec = self._spec(request)
+            spec, sandbox = await asyncio.to_thread(self._prepare, request)
         except ArenaError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         running = _Running(spec.match_id, spec.game, [b.name for b in spec.bots],
                            self.log_dir / f"{spec.match_id}.jsonl")
         self.matches[spec.match_id] = running
 
-        def on_event(event: dict[str, Any]) -> None:
+        def on_event(event: MatchEvent) -> None:
             running.events.append(event)
             asyncio.get_running_loop().create_task(_notify(running))
 
-        sandbox = request.sandbox or self.default_sandbox
         running.task = asyncio.create_task(
             play_match(spec, sandbox=sandbox, log_dir=self.log_dir, on_event=on_event)
         )
         running.task.add_done_callback(lambda t: self._finished(running, t))
         return admin_pb2.StartMatchResponse(match_id=spec.match_id, log_path=str(running.log_path))
 
-    def _spec(self, request: Any) -> MatchSpec:
+    def _prepare(self, request: Any) -> tuple[MatchSpec, Sandbox]:
+        """The match service's spec and sandbox for a request (blocking: it may ask Docker)."""
         if len(request.bots) != 2:
             raise ConfigError("a match needs exactly two bots")
-        game, first, second = resolve_match_bots((request.bots[0], request.bots[1]),
-                                                 request.game or None)
         tc = TimeControl(request.move_time_ms or 1000, request.time_bank_ms,
                          request.startup_ms or 10_000)
-        seed = request.seed if request.has_seed else secrets.randbits(31)
-        spec = MatchSpec(game, seed, (first, second), dict(request.options), tc,
-                         new_match_id(game))
-        get_game(game).new_match(seed, spec.options)  # reject bad options before starting
-        return spec
+        spec, sandbox = prepare_match(
+            (request.bots[0], request.bots[1]), game=request.game or None,
+            sandbox=request.sandbox or self.default_sandbox,
+            seed=request.seed if request.has_seed else None, options=dict(request.options),
+            time_control=tc,
+        )
+        return dataclasses.replace(spec, match_id=new_match_id(spec.game)), sandbox
 
     def _finished(self, running: _Running, task: asyncio.Task[MatchResult]) -> None:
         if not task.cancelled() and task.exception() is None:
@@ -128,13 +128,13 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
                 await running.changed.wait_for(functools.partial(_has_news, running, sent))
             if running.on_disk:  # finished long ago: the log holds every event
                 for event in list(read_events(running.log_path))[sent:]:
-                    yield admin_pb2.MatchEvent(json=json.dumps(event))
+                    yield event_to_proto(event)
                 return
             while sent < len(running.events):
                 event = running.events[sent]
                 sent += 1
-                yield admin_pb2.MatchEvent(json=json.dumps(event))
-                if event["type"] == "match_end":
+                yield event_to_proto(event)
+                if isinstance(event, MatchEndEvent):
                     return
             if running.result is not None and sent >= len(running.events) and not running.on_disk:
                 return
@@ -144,18 +144,21 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
         if request.wait and running.task is not None:
             await asyncio.shield(running.task)
         if running.result is None:
-            return admin_pb2.GetMatchResponse(match_id=running.match_id, status="running")
+            return admin_pb2.GetMatchResponse(match_id=running.match_id,
+                                              status=admin_pb2.MATCH_STATUS_RUNNING)
         return admin_pb2.GetMatchResponse(
-            match_id=running.match_id, status="finished",
-            result_json=json.dumps(running.result.to_json()),
+            match_id=running.match_id, status=admin_pb2.MATCH_STATUS_FINISHED,
+            result=result_to_proto(running.result),
         )
 
     async def ListMatches(self, request: Any, context: Any) -> Any:  # noqa: N802
         summaries = [
             admin_pb2.MatchSummary(
                 match_id=r.match_id, game=r.game, bots=r.bots, log_path=str(r.log_path),
-                status="finished" if r.result else "running",
-                termination=str(r.result.termination) if r.result else "",
+                status=(admin_pb2.MATCH_STATUS_FINISHED if r.result
+                        else admin_pb2.MATCH_STATUS_RUNNING),
+                termination=(termination_to_proto(r.result.termination) if r.result
+                             else "TERMINATION_UNSPECIFIED"),
             )
             for r in self.matches.values()
         ]

@@ -8,7 +8,7 @@ image referenced by id. The seat's socket directory is bind-mounted read-only at
 bot finds its socket in ``ARENA_SOCKET``. Blocking Docker SDK calls run in threads.
 
 A Docker or daemon failure that is not the bot's fault raises ``SandboxError`` (a void match);
-a bot image that fails to build raises ``BotFault("no_start")``.
+a bot image that fails to build raises ``BotFault`` (``no_start``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import BotFault, ConfigError, SandboxError
-from arena.model import BotSpec
+from arena.model import BotSpec, Termination
 from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
 
 log = logging.getLogger(__name__)
@@ -362,7 +362,7 @@ class DockerSandbox:
         try:
             return await asyncio.to_thread(self._build_sync, directory, flavor)
         except ConfigError as exc:
-            raise BotFault("no_start", f"the bot image does not build: {exc}") from exc
+            raise BotFault(Termination.NO_START, f"the bot image does not build: {exc}") from exc
 
     def _build_sync(self, directory: Path, flavor: str) -> str:
         from arena.images import build_bot_image

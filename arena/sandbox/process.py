@@ -17,7 +17,7 @@ from pathlib import Path
 
 import arena
 from arena.errors import BotFault, ConfigError, SandboxError
-from arena.model import BotSpec
+from arena.model import BotSpec, Termination
 from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
 
 _PYTHON_NAMES = ("python", "python3", "python3.11")
@@ -147,7 +147,7 @@ class ProcessSandbox:
                 start_new_session=True,
             )
         except (FileNotFoundError, PermissionError) as exc:
-            raise BotFault("no_start", f"cannot run the bot's command: {exc}") from exc
+            raise BotFault(Termination.NO_START, f"cannot run the bot's command: {exc}") from exc
         except OSError as exc:
             raise SandboxError(f"cannot start bot {bot.name}: {exc}") from exc
         return ProcessBot(proc)

@@ -6,7 +6,7 @@ import gc
 import os
 import queue
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -15,6 +15,7 @@ from arena import PROTOCOL_VERSION
 from arena.games import get_game
 from arena.games.api import validate_options
 from arena.sdk.decision import Decision, MatchInfo
+from arena.sdk.policy import PolicyCalls
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from arena.wire import decode_observation, encode_action, encode_observation
 
@@ -22,19 +23,11 @@ MAX_RECEIVE_BYTES = 16 * 1024 * 1024
 """Largest message the SDK accepts from the referee (the referee never sends more)."""
 
 
-def _hook(policy: Any, name: str) -> Callable[..., Any] | None:
-    hook = getattr(policy, name, None)
-    return hook if callable(hook) else None
-
-
 class _Session:
     """State of one match as seen by the bot."""
 
     def __init__(self, policy: Any, name: str, version: str) -> None:
-        self.decide: Callable[[Decision], Any] = (
-            policy.decide if _hook(policy, "decide") else policy
-        )
-        self.policy = policy
+        self.policy = PolicyCalls(policy)
         self.outbox: queue.SimpleQueue[bot_pb2.BotMessage | None] = queue.SimpleQueue()
         hello = bot_pb2.Hello(bot_name=name, bot_version=version, protocol_version=PROTOCOL_VERSION)
         self.outbox.put(bot_pb2.BotMessage(hello=hello))
@@ -58,8 +51,7 @@ class _Session:
             time_bank_ms=tc.time_bank_ms,
             bot_names=tuple(start.bot_names),
         )
-        if hook := _hook(self.policy, "match_start"):
-            hook(self.info)
+        self.policy.match_start(self.info)
 
     def on_decision(self, request: bot_pb2.DecisionRequest) -> None:
         if self.info is None:
@@ -72,7 +64,7 @@ class _Session:
             time_left_ms=request.time_left_ms,
             decision_id=request.decision_id,
         )
-        choice = self.decide(decision)
+        choice = self.policy.decide(decision)
         response = bot_pb2.DecisionResponse(decision_id=request.decision_id)
         if isinstance(choice, str):
             response.action_text = choice
@@ -81,16 +73,14 @@ class _Session:
         self.outbox.put(bot_pb2.BotMessage(decision=response))
 
     def on_round_end(self, end: bot_pb2.RoundEnd) -> None:
-        if hook := _hook(self.policy, "round_end"):
-            hook(end.round, tuple(end.scores), tuple(end.totals))
+        self.policy.round_end(end.round, tuple(end.scores), tuple(end.totals))
 
     def on_match_end(self, end: bot_pb2.MatchEnd) -> None:
-        if hook := _hook(self.policy, "match_end"):
-            hook(
-                bot_pb2.MatchResult.Name(end.result),
-                bot_pb2.Termination.Name(end.termination),
-                tuple(end.totals),
-            )
+        self.policy.match_end(
+            bot_pb2.MatchResult.Name(end.result),
+            bot_pb2.Termination.Name(end.termination),
+            tuple(end.totals),
+        )
 
 
 def _warm_up(game_id: str | None) -> None:

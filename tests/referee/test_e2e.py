@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ReplayMismatchError
-from arena.model import Termination
+from arena.model import DealEvent, HeaderEvent, Termination
 from arena.referee.log import read_events
 from arena.referee.replay import replay_log
 
@@ -23,13 +23,14 @@ def test_full_match_is_logged_and_replays(log_dir: Path, socket_root: Path) -> N
     assert len(result.rounds) == 3
     assert result.totals == (sum(r[0] for r in result.rounds), sum(r[1] for r in result.rounds))
     events = list(read_events(Path(result.log or "")))
-    kinds = [e["type"] for e in events]
+    kinds = [e.type for e in events]
     assert kinds[0] == "header" and kinds[-1] == "match_end"
     assert kinds.count("deal") == 3 and kinds.count("round_end") == 3
     assert kinds.count("decision") == result.decisions
     header = events[0]
-    assert header["seed"] == 7 and header["options"]["rounds"] == 3
-    assert [b["name"] for b in header["bots"]] == list(result.bots)
+    assert isinstance(header, HeaderEvent)
+    assert header.seed == 7 and header.options["rounds"] == 3
+    assert header.bot_names == result.bots
     report = replay_log(Path(result.log or ""))
     assert report.decisions == result.decisions
     assert [list(r) for r in report.rounds] == [list(r) for r in result.rounds]
@@ -41,7 +42,7 @@ def test_same_seed_same_deals(log_dir: Path, socket_root: Path) -> None:
     second = run_match(RANDOM_BOT, RANDOM_BOT, log_dir, socket_root, seed=99,
                        options={"rounds": 1})
     deals = [
-        [e["deal"] for e in read_events(Path(r.log or "")) if e["type"] == "deal"]
+        [e.deal for e in read_events(Path(r.log or "")) if isinstance(e, DealEvent)]
         for r in (first, second)
     ]
     assert deals[0] == deals[1]
@@ -76,7 +77,7 @@ def test_a_rerun_match_id_starts_a_fresh_log(log_dir: Path, socket_root: Path) -
     (log_dir / "again.jsonl").write_text('{"type": "header", "match_id": "again"}\n')
     result = asyncio.run(play_match(spec, log_dir=log_dir, socket_root=socket_root))
     assert result.termination is Termination.NORMAL
-    kinds = [e["type"] for e in read_events(log_dir / "again.jsonl")]
+    kinds = [e.type for e in read_events(log_dir / "again.jsonl")]
     assert kinds.count("header") == 1 and kinds[-1] == "match_end"
     assert replay_log(log_dir / "again.jsonl").finished
     assert (log_dir / "again.aborted-1.jsonl").read_text().startswith('{"type": "header"')

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.model import Termination
+from arena.model import DecisionEvent, HeaderEvent, MatchEndEvent, Termination
 from arena.referee.log import read_events
 from arena.referee.replay import replay_log
 
@@ -55,9 +55,10 @@ def test_fault_forfeits_with_named_termination(
     assert list(socket_root.iterdir()) == [], "the socket directory must be removed"
     assert _bot_processes(mode) == [], "the bot must be killed and reaped"
     events = list(read_events(Path(result.log or "")))
-    assert events[0]["type"] == "header" and events[-1]["type"] == "match_end"
-    assert events[-1]["result"]["termination"] == str(termination)
-    assert events[-1]["result"]["faulty_seat"] == bad_seat
+    end = events[-1]
+    assert isinstance(events[0], HeaderEvent) and isinstance(end, MatchEndEvent)
+    assert end.result.termination is termination
+    assert end.result.faulty_seat == bad_seat
     report = replay_log(Path(result.log or ""))  # what was recorded before the fault is valid
     assert report.finished
 
@@ -67,16 +68,17 @@ def test_crash_keeps_the_bots_last_words(log_dir: Path, socket_root: Path) -> No
     assert result.termination is Termination.CRASH
     assert "status 3" in result.detail
     events = list(read_events(Path(result.log or "")))
-    seat_log = events[-1]["bot_logs"][0]
-    assert "crashing on purpose" in Path(seat_log).read_text()
+    end = events[-1]
+    assert isinstance(end, MatchEndEvent) and end.bot_logs[0] is not None
+    assert "crashing on purpose" in Path(end.bot_logs[0]).read_text()
 
 
 def test_timeout_names_the_limit(log_dir: Path, socket_root: Path) -> None:
     result = run_match(RANDOM_BOT, TEST_BOTS / "sleep", log_dir, socket_root, move_time_ms=250)
     assert result.termination is Termination.TIMEOUT
     assert "250" in result.detail
-    decisions = [e for e in read_events(Path(result.log or "")) if e["type"] == "decision"]
-    assert len([d for d in decisions if d["seat"] == 1]) == 2  # two good moves, then the sleep
+    decisions = [e for e in read_events(Path(result.log or "")) if isinstance(e, DecisionEvent)]
+    assert len([d for d in decisions if d.seat == 1]) == 2  # two good moves, then the sleep
 
 
 def test_both_bots_failing_to_start_is_void(log_dir: Path, socket_root: Path) -> None:
@@ -96,7 +98,7 @@ def test_typed_actions_are_accepted(log_dir: Path, socket_root: Path) -> None:
 def test_socket_dirs_of_dead_referees_are_swept(socket_root: Path) -> None:
     import os
 
-    from arena.referee.match import sweep_stale_socket_dirs
+    from arena.referee.remote import sweep_stale_socket_dirs
 
     dead = subprocess.Popen(["true"])
     dead.wait()  # a pid that no longer runs

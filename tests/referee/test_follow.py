@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from arena.bots import load_bot_dir
-from arena.model import MatchSpec, TimeControl
+from arena.model import DecisionEvent, MatchEndEvent, MatchEvent, MatchSpec, TimeControl
 from arena.referee.log import follow_events, read_events
 from arena.referee.match import play_match
 
@@ -27,11 +27,11 @@ def test_follow_tails_a_running_match(log_dir: Path, socket_root: Path) -> None:
 
     worker = threading.Thread(target=run)
     worker.start()
-    seen: list[tuple[float, dict[str, object]]] = []
+    seen: list[tuple[float, MatchEvent]] = []
     for event in follow_events(log_dir / "follow-test.jsonl", poll_s=0.01, idle_timeout_s=60):
         seen.append((time.monotonic(), event))
     worker.join(60)
-    assert seen[-1][1]["type"] == "match_end"
-    first_decision = next(t for t, e in seen if e["type"] == "decision")
+    assert isinstance(seen[-1][1], MatchEndEvent)
+    first_decision = next(t for t, e in seen if isinstance(e, DecisionEvent))
     assert first_decision < finished_at[0], "the first move must be seen before the match ends"
     assert [e for _, e in seen] == list(read_events(log_dir / "follow-test.jsonl"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.model import Termination
+from arena.model import DecisionEvent, Termination
 from arena.referee.log import read_events
 from arena.referee.replay import replay_log
 from tests.js_support import prepare_js_bot
@@ -32,7 +32,7 @@ def test_js_bot_plays_a_full_match(
     assert len(result.rounds) == 3
     assert result.totals == (sum(r[0] for r in result.rounds), sum(r[1] for r in result.rounds))
     log = Path(result.log or "")
-    decisions = Counter(e["seat"] for e in read_events(log) if e["type"] == "decision")
+    decisions = Counter(e.seat for e in read_events(log) if isinstance(e, DecisionEvent))
     # both seats decided, in turn (a Lost Cities round alternates turns)
     assert decisions[js_seat] > 0 and abs(decisions[0] - decisions[1]) <= 3
     assert sum(decisions.values()) == result.decisions

@@ -16,10 +16,11 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import ConfigError
-from arena.model import TimeControl
+from arena.model import DecisionEvent, HeaderEvent, MatchEndEvent, TimeControl
 from arena.referee.client import run_on_referee, watch_on_referee
+from arena.referee.log import read_events
 from arena.referee.server import check_listen_address
-from arena.v1 import admin_pb2, admin_pb2_grpc
+from arena.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
 
 from .conftest import RANDOM_BOT, ROOT
 
@@ -73,13 +74,16 @@ def test_match_on_the_referee_and_follow_its_events(referee: str) -> None:
     assert str(result.termination) == "normal"
     assert len(result.rounds) == 1
     events = list(watch_on_referee(referee, result.match_id))
-    assert events[0]["type"] == "header" and events[-1]["type"] == "match_end"
-    assert sum(e["type"] == "decision" for e in events) == result.decisions
+    assert isinstance(events[0], HeaderEvent) and isinstance(events[-1], MatchEndEvent)
+    assert sum(isinstance(e, DecisionEvent) for e in events) == result.decisions
+    logged = list(read_events(Path(result.log or "")))  # typed, the same records as the log
+    assert [e.to_json() for e in events] == [e.to_json() for e in logged]
     with grpc.insecure_channel(referee) as channel:
         listed = admin_pb2_grpc.RefereeServiceStub(channel).ListMatches(
             admin_pb2.ListMatchesRequest(), timeout=5)
     assert [m.match_id for m in listed.matches] == [result.match_id]
-    assert listed.matches[0].status == "finished"
+    assert listed.matches[0].status == admin_pb2.MATCH_STATUS_FINISHED
+    assert listed.matches[0].termination == bot_pb2.TERMINATION_NORMAL
 
 
 def test_watch_follows_a_running_match(referee: str) -> None:
@@ -160,7 +164,9 @@ def test_old_matches_are_served_from_their_logs(tmp_path: Path, monkeypatch: pyt
         for match_id in ids:  # the first is on disk by now, the second in memory
             events = list(watch_on_referee(address, match_id))
             log = tmp_path / "logs" / f"{match_id}.jsonl"
-            assert events == [json.loads(line) for line in log.read_text().splitlines()]
+            # typed over the wire, the same records as the log, to the last field
+            assert [e.to_json() for e in events] == [
+                json.loads(line) for line in log.read_text().splitlines()]
     finally:
         for task in asyncio.all_tasks(loop):
             loop.call_soon_threadsafe(task.cancel)

@@ -158,9 +158,11 @@ def times_after_attack(result: Any) -> list[float]:
     from arena.referee.log import read_events
 
     assert result.log, "the match has a log"
-    events = [e for e in read_events(Path(result.log)) if e["type"] == "decision"]
-    attack_at = [e["n"] for e in events if e["seat"] == 0][ATTACK_DECISION - 1]
-    return [e["ms"] for e in events if e["seat"] == 1 and e["n"] > attack_at]
+    from arena.model import DecisionEvent
+
+    events = [e for e in read_events(Path(result.log)) if isinstance(e, DecisionEvent)]
+    attack_at = [e.n for e in events if e.seat == 0][ATTACK_DECISION - 1]
+    return [e.ms for e in events if e.seat == 1 and e.n > attack_at]
 
 
 def seat_log(result: Any, seat: int) -> str:

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from arena.bots import load_bot_dir
 from arena.images import BaseImage
-from arena.model import MatchSpec, Termination, TimeControl
+from arena.model import DecisionEvent, HeaderEvent, MatchSpec, Termination, TimeControl
 from arena.referee.log import read_events
 from arena.referee.match import play_match
 from tests.js_support import prepare_js_bot
@@ -46,9 +46,9 @@ def test_js_bot_plays_in_a_container(
     assert result.termination is Termination.NORMAL, result.detail
     assert len(result.rounds) == 3 and result.bots[js_seat] == "js-random"
     events = list(read_events(Path(result.log or "")))
-    decisions = Counter(e["seat"] for e in events if e["type"] == "decision")
+    decisions = Counter(e.seat for e in events if isinstance(e, DecisionEvent))
     assert decisions[js_seat] > 20 and decisions[1 - js_seat] > 20
-    assert events[0]["sandbox"] == "docker"
+    assert isinstance(events[0], HeaderEvent) and events[0].sandbox == "docker"
     # The JavaScript image is built on the Node.js base (its first layer), not the Python one.
     image_id = docker_sandbox.inner.built_image(js_bot)
     assert image_id is not None

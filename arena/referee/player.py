@@ -1,0 +1,99 @@
+"""The seam under the match loop: the loop talks to each seat through a ``Player``.
+
+A player is one seat's side of the match protocol, in the referee's terms (game values, not wire
+messages). Two kinds exist:
+
+* ``arena.referee.remote.RemotePlayer`` — a sandboxed bot over gRPC: it owns the seat's socket,
+  the protobuf framing, the bot's lifecycle (start, stop, output tail) and the mapping of what the
+  bot did (a closed stream, an exit, an oversized or malformed message) to a termination.
+* ``arena.referee.local.LocalPlayer`` — a Python policy called in-process (tests, quick
+  evaluations with ``play_local``).
+
+Every misbehaviour surfaces as ``BotFault`` (with the termination it earns); a failure of the
+arena itself (a sandbox that breaks) as ``SandboxError``. The loop owns the rules, the clocks,
+legality checks and the log; a player never decides an outcome.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from arena.model import MatchResult, TimeControl
+
+
+@dataclass(frozen=True)
+class SeatStart:
+    """What a seat is told when the match starts (arena.v1 ``MatchStart``)."""
+
+    match_id: str
+    game: str
+    game_version: int
+    options: dict[str, Any]
+    """The complete rules options (defaults filled in)."""
+    seat: int
+    time_control: TimeControl
+    bot_names: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class DecisionRequest:
+    """One decision asked of a seat (arena.v1 ``DecisionRequest``)."""
+
+    decision_id: int
+    """1-based number of the decision within the match."""
+    round: int
+    observation: Any
+    """The seat's observation (the game's view value): all it may know."""
+    legal_actions: tuple[Any, ...]
+    """Every legal action, in the game's stable order."""
+    legal_texts: tuple[str, ...]
+    """The same actions in the game's text grammar."""
+    time_left_ms: int
+    """The seat's allowance for this decision (move time plus what is left of its bank)."""
+    time_bank_ms: int
+
+
+class Player(Protocol):
+    """One seat of a match, as the match loop sees it."""
+
+    seat: int
+
+    async def connect(self, timeout_s: float) -> None:
+        """Start the bot and wait until it is ready to play (its Hello), at most ``timeout_s``.
+
+        Raises ``BotFault`` (e.g. ``no_start``) or ``SandboxError`` (the arena's failure)."""
+        ...
+
+    async def start(self, start: SeatStart) -> None:
+        """Tell the seat the match starts."""
+        ...
+
+    async def ask(self, request: DecisionRequest) -> None:
+        """Put a decision to the seat (its clock starts when this returns)."""
+        ...
+
+    async def answer(self, timeout_s: float) -> Any:
+        """The seat's action for the decision last asked (a value of the game's action type),
+        returned or failed within about ``timeout_s``. The loop checks legality and charges the
+        clock; this raises ``BotFault`` for everything else (``timeout`` without an answer,
+        ``invalid_action``, ``protocol_violation``, ``crash``, ...)."""
+        ...
+
+    async def round_end(self, round_index: int, scores: tuple[int, int],
+                        totals: tuple[int, int]) -> None:
+        """Tell the seat a round ended."""
+        ...
+
+    async def finish(self, result: MatchResult) -> None:
+        """Tell the seat the match ended (never raises: the seat may be gone already)."""
+        ...
+
+    async def close(self) -> None:
+        """Stop the bot (after a short grace to exit on its own) and release the seat;
+        idempotent, never raises."""
+        ...
+
+    def log_tail(self) -> str | None:
+        """The bot's last output (bounded), or None when there is no bot process."""
+        ...

@@ -1,0 +1,335 @@
+"""A sandboxed bot as a ``Player``: its seat's gRPC endpoint, the arena.v1 framing, the bot's
+lifecycle in a sandbox, and the mapping of what the bot did to a termination.
+
+What goes wrong on a remote seat, and what it becomes:
+
+* the bot exits or is killed before it connects → ``no_start`` (with its last output line);
+* no Hello within the startup time → ``no_start``;
+* a first message that is not Hello, or the wrong protocol version → ``protocol_violation``;
+* a message over ``MAX_BOT_MESSAGE_BYTES`` → ``oversized_message``;
+* bytes that are no ``BotMessage``, a message out of turn, a wrong decision id, a stream that
+  ends early → ``protocol_violation``;
+* an action that does not decode or parse → ``invalid_action``;
+* the bot exits during the match → ``crash`` (``memory`` when the kernel killed it for memory);
+* no answer within the allowance → ``timeout``;
+* the sandbox itself fails → ``SandboxError`` (the match is void, nobody's fault).
+
+The pure classification of a closed stream (``classify_closed``) and of an exit
+(``classify_exit``) is separate from the I/O, so it is tested without starting anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import arena
+from arena.errors import BotFault, InvalidActionError, SandboxError
+from arena.games import get_game
+from arena.model import BotSpec, MatchResult, Termination
+from arena.referee.player import DecisionRequest, SeatStart
+from arena.referee.seat import MAX_BOT_MESSAGE_BYTES, SeatEndpoint, StreamClosed
+from arena.sandbox.api import ExitInfo, RunningBot, Sandbox
+from arena.v1 import bot_pb2
+from arena.wire import decode_action, encode_observation
+
+log = logging.getLogger(__name__)
+
+EXIT_GRACE_S = 1.0
+"""How long a bot gets to exit on its own after the match end before it is killed."""
+MATCH_START_SETTLE_S = 0.01
+"""Pause after MatchStart before the first DecisionRequest: both bots read MatchStart at the same
+moment, and without it the first decision's clock also paid for that (0.8-2.9 ms measured)."""
+CLOSE_CLASSIFY_S = 1.0
+"""After a stream closes, how long to wait for the bot's exit to tell a crash from the rest."""
+
+_TERMINATION_PB = {t: bot_pb2.Termination.Value(f"TERMINATION_{t.name}") for t in Termination}
+
+
+def classify_exit(info: ExitInfo, last_words: str = "") -> BotFault:
+    """The fault of a bot that exited during the match (``SandboxError`` when the sandbox, not
+    the bot, failed)."""
+    if info.sandbox_error:
+        raise SandboxError(info.sandbox_error)
+    if info.oom_killed:
+        return BotFault(Termination.MEMORY, info.describe())
+    return BotFault(Termination.CRASH, info.describe() + last_words)
+
+
+def classify_closed(closed: StreamClosed) -> BotFault:
+    """The fault of a bot whose stream ended while it was still running (or whose exit was not
+    seen in time): gRPC's status says whether a message was too large or did not decode."""
+    text = closed.reason.lower()
+    if "larger than max" in text or "message too large" in text or (
+        closed.code is not None and closed.code.name == "RESOURCE_EXHAUSTED"
+    ):
+        return BotFault(Termination.OVERSIZED_MESSAGE, closed.reason)
+    if "error parsing message" in text:  # protobuf's words for bytes that do not decode
+        return BotFault(
+            Termination.PROTOCOL_VIOLATION,
+            f"sent bytes that are not an arena.v1 BotMessage ({closed.reason})",
+        )
+    return BotFault(
+        Termination.PROTOCOL_VIOLATION,
+        f"its stream ended before the match did ({closed.reason}); messages over "
+        f"{MAX_BOT_MESSAGE_BYTES} bytes also end it",
+    )
+
+
+def read_hello(message: bot_pb2.BotMessage) -> None:
+    """Check a bot's first message; ``BotFault`` when it is not a valid Hello."""
+    if message.ByteSize() > MAX_BOT_MESSAGE_BYTES:
+        raise BotFault(Termination.OVERSIZED_MESSAGE,
+                       f"Hello of {message.ByteSize()} bytes (limit {MAX_BOT_MESSAGE_BYTES})")
+    if message.WhichOneof("kind") != "hello":
+        raise BotFault(Termination.PROTOCOL_VIOLATION, "first message was not Hello")
+    if message.hello.protocol_version != arena.PROTOCOL_VERSION:
+        raise BotFault(
+            Termination.PROTOCOL_VIOLATION,
+            f"speaks protocol version {message.hello.protocol_version}, "
+            f"the arena speaks {arena.PROTOCOL_VERSION}",
+        )
+
+
+def read_answer(game_id: str, message: bot_pb2.BotMessage, decision_id: int) -> Any:
+    """The action in a bot's answer to decision ``decision_id``; ``BotFault`` otherwise."""
+    if message.ByteSize() > MAX_BOT_MESSAGE_BYTES:
+        raise BotFault(Termination.OVERSIZED_MESSAGE,
+                       f"sent {message.ByteSize()} bytes (limit {MAX_BOT_MESSAGE_BYTES})")
+    if message.WhichOneof("kind") != "decision":
+        raise BotFault(Termination.PROTOCOL_VIOLATION, "expected a DecisionResponse")
+    response = message.decision
+    if response.decision_id != decision_id:
+        raise BotFault(
+            Termination.PROTOCOL_VIOLATION,
+            f"answered decision {response.decision_id}, expected {decision_id}",
+        )
+    try:
+        choice = response.WhichOneof("choice")
+        if choice == "action":
+            return decode_action(game_id, response.action)
+        if choice == "action_text":
+            return get_game(game_id).parse_action(response.action_text)
+        raise InvalidActionError("the response holds no action")
+    except InvalidActionError as exc:
+        raise BotFault(Termination.INVALID_ACTION, str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 — any decoding failure is the bot's
+        raise BotFault(Termination.INVALID_ACTION, f"undecodable action: {exc}") from None
+
+
+def match_end_message(result: MatchResult, seat: int) -> bot_pb2.MatchEnd:
+    """The MatchEnd a seat receives: its own outcome, the termination and the totals."""
+    return bot_pb2.MatchEnd(
+        result=bot_pb2.MatchResult.Value(f"MATCH_RESULT_{result.outcome_for(seat).name}"),
+        termination=_TERMINATION_PB[result.termination],
+        totals=result.totals,
+        faulty_seat=-1 if result.faulty_seat is None else result.faulty_seat,
+        detail=result.detail[:1000],
+    )
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class RemotePlayer:
+    """A bot in a sandbox, reached through its seat's own gRPC endpoint (see the module doc)."""
+
+    def __init__(self, seat: int, bot: BotSpec, sandbox: Sandbox, socket_dir: Path,
+                 match_id: str) -> None:
+        self.seat = seat
+        self.bot = bot
+        self.sandbox = sandbox
+        self.match_id = match_id
+        self.endpoint = SeatEndpoint(socket_dir)
+        self.running: RunningBot | None = None
+        self.exit: asyncio.Future[ExitInfo] | None = None
+        self.asked = 0
+        """The id of the decision last asked."""
+        self._closed = False
+
+    # --- start ----------------------------------------------------------------------------
+    async def connect(self, timeout_s: float) -> None:
+        await self.endpoint.start()
+        try:
+            self.running = await self.sandbox.start(
+                self.bot, self.endpoint.socket_dir, self.match_id, self.seat
+            )
+        except BotFault as fault:
+            raise fault.at(self.seat) from None
+        self.exit = asyncio.ensure_future(self.running.wait())
+        message = await self._next(timeout_s, waiting_for="hello")
+        try:
+            read_hello(message)
+        except BotFault as fault:
+            raise fault.at(self.seat) from None
+
+    async def start(self, start: SeatStart) -> None:
+        tc = start.time_control
+        message = bot_pb2.MatchStart(
+            match_id=start.match_id,
+            game=start.game,
+            game_version=start.game_version,
+            options={k: _option_text(v) for k, v in start.options.items()},
+            seat=start.seat,
+            time_control=bot_pb2.TimeControl(
+                move_time_ms=tc.move_time_ms,
+                time_bank_ms=tc.time_bank_ms,
+                startup_ms=tc.startup_ms,
+            ),
+            protocol_version=arena.PROTOCOL_VERSION,
+            bot_names=list(start.bot_names),
+        )
+        await self.endpoint.send(bot_pb2.RefereeMessage(match_start=message))
+        await asyncio.sleep(MATCH_START_SETTLE_S)
+
+    # --- play -----------------------------------------------------------------------------
+    async def ask(self, request: DecisionRequest) -> None:
+        self._check_quiet()
+        message = bot_pb2.DecisionRequest(
+            decision_id=request.decision_id,
+            round=request.round,
+            observation=encode_observation(self.bot.game, request.observation),
+            legal_actions=request.legal_texts,
+            time_left_ms=request.time_left_ms,
+            time_bank_ms=request.time_bank_ms,
+        )
+        self.asked = request.decision_id
+        await self.endpoint.send(bot_pb2.RefereeMessage(decision=message))
+
+    async def answer(self, timeout_s: float) -> Any:
+        message = await self._next(timeout_s, waiting_for="answer")
+        try:
+            return read_answer(self.bot.game, message, self.asked)
+        except BotFault as fault:
+            raise fault.at(self.seat) from None
+
+    def _check_quiet(self) -> None:
+        """A seat may only send when asked; anything queued out of turn is a violation."""
+        inbox = self.endpoint.servicer.inbox
+        if not inbox.empty():
+            message = inbox.get_nowait()
+            if not isinstance(message, StreamClosed):
+                raise BotFault(Termination.PROTOCOL_VIOLATION, "sent a message out of turn",
+                               self.seat)
+            inbox.put_nowait(message)  # classified when the answer is awaited
+
+    async def round_end(self, round_index: int, scores: tuple[int, int],
+                        totals: tuple[int, int]) -> None:
+        end = bot_pb2.RoundEnd(round=round_index, scores=scores, totals=totals)
+        await self.endpoint.send(bot_pb2.RefereeMessage(round_end=end))
+
+    async def _next(self, timeout_s: float, waiting_for: str) -> bot_pb2.BotMessage:
+        """The bot's next message, or the fault that explains why there is none."""
+        exit_future = self.exit
+        assert exit_future is not None, "connect() starts the bot first"
+        getter = asyncio.ensure_future(self.endpoint.servicer.inbox.get())
+        waiters: set[asyncio.Future[Any]] = {getter, exit_future}
+        done, _ = await asyncio.wait(
+            waiters, timeout=max(timeout_s, 0.0), return_when=asyncio.FIRST_COMPLETED
+        )
+        if getter in done:
+            message = getter.result()
+            if isinstance(message, StreamClosed):
+                raise (await self._closed_fault(message)).at(self.seat)
+            return message
+        getter.cancel()
+        if waiting_for == "hello":
+            if exit_future in done:
+                info = exit_future.result()
+                if info.sandbox_error:
+                    raise SandboxError(f"seat {self.seat}: {info.sandbox_error}")
+                raise BotFault(Termination.NO_START, f"{info.describe()} before connecting"
+                               + self._last_words(), self.seat)
+            raise BotFault(Termination.NO_START,
+                           f"did not connect within {timeout_s * 1000:.0f} ms", self.seat)
+        if exit_future in done:
+            raise self._exit_fault(exit_future.result())
+        raise BotFault(Termination.TIMEOUT, f"no answer within {timeout_s * 1000:.0f} ms",
+                       self.seat)
+
+    async def _closed_fault(self, closed: StreamClosed) -> BotFault:
+        exit_future = self.exit
+        if exit_future is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                info = await asyncio.wait_for(asyncio.shield(exit_future), CLOSE_CLASSIFY_S)
+                return self._exit_fault(info)
+        return classify_closed(closed)
+
+    def _exit_fault(self, info: ExitInfo) -> BotFault:
+        try:
+            return classify_exit(info, self._last_words()).at(self.seat)
+        except SandboxError as exc:  # not the bot's doing: the match is void (internal)
+            raise SandboxError(f"seat {self.seat}: {exc}") from None
+
+    def _last_words(self) -> str:
+        lines = [line for line in (self.log_tail() or "").splitlines() if line.strip()]
+        return f"; last output: {lines[-1][:300]}" if lines else ""
+
+    # --- the end --------------------------------------------------------------------------
+    async def finish(self, result: MatchResult) -> None:
+        end = match_end_message(result, self.seat)
+        await self.endpoint.send(bot_pb2.RefereeMessage(match_end=end))
+        await self.endpoint.servicer.outbox.put(None)  # close the stream after the end
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self.exit is not None and not self.exit.done():
+                await asyncio.wait({self.exit}, timeout=EXIT_GRACE_S)
+            if self.running is not None:
+                try:
+                    await self.running.stop()
+                except Exception:  # noqa: BLE001 — stopping must go on for the other seat
+                    log.exception("could not stop seat %d of %s", self.seat, self.match_id)
+        finally:
+            await self.endpoint.close()
+
+    def log_tail(self) -> str | None:
+        return None if self.running is None else self.running.log_tail()
+
+
+_swept: set[Path] = set()
+
+
+def sweep_stale_socket_dirs(root: Path) -> None:
+    """Once per process and root: remove the socket directories of referees that died without
+    cleaning up (``arena-<pid>-*`` whose pid is gone, e.g. after ``kill -9``)."""
+    if root in _swept:
+        return
+    _swept.add(root)
+    for path in root.glob("arena-*-*"):
+        pid_text = path.name.split("-")[1]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except PermissionError:  # alive, someone else's
+            continue
+
+
+@contextlib.contextmanager
+def remote_players(bots: tuple[BotSpec, BotSpec], sandbox: Sandbox, match_id: str,
+                   socket_root: Path) -> Iterator[tuple[RemotePlayer, RemotePlayer]]:
+    """Both seats of a match in a fresh socket directory under ``socket_root`` (keep it short:
+    a socket path must fit in 108 bytes), removed afterwards whatever happens."""
+    sweep_stale_socket_dirs(socket_root)
+    tmp = Path(tempfile.mkdtemp(prefix=f"arena-{os.getpid()}-", dir=socket_root))
+    try:
+        yield (RemotePlayer(0, bots[0], sandbox, tmp / "s0", match_id),
+               RemotePlayer(1, bots[1], sandbox, tmp / "s1", match_id))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
