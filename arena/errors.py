@@ -53,12 +53,15 @@ class BotFault(ArenaError):
     """A bot misbehaved: carries the termination it earns and, once known, its seat. Raised
     inside the referee and the sandboxes only; the match loop turns it into a forfeit."""
 
-    def __init__(self, termination: Termination, detail: str, seat: int | None = None) -> None:
+    def __init__(self, termination: Termination, detail: str, seat: int | None = None,
+                 answer: str | None = None) -> None:
         super().__init__(f"{termination}: {detail}")
         self.termination = termination
         self.detail = detail
         self.seat = seat
+        self.answer = answer
+        """What the bot answered, as text, when the fault is about an answer (bounded)."""
 
     def at(self, seat: int) -> BotFault:
         """The same fault, attributed to ``seat``."""
-        return BotFault(self.termination, self.detail, seat)
+        return BotFault(self.termination, self.detail, seat, self.answer)

@@ -181,6 +181,11 @@ class MatchResult:
 
 
 # --- match events: the records of a match log (one JSON object per line) ------------------------
+LOG_FORMAT = 2
+"""The match log format this arena writes. 2: a decision that forfeits the match is recorded
+(``DecisionEvent.fault``). Readers accept every earlier format."""
+
+
 @dataclass(frozen=True)
 class BotRecord:
     """A bot as a match log's header records it."""
@@ -219,6 +224,8 @@ class HeaderEvent:
     arena_version: str
     started_at: str
     """UTC, ``YYYY-MM-DDTHH:MM:SSZ``."""
+    log_format: int = 1
+    """The log format version (``LOG_FORMAT``); 1 when the header has none."""
     type: ClassVar[str] = "header"
 
     def to_json(self) -> dict[str, Any]:
@@ -230,7 +237,7 @@ class HeaderEvent:
             "time_control": {"move_time_ms": tc.move_time_ms, "time_bank_ms": tc.time_bank_ms,
                              "startup_ms": tc.startup_ms},
             "sandbox": self.sandbox, "arena_version": self.arena_version,
-            "started_at": self.started_at,
+            "started_at": self.started_at, "log_format": self.log_format,
         }
 
     @classmethod
@@ -248,6 +255,7 @@ class HeaderEvent:
             sandbox=_text(data.get("sandbox", "")),
             arena_version=_text(data.get("arena_version", "")),
             started_at=_text(data.get("started_at", "")),
+            log_format=_int(data.get("log_format", 1)),
         )
 
     @property
@@ -274,24 +282,38 @@ class DealEvent:
 
 @dataclass(frozen=True)
 class DecisionEvent:
-    """One decision: who acted, the canonical action text, the time the referee measured."""
+    """One decision: who acted, the action, the time the referee measured. A decision that
+    forfeited the match is recorded too, with its ``fault``: the action as the bot sent it (an
+    illegal action's canonical text, an unparseable answer's raw text) or None when there was
+    no answer (a timeout, a crash)."""
 
     n: int
     """1-based decision number within the match."""
     round: int
     seat: int
-    action: str
+    action: str | None
+    """The canonical action text; for a fault, what the bot answered (None: no answer)."""
     ms: float
+    fault: Termination | None = None
+    """The termination this decision earned; None for a decision that was played."""
     type: ClassVar[str] = "decision"
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "n": self.n, "round": self.round, "seat": self.seat,
+        data = {"type": self.type, "n": self.n, "round": self.round, "seat": self.seat,
                 "action": self.action, "ms": self.ms}
+        if self.fault is not None:
+            data["fault"] = str(self.fault)
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DecisionEvent:
+        fault = data.get("fault")
+        action = data["action"]
+        if fault is None and action is None:
+            raise ValueError("a played decision without an action")
         return cls(_int(data["n"]), _int(data["round"]), _seat(data["seat"]),
-                   _text(data["action"]), _float(data["ms"]))
+                   _optional_text(action), _float(data["ms"]),
+                   None if fault is None else Termination(_text(fault)))
 
 
 @dataclass(frozen=True)

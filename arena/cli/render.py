@@ -75,7 +75,10 @@ def render_moves(events: Sequence[MatchEvent], bots: Sequence[str], limit: int =
     table.add_column("ms", justify="right", style="dim")
     decisions = [e for e in events if isinstance(e, DecisionEvent)]
     for event in decisions[-limit:]:
-        table.add_row(str(event.n), f"{bots[event.seat]}", event.action, f"{event.ms:.1f}")
+        action = Text(event.action or "(no answer)")
+        if event.fault is not None:
+            action = Text.assemble(action, (f"  {event.fault}: forfeit", "bold red"))
+        table.add_row(str(event.n), f"{bots[event.seat]}", action, f"{event.ms:.1f}")
     return table
 
 

@@ -73,11 +73,12 @@ class LocalPlayer:
             return game.parse_action(choice if isinstance(choice, str)
                                      else game.format_action(choice))
         except InvalidActionError as exc:
-            raise BotFault(Termination.INVALID_ACTION, str(exc), self.seat) from None
+            raise BotFault(Termination.INVALID_ACTION, str(exc), self.seat,
+                           _shown(choice)) from None
         except Exception:  # noqa: BLE001 — not an action of this game at all
             raise BotFault(Termination.INVALID_ACTION,
                            f"answered {choice!r:.100}, not a {game.id} action",
-                           self.seat) from None
+                           self.seat, _shown(choice)) from None
 
     async def round_end(self, round_index: int, scores: tuple[int, int],
                         totals: tuple[int, int]) -> None:
@@ -137,6 +138,11 @@ async def local_match(
     match = Match(spec, sandbox_name="in-process", log_dir=None)
     players = (LocalPlayer(0, policies[0]), LocalPlayer(1, policies[1]))
     return await match.run(players)
+
+
+def _shown(choice: Any) -> str:
+    """An answer as the log records it (bounded)."""
+    return (choice if isinstance(choice, str) else repr(choice))[:200]
 
 
 def _opaque(seed: int) -> str:

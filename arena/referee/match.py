@@ -26,6 +26,7 @@ from arena.errors import BotFault, SandboxError
 from arena.games import get_game
 from arena.games.api import totals_of
 from arena.model import (
+    LOG_FORMAT,
     BotRecord,
     DealEvent,
     DecisionEvent,
@@ -122,6 +123,7 @@ class Match:
             sandbox=self.sandbox_name,
             arena_version=arena.__version__,
             started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            log_format=LOG_FORMAT,
         )
 
     def _deal(self) -> None:
@@ -182,8 +184,7 @@ class Match:
             round_index = game.round_index(self.state)
             rounds_before = len(game.finished_rounds(self.state))
             self.state = game.apply(self.state, action)
-            self.emit(DecisionEvent(self.decisions, round_index, seat, text,
-                                    round(elapsed_ms, 3)))
+            self.emit(DecisionEvent(self.decisions, round_index, seat, text, elapsed_ms))
             finished = game.finished_rounds(self.state)
             if len(finished) > rounds_before:
                 await self._round_end(players, rounds_before, finished)
@@ -202,16 +203,26 @@ class Match:
             time_left_ms=int(clock.allowance_ms()),
             time_bank_ms=int(clock.bank_ms),
         )
-        await player.ask(request)
         started = time.perf_counter()
-        action = await player.answer(clock.allowance_ms() / 1000)
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        if not clock.charge(elapsed_ms):
-            raise BotFault(Termination.TIMEOUT,
-                           f"answered after {elapsed_ms:.0f} ms (limit exceeded)", seat)
-        text = game.format_action(action)
-        if not game.is_legal(self.state, action):
-            raise BotFault(Termination.ILLEGAL_ACTION, f"illegal action {text!r}", seat)
+        text: str | None = None
+        try:
+            await player.ask(request)
+            started = time.perf_counter()
+            action = await player.answer(clock.allowance_ms() / 1000)
+            # rounded as logged, so a replay re-runs the clocks exactly
+            elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+            text = game.format_action(action)
+            if not clock.charge(elapsed_ms):
+                raise BotFault(Termination.TIMEOUT,
+                               f"answered after {elapsed_ms:.0f} ms (limit exceeded)", seat)
+            if not game.is_legal(self.state, action):
+                raise BotFault(Termination.ILLEGAL_ACTION, f"illegal action {text!r}", seat)
+        except BotFault as fault:  # the forfeiting decision is recorded like any other
+            elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+            answer = text if text is not None else fault.answer
+            self.emit(DecisionEvent(self.decisions, request.round, seat, answer, elapsed_ms,
+                                    fault.termination))
+            raise
         return action, text, elapsed_ms
 
     async def _round_end(self, players: tuple[Player, Player], round_index: int,

@@ -50,6 +50,9 @@ moment, and without it the first decision's clock also paid for that (0.8-2.9 ms
 CLOSE_CLASSIFY_S = 1.0
 """After a stream closes, how long to wait for the bot's exit to tell a crash from the rest."""
 
+ANSWER_CHARS = 200
+"""How much of an invalid answer's text is kept in the log (a bot controls it)."""
+
 _TERMINATION_PB = {t: bot_pb2.Termination.Value(f"TERMINATION_{t.name}") for t in Termination}
 
 
@@ -111,17 +114,19 @@ def read_answer(game_id: str, message: bot_pb2.BotMessage, decision_id: int) -> 
             Termination.PROTOCOL_VIOLATION,
             f"answered decision {response.decision_id}, expected {decision_id}",
         )
+    choice = response.WhichOneof("choice")
+    text = response.action_text[:ANSWER_CHARS] if choice == "action_text" else None
     try:
-        choice = response.WhichOneof("choice")
         if choice == "action":
             return decode_action(game_id, response.action)
         if choice == "action_text":
             return get_game(game_id).parse_action(response.action_text)
         raise InvalidActionError("the response holds no action")
     except InvalidActionError as exc:
-        raise BotFault(Termination.INVALID_ACTION, str(exc)) from None
+        raise BotFault(Termination.INVALID_ACTION, str(exc), answer=text) from None
     except Exception as exc:  # noqa: BLE001 — any decoding failure is the bot's
-        raise BotFault(Termination.INVALID_ACTION, f"undecodable action: {exc}") from None
+        raise BotFault(Termination.INVALID_ACTION, f"undecodable action: {exc}",
+                       answer=text) from None
 
 
 def match_end_message(result: MatchResult, seat: int) -> bot_pb2.MatchEnd:

@@ -30,8 +30,10 @@ from arena.model import BotSpec, MatchSpec, TimeControl
 from arena.sandbox import get_sandbox
 from arena.sandbox.api import Sandbox
 
-SEED_BITS = 31
-"""Bits of a random default deal seed."""
+SEED_BITS = 64
+"""Bits of a random default deal seed. A deal is a public function of its seed (anyone can
+recompute it), so a seed a bot could guess gives the whole deal away: 64 random bits cannot be
+searched, a small ``--seed`` stays possible for reproduction."""
 DEFAULT_TIME_CONTROL = TimeControl()
 
 

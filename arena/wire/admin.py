@@ -122,14 +122,19 @@ def event_to_proto(event: MatchEvent) -> admin_pb2.MatchEvent:
                                              time_bank_ms=tc.time_bank_ms,
                                              startup_ms=tc.startup_ms),
             sandbox=event.sandbox, arena_version=event.arena_version,
-            started_at=event.started_at,
+            started_at=event.started_at, log_format=event.log_format,
         ))
     if isinstance(event, DealEvent):
         return admin_pb2.MatchEvent(deal=admin_pb2.DealRecord(round=event.round,
                                                               deal=_struct(event.deal)))
     if isinstance(event, DecisionEvent):
-        return admin_pb2.MatchEvent(decision=admin_pb2.DecisionRecord(
-            n=event.n, round=event.round, seat=event.seat, action=event.action, ms=event.ms))
+        record = admin_pb2.DecisionRecord(n=event.n, round=event.round, seat=event.seat,
+                                          ms=event.ms)
+        if event.action is not None:
+            record.action = event.action
+        if event.fault is not None:
+            record.fault = termination_to_proto(event.fault)  # type: ignore[assignment]
+        return admin_pb2.MatchEvent(decision=record)
     if isinstance(event, RoundEndEvent):
         return admin_pb2.MatchEvent(round_end=admin_pb2.RoundEndRecord(
             round=event.round, scores=list(event.scores), totals=list(event.totals)))
@@ -152,12 +157,14 @@ def event_from_proto(message: admin_pb2.MatchEvent) -> MatchEvent:
             options=_from_struct(h.options), seed=h.seed, bots=_pair(bots),
             time_control=TimeControl(tc.move_time_ms, tc.time_bank_ms, tc.startup_ms),
             sandbox=h.sandbox, arena_version=h.arena_version, started_at=h.started_at,
+            log_format=h.log_format,
         )
     if kind == "deal":
         return DealEvent(message.deal.round, _from_struct(message.deal.deal))
     if kind == "decision":
         d = message.decision
-        return DecisionEvent(d.n, d.round, d.seat, d.action, d.ms)
+        return DecisionEvent(d.n, d.round, d.seat, d.action if d.HasField("action") else None,
+                             d.ms, termination_from_proto(d.fault) if d.fault else None)
     if kind == "round_end":
         r = message.round_end
         return RoundEndEvent(r.round, _pair(r.scores), _pair(r.totals))

@@ -58,6 +58,17 @@ def test_bad_input_is_one_clear_error(tmp_path: Path) -> None:
     assert "rounds" in bad_option.output
     no_log = runner.invoke(app, ["replay", str(tmp_path / "nope.jsonl")])
     assert no_log.exit_code == 2
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    for command in (["replay", str(binary)], ["watch", str(binary), "--delay", "0"]):
+        out = runner.invoke(app, command)
+        assert out.exit_code == 2 and "not UTF-8" in out.output, out.output
+    bad_seed = tmp_path / "seed.jsonl"
+    bad_seed.write_text('{"type": "header", "match_id": "m", "game": "lost-cities", '
+                        '"game_version": 1, "seed": "7", "bots": []}\n')
+    for command in (["replay", str(bad_seed)], ["watch", str(bad_seed), "--delay", "0"]):
+        out = runner.invoke(app, command)
+        assert out.exit_code == 2 and "seed.jsonl:1" in out.output, out.output
     bad_base = tmp_path / "badbase"
     bad_base.mkdir()
     (bad_base / "bot.toml").write_text('name = "b"\ngame = "lost-cities"\nbase = "java"\n')

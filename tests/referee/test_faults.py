@@ -31,6 +31,10 @@ CASES = [
 ]
 
 
+NO_DECISION = {"never", "exit_early", "bad_hello", "big_hello"}
+"""Faults before the first decision: there is no decision to record."""
+
+
 def _bot_processes(mode: str) -> list[str]:
     found = subprocess.run(
         ["pgrep", "-f", f"misbehave.py {mode}$"], capture_output=True, text=True, check=False
@@ -59,6 +63,12 @@ def test_fault_forfeits_with_named_termination(
     assert isinstance(events[0], HeaderEvent) and isinstance(end, MatchEndEvent)
     assert end.result.termination is termination
     assert end.result.faulty_seat == bad_seat
+    decisions = [e for e in events if isinstance(e, DecisionEvent)]
+    assert len(decisions) == result.decisions
+    if mode not in NO_DECISION:  # the forfeiting decision is logged, last, with its fault
+        assert decisions[-1].seat == bad_seat and decisions[-1].fault is termination
+        assert events[-2] == decisions[-1]
+    assert all(d.fault is None for d in decisions[:-1])
     report = replay_log(Path(result.log or ""))  # what was recorded before the fault is valid
     assert report.finished
 
@@ -78,7 +88,9 @@ def test_timeout_names_the_limit(log_dir: Path, socket_root: Path) -> None:
     assert result.termination is Termination.TIMEOUT
     assert "250" in result.detail
     decisions = [e for e in read_events(Path(result.log or "")) if isinstance(e, DecisionEvent)]
-    assert len([d for d in decisions if d.seat == 1]) == 2  # two good moves, then the sleep
+    mine = [d for d in decisions if d.seat == 1]  # two good moves, then the sleep
+    assert [d.fault for d in mine] == [None, None, Termination.TIMEOUT]
+    assert mine[-1].action is None and mine[-1].ms >= 250
 
 
 def test_both_bots_failing_to_start_is_void(log_dir: Path, socket_root: Path) -> None:
