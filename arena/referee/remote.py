@@ -35,7 +35,12 @@ from arena.errors import BotFault, InvalidActionError, SandboxError
 from arena.games import get_game
 from arena.model import BotSpec, MatchResult, Termination
 from arena.referee.player import DecisionRequest, SeatStart
-from arena.referee.seat import MAX_BOT_MESSAGE_BYTES, SeatEndpoint, StreamClosed
+from arena.referee.seat import (
+    MAX_BOT_MESSAGE_BYTES,
+    SeatEndpoint,
+    StreamClosed,
+    raise_open_files_limit,
+)
 from arena.sandbox.api import ExitInfo, RunningBot, Sandbox
 from arena.v1 import bot_pb2
 from arena.wire import decode_action, encode_observation
@@ -332,6 +337,7 @@ def remote_players(bots: tuple[BotSpec, BotSpec], sandbox: Sandbox, match_id: st
     """Both seats of a match in a fresh socket directory under ``socket_root`` (keep it short:
     a socket path must fit in 108 bytes), removed afterwards whatever happens."""
     sweep_stale_socket_dirs(socket_root)
+    raise_open_files_limit()
     tmp = Path(tempfile.mkdtemp(prefix=f"arena-{os.getpid()}-", dir=socket_root))
     try:
         yield (RemotePlayer(0, bots[0], sandbox, tmp / "s0", match_id),

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
+import resource
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,25 @@ MAX_REFEREE_MESSAGE_BYTES = 16 * 1024 * 1024
 INBOX_LIMIT = 4
 """Messages buffered per seat; a bot is only ever asked for one at a time."""
 
+
+
+OPEN_FILES_WANTED = 65_536
+"""The referee's soft limit on open descriptors (raised towards it at the first match)."""
+
+
+@functools.cache
+def raise_open_files_limit() -> int:
+    """Raise this process's soft descriptor limit towards ``OPEN_FILES_WANTED`` (never above the
+    hard limit) and return it: every match holds a few dozen descriptors, and the usual soft
+    limit of 1024 is low for a referee that plays many at once. Once per process."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = OPEN_FILES_WANTED if hard == resource.RLIM_INFINITY else min(hard,
+                                                                          OPEN_FILES_WANTED)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+    return int(soft)
 
 
 @dataclass(frozen=True)
@@ -98,6 +119,9 @@ class SeatEndpoint:
                 ("grpc.max_receive_message_length", GRPC_RECEIVE_LIMIT),
                 ("grpc.max_send_message_length", MAX_REFEREE_MESSAGE_BYTES),
                 ("grpc.max_concurrent_streams", 2),
+                # One connection per seat: gRPC closes every further one as soon as it is
+                # accepted, so a bot cannot park connections (descriptors) in the referee.
+                ("grpc.max_allowed_incoming_connections", 1),
             ],
             maximum_concurrent_rpcs=2,
         )

@@ -22,6 +22,7 @@ pytestmark = pytest.mark.docker
         ("illegal", "illegal_action"),
         ("never_connect", "no_start"),
         ("garbage", "protocol_violation"),
+        ("conn_flood", "no_start"),
     ],
 )
 def test_attack_forfeits(
@@ -31,3 +32,5 @@ def test_attack_forfeits(
     assert len(tail.encode()) <= 64 * 1024
     if attack == "memory_bomb":
         assert "memory" in result.detail
+    if attack == "conn_flood":  # the seat kept one of its 2,000 connections
+        assert "[hostile] conn_flood: parked 1 of 2000 connections" in tail
