@@ -33,6 +33,21 @@ class Termination(enum.StrEnum):
         return self not in (Termination.NORMAL, Termination.INTERNAL, Termination.CANCELLED)
 
 
+LABEL_MAX_CHARS = 64
+"""The longest name or version a bot may give itself (bot.toml, Hello)."""
+
+
+def label_problem(value: str) -> str | None:
+    """What is wrong with a bot-controlled label (a name, a version), or None: at most
+    ``LABEL_MAX_CHARS`` printable characters. A bot controls these strings, and the referee sends
+    the names to the other bot: they must not be able to enlarge its messages."""
+    if len(value) > LABEL_MAX_CHARS:
+        return f"is {len(value)} characters long (at most {LABEL_MAX_CHARS})"
+    if not value.isprintable():
+        return "holds non-printable characters"
+    return None
+
+
 class SeatOutcome(enum.StrEnum):
     """How a match ended for one seat."""
 

@@ -33,7 +33,7 @@ from typing import Any
 import arena
 from arena.errors import BotFault, InvalidActionError, SandboxError
 from arena.games import get_game
-from arena.model import BotSpec, MatchResult, Termination
+from arena.model import BotSpec, MatchResult, Termination, label_problem
 from arena.referee.player import DecisionRequest, SeatStart
 from arena.referee.seat import (
     MAX_BOT_MESSAGE_BYTES,
@@ -104,6 +104,10 @@ def read_hello(message: bot_pb2.BotMessage) -> None:
             f"speaks protocol version {message.hello.protocol_version}, "
             f"the arena speaks {arena.PROTOCOL_VERSION}",
         )
+    for field in ("bot_name", "bot_version"):
+        problem = label_problem(getattr(message.hello, field))
+        if problem is not None:
+            raise BotFault(Termination.PROTOCOL_VIOLATION, f"its Hello's {field} {problem}")
 
 
 def read_answer(game_id: str, message: bot_pb2.BotMessage, decision_id: int) -> Any:

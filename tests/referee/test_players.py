@@ -276,6 +276,10 @@ def test_hellos_are_checked() -> None:
     for message, detail in [
         (bot_pb2.BotMessage(hello=bot_pb2.Hello(protocol_version=99)), "protocol version 99"),
         (_answer(1, action_text="pass"), "first message was not Hello"),
+        (bot_pb2.BotMessage(hello=bot_pb2.Hello(
+            bot_name="x" * 65, protocol_version=arena.PROTOCOL_VERSION)), "65 characters"),
+        (bot_pb2.BotMessage(hello=bot_pb2.Hello(
+            bot_version="1\x1b[2J", protocol_version=arena.PROTOCOL_VERSION)), "non-printable"),
     ]:
         with pytest.raises(BotFault, match=detail) as caught:
             read_hello(message)
