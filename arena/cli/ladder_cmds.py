@@ -191,7 +191,7 @@ def _standings(config: LadderConfig, found: Sequence[StoredMatch],
 
 
 def _previous_matches(config: LadderConfig) -> list[StoredMatch]:
-    if config.database is None and not (config.state_dir / "ladder.db").exists():
+    if not config.store_exists():
         return []
     return load_matches(config)
 

@@ -517,9 +517,9 @@ def _store(config: LadderConfig, store: LadderStore | None) -> Iterator[LadderSt
     if store is not None:
         yield store
         return
-    if config.database is None and not (config.state_dir / "ladder.db").exists():
+    if not config.store_exists():
         raise ConfigError(
-            f"ladder {config.name!r} has no results yet ({config.state_dir / 'ladder.db'} "
+            f"ladder {config.name!r} has no results yet ({config.sqlite_path} "
             "does not exist): run it with `arena run-ladder`"
         )
     db = LadderStore(config.database_url)

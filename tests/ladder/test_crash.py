@@ -22,8 +22,7 @@ SAMPLES = ROOT / "sample_bots" / "lost-cities"
 
 
 def _recorded(cfg: LadderConfig) -> int:
-    path = cfg.state_dir / "ladder.db"
-    if not path.exists():
+    if not cfg.store_exists():
         return 0
     try:
         with LadderStore(cfg.database_url) as db:
