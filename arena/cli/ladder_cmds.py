@@ -19,6 +19,7 @@ from arena.ladder.config import SANDBOXES, LadderConfig, load_ladder
 from arena.ladder.runner import (
     CrossCell,
     LadderEvent,
+    LadderEventKind,
     Progress,
     RunSummary,
     Standings,
@@ -171,7 +172,8 @@ class LiveView:
     def update(self, event: LadderEvent) -> None:
         """The runner's event sink."""
         self.progress = event.progress
-        if event.kind == "match_finished" and event.result is not None and event.match:
+        if (event.kind is LadderEventKind.MATCH_FINISHED and event.result is not None
+                and event.match is not None):
             if event.applied:
                 self.results.append(stored_from_result(event.result, event.match))
             now = time.monotonic()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import enum
 import os
 import secrets
 import signal
@@ -85,17 +86,31 @@ class Progress:
     stopping: bool = False
 
 
+class LadderEventKind(enum.StrEnum):
+    """What a ``LadderEvent`` reports."""
+
+    START = "start"
+    """The run begins: the schedule is read, nothing is played yet."""
+    MATCH_STARTED = "match_started"
+    """A match begins (it is in ``progress.in_flight``)."""
+    MATCH_FINISHED = "match_finished"
+    """A match ended and was recorded (void ones too)."""
+    STOPPING = "stopping"
+    """A stop was requested: nothing new starts, matches in flight are dropped."""
+    DONE = "done"
+    """The run is over (always the last event)."""
+
+
 @dataclass(frozen=True)
 class LadderEvent:
-    """A progress report: ``kind`` is "start", "match_started", "match_finished", "stopping" or
-    "done"."""
+    """A progress report of a run."""
 
-    kind: str
+    kind: LadderEventKind
     progress: Progress
     match: ScheduledMatch | None = None
     result: MatchResult | None = None
     applied: bool = False
-    """For "match_finished": the result was new to the store."""
+    """For ``MATCH_FINISHED``: the result was new to the store."""
 
 
 @dataclass(frozen=True)
@@ -232,7 +247,7 @@ class _Run:
             elo=dict(self.elo), started=self.started, last=self.last, stopping=self.stopping,
         )
 
-    def emit(self, kind: str, match: ScheduledMatch | None = None,
+    def emit(self, kind: LadderEventKind, match: ScheduledMatch | None = None,
              result: MatchResult | None = None, applied: bool = False) -> None:
         if self.on_event is not None:
             self.on_event(LadderEvent(kind, self.progress(), match, result, applied))
@@ -254,7 +269,7 @@ class _Run:
         spec = self.spec_of(m)
         names = (spec.bots[0].name, spec.bots[1].name)
         self.in_flight[m.match_id] = InFlight(m.match_id, names, m.cycle, m.leg, time.monotonic())
-        self.emit("match_started", m)
+        self.emit(LadderEventKind.MATCH_STARTED, m)
         started_at = time.time()
         log_dir = self.config.match_log_dir
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -273,7 +288,7 @@ class _Run:
         self.done += 1
         self.void += int(result.void)
         self.last = result
-        self.emit("match_finished", m, result, rec.applied)
+        self.emit(LadderEventKind.MATCH_FINISHED, m, result, rec.applied)
 
 
 async def run_ladder(
@@ -321,7 +336,7 @@ async def run_ladder(
 
 async def _drive(run: _Run, planned: list[ScheduledMatch], concurrency: int,
                  stop: asyncio.Event) -> bool:
-    run.emit("start")
+    run.emit(LadderEventKind.START)
     queue = iter(planned)
     workers = [asyncio.create_task(run.worker(queue)) for _ in range(min(concurrency,
                                                                           len(planned)))]
@@ -338,7 +353,7 @@ async def _drive(run: _Run, planned: list[ScheduledMatch], concurrency: int,
                     raise task.exception()  # type: ignore[misc]
             if stopper in done:
                 run.stopping = True
-                run.emit("stopping")
+                run.emit(LadderEventKind.STOPPING)
                 return True
         return False
     finally:
@@ -346,7 +361,7 @@ async def _drive(run: _Run, planned: list[ScheduledMatch], concurrency: int,
         for task in workers:
             task.cancel()
         await asyncio.gather(*workers, stopper, return_exceptions=True)
-        run.emit("done")
+        run.emit(LadderEventKind.DONE)
 
 
 def run_ladder_blocking(config: LadderConfig, **kwargs: Any) -> RunSummary:

@@ -9,6 +9,7 @@ from typing import Any
 from arena.ladder.config import LadderConfig, load_ladder, parse_ladder
 from arena.ladder.runner import (
     LadderEvent,
+    LadderEventKind,
     RunSummary,
     crosstable_of,
     ladder_schedule,
@@ -45,8 +46,8 @@ def test_plays_the_whole_schedule_once(tmp_path: Path) -> None:
     found = load_matches(cfg)
     assert {m.match_id: m.seed for m in found} == expected
     assert summary.played == len(expected) and summary.remaining == 0
-    assert events[0].kind == "start" and events[-1].kind == "done"
-    finished = [e for e in events if e.kind == "match_finished"]
+    assert events[0].kind is LadderEventKind.START and events[-1].kind is LadderEventKind.DONE
+    finished = [e for e in events if e.kind is LadderEventKind.MATCH_FINISHED]
     assert [e.progress.done for e in finished] == list(range(1, len(expected) + 1))
     # a second run has nothing to do
     again = FakePlayer()
