@@ -16,18 +16,21 @@ from rich.text import Text
 
 from arena.cli.common import OutputFormat, console, handle_errors, print_json
 from arena.ladder.config import SANDBOXES, LadderConfig, load_ladder
+from arena.ladder.reports import (
+    Crosstable,
+    Standings,
+    load_crosstable,
+    load_matches,
+    load_standings,
+    match_json,
+    standings_of,
+)
 from arena.ladder.runner import (
-    CrossCell,
     LadderEvent,
     LadderEventKind,
     Progress,
     RunSummary,
-    Standings,
-    crosstable_of,
-    load_matches,
-    load_standings,
     run_ladder_blocking,
-    standings_of,
 )
 from arena.ladder.schedule import ScheduledMatch
 from arena.ladder.store import StoredMatch
@@ -100,7 +103,7 @@ def run_ladder(
     if sandbox is not None and sandbox not in SANDBOXES:
         raise typer.BadParameter(f"must be one of {', '.join(SANDBOXES)}", param_hint="--sandbox")
     config = load_ladder(ladder)
-    view = LiveView(config, _previous_matches(config))
+    view = LiveView(config, load_matches(config, missing_ok=True))
     with Live(view, console=console, refresh_per_second=4, transient=False):
         summary = run_ladder_blocking(
             config, max_matches=max_matches, cycles=cycles, concurrency=concurrency,
@@ -137,10 +140,7 @@ def standings(
 @handle_errors
 def crosstable(ladder: LadderArg = DEFAULT_LADDER) -> None:
     """Head-to-head results: each row bot's W-D-L and score rate against each column bot."""
-    config = load_ladder(ladder)
-    found = load_matches(config)
-    order = [r.bot for r in standings_of(config.name, found, prior=config.rating.prior).rows]
-    console.print(render_crosstable(crosstable_of(found), order))
+    console.print(render_crosstable(load_crosstable(load_ladder(ladder))))
 
 
 @handle_errors
@@ -153,7 +153,7 @@ def matches(
     `arena watch LOG`). Void matches are listed and marked; they are never rated."""
     found = load_matches(load_ladder(ladder))
     if output is OutputFormat.json:
-        print_json([_match_json(m) for m in found])
+        print_json([match_json(m) for m in found])
         return
     console.print(render_matches(found))
 
@@ -190,12 +190,6 @@ def _standings(config: LadderConfig, found: Sequence[StoredMatch],
     if not any(not m.void for m in found):
         return None
     return standings_of(config.name, found, prior=config.rating.prior, live=live)
-
-
-def _previous_matches(config: LadderConfig) -> list[StoredMatch]:
-    if not config.store_exists():
-        return []
-    return load_matches(config)
 
 
 def stored_from_result(result: MatchResult, m: ScheduledMatch) -> StoredMatch:
@@ -306,9 +300,9 @@ def render_pairing(s: Standings) -> RenderableType:
     return Group(Text("\n".join(lines)), table)
 
 
-def render_crosstable(cells: Mapping[tuple[str, str], CrossCell], order: Sequence[str]) -> Table:
+def render_crosstable(cross: Crosstable) -> Table:
     """Head-to-head: row bot's W-D-L (score rate) against the column bot."""
-    names = list(order) or sorted({a for a, _ in cells})
+    names = list(cross.order) or sorted({a for a, _ in cross.cells})
     table = Table(title="Head-to-head (row vs column: W-D-L, score)", title_justify="left")
     table.add_column("bot")
     for name in names:
@@ -316,7 +310,7 @@ def render_crosstable(cells: Mapping[tuple[str, str], CrossCell], order: Sequenc
     for a in names:
         row = [a]
         for b in names:
-            cell = cells.get((a, b))
+            cell = cross.cells.get((a, b))
             if a == b:
                 row.append("—")
             elif cell is None or cell.games == 0:
@@ -348,16 +342,6 @@ def _outcome(m: StoredMatch) -> str:
         return f"draw {score}"
     fault = " (forfeit)" if m.faulty_seat is not None else ""
     return f"{m.bots[m.winner]} wins {score}{fault}"
-
-
-def _match_json(m: StoredMatch) -> dict[str, object]:
-    return {
-        "match_id": m.match_id, "encounter_id": m.encounter_id, "cycle": m.cycle, "leg": m.leg,
-        "game": m.game, "game_version": m.game_version, "seed": m.seed, "bots": list(m.bots),
-        "winner": m.winner, "termination": str(m.termination), "faulty_seat": m.faulty_seat,
-        "void": m.void, "rounds": [list(r) for r in m.rounds], "totals": list(m.totals),
-        "log": m.log_path, "duration_s": round(m.duration_s, 3),
-    }
 
 
 def render_summary(summary: RunSummary) -> Text:

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from arena.cli import ladder_cmds
 from arena.ladder.config import load_ladder
-from arena.ladder.runner import Progress, load_standings, run_ladder
+from arena.ladder.reports import load_standings
+from arena.ladder.runner import Progress, run_ladder
 from tests.ladder.fakes import FakePlayer, fake_resolve
 
 

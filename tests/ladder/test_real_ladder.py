@@ -7,12 +7,8 @@ from pathlib import Path
 import pytest
 
 from arena.ladder.config import load_ladder
-from arena.ladder.runner import (
-    LadderEventKind,
-    load_matches,
-    load_standings,
-    run_ladder_blocking,
-)
+from arena.ladder.reports import load_matches, load_standings
+from arena.ladder.runner import LadderEventKind, run_ladder_blocking
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
 

@@ -7,14 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder.config import LadderConfig, load_ladder, parse_ladder
+from arena.ladder.reports import crosstable_of, load_matches, load_standings
 from arena.ladder.runner import (
     LadderEvent,
     LadderEventKind,
     RunSummary,
-    crosstable_of,
     ladder_schedule,
-    load_matches,
-    load_standings,
     run_ladder,
 )
 from arena.ladder.store import LadderStore
@@ -144,7 +142,7 @@ def test_standings_rank_the_fake_strengths(tmp_path: Path) -> None:
     # the fake's deal luck is shared by both legs, so pairing must remove most margin variance
     assert standings.pairing.encounters == 72
     assert standings.pairing.margin_ratio is not None and standings.pairing.margin_ratio < 0.5
-    cells = crosstable_of(load_matches(cfg))
+    cells = crosstable_of(load_matches(cfg)).cells
     assert cells[("alpha", "delta")].games == 24
     assert cells[("alpha", "delta")].wins == cells[("delta", "alpha")].losses
     data = standings.to_json()
