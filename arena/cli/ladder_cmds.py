@@ -1,75 +1,52 @@
-"""`arena run-ladder` (play a ladder with a live view) and `arena ladder ...` (its reports)."""
+"""`arena run-ladder` (play a ladder with a live view) and `arena ladder ...` (its reports).
+
+Each command parses its arguments, makes one call into ``arena.ladder`` and renders the answer
+with ``arena.cli.ladder_view``. A command's docstring is its help text.
+"""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
-from rich.console import Group, RenderableType
 from rich.live import Live
-from rich.progress_bar import ProgressBar
-from rich.table import Table
-from rich.text import Text
 
 from arena.cli.common import OutputFormat, console, handle_errors, print_json
-from arena.ladder.config import SANDBOXES, LadderConfig, load_ladder
-from arena.ladder.runner import (
-    CrossCell,
-    LadderEvent,
-    Progress,
-    RunSummary,
-    Standings,
-    crosstable_of,
-    load_matches,
-    load_standings,
-    run_ladder_blocking,
-    standings_of,
+from arena.cli.ladder_view import (
+    LiveView,
+    render_crosstable,
+    render_matches,
+    render_report,
+    render_summary,
 )
-from arena.ladder.schedule import ScheduledMatch
-from arena.ladder.store import StoredMatch
-from arena.model import MatchResult
+from arena.ladder.config import SANDBOXES, load_ladder
+from arena.ladder.reports import load_crosstable, load_matches, load_standings, match_json
+from arena.ladder.runner import run_ladder_blocking
 
 DEFAULT_LADDER = Path("ladder/demo.toml")
-LadderArg = Annotated[
-    Path,
-    typer.Argument(help="The ladder definition (TOML). Default: ladder/demo.toml."),
-]
-
-
-RUN_HELP = (
-    "Play a ladder's scheduled matches with a live view, then print the standings.\n\n"
-    "Results are stored as they land (SQLite under the ladder's state directory), so a run can "
-    "be stopped (Ctrl-C) or even killed and started again: finished matches are kept, nothing is "
-    "counted twice, and matches that were in flight are replayed with the same deals.\n\n"
-    "Every encounter is a duplicate pair: the same deal twice with the seats swapped."
-)
-STANDINGS_HELP = (
-    "The official standings: Bradley-Terry ratings (precision-weighted field mean 1500) "
-    "with 95% intervals.\n\n"
-    "Columns: rank, bot, rating, 95% interval, rated matches, wins/draws/losses, score rate and "
-    "game points per match. Void matches are never rated. Also shows what the duplicate deals "
-    "bought: the measured variance of paired vs unpaired results, and pentanomial counts."
-)
-MATCHES_HELP = (
-    "Every recorded match: id, bots, outcome, termination and log path (watch one with "
-    "`arena watch LOG`). Void matches are listed and marked; they are never rated."
-)
+LadderArg = Annotated[Path, typer.Argument(help="The ladder definition (TOML).")]
 
 
 def register(app: typer.Typer) -> None:
     """Add `run-ladder` and the `ladder` group to the root app."""
-    app.command("run-ladder", help=RUN_HELP)(run_ladder)
+    app.command("run-ladder", help=help_of(run_ladder))(run_ladder)
     group = typer.Typer(
         help="Read a ladder's results: standings with 95% intervals, head-to-head, matches.",
         no_args_is_help=True,
     )
-    group.command("standings", help=STANDINGS_HELP)(standings)
-    group.command("crosstable")(crosstable)
-    group.command("matches", help=MATCHES_HELP)(matches)
+    for command in (standings, crosstable, matches):
+        group.command(command.__name__, help=help_of(command))(command)
     app.add_typer(group, name="ladder")
+
+
+def help_of(command: Callable[..., Any]) -> str:
+    """A command's docstring as its help: paragraphs kept, each one line (the terminal wraps
+    it, instead of keeping the source's line breaks)."""
+    doc = inspect.getdoc(command) or ""
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in doc.split("\n\n"))
 
 
 # --- commands ------------------------------------------------------------------------------------
@@ -91,15 +68,22 @@ def run_ladder(
 ) -> None:
     """Play a ladder's scheduled matches with a live view, then print the standings.
 
-    Results are stored as they land (SQLite under the ladder's state directory), so the run can
-    be stopped (Ctrl-C) or even killed and started again: finished matches are kept, nothing is
-    counted twice, and matches that were in flight are replayed with the same deals. Every
-    encounter is a duplicate pair: the same deal twice with the seats swapped.
+    The live view shows the progress with an ETA, the matches in flight and the standings so far
+    with the live (incremental) Elo. At the end: what the run did, then the official standings
+    and what the duplicate deals bought (as `arena ladder standings` prints them).
+
+    Each result is stored the moment it lands: in SQLite under the ladder's state directory, or
+    in the database the ladder file names (`database = ...`, e.g. PostgreSQL). So a run can be
+    stopped (Ctrl-C) or even killed and started again: finished matches are kept, nothing is
+    counted twice, and matches that were in flight are replayed with the same deals.
+
+    With duplicate deals (the ladder file's default) every encounter is two matches: the same
+    deal twice with the seats swapped.
     """
     if sandbox is not None and sandbox not in SANDBOXES:
         raise typer.BadParameter(f"must be one of {', '.join(SANDBOXES)}", param_hint="--sandbox")
     config = load_ladder(ladder)
-    view = LiveView(config, _previous_matches(config))
+    view = LiveView(config, load_matches(config, missing_ok=True))
     with Live(view, console=console, refresh_per_second=4, transient=False):
         summary = run_ladder_blocking(
             config, max_matches=max_matches, cycles=cycles, concurrency=concurrency,
@@ -108,9 +92,7 @@ def run_ladder(
     if not console.is_terminal:
         console.line()
     console.print(render_summary(summary))
-    final = load_standings(config)
-    console.print(render_standings(final))
-    console.print(render_pairing(final))
+    console.print(render_report(load_standings(config)))
 
 
 @handle_errors
@@ -119,27 +101,34 @@ def standings(
     output: Annotated[OutputFormat, typer.Option(
         "--format", help="human: a table; json: one JSON object.")] = OutputFormat.human,
 ) -> None:
-    """The official standings: Bradley–Terry ratings with 95% intervals.
+    """The official standings: Bradley-Terry ratings with 95% intervals.
 
-    Columns: rank, bot, rating, 95% interval, rated matches, wins/draws/losses, score rate,
-    game points per match, and the live (incremental) Elo for comparison. Void matches are never
-    rated. Also reports how much the duplicate deals reduced the variance (measured).
+    The ratings come from a Bradley-Terry fit over every rated match (a draw counts half a win;
+    the field's precision-weighted mean is 1500). A 95% interval is the larger of the model's
+    (Fisher) and the encounter-clustered estimate. Void matches are never rated.
+
+    Columns: rank, bot, rating, 95% interval, rated matches, wins/draws/losses, score rate
+    (wins plus half the draws, per match) and game points per match. The JSON also gives each
+    bot's live (incremental) Elo.
+
+    Below the table: what the duplicate deals bought, measured on the ladder's own results (the
+    variance of paired vs unpaired results, for the score and for the point margin), and the
+    pentanomial counts of each pair.
     """
     result = load_standings(load_ladder(ladder))
     if output is OutputFormat.json:
         print_json(result.to_json())
         return
-    console.print(render_standings(result))
-    console.print(render_pairing(result))
+    console.print(render_report(result))
 
 
 @handle_errors
 def crosstable(ladder: LadderArg = DEFAULT_LADDER) -> None:
-    """Head-to-head results: each row bot's W-D-L and score rate against each column bot."""
-    config = load_ladder(ladder)
-    found = load_matches(config)
-    order = [r.bot for r in standings_of(config.name, found, prior=config.rating.prior).rows]
-    console.print(render_crosstable(crosstable_of(found), order))
+    """Head-to-head results: each row bot's W-D-L and score rate against each column bot.
+
+    Over the rated matches (void ones are left out), bots in standings order.
+    """
+    console.print(render_crosstable(load_crosstable(load_ladder(ladder))))
 
 
 @handle_errors
@@ -148,221 +137,14 @@ def matches(
     output: Annotated[OutputFormat, typer.Option(
         "--format", help="human: a table; json: one object per match.")] = OutputFormat.human,
 ) -> None:
-    """Every recorded match: id, bots, outcome, termination and log path (watch a match with
-    `arena watch LOG`). Void matches are listed and marked; they are never rated."""
+    """Every recorded match: id, bots, outcome, termination and log path.
+
+    Void matches are listed and marked; they are never rated. Watch a match with
+    `arena watch LOG`. The JSON gives one object per match, with its encounter, cycle, leg,
+    seed, winner and per-round points as well.
+    """
     found = load_matches(load_ladder(ladder))
     if output is OutputFormat.json:
-        print_json([_match_json(m) for m in found])
+        print_json([match_json(m) for m in found])
         return
     console.print(render_matches(found))
-
-
-# --- live view -----------------------------------------------------------------------------------
-class LiveView:
-    """Collects run events; renders the latest immutable snapshot (rich calls ``__rich__``)."""
-
-    def __init__(self, config: LadderConfig, previous: Sequence[StoredMatch]) -> None:
-        self.config = config
-        self.results: list[StoredMatch] = list(previous)
-        self.progress: Progress | None = None
-        self.table: Standings | None = _standings(config, self.results, {})
-        self._refit_at = 0.0
-
-    def update(self, event: LadderEvent) -> None:
-        """The runner's event sink."""
-        self.progress = event.progress
-        if event.kind == "match_finished" and event.result is not None and event.match:
-            if event.applied:
-                self.results.append(stored_from_result(event.result, event.match))
-            now = time.monotonic()
-            if now - self._refit_at > 0.5 or event.progress.done == event.progress.planned:
-                self.table = _standings(self.config, self.results, event.progress.elo)
-                self._refit_at = now
-
-    def __rich__(self) -> RenderableType:
-        return render_live(self.config.name, self.progress, self.table, time.monotonic())
-
-
-def _standings(config: LadderConfig, found: Sequence[StoredMatch],
-               live: Mapping[str, float]) -> Standings | None:
-    if not any(not m.void for m in found):
-        return None
-    return standings_of(config.name, found, prior=config.rating.prior, live=live)
-
-
-def _previous_matches(config: LadderConfig) -> list[StoredMatch]:
-    if config.database is None and not (config.state_dir / "ladder.db").exists():
-        return []
-    return load_matches(config)
-
-
-def stored_from_result(result: MatchResult, m: ScheduledMatch) -> StoredMatch:
-    """A result as the store would read it back (for the live standings)."""
-    return StoredMatch(
-        match_id=result.match_id, encounter_id=m.encounter_id, cycle=m.cycle, leg=m.leg,
-        game=result.game, game_version=result.game_version, seed=result.seed, bots=result.bots,
-        winner=result.winner, termination=result.termination, faulty_seat=result.faulty_seat,
-        void=result.void, detail=result.detail, rounds=result.rounds, totals=result.totals,
-        log_path=result.log, duration_s=result.duration_s, finished_at=time.time(),
-    )
-
-
-def render_live(name: str, progress: Progress | None, table: Standings | None,
-                now: float) -> RenderableType:
-    """The live view of a run: progress bar with ETA, matches in flight, standings (pure)."""
-    parts: list[RenderableType] = []
-    if progress is None:
-        parts.append(Text(f"ladder {name}: starting…"))
-    else:
-        parts.append(_progress_line(progress, now))
-        parts.append(_in_flight_table(progress, now))
-    if table is not None:
-        parts.append(render_standings(table, live=True))
-    return Group(*parts)
-
-
-def _progress_line(p: Progress, now: float) -> RenderableType:
-    elapsed = now - p.started
-    eta = "--:--"
-    if p.done and p.planned > p.done:
-        eta = _clock(elapsed / p.done * (p.planned - p.done))
-    elif p.planned and p.done >= p.planned:
-        eta = "0:00"
-    state = " [stopping: finishing nothing new]" if p.stopping else ""
-    head = Text(
-        f"ladder {p.ladder}: {p.done}/{p.planned} matches this run "
-        f"({p.already + p.done}/{p.scheduled} of the schedule)  "
-        f"elapsed {_clock(elapsed)}  ETA {eta}{state}"
-    )
-    bar = ProgressBar(total=max(p.planned, 1), completed=p.done, width=60)
-    line = Table.grid()  # a grid row ends the bar's line (a bare ProgressBar does not)
-    line.add_row(bar)
-    return Group(head, line)
-
-
-def _in_flight_table(p: Progress, now: float) -> Table:
-    table = Table(title="In flight", title_justify="left", expand=False)
-    for col in ("match", "seat 0", "seat 1", "time"):
-        table.add_column(col)
-    for f in sorted(p.in_flight, key=lambda f: f.started):
-        table.add_row(f.match_id, f.bots[0], f.bots[1], f"{now - f.started:.1f}s")
-    return table
-
-
-def _clock(seconds: float) -> str:
-    s = int(max(seconds, 0))
-    if s >= 3600:
-        return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
-    return f"{s // 60}:{s % 60:02d}"
-
-
-# --- renderers (pure) ----------------------------------------------------------------------------
-def render_standings(s: Standings, *, live: bool = False) -> Table:
-    """The standings table (with the live Elo column in the live view)."""
-    table = Table(title=f"Ladder {s.ladder}: {s.rated} rated matches"
-                        + (f", {s.void} void" if s.void else ""), title_justify="left")
-    columns = ["#", "bot", "rating", "95% CI", "matches", "W/D/L", "score", "pts/match"]
-    if live:
-        columns.append("live Elo")
-    for col in columns:
-        table.add_column(col, justify="left" if col == "bot" else "right")
-    for r in s.rows:
-        cells = [
-            str(r.rank), r.bot, f"{r.rating:.0f}",
-            f"{r.rating - r.ci95:.0f}..{r.rating + r.ci95:.0f}",
-            str(r.matches), f"{r.wins}/{r.draws}/{r.losses}", f"{100 * r.score_rate:.1f}%",
-            f"{r.points_per_match:.1f}",
-        ]
-        if live:
-            cells.append("" if r.live_elo is None else f"{r.live_elo:.0f}")
-        table.add_row(*cells)
-    table.caption = ("rating: Bradley-Terry fit, precision-weighted mean 1500; 95% CI: the "
-                     "larger of the Fisher and encounter-clustered estimates")
-    if live:
-        table.caption = "rating: Bradley-Terry fit so far; live Elo: incremental"
-    return table
-
-
-def render_pairing(s: Standings) -> RenderableType:
-    """What the duplicate deals bought (measured variance ratios, pentanomial counts)."""
-    p = s.pairing
-    if p.encounters == 0:
-        return Text("duplicate deals: no complete encounters yet")
-    lines = [f"duplicate deals: {p.encounters} complete encounters (same deal, seats swapped)"]
-    for label, ratio in (("score (W/D/L)", p.score_ratio), ("point margin", p.margin_ratio)):
-        if ratio is None:
-            lines.append(f"  {label}: not measurable yet")
-        else:
-            gain = f", worth {1 / ratio:.1f}x as many unpaired games" if ratio > 0 else ""
-            lines.append(f"  {label}: paired variance = {ratio:.2f} x unpaired "
-                         f"({100 * (1 - ratio):+.0f}% reduction{gain})")
-    table = Table(title="Pentanomial (per encounter, first bot's score)", title_justify="left")
-    for col in ("pair", "0", "1/4", "1/2", "3/4", "1"):
-        table.add_column(col, justify="right" if col != "pair" else "left")
-    for (a, b), counts in sorted(p.pentanomial.items()):
-        table.add_row(f"{a} vs {b}", *(str(c) for c in counts))
-    return Group(Text("\n".join(lines)), table)
-
-
-def render_crosstable(cells: Mapping[tuple[str, str], CrossCell], order: Sequence[str]) -> Table:
-    """Head-to-head: row bot's W-D-L (score rate) against the column bot."""
-    names = list(order) or sorted({a for a, _ in cells})
-    table = Table(title="Head-to-head (row vs column: W-D-L, score)", title_justify="left")
-    table.add_column("bot")
-    for name in names:
-        table.add_column(name, justify="center")
-    for a in names:
-        row = [a]
-        for b in names:
-            cell = cells.get((a, b))
-            if a == b:
-                row.append("—")
-            elif cell is None or cell.games == 0:
-                row.append("")
-            else:
-                row.append(f"{cell.wins}-{cell.draws}-{cell.losses} "
-                           f"({100 * cell.score_rate:.0f}%)")
-        table.add_row(*row)
-    return table
-
-
-def render_matches(found: Sequence[StoredMatch]) -> Table:
-    """The match list; void matches are marked."""
-    table = Table(title=f"{len(found)} matches", title_justify="left")
-    for col in ("match", "seat 0", "seat 1", "outcome", "termination", "log"):
-        table.add_column(col, overflow="fold")
-    for m in found:
-        table.add_row(m.match_id, m.bots[0], m.bots[1], _outcome(m),
-                      str(m.termination) + (" (VOID, not rated)" if m.void else ""),
-                      m.log_path or "")
-    return table
-
-
-def _outcome(m: StoredMatch) -> str:
-    if m.void:
-        return "void"
-    score = f"{m.totals[0]}:{m.totals[1]}"
-    if m.winner is None:
-        return f"draw {score}"
-    fault = " (forfeit)" if m.faulty_seat is not None else ""
-    return f"{m.bots[m.winner]} wins {score}{fault}"
-
-
-def _match_json(m: StoredMatch) -> dict[str, object]:
-    return {
-        "match_id": m.match_id, "encounter_id": m.encounter_id, "cycle": m.cycle, "leg": m.leg,
-        "game": m.game, "game_version": m.game_version, "seed": m.seed, "bots": list(m.bots),
-        "winner": m.winner, "termination": str(m.termination), "faulty_seat": m.faulty_seat,
-        "void": m.void, "rounds": [list(r) for r in m.rounds], "totals": list(m.totals),
-        "log": m.log_path, "duration_s": round(m.duration_s, 3),
-    }
-
-
-def render_summary(summary: RunSummary) -> Text:
-    """One line on what the run did."""
-    state = "stopped early" if summary.interrupted else "done"
-    return Text(
-        f"{state}: {summary.played} matches played in {_clock(summary.duration_s)} "
-        f"({summary.void} void), {summary.skipped} already recorded, "
-        f"{summary.remaining} still to play"
-    )

@@ -49,6 +49,8 @@ from arena.ladder.schedule import GAUNTLET, ROUND_ROBIN, SCHEDULE_KINDS
 from arena.model import TimeControl
 
 SANDBOXES = ("process", "docker", "auto")
+DATABASE_FILE = "ladder.db"
+"""The SQLite file of a ladder's results, in its state directory (unless ``database`` is set)."""
 _TOP_KEYS = {
     "name", "game", "entrants", "seed", "concurrency", "sandbox", "duplicate", "state_dir",
     "database", "log_dir", "options", "schedule", "time_control", "rating",
@@ -103,15 +105,29 @@ class LadderConfig:
     seed: int = 0
     rating: RatingConfig = RatingConfig()
     database: str | None = None
-    """A SQLAlchemy URL; None: SQLite at ``state_dir / "ladder.db"``."""
+    """A SQLAlchemy URL; None: SQLite at ``sqlite_path``."""
     log_dir: Path | None = None
     source: Path | None = None
     """The ladder file."""
 
     @property
+    def sqlite_path(self) -> Path | None:
+        """The SQLite file holding the results (``DATABASE_FILE`` in the state directory); None
+        when ``database`` names the store."""
+        return None if self.database else self.state_dir / DATABASE_FILE
+
+    @property
     def database_url(self) -> str:
-        """The store's SQLAlchemy URL."""
-        return self.database or f"sqlite:///{(self.state_dir / 'ladder.db').resolve()}"
+        """The store's SQLAlchemy URL: ``database``, else the SQLite file's."""
+        path = self.sqlite_path
+        return str(self.database) if path is None else f"sqlite:///{path.resolve()}"
+
+    def store_exists(self) -> bool:
+        """Whether the results store exists, checked without opening (or creating) it: the
+        SQLite file must be there; a named database is taken to exist (only a connection could
+        tell)."""
+        path = self.sqlite_path
+        return path is None or path.exists()
 
     @property
     def match_log_dir(self) -> Path:

@@ -1,4 +1,4 @@
-"""Running a ladder, and the reports read back from its store.
+"""Running a ladder (its reports are in ``arena.ladder.reports``).
 
 ``run_ladder`` reads the schedule, skips every match id the store already holds (resume), plays
 the rest with bounded concurrency (workers take matches in schedule order, so the two legs of an
@@ -16,20 +16,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import os
 import secrets
 import signal
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
-from arena.ladder.rating import Fit, GameRecord, PairingStats, fit, pairing_stats
 from arena.ladder.schedule import Encounter, ScheduledMatch, build_schedule
-from arena.ladder.store import LadderStore, StoredMatch
+from arena.ladder.store import LadderStore
 from arena.model import BotSpec, MatchEvent, MatchResult, MatchSpec, Termination
 from arena.referee.service import Lineup
 from arena.sandbox.api import Sandbox
@@ -86,17 +86,31 @@ class Progress:
     stopping: bool = False
 
 
+class LadderEventKind(enum.StrEnum):
+    """What a ``LadderEvent`` reports."""
+
+    START = "start"
+    """The run begins: the schedule is read, nothing is played yet."""
+    MATCH_STARTED = "match_started"
+    """A match begins (it is in ``progress.in_flight``)."""
+    MATCH_FINISHED = "match_finished"
+    """A match ended and was recorded (void ones too)."""
+    STOPPING = "stopping"
+    """A stop was requested: nothing new starts, matches in flight are dropped."""
+    DONE = "done"
+    """The run is over (always the last event)."""
+
+
 @dataclass(frozen=True)
 class LadderEvent:
-    """A progress report: ``kind`` is "start", "match_started", "match_finished", "stopping" or
-    "done"."""
+    """A progress report of a run."""
 
-    kind: str
+    kind: LadderEventKind
     progress: Progress
     match: ScheduledMatch | None = None
     result: MatchResult | None = None
     applied: bool = False
-    """For "match_finished": the result was new to the store."""
+    """For ``MATCH_FINISHED``: the result was new to the store."""
 
 
 @dataclass(frozen=True)
@@ -220,7 +234,7 @@ class _Run:
             elo=dict(self.elo), started=self.started, last=self.last, stopping=self.stopping,
         )
 
-    def emit(self, kind: str, match: ScheduledMatch | None = None,
+    def emit(self, kind: LadderEventKind, match: ScheduledMatch | None = None,
              result: MatchResult | None = None, applied: bool = False) -> None:
         if self.on_event is not None:
             self.on_event(LadderEvent(kind, self.progress(), match, result, applied))
@@ -239,7 +253,7 @@ class _Run:
         spec = self.spec_of(m)
         names = (spec.bots[0].name, spec.bots[1].name)
         self.in_flight[m.match_id] = InFlight(m.match_id, names, m.cycle, m.leg, time.monotonic())
-        self.emit("match_started", m)
+        self.emit(LadderEventKind.MATCH_STARTED, m)
         started_at = time.time()
         log_dir = self.config.match_log_dir
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -258,7 +272,7 @@ class _Run:
         self.done += 1
         self.void += int(result.void)
         self.last = result
-        self.emit("match_finished", m, result, rec.applied)
+        self.emit(LadderEventKind.MATCH_FINISHED, m, result, rec.applied)
 
 
 async def run_ladder(
@@ -302,7 +316,7 @@ async def run_ladder(
 
 async def _drive(run: _Run, planned: list[ScheduledMatch], concurrency: int,
                  stop: asyncio.Event) -> bool:
-    run.emit("start")
+    run.emit(LadderEventKind.START)
     queue = iter(planned)
     workers = [asyncio.create_task(run.worker(queue)) for _ in range(min(concurrency,
                                                                           len(planned)))]
@@ -319,7 +333,7 @@ async def _drive(run: _Run, planned: list[ScheduledMatch], concurrency: int,
                     raise task.exception()  # type: ignore[misc]
             if stopper in done:
                 run.stopping = True
-                run.emit("stopping")
+                run.emit(LadderEventKind.STOPPING)
                 return True
         return False
     finally:
@@ -327,7 +341,7 @@ async def _drive(run: _Run, planned: list[ScheduledMatch], concurrency: int,
         for task in workers:
             task.cancel()
         await asyncio.gather(*workers, stopper, return_exceptions=True)
-        run.emit("done")
+        run.emit(LadderEventKind.DONE)
 
 
 def run_ladder_blocking(config: LadderConfig, **kwargs: Any) -> RunSummary:
@@ -350,161 +364,3 @@ def run_ladder_blocking(config: LadderConfig, **kwargs: Any) -> RunSummary:
 
     return asyncio.run(main())
 
-
-# --- reports ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class StandingRow:
-    """One line of the standings."""
-
-    rank: int
-    bot: str
-    rating: float
-    ci95: float
-    matches: int
-    wins: int
-    draws: int
-    losses: int
-    points_per_match: float
-    """Mean game points (the bot's total) per rated match."""
-    live_elo: float | None
-
-    @property
-    def score_rate(self) -> float:
-        """(W + D/2) / matches."""
-        return (self.wins + self.draws / 2) / self.matches if self.matches else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank, "bot": self.bot, "rating": round(self.rating, 1),
-            "ci95": round(self.ci95, 1), "low": round(self.rating - self.ci95, 1),
-            "high": round(self.rating + self.ci95, 1), "matches": self.matches,
-            "wins": self.wins, "draws": self.draws, "losses": self.losses,
-            "score_rate": round(self.score_rate, 4),
-            "points_per_match": round(self.points_per_match, 2),
-            "live_elo": None if self.live_elo is None else round(self.live_elo, 1),
-        }
-
-
-@dataclass(frozen=True)
-class Standings:
-    """The official standings of a ladder and what backs them."""
-
-    ladder: str
-    rows: tuple[StandingRow, ...]
-    rated: int
-    void: int
-    pairing: PairingStats
-    fit: Fit = field(repr=False)
-
-    def to_json(self) -> dict[str, Any]:
-        p = self.pairing
-        return {
-            "ladder": self.ladder,
-            "rated_matches": self.rated,
-            "void_matches": self.void,
-            "standings": [r.to_json() for r in self.rows],
-            "duplicate_deals": {
-                "encounters": p.encounters,
-                "score_variance_ratio": _round(p.score_ratio),
-                "margin_variance_ratio": _round(p.margin_ratio),
-                "pentanomial": [
-                    {"bots": list(pair), "counts": list(c)}
-                    for pair, c in sorted(p.pentanomial.items())
-                ],
-            },
-        }
-
-
-def _round(x: float | None) -> float | None:
-    return None if x is None else round(x, 4)
-
-
-def records_of(matches: Sequence[StoredMatch]) -> list[GameRecord]:
-    """Rated games (void matches dropped) for the rating functions."""
-    return [
-        GameRecord(m.bots[0], m.bots[1], m.score0, m.encounter_id or None,
-                   float(m.totals[0] - m.totals[1]), m.leg)
-        for m in matches if not m.void
-    ]
-
-
-def standings_of(ladder: str, matches: Sequence[StoredMatch], *, prior: float = 1.0,
-                 live: Mapping[str, float] | None = None) -> Standings:
-    """Standings from recorded matches (pure)."""
-    records = records_of(matches)
-    result = fit(records, prior=prior)
-    tally: dict[str, list[int]] = {}
-    for m in matches:
-        if m.void:
-            continue
-        for seat in (0, 1):
-            t = tally.setdefault(m.bots[seat], [0, 0, 0, 0])
-            t[0 if m.winner == seat else 2 if m.winner == 1 - seat else 1] += 1
-            t[3] += m.totals[seat]
-    rows = []
-    for rank, r in enumerate(result.ratings, start=1):
-        w, d, lo, pts = tally.get(r.name, [0, 0, 0, 0])
-        n = w + d + lo
-        rows.append(StandingRow(rank, r.name, r.rating, r.ci95, n, w, d, lo,
-                                pts / n if n else 0.0, (live or {}).get(r.name)))
-    return Standings(ladder, tuple(rows), len(records), sum(1 for m in matches if m.void),
-                     pairing_stats(records), result)
-
-
-def load_standings(config: LadderConfig, store: LadderStore | None = None) -> Standings:
-    """The ladder's standings from its store."""
-    with _store(config, store) as db:
-        return standings_of(config.name, db.matches(config.name), prior=config.rating.prior,
-                            live=db.live_elo(config.name))
-
-
-def load_matches(config: LadderConfig, store: LadderStore | None = None) -> list[StoredMatch]:
-    """Every recorded match of the ladder, void ones included."""
-    with _store(config, store) as db:
-        return db.matches(config.name)
-
-
-@dataclass(frozen=True)
-class CrossCell:
-    """Head-to-head results of ``bot`` against ``opponent``."""
-
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score_rate(self) -> float:
-        return (self.wins + self.draws / 2) / self.games if self.games else 0.0
-
-
-def crosstable_of(matches: Sequence[StoredMatch]) -> dict[tuple[str, str], CrossCell]:
-    """(bot, opponent) → head-to-head W/D/L over rated matches (pure)."""
-    counts: dict[tuple[str, str], list[int]] = {}
-    for m in matches:
-        if m.void:
-            continue
-        for seat in (0, 1):
-            c = counts.setdefault((m.bots[seat], m.bots[1 - seat]), [0, 0, 0])
-            c[0 if m.winner == seat else 2 if m.winner == 1 - seat else 1] += 1
-    return {k: CrossCell(*v) for k, v in counts.items()}
-
-
-@contextlib.contextmanager
-def _store(config: LadderConfig, store: LadderStore | None) -> Iterator[LadderStore]:
-    if store is not None:
-        yield store
-        return
-    if config.database is None and not (config.state_dir / "ladder.db").exists():
-        raise ConfigError(
-            f"ladder {config.name!r} has no results yet ({config.state_dir / 'ladder.db'} "
-            "does not exist): run it with `arena run-ladder`"
-        )
-    db = LadderStore(config.database_url)
-    try:
-        yield db
-    finally:
-        db.close()

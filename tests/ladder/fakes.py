@@ -1,4 +1,5 @@
-"""A fast in-process player for ladder tests: deterministic results from the seed."""
+"""Fakes for ladder tests: a fast in-process player (deterministic results from the seed) and
+recorded matches made by hand."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena.ladder.store import StoredMatch
 from arena.model import BotSpec, MatchResult, MatchSpec, Termination
 
 STRENGTH = {"alpha": 30, "beta": 10, "gamma": 0, "delta": -20}
@@ -63,3 +65,15 @@ def fake_resolve(ref: str, base_dir: Path) -> BotSpec:
     """Entrant references are bot names here."""
     return BotSpec(name=ref, game="lost-cities", directory=None, command=("true",),
                    version="1", digest=f"fake:{ref}")
+
+
+def stored(match_id: str, bots: tuple[str, str], totals: tuple[int, int], *,
+           winner: int | None = None, termination: Termination = Termination.NORMAL,
+           faulty_seat: int | None = None, encounter: str = "", leg: int = 0) -> StoredMatch:
+    """A recorded match as the store reads it back (for the pure report functions)."""
+    return StoredMatch(
+        match_id=match_id, encounter_id=encounter, cycle=0, leg=leg, game="lost-cities",
+        game_version=1, seed=7, bots=bots, winner=winner, termination=termination,
+        faulty_seat=faulty_seat, void=termination.is_void, detail="", rounds=(totals,),
+        totals=totals, log_path=f"/logs/{match_id}.jsonl", duration_s=0.25, finished_at=0.0,
+    )

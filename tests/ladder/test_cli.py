@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import io
 import json
 from pathlib import Path
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
-from arena.cli import ladder_cmds
+from arena.cli import ladder_cmds, ladder_view
 from arena.ladder.config import load_ladder
-from arena.ladder.runner import Progress, load_standings, run_ladder
+from arena.ladder.reports import load_standings
+from arena.ladder.runner import Progress, run_ladder
 from tests.ladder.fakes import FakePlayer, fake_resolve
 
 
@@ -79,10 +82,28 @@ def test_live_view_renders_a_snapshot(tmp_path: Path) -> None:
     progress = Progress(ladder="cli", scheduled=24, already=4, planned=20, done=10,
                         in_flight=(), elo={"alpha": 1550.0}, started=0.0)
     console = Console(file=io.StringIO(), width=120, color_system=None)
-    console.print(ladder_cmds.render_live("cli", progress, standings, now=50.0))
+    console.print(ladder_view.render_live("cli", progress, standings, now=50.0))
     text = console.file.getvalue()  # type: ignore[attr-defined]
     assert "10/20 matches this run" in text and "14/24 of the schedule" in text
     assert "ETA 0:50" in text  # 10 matches in 50 s, 10 to go
     assert "alpha" in text and "95% CI" in text and "live Elo" in text
     bar_line = next(line for line in text.splitlines() if "━" in line and "┃" not in line)
     assert "In flight" not in bar_line, "the progress bar must end its own line"
+
+
+def test_each_help_text_is_the_commands_docstring() -> None:
+    root = typer.main.get_command(_app())
+    assert isinstance(root, TyperGroup)
+    ladder = root.commands["ladder"]
+    assert isinstance(ladder, TyperGroup)
+    commands = {"run-ladder": (root.commands["run-ladder"], ladder_cmds.run_ladder)} | {
+        name: (ladder.commands[name], getattr(ladder_cmds, name))
+        for name in ("standings", "crosstable", "matches")
+    }
+    for name, (command, func) in commands.items():
+        doc = inspect.getdoc(func) or ""
+        assert command.help == ladder_cmds.help_of(func), name
+        paragraphs = command.help.split("\n\n")
+        assert len(paragraphs) == doc.count("\n\n") + 1 >= 2, name
+        assert all("\n" not in p for p in paragraphs), "the terminal wraps, not the source"
+        assert " ".join(command.help.split()) == " ".join(doc.split())

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.ladder.config import load_ladder, parse_ladder
+from arena.ladder.config import DATABASE_FILE, load_ladder, parse_ladder
 
 GOOD = """\
 name = "demo"
@@ -56,6 +56,28 @@ def test_defaults() -> None:
     config = parse_ladder('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\n')
     assert config.schedule.kind == "round-robin" and config.schedule.cycles == 1
     assert config.sandbox == "process" and config.duplicate
+
+
+@pytest.mark.parametrize("database", [None, ""])
+def test_the_default_store_is_one_sqlite_file(tmp_path: Path, database: str | None) -> None:
+    line = "" if database is None else f'database = "{database}"\n'
+    path = tmp_path / "x.toml"
+    config = parse_ladder(f'name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\n{line}',
+                          source=path)
+    assert config.sqlite_path == tmp_path / "state" / "x" / DATABASE_FILE
+    assert config.database_url == f"sqlite:///{config.sqlite_path.resolve()}"
+    assert not config.store_exists()
+    config.state_dir.mkdir(parents=True)
+    config.sqlite_path.touch()
+    assert config.store_exists()
+
+
+def test_a_named_database_has_no_sqlite_file() -> None:
+    url = "postgresql+psycopg://ladder@127.0.0.1/arena"
+    config = parse_ladder(f'name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\n'
+                          f'database = "{url}"\n')
+    assert config.sqlite_path is None and config.database_url == url
+    assert config.store_exists()  # only a connection could tell otherwise
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.runner import ladder_schedule, load_matches
+from arena.ladder.reports import load_matches
+from arena.ladder.runner import ladder_schedule
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.referee.replay import replay_log
 
@@ -22,8 +23,7 @@ SAMPLES = ROOT / "sample_bots" / "lost-cities"
 
 
 def _recorded(cfg: LadderConfig) -> int:
-    path = cfg.state_dir / "ladder.db"
-    if not path.exists():
+    if not cfg.store_exists():
         return 0
     try:
         with LadderStore(cfg.database_url) as db:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from arena.ladder.config import load_ladder
-from arena.ladder.runner import load_matches, load_standings, run_ladder_blocking
+from arena.ladder.reports import load_matches, load_standings
+from arena.ladder.runner import LadderEventKind, run_ladder_blocking
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
 
@@ -21,10 +22,10 @@ def test_small_real_ladder(tmp_path: Path) -> None:
         "concurrency = 2\nseed = 3\n[options]\nrounds = 1\n[schedule]\ncycles = 3\n"
     )
     cfg = load_ladder(path)
-    events: list[str] = []
+    events: list[LadderEventKind] = []
     summary = run_ladder_blocking(cfg, on_event=lambda e: events.append(e.kind))
     assert summary.played == 6 and summary.remaining == 0 and not summary.interrupted
-    assert events.count("match_finished") == 6
+    assert events.count(LadderEventKind.MATCH_FINISHED) == 6
     found = load_matches(cfg)
     assert len(found) == 6
     for m in found:

@@ -7,13 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder.config import LadderConfig, load_ladder, parse_ladder
+from arena.ladder.reports import crosstable_of, load_matches, load_standings
 from arena.ladder.runner import (
     LadderEvent,
+    LadderEventKind,
     RunSummary,
-    crosstable_of,
     ladder_schedule,
-    load_matches,
-    load_standings,
     run_ladder,
 )
 from arena.ladder.store import LadderStore
@@ -45,8 +44,8 @@ def test_plays_the_whole_schedule_once(tmp_path: Path) -> None:
     found = load_matches(cfg)
     assert {m.match_id: m.seed for m in found} == expected
     assert summary.played == len(expected) and summary.remaining == 0
-    assert events[0].kind == "start" and events[-1].kind == "done"
-    finished = [e for e in events if e.kind == "match_finished"]
+    assert events[0].kind is LadderEventKind.START and events[-1].kind is LadderEventKind.DONE
+    finished = [e for e in events if e.kind is LadderEventKind.MATCH_FINISHED]
     assert [e.progress.done for e in finished] == list(range(1, len(expected) + 1))
     # a second run has nothing to do
     again = FakePlayer()
@@ -143,7 +142,7 @@ def test_standings_rank_the_fake_strengths(tmp_path: Path) -> None:
     # the fake's deal luck is shared by both legs, so pairing must remove most margin variance
     assert standings.pairing.encounters == 72
     assert standings.pairing.margin_ratio is not None and standings.pairing.margin_ratio < 0.5
-    cells = crosstable_of(load_matches(cfg))
+    cells = crosstable_of(load_matches(cfg)).cells
     assert cells[("alpha", "delta")].games == 24
     assert cells[("alpha", "delta")].wins == cells[("delta", "alpha")].losses
     data = standings.to_json()

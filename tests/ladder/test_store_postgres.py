@@ -16,13 +16,8 @@ from pathlib import Path
 from sqlalchemy import select, text
 
 from arena.ladder.config import LadderConfig, parse_ladder
-from arena.ladder.runner import (
-    ladder_schedule,
-    load_matches,
-    load_standings,
-    run_ladder,
-    standings_of,
-)
+from arena.ladder.reports import load_matches, load_standings, standings_of
+from arena.ladder.runner import ladder_schedule, run_ladder
 from arena.ladder.schedule import build_schedule
 from arena.ladder.store import LadderStore, Recorded, StoredMatch, matches_t
 from arena.model import BotSpec, MatchSpec, Termination

@@ -1,0 +1,229 @@
+"""How a ladder looks on the terminal: the live view of a run and the report renderers.
+
+The renderers are pure (data in, rich renderables out); ``LiveView`` is the live view's model:
+it folds the runner's events into the latest snapshot and renders it when rich asks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+
+from rich.console import Group, RenderableType
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from arena.ladder.config import LadderConfig
+from arena.ladder.reports import Crosstable, Standings, standings_of
+from arena.ladder.runner import LadderEvent, LadderEventKind, Progress, RunSummary
+from arena.ladder.schedule import ScheduledMatch
+from arena.ladder.store import StoredMatch
+from arena.model import MatchResult
+
+REFIT_EVERY_S = 0.5
+"""The live standings are refitted at most this often (and once more at the end)."""
+
+
+# --- live view -------------------------------------------------------------------------------
+class LiveView:
+    """Collects run events; renders the latest immutable snapshot (rich calls ``__rich__``)."""
+
+    def __init__(self, config: LadderConfig, previous: Sequence[StoredMatch]) -> None:
+        self.config = config
+        self.results: list[StoredMatch] = list(previous)
+        """The ladder's recorded matches: those before the run, then this run's new ones."""
+        self.progress: Progress | None = None
+        self.table: Standings | None = self._standings({})
+        self._refit_at = 0.0
+
+    def update(self, event: LadderEvent) -> None:
+        """The runner's event sink."""
+        self.progress = event.progress
+        if event.kind is not LadderEventKind.MATCH_FINISHED:
+            return
+        if event.result is None or event.match is None:
+            return
+        if event.applied:
+            self.results.append(stored_from_result(event.result, event.match))
+        now = time.monotonic()
+        if now - self._refit_at > REFIT_EVERY_S or event.progress.done == event.progress.planned:
+            self.table = self._standings(event.progress.elo)
+            self._refit_at = now
+
+    def _standings(self, live: Mapping[str, float]) -> Standings | None:
+        if all(m.void for m in self.results):
+            return None
+        return standings_of(self.config.name, self.results, prior=self.config.rating.prior,
+                            live=live)
+
+    def __rich__(self) -> RenderableType:
+        return render_live(self.config.name, self.progress, self.table, time.monotonic())
+
+
+def stored_from_result(result: MatchResult, m: ScheduledMatch) -> StoredMatch:
+    """A result as the store would read it back (for the live standings)."""
+    return StoredMatch(
+        match_id=result.match_id, encounter_id=m.encounter_id, cycle=m.cycle, leg=m.leg,
+        game=result.game, game_version=result.game_version, seed=result.seed, bots=result.bots,
+        winner=result.winner, termination=result.termination, faulty_seat=result.faulty_seat,
+        void=result.void, detail=result.detail, rounds=result.rounds, totals=result.totals,
+        log_path=result.log, duration_s=result.duration_s, finished_at=time.time(),
+    )
+
+
+def render_live(name: str, progress: Progress | None, table: Standings | None,
+                now: float) -> RenderableType:
+    """The live view of a run: progress bar with ETA, matches in flight, standings (pure)."""
+    parts: list[RenderableType] = []
+    if progress is None:
+        parts.append(Text(f"ladder {name}: starting…"))
+    else:
+        parts.append(_progress_line(progress, now))
+        parts.append(_in_flight_table(progress, now))
+    if table is not None:
+        parts.append(render_standings(table, live=True))
+    return Group(*parts)
+
+
+def _progress_line(p: Progress, now: float) -> RenderableType:
+    elapsed = now - p.started
+    eta = "--:--"
+    if p.done and p.planned > p.done:
+        eta = format_clock(elapsed / p.done * (p.planned - p.done))
+    elif p.planned and p.done >= p.planned:
+        eta = "0:00"
+    state = " [stopping: finishing nothing new]" if p.stopping else ""
+    head = Text(
+        f"ladder {p.ladder}: {p.done}/{p.planned} matches this run "
+        f"({p.already + p.done}/{p.scheduled} of the schedule)  "
+        f"elapsed {format_clock(elapsed)}  ETA {eta}{state}"
+    )
+    bar = ProgressBar(total=max(p.planned, 1), completed=p.done, width=60)
+    line = Table.grid()  # a grid row ends the bar's line (a bare ProgressBar does not)
+    line.add_row(bar)
+    return Group(head, line)
+
+
+def _in_flight_table(p: Progress, now: float) -> Table:
+    table = Table(title="In flight", title_justify="left", expand=False)
+    for col in ("match", "seat 0", "seat 1", "time"):
+        table.add_column(col)
+    for f in sorted(p.in_flight, key=lambda f: f.started):
+        table.add_row(f.match_id, f.bots[0], f.bots[1], f"{now - f.started:.1f}s")
+    return table
+
+
+def format_clock(seconds: float) -> str:
+    """Whole seconds as m:ss, or h:mm:ss from an hour on (negative: 0:00)."""
+    s = int(max(seconds, 0))
+    if s >= 3600:
+        return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+    return f"{s // 60}:{s % 60:02d}"
+
+
+# --- reports ---------------------------------------------------------------------------------
+def render_summary(summary: RunSummary) -> Text:
+    """One line on what the run did."""
+    state = "stopped early" if summary.interrupted else "done"
+    return Text(
+        f"{state}: {summary.played} matches played in {format_clock(summary.duration_s)} "
+        f"({summary.void} void), {summary.skipped} already recorded, "
+        f"{summary.remaining} still to play"
+    )
+
+
+def render_report(s: Standings) -> RenderableType:
+    """The standings table, then what the duplicate deals bought."""
+    return Group(render_standings(s), render_pairing(s))
+
+
+def render_standings(s: Standings, *, live: bool = False) -> Table:
+    """The standings table (with the live Elo column in the live view)."""
+    table = Table(title=f"Ladder {s.ladder}: {s.rated} rated matches"
+                        + (f", {s.void} void" if s.void else ""), title_justify="left")
+    columns = ["#", "bot", "rating", "95% CI", "matches", "W/D/L", "score", "pts/match"]
+    if live:
+        columns.append("live Elo")
+    for col in columns:
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for r in s.rows:
+        cells = [
+            str(r.rank), r.bot, f"{r.rating:.0f}",
+            f"{r.rating - r.ci95:.0f}..{r.rating + r.ci95:.0f}",
+            str(r.matches), f"{r.wins}/{r.draws}/{r.losses}", f"{100 * r.score_rate:.1f}%",
+            f"{r.points_per_match:.1f}",
+        ]
+        if live:
+            cells.append("" if r.live_elo is None else f"{r.live_elo:.0f}")
+        table.add_row(*cells)
+    table.caption = ("rating: Bradley-Terry fit, precision-weighted mean 1500; 95% CI: the "
+                     "larger of the Fisher and encounter-clustered estimates")
+    if live:
+        table.caption = "rating: Bradley-Terry fit so far; live Elo: incremental"
+    return table
+
+
+def render_pairing(s: Standings) -> RenderableType:
+    """What the duplicate deals bought (measured variance ratios, pentanomial counts)."""
+    p = s.pairing
+    if p.encounters == 0:
+        return Text("duplicate deals: no complete encounters yet")
+    lines = [f"duplicate deals: {p.encounters} complete encounters (same deal, seats swapped)"]
+    for label, ratio in (("score (W/D/L)", p.score_ratio), ("point margin", p.margin_ratio)):
+        if ratio is None:
+            lines.append(f"  {label}: not measurable yet")
+        else:
+            gain = f", worth {1 / ratio:.1f}x as many unpaired games" if ratio > 0 else ""
+            lines.append(f"  {label}: paired variance = {ratio:.2f} x unpaired "
+                         f"({100 * (1 - ratio):+.0f}% reduction{gain})")
+    table = Table(title="Pentanomial (per encounter, first bot's score)", title_justify="left")
+    for col in ("pair", "0", "1/4", "1/2", "3/4", "1"):
+        table.add_column(col, justify="right" if col != "pair" else "left")
+    for (a, b), counts in sorted(p.pentanomial.items()):
+        table.add_row(f"{a} vs {b}", *(str(c) for c in counts))
+    return Group(Text("\n".join(lines)), table)
+
+
+def render_crosstable(cross: Crosstable) -> Table:
+    """Head-to-head: row bot's W-D-L (score rate) against the column bot."""
+    names = list(cross.order) or sorted({a for a, _ in cross.cells})
+    table = Table(title="Head-to-head (row vs column: W-D-L, score)", title_justify="left")
+    table.add_column("bot")
+    for name in names:
+        table.add_column(name, justify="center")
+    for a in names:
+        row = [a]
+        for b in names:
+            cell = cross.cells.get((a, b))
+            if a == b:
+                row.append("—")
+            elif cell is None or cell.games == 0:
+                row.append("")
+            else:
+                row.append(f"{cell.wins}-{cell.draws}-{cell.losses} "
+                           f"({100 * cell.score_rate:.0f}%)")
+        table.add_row(*row)
+    return table
+
+
+def render_matches(found: Sequence[StoredMatch]) -> Table:
+    """The match list; void matches are marked."""
+    table = Table(title=f"{len(found)} matches", title_justify="left")
+    for col in ("match", "seat 0", "seat 1", "outcome", "termination", "log"):
+        table.add_column(col, overflow="fold")
+    for m in found:
+        table.add_row(m.match_id, m.bots[0], m.bots[1], _outcome(m),
+                      str(m.termination) + (" (VOID, not rated)" if m.void else ""),
+                      m.log_path or "")
+    return table
+
+
+def _outcome(m: StoredMatch) -> str:
+    if m.void:
+        return "void"
+    score = f"{m.totals[0]}:{m.totals[1]}"
+    if m.winner is None:
+        return f"draw {score}"
+    fault = " (forfeit)" if m.faulty_seat is not None else ""
+    return f"{m.bots[m.winner]} wins {score}{fault}"
