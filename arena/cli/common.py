@@ -62,6 +62,20 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def announce_sandbox(requested: str) -> str:
+    """The sandbox a command will use for ``requested`` ("auto" decided now), with a warning on
+    stderr when that is the process sandbox."""
+    from arena.sandbox import get_sandbox
+    from arena.sandbox.process import separation_note
+
+    chosen = get_sandbox(requested).name
+    if chosen == "process":
+        why = "no Docker engine answers" if requested == "auto" else "as asked"
+        err_console.print(f"[bold yellow]warning:[/] playing in the process sandbox ({why}): "
+                          f"{separation_note()}", highlight=False)
+    return chosen
+
+
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2) + "\n")
 

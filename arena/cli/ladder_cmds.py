@@ -14,7 +14,13 @@ from typing import Annotated, Any
 import typer
 from rich.live import Live
 
-from arena.cli.common import OutputFormat, console, handle_errors, print_json
+from arena.cli.common import (
+    OutputFormat,
+    announce_sandbox,
+    console,
+    handle_errors,
+    print_json,
+)
 from arena.cli.ladder_view import (
     LiveView,
     render_crosstable,
@@ -63,8 +69,9 @@ def run_ladder(
         min=1, help="Matches played at once. Default: the file's, else the number of cores.")
     ] = None,
     sandbox: Annotated[str | None, typer.Option(
-        help="process (development, NOT a security boundary), docker (hardened containers) or "
-             "auto. Default: the file's.")] = None,
+        help="auto (containers when a Docker engine answers), docker (hardened containers) or "
+             "process (development only: a warning says what it does not separate). Default: "
+             "the file's, else auto.")] = None,
 ) -> None:
     """Play a ladder's scheduled matches with a live view, then print the standings.
 
@@ -83,11 +90,12 @@ def run_ladder(
     if sandbox is not None and sandbox not in SANDBOXES:
         raise typer.BadParameter(f"must be one of {', '.join(SANDBOXES)}", param_hint="--sandbox")
     config = load_ladder(ladder)
+    chosen = announce_sandbox(sandbox or config.sandbox)
     view = LiveView(config, load_matches(config, missing_ok=True))
     with Live(view, console=console, refresh_per_second=4, transient=False):
         summary = run_ladder_blocking(
             config, max_matches=max_matches, cycles=cycles, concurrency=concurrency,
-            sandbox=sandbox, on_event=view.update,
+            sandbox=chosen, on_event=view.update,
         )
     if not console.is_terminal:
         console.line()

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import err_console, handle_errors
+from arena.cli.common import announce_sandbox, err_console, handle_errors
 from arena.cli.match_cmds import DEFAULT_LOG_DIR
 
 
@@ -24,8 +24,9 @@ def serve(
                       ] = "unix:///tmp/arena-referee.sock",
     log_dir: Annotated[Path, typer.Option(help="Where match logs are written.")
                        ] = DEFAULT_LOG_DIR,
-    sandbox: Annotated[str, typer.Option(help="Default sandbox for matches: process, docker "
-                                              "or auto.")] = "process",
+    sandbox: Annotated[str, typer.Option(help="Default sandbox for matches: auto (containers "
+                                              "when a Docker engine answers), docker or process "
+                                              "(development only).")] = "auto",
 ) -> None:
     """Run a referee that plays matches on request (admin gRPC + gRPC health checking).
 
@@ -36,6 +37,7 @@ def serve(
     from arena.referee.server import serve as run_server
 
     check_listen_address(listen)
+    sandbox = announce_sandbox(sandbox)
     err_console.print(f"referee listening on [bold]{listen}[/] (logs in {log_dir}); Ctrl-C stops")
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run_server(listen, log_dir, sandbox))

@@ -7,7 +7,7 @@ entrants = ["../sample_bots/lost-cities/random", "greedy@2"]
                                      # bot directories (relative to this file) or bot names
 seed = 1                             # optional; the deal seeds derive from it (default 0)
 concurrency = 2                      # optional; default: the number of cores
-sandbox = "process"                  # "process" | "docker" | "auto" (default "process")
+sandbox = "auto"                     # "auto" (Docker when an engine answers) | "docker" | "process"
 duplicate = true                     # duplicate deals (default true)
 state_dir = "state/demo"             # optional; default state/<name> beside this file
 database = "sqlite:////abs/path.db"  # optional; any SQLAlchemy URL (default <state_dir>/ladder.db)
@@ -100,7 +100,7 @@ class LadderConfig:
     options: Mapping[str, Any] = field(default_factory=dict)
     time_control: TimeControl = TimeControl()
     concurrency: int = 1
-    sandbox: str = "process"
+    sandbox: str = "auto"
     duplicate: bool = True
     seed: int = 0
     rating: RatingConfig = RatingConfig()
@@ -241,7 +241,7 @@ class _Parser:
             options=options,
             time_control=self.time_control(data.get("time_control", {})),
             concurrency=self.positive(data, None, "concurrency", os.cpu_count() or 1),
-            sandbox=self.choice(data, "sandbox", SANDBOXES, "process"),
+            sandbox=self.choice(data, "sandbox", SANDBOXES, "auto"),
             duplicate=self.get(data, None, "duplicate", bool, True),
             seed=self.get(data, None, "seed", int, 0),
             rating=self.rating(data.get("rating", {})),

@@ -4,17 +4,16 @@
 from __future__ import annotations
 
 import functools
-import logging
 
 from arena.errors import ConfigError
 from arena.sandbox.api import Sandbox
 
 SANDBOX_NAMES = ("process", "docker", "auto")
-log = logging.getLogger(__name__)
 
 
 def get_sandbox(name: str) -> Sandbox:
-    """The sandbox called ``name``; "auto" falls back to the process sandbox with a warning.
+    """The sandbox called ``name``; "auto" is Docker when an engine answers, else the process
+    sandbox (commands that fall back say so: ``arena.cli.common.announce_sandbox``).
 
     One instance per name and process: the Docker sandbox keeps its client, the base image and
     the bot images it built, so a ladder does not rebuild them for every match."""
@@ -23,10 +22,6 @@ def get_sandbox(name: str) -> Sandbox:
 
         if docker_available():
             return get_sandbox("docker")
-        log.warning(
-            "no Docker engine answers: using the process sandbox, which is NOT a security "
-            "boundary (start dockerd, see docs/containers.md)"
-        )
         return get_sandbox("process")
     return _sandbox(name)
 

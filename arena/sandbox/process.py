@@ -68,6 +68,13 @@ def bot_environment(socket_dir: Path, game: str) -> dict[str, str]:
     }
 
 
+def separation_note() -> str:
+    """What the process sandbox does and does not separate, in plain words."""
+    return ("bots run as your own user, with your files and your network: it separates "
+            "nothing, so play only bots you trust (the Docker sandbox is the one for "
+            "untrusted bots)")
+
+
 class ProcessBot:
     """A bot subprocess; its output is drained continuously into a bounded tail."""
 

@@ -55,7 +55,7 @@ def test_parses_a_full_file(tmp_path: Path) -> None:
 def test_defaults() -> None:
     config = parse_ladder('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\n')
     assert config.schedule.kind == "round-robin" and config.schedule.cycles == 1
-    assert config.sandbox == "process" and config.duplicate
+    assert config.sandbox == "auto" and config.duplicate
 
 
 @pytest.mark.parametrize("database", [None, ""])
