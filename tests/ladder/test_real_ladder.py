@@ -19,7 +19,8 @@ def test_small_real_ladder(tmp_path: Path) -> None:
     path.write_text(
         'name = "small"\ngame = "lost-cities"\n'
         f'entrants = ["{SAMPLES / "random"}", "{SAMPLES / "greedy"}"]\n'
-        'concurrency = 2\nseed = 3\nsandbox = "process"\n[options]\nrounds = 1\n[schedule]\ncycles = 3\n'
+        'concurrency = 2\nseed = 3\nsandbox = "process"\n'
+        "[options]\nrounds = 1\n[schedule]\ncycles = 3\n"
     )
     cfg = load_ladder(path)
     events: list[LadderEventKind] = []
