@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.bots.identity import bot_identity
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
 from arena.ladder.rating import Fit, GameRecord, PairingStats, fit, pairing_stats
 from arena.ladder.schedule import Encounter, ScheduledMatch, build_schedule
-from arena.ladder.store import LadderStore, StoredMatch, bot_identity
+from arena.ladder.store import LadderStore, StoredMatch
 from arena.model import BotSpec, MatchResult, MatchSpec, Termination
 
 

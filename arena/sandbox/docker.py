@@ -267,7 +267,7 @@ class DockerSandbox:
     def check(self, bots: Iterable[BotSpec]) -> None:
         """Submitted bots need their pinned image; bot directories need the local base image of
         their flavor (``base`` in bot.toml)."""
-        from arena.images import require_base_image
+        from arena.bots.images.build import require_base_image
 
         bots = list(bots)
         try:
@@ -351,7 +351,7 @@ class DockerSandbox:
         return base, ["sh", "-c", 'cd /bot && exec "$@"', "bot", *bot.command], mount
 
     def _base_id(self, flavor: str) -> str:
-        from arena.images import require_base_image
+        from arena.bots.images.build import require_base_image
 
         try:
             return require_base_image(flavor, self.client).image_id
@@ -365,7 +365,7 @@ class DockerSandbox:
             raise BotFault("no_start", f"the bot image does not build: {exc}") from exc
 
     def _build_sync(self, directory: Path, flavor: str) -> str:
-        from arena.images import build_bot_image
+        from arena.bots.images.build import build_bot_image
 
         base = self._base_id(flavor)
         key = f"{base}\n{_directory_fingerprint(directory)}"

@@ -16,7 +16,7 @@ from typing import Any
 import docker.errors
 import pytest
 
-from arena.images import (
+from arena.bots.images import (
     INPUTS_LABEL,
     BaseImage,
     bot_tag,
@@ -42,7 +42,8 @@ def _build_elsewhere(tmp_path: Path, tag: str, wheels: Path) -> dict[str, Any]:
     alias.symlink_to(Path(sys.prefix), target_is_directory=True)
     python = alias / "bin" / Path(sys.executable).name
     code = (
-        "import json, sys; from pathlib import Path; from arena.images import build_base_image; "
+        "import json, sys; from pathlib import Path; "
+        "from arena.bots.images import build_base_image; "
         "b = build_base_image(tag=sys.argv[1], force=True, wheels_dir=Path(sys.argv[2])); "
         "print(json.dumps({'id': b.image_id, 'digest': b.digest, 'reused': b.reused, "
         "'python': sys.executable}))"
@@ -176,23 +177,26 @@ def test_bot_tag_is_a_valid_docker_reference() -> None:
 def slim_like_python(
     base_image: BaseImage, docker_client: Any, tmp_path_factory: Any
 ) -> Iterator[str]:
-    """A stand-in for the public ``python:3.11-slim`` (no registry here): Debian's python3 with
-    pip and without the arena runtime or an EXTERNALLY-MANAGED marker, as in the real one."""
-    from arena import images
+    """A stand-in for the public ``python:3.11-slim`` (no container registry here): Debian's
+    python3 with pip and without the arena runtime or an EXTERNALLY-MANAGED marker, as in the
+    real one."""
+    from arena.bots.images import build, mirror, rootfs
 
     work = tmp_path_factory.mktemp("slim")
-    rootfs = images._debootstrap(images.debian_mirror(), images.PACKAGES, lambda _: None)
+    tree = rootfs.debootstrap(mirror.debian_mirror(), rootfs.PACKAGES, lambda _: None)
     stage = work / "stage"
-    subprocess.run(["cp", "-a", f"{rootfs}/.", str(stage)], check=True)
+    subprocess.run(["cp", "-a", f"{tree}/.", str(stage)], check=True)
     (stage / "usr/lib/python3.11/EXTERNALLY-MANAGED").unlink(missing_ok=True)
     pip = [sys.executable, "-m", "pip"]
     subprocess.run([*pip, "download", "-q", "--no-deps", "-d", str(work), "pip"], check=True)
-    site = stage / images.SITE_PACKAGES
+    site = stage / rootfs.SITE_PACKAGES
     subprocess.run([*pip, "install", "-q", "--no-deps", "--no-index", "--target", str(site),
                     *map(str, work.glob("pip-*.whl"))], check=True)
     tar = work / "rootfs.tar"
-    images.deterministic_tar(stage, tar)
-    image = images._import(docker_client, tar, "arena-test/python-slim:3.11", "test", "python3")
+    rootfs.deterministic_tar(stage, tar)
+    image = build.import_rootfs(
+        docker_client, tar, "arena-test/python-slim:3.11", "test", "python3"
+    )
     yield image.id
     with contextlib.suppress(docker.errors.APIError):  # ImageNotFound is an APIError too
         docker_client.images.remove(image.id, force=True)
