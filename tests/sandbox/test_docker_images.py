@@ -109,6 +109,44 @@ def test_bot_image_builds_on_the_local_base(base_image: BaseImage, docker_client
     assert pin_image(built.image_id, client=docker_client) == built
 
 
+def test_sandbox_builds_a_bot_directory_once_per_content(
+    base_image: BaseImage, docker_client: Any, tmp_path: Path
+) -> None:
+    """The Docker sandbox keys its builds by the bot's content identity: touched files or a
+    second checkout reuse the image; an edit builds a new one at the next match."""
+    import os
+
+    from arena.sandbox.docker import DockerSandbox
+    from tests.sandbox.conftest import play
+
+    sandbox = DockerSandbox(client=docker_client, run_janitor=False)
+    bot = tmp_path / "bot"
+    shutil.copytree(ROOT / "sample_bots" / "lost-cities" / "random", bot)
+    (bot / "marker.txt").write_text("content one\n")  # an image of its own
+    built: list[str] = []
+    try:
+        assert str(play(sandbox, bot, tmp_path / "logs").termination) == "normal"
+        first = sandbox.built_image(bot)
+        assert first is not None
+        built.append(first)
+        for path in bot.iterdir():
+            os.utime(path)
+        checkout = tmp_path / "elsewhere" / "bot"
+        shutil.copytree(bot, checkout, copy_function=shutil.copyfile)
+        assert sandbox.built_image(bot) == first and sandbox.built_image(checkout) == first
+
+        (bot / "marker.txt").write_text("content two\n")
+        assert sandbox.built_image(bot) is None
+        assert str(play(sandbox, bot, tmp_path / "logs").termination) == "normal"
+        second = sandbox.built_image(bot)
+        assert second is not None and second != first
+        built.append(second)
+    finally:
+        for image_id in built:
+            with contextlib.suppress(docker.errors.APIError):
+                docker_client.images.remove(image_id, force=True)
+
+
 def test_mirror_comes_from_apt_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ARENA_DEBIAN_MIRROR", raising=False)
     (tmp_path / "sources.list").write_text(
