@@ -32,11 +32,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.bots import load_bot_dir  # noqa: E402
 from arena.games import get_game  # noqa: E402
 from arena.model import DecisionEvent, MatchEvent, MatchSpec, TimeControl  # noqa: E402
 from arena.referee.log import read_events  # noqa: E402
 from arena.referee.match import play_match  # noqa: E402
+from arena.referee.service import prepare_match  # noqa: E402
 
 FIRST_BOT = ROOT / "benchmarks" / "bots" / "first"
 LC_RANDOM = ROOT / "sample_bots" / "lost-cities" / "random"
@@ -63,12 +63,18 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _spec(bot_a: Path, bot_b: Path, seed: int, sandbox: str = "process",
+          options: dict[str, Any] | None = None) -> tuple[MatchSpec, Any]:
+    """A Lost Cities match prepared by the match service (as every caller does)."""
+    return prepare_match((str(bot_a), str(bot_b)), sandbox=sandbox, seed=seed, options=options,
+                         time_control=TimeControl(1000, 0, 10_000))
+
+
 def _match(bot_a: Path, bot_b: Path, seed: int, log_dir: Path, sandbox: str = "process",
            options: dict[str, Any] | None = None) -> tuple[Any, float]:
-    spec = MatchSpec("lost-cities", seed, (load_bot_dir(bot_a), load_bot_dir(bot_b)),
-                     dict(options or {}), TimeControl(1000, 0, 10_000))
+    spec, box = _spec(bot_a, bot_b, seed, sandbox, options)
     started = time.perf_counter()
-    result = asyncio.run(play_match(spec, sandbox=sandbox, log_dir=log_dir))
+    result = asyncio.run(play_match(spec, sandbox=box, log_dir=log_dir))
     return result, time.perf_counter() - started
 
 
@@ -138,15 +144,14 @@ def container_figures(matches: int, log_dir: Path) -> dict[str, Any]:
     times: list[float] = []
     for seed in range(matches):
         marks: list[float] = []
+        spec, box = _spec(LC_RANDOM, LC_RANDOM, seed, "docker")
         started = time.perf_counter()
-        spec = MatchSpec("lost-cities", seed, (load_bot_dir(LC_RANDOM), load_bot_dir(LC_RANDOM)),
-                         {}, TimeControl(1000, 0, 10_000))
 
         def on_event(event: MatchEvent, marks: list[float] = marks) -> None:
             if isinstance(event, DecisionEvent) and not marks:
                 marks.append(time.perf_counter())
 
-        result = asyncio.run(play_match(spec, sandbox="docker", log_dir=log_dir,
+        result = asyncio.run(play_match(spec, sandbox=box, log_dir=log_dir,
                                         on_event=on_event))
         walls.append(time.perf_counter() - started)
         firsts.append((marks[0] - started) * 1000)

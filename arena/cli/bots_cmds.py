@@ -1,18 +1,23 @@
-"""`arena submit`, `arena bots list`, `arena images build-base`: container bots."""
+"""`arena submit`, `arena bots list`, `arena images ...`: container bots. Each command parses its
+arguments, makes one call into ``arena.bots`` and renders the outcome."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from arena.cli.common import OutputFormat, console, err_console, handle_errors, print_json
-from arena.errors import ConfigError
-from arena.model import BotSpec, MatchResult, MatchSpec, Termination
+from arena.model import BotSpec, MatchResult
+
+if TYPE_CHECKING:
+    from arena.bots.images.tools import Progress
 
 bots_app = typer.Typer(help="Submitted (container) bots.", no_args_is_help=True)
 images_app = typer.Typer(help="Container images for bots.", no_args_is_help=True)
@@ -25,51 +30,33 @@ def register(app: typer.Typer) -> None:
     app.add_typer(images_app, name="images")
 
 
-def _sample_random(game: str) -> Path:
-    from arena.images import source_root
+@contextlib.contextmanager
+def _progress(first: str) -> Iterator[Progress]:
+    """A spinner showing the current step, and each step printed with the time it started."""
+    started = time.monotonic()
+    with console.status(first) as status:
 
-    path = source_root() / "sample_bots" / game / "random"
-    if not (path / "bot.toml").is_file():
-        raise ConfigError(f"no sample bot {path} to run the smoke match against")
-    return path
+        def progress(step: str) -> None:
+            console.print(f"  {time.monotonic() - started:5.1f}s {step}", highlight=False)
+            status.update(step)
 
-
-def _build_or_pin(target: str, game: str | None) -> tuple[str, str, str, str, str]:
-    """(image id, digest, game, default name, default version) of a directory or an image."""
-    from arena.images import FLAVORS, build_bot_image, find_base_image, pin_image
-
-    directory = Path(target)
-    if directory.is_dir():
-        from arena.bots import load_bot_dir
-
-        manifest = load_bot_dir(directory) if (directory / "bot.toml").is_file() else None
-        bot_game = game or (manifest.game if manifest else None)
-        if bot_game is None:
-            raise ConfigError(f"{directory} has no bot.toml: give --game")
-        flavor = manifest.base if manifest else "python"
-        if find_base_image(FLAVORS[flavor].tag) is None:
-            _build_base(force=False, flavor=flavor)
-        with console.status(f"building the image of {directory}"):
-            image = build_bot_image(directory, flavor_name=flavor)
-        name = manifest.name if manifest else directory.name
-        return image.image_id, image.digest, bot_game, name, manifest.version if manifest else ""
-    if game is None:
-        raise ConfigError(f"{target!r} is not a directory: give --game for an image")
-    image = pin_image(target)
-    return image.image_id, image.digest, game, target.split(":")[0].rsplit("/")[-1], ""
+        yield progress
 
 
-def _smoke_match(bot: BotSpec) -> MatchResult:
-    from arena.bots import load_bot_dir
+def _play_smoke_match(bot: BotSpec) -> MatchResult:
+    """The smoke match of a submitted bot (seat 0) against the game's random sample bot,
+    prepared by the match service and played in a fresh Docker sandbox; its log goes to
+    ``$ARENA_HOME/submissions``."""
+    from arena.bots.home import arena_home
+    from arena.bots.submit import smoke_opponent
     from arena.referee.match import play_match
-    from arena.registry import arena_home
+    from arena.referee.service import line_up
     from arena.sandbox.docker import DockerSandbox
 
-    opponent = load_bot_dir(_sample_random(bot.game))
-    spec = MatchSpec(bot.game, int(time.time()) % 1_000_000, (bot, opponent))
+    lineup = line_up([bot, smoke_opponent(bot.game)], sandbox=DockerSandbox())
+    spec = lineup.match()
     log_dir = arena_home() / "submissions"
-    with console.status(f"smoke match: {bot.name} vs {opponent.name} in containers"):
-        return asyncio.run(play_match(spec, sandbox=DockerSandbox(), log_dir=log_dir))
+    return asyncio.run(play_match(spec, sandbox=lineup.sandbox, log_dir=log_dir))
 
 
 @handle_errors
@@ -86,29 +73,17 @@ def submit(
     game: Annotated[str | None, typer.Option(help="Game id (needed for an image).")] = None,
 ) -> None:
     """Build (or take) a bot image, pin it, play a smoke match against the random sample bot in
-    the Docker sandbox, and register the bot if it played a legal match."""
-    from arena import registry
+    the Docker sandbox, and add the bot to the catalogue if it played a legal match."""
+    from arena.bots.submit import submit_bot
 
-    image_id, digest, bot_game, default_name, default_version = _build_or_pin(target, game)
-    bot_name = name or default_name
-    bot_version = version or default_version or time.strftime("%Y%m%d%H%M%S")
-    bot = BotSpec(bot_name, bot_game, image=image_id, version=bot_version, digest=digest)
-    result = _smoke_match(bot)
-    if result.termination is Termination.INTERNAL:
-        raise ConfigError(f"the smoke match could not be played (arena failure): {result.detail}")
-    if result.termination is not Termination.NORMAL and result.faulty_seat != 1:
-        raise ConfigError(
-            f"refused: {bot_name} could not play a legal match ({result.termination}: "
-            f"{result.detail}); log: {result.log}"
-        )
-    from arena.images import keep_bot_image
-
-    tag = keep_bot_image(image_id, bot_name, bot_version)  # `docker image prune` must spare it
-    saved = registry.register(bot_name, bot_version, bot_game, image_id, digest)
+    with _progress(f"submitting {target}") as progress:
+        done = submit_bot(target, smoke_match=_play_smoke_match, name=name, version=version,
+                          game=game, progress=progress)
+    saved, smoke = done.bot, done.smoke
     console.print(
         f"[green]submitted[/] {saved.name}@{saved.version} ({saved.game}) image "
-        f"{saved.image[:19]} ({tag}) digest {saved.digest[:19]}; smoke match {result.totals[0]}:"
-        f"{result.totals[1]}. Use it as [bold]{saved.name}[/] in `arena match`.",
+        f"{saved.image[:19]} ({done.tag}) digest {saved.digest[:19]}; smoke match "
+        f"{smoke.totals[0]}:{smoke.totals[1]}. Use it as [bold]{saved.name}[/] in `arena match`.",
         highlight=False,
     )
 
@@ -120,10 +95,10 @@ def list_bots(
         OutputFormat, typer.Option("--format", help="human or json.")
     ] = OutputFormat.human,
 ) -> None:
-    """Show every submitted bot and version."""
-    from arena import registry
+    """Show every submitted bot and version in the catalogue."""
+    from arena.bots import catalogue
 
-    bots = registry.list_bots()
+    bots = catalogue.list_bots()
     if output is OutputFormat.json:
         print_json([b.__dict__ for b in bots])
         return
@@ -137,15 +112,10 @@ def list_bots(
 
 
 def _build_base(force: bool, flavor: str = "python") -> None:
-    from arena.images import build_base_image
+    from arena.bots.images.build import build_base_image
 
     started = time.monotonic()
-    with console.status(f"building the {flavor} base image") as status:
-
-        def progress(step: str) -> None:
-            console.print(f"  {time.monotonic() - started:5.1f}s {step}", highlight=False)
-            status.update(step)
-
+    with _progress(f"building the {flavor} base image") as progress:
         base = build_base_image(flavor_name=flavor, force=force, progress=progress)
     verb = "reused" if base.reused else "built"
     console.print(
@@ -166,10 +136,10 @@ def build_base(
                           "for bots in JavaScript: `base = \"node\"` in their bot.toml).")
     ] = "python",
 ) -> None:
-    """Build a bot base image locally (debootstrap of Debian, no registry; needs root).
+    """Build a bot base image locally (debootstrap of Debian, no container registry; needs root).
 
     Reused while its inputs (Debian mirror, packages, the arena runtime) are unchanged."""
-    from arena.images import flavor as check_flavor
+    from arena.bots.images.build import flavor as check_flavor
 
     check_flavor(flavor)
     _build_base(force, flavor)
@@ -186,7 +156,7 @@ def wheels(
     them into the bot directory as `wheels/` and the Dockerfile installs them offline. Images
     built on `arena images build-base` already have the runtime and skip that step.
     """
-    from arena.images import prepare_wheels
+    from arena.bots.images.wheels import prepare_wheels
 
     with err_console.status("building the arena wheel and fetching grpcio/protobuf…"):
         out = prepare_wheels(dest)
@@ -204,10 +174,10 @@ def prune(
     """Remove bot images the arena built from directories and no submitted bot uses, and base
     images a newer build replaced. Submitted bots, the current base image, images in use and
     images the arena did not build are kept."""
-    from arena import registry
-    from arena.images import prune_images
+    from arena.bots import catalogue
+    from arena.bots.images.prune import prune_images
 
-    keep = {bot.image for bot in registry.list_bots()}
+    keep = {bot.image for bot in catalogue.list_bots()}
     with console.status("looking for images to prune"):
         results = prune_images(keep, dry_run=dry_run)
     table = Table(title="arena images" + (" (dry run)" if dry_run else ""))

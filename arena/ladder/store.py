@@ -57,6 +57,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+from arena.bots.identity import bot_identity
 from arena.errors import ArenaError
 from arena.ladder.rating import elo_update
 from arena.model import BotSpec, MatchResult, Termination
@@ -446,32 +447,3 @@ def _stored(r: Any) -> StoredMatch:
         duration_s=float(r["duration_s"]), finished_at=float(r["finished_at"]),
     )
 
-
-def bot_identity(spec: BotSpec) -> str:
-    """The code identity of a bot: its image digest, or a hash of its directory's files."""
-    if spec.digest:
-        return spec.digest
-    if spec.image:
-        return spec.image
-    if spec.directory:
-        return directory_hash(Path(spec.directory))
-    return ""
-
-
-def directory_hash(directory: Path) -> str:
-    """sha256 over the relative paths and contents of the files under ``directory``
-    (caches and hidden files skipped)."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    if not directory.is_dir():
-        return ""
-    for path in sorted(directory.rglob("*")):
-        rel = path.relative_to(directory)
-        if any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
-            continue
-        if path.is_file():
-            digest.update(str(rel).encode() + b"\0")
-            digest.update(path.read_bytes())
-            digest.update(b"\0")
-    return "dir:sha256:" + digest.hexdigest()

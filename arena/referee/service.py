@@ -96,8 +96,7 @@ def line_up(
 ) -> Lineup:
     """Resolve, identify and check bots for one game (see the module doc). ``game`` None: the
     first bot's game. Raises ``ConfigError`` (``UnknownGameError`` for an unknown game)."""
-    from arena.bots import resolve_bot
-    from arena.ladder.store import bot_identity
+    from arena.bots import bot_identity, resolve_bot
 
     if game is not None:
         get_game(game)  # UnknownGameError names the known games

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from arena.bots.identity import directory_hash
 from arena.errors import BotFault, ConfigError, SandboxError
 from arena.model import BotSpec, Termination
 from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
@@ -227,18 +228,6 @@ class DockerBot:
         return self._tail
 
 
-def _directory_fingerprint(directory: Path) -> str:
-    """The directory and the name, size and mtime of every file in it: an edited bot is built
-    again, an unchanged one is not (one sandbox serves many matches)."""
-    root = directory.resolve()
-    parts = [str(root)]
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            stat = path.stat()
-            parts.append(f"{path.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns}")
-    return "\n".join(parts)
-
-
 class DockerSandbox:
     """Runs each bot in a fresh hardened container (see the module docstring)."""
 
@@ -267,7 +256,7 @@ class DockerSandbox:
     def check(self, bots: Iterable[BotSpec]) -> None:
         """Submitted bots need their pinned image; bot directories need the local base image of
         their flavor (``base`` in bot.toml)."""
-        from arena.images import require_base_image
+        from arena.bots.images.build import require_base_image
 
         bots = list(bots)
         try:
@@ -351,7 +340,7 @@ class DockerSandbox:
         return base, ["sh", "-c", 'cd /bot && exec "$@"', "bot", *bot.command], mount
 
     def _base_id(self, flavor: str) -> str:
-        from arena.images import require_base_image
+        from arena.bots.images.build import require_base_image
 
         try:
             return require_base_image(flavor, self.client).image_id
@@ -365,10 +354,12 @@ class DockerSandbox:
             raise BotFault(Termination.NO_START, f"the bot image does not build: {exc}") from exc
 
     def _build_sync(self, directory: Path, flavor: str) -> str:
-        from arena.images import build_bot_image
+        from arena.bots.images.build import build_bot_image
 
         base = self._base_id(flavor)
-        key = f"{base}\n{_directory_fingerprint(directory)}"
+        # The bot's content identity (arena.bots.identity): an edited bot is built again, an
+        # unchanged one is not (one sandbox serves many matches).
+        key = f"{base}\n{directory_hash(directory)}"
         with self._build_lock:
             if key in self._built and not self._exists(self._built[key]):
                 del self._built[key]  # pruned meanwhile (`arena images prune`): build it again
@@ -379,7 +370,7 @@ class DockerSandbox:
 
     def built_image(self, directory: str | Path) -> str | None:
         """The image this sandbox last built for a bot directory (its current contents)."""
-        suffix = f"\n{_directory_fingerprint(Path(directory))}"
+        suffix = f"\n{directory_hash(directory)}"
         with self._build_lock:
             found = [image for key, image in self._built.items() if key.endswith(suffix)]
         return found[-1] if found else None

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena import registry
+from arena.bots import catalogue
+from arena.bots.home import HOME_ENV
 from arena.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,10 +77,10 @@ def test_bad_input_is_one_clear_error(tmp_path: Path) -> None:
     assert wrong.exit_code == 2
     assert "'base' must be one of python, node" in " ".join(wrong.output.split())
     # A submitted (image-only) bot cannot run in the process sandbox: said before playing.
-    registry.register("imgonly", "1", "lost-cities", "sha256:" + "0" * 64, "sha256:0",
+    catalogue.add("imgonly", "1", "lost-cities", "sha256:" + "0" * 64, "sha256:0",
                       home=tmp_path / "home")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(registry.HOME_ENV, str(tmp_path / "home"))
+        patch.setenv(HOME_ENV, str(tmp_path / "home"))
         image_only = runner.invoke(app, ["match", "imgonly", RANDOM_BOT, "--sandbox", "process",
                                          "--log-dir", str(tmp_path / "logs")])
     assert image_only.exit_code == 2

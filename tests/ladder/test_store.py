@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from arena.bots.identity import directory_hash
 from arena.ladder.rating import elo_update
 from arena.ladder.schedule import build_schedule
-from arena.ladder.store import LadderStore, Recorded, directory_hash
+from arena.ladder.store import LadderStore, Recorded
 from arena.model import BotSpec, MatchSpec, Termination
 from tests.ladder.fakes import fake_result
 

@@ -9,9 +9,9 @@ import grpc
 import pytest
 from typer.testing import CliRunner
 
+from arena.bots import bot_identity
 from arena.cli.main import app
 from arena.errors import ConfigError, OptionsError, UnknownGameError
-from arena.ladder.store import bot_identity
 from arena.model import BotSpec, TimeControl
 from arena.referee.service import line_up, prepare_match
 from arena.sandbox.process import ProcessSandbox

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from arena.images import BaseImage
+from arena.bots.images import BaseImage
 
 REQUIRE_ENV = "ARENA_REQUIRE_DOCKER"
 
@@ -35,7 +35,7 @@ def require_docker() -> None:
 def docker_client() -> Iterator[Any]:
     """A Docker SDK client for a live engine."""
     require_docker()
-    from arena.images import docker_client as make_client
+    from arena.bots.images import docker_client as make_client
 
     client = make_client(timeout=600)
     yield client
@@ -43,7 +43,7 @@ def docker_client() -> Iterator[Any]:
 
 
 def _base_image(client: Any, flavor: str) -> BaseImage:
-    from arena.images import build_base_image
+    from arena.bots.images import build_base_image
 
     if os.geteuid() != 0:
         if os.environ.get(REQUIRE_ENV) == "1":

@@ -16,7 +16,7 @@ from typing import Any
 import docker.errors
 import pytest
 
-from arena.images import (
+from arena.bots.images import (
     INPUTS_LABEL,
     BaseImage,
     bot_tag,
@@ -42,7 +42,8 @@ def _build_elsewhere(tmp_path: Path, tag: str, wheels: Path) -> dict[str, Any]:
     alias.symlink_to(Path(sys.prefix), target_is_directory=True)
     python = alias / "bin" / Path(sys.executable).name
     code = (
-        "import json, sys; from pathlib import Path; from arena.images import build_base_image; "
+        "import json, sys; from pathlib import Path; "
+        "from arena.bots.images import build_base_image; "
         "b = build_base_image(tag=sys.argv[1], force=True, wheels_dir=Path(sys.argv[2])); "
         "print(json.dumps({'id': b.image_id, 'digest': b.digest, 'reused': b.reused, "
         "'python': sys.executable}))"
@@ -106,6 +107,44 @@ def test_bot_image_builds_on_the_local_base(base_image: BaseImage, docker_client
     assert image.attrs["Config"]["User"] == "65534:65534"
     assert image.attrs["RootFS"]["Layers"][0] == base_image.digest
     assert pin_image(built.image_id, client=docker_client) == built
+
+
+def test_sandbox_builds_a_bot_directory_once_per_content(
+    base_image: BaseImage, docker_client: Any, tmp_path: Path
+) -> None:
+    """The Docker sandbox keys its builds by the bot's content identity: touched files or a
+    second checkout reuse the image; an edit builds a new one at the next match."""
+    import os
+
+    from arena.sandbox.docker import DockerSandbox
+    from tests.sandbox.conftest import play
+
+    sandbox = DockerSandbox(client=docker_client, run_janitor=False)
+    bot = tmp_path / "bot"
+    shutil.copytree(ROOT / "sample_bots" / "lost-cities" / "random", bot)
+    (bot / "marker.txt").write_text("content one\n")  # an image of its own
+    built: list[str] = []
+    try:
+        assert str(play(sandbox, bot, tmp_path / "logs").termination) == "normal"
+        first = sandbox.built_image(bot)
+        assert first is not None
+        built.append(first)
+        for path in bot.iterdir():
+            os.utime(path)
+        checkout = tmp_path / "elsewhere" / "bot"
+        shutil.copytree(bot, checkout, copy_function=shutil.copyfile)
+        assert sandbox.built_image(bot) == first and sandbox.built_image(checkout) == first
+
+        (bot / "marker.txt").write_text("content two\n")
+        assert sandbox.built_image(bot) is None
+        assert str(play(sandbox, bot, tmp_path / "logs").termination) == "normal"
+        second = sandbox.built_image(bot)
+        assert second is not None and second != first
+        built.append(second)
+    finally:
+        for image_id in built:
+            with contextlib.suppress(docker.errors.APIError):
+                docker_client.images.remove(image_id, force=True)
 
 
 def test_mirror_comes_from_apt_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -176,23 +215,26 @@ def test_bot_tag_is_a_valid_docker_reference() -> None:
 def slim_like_python(
     base_image: BaseImage, docker_client: Any, tmp_path_factory: Any
 ) -> Iterator[str]:
-    """A stand-in for the public ``python:3.11-slim`` (no registry here): Debian's python3 with
-    pip and without the arena runtime or an EXTERNALLY-MANAGED marker, as in the real one."""
-    from arena import images
+    """A stand-in for the public ``python:3.11-slim`` (no container registry here): Debian's
+    python3 with pip and without the arena runtime or an EXTERNALLY-MANAGED marker, as in the
+    real one."""
+    from arena.bots.images import build, mirror, rootfs
 
     work = tmp_path_factory.mktemp("slim")
-    rootfs = images._debootstrap(images.debian_mirror(), images.PACKAGES, lambda _: None)
+    tree = rootfs.debootstrap(mirror.debian_mirror(), rootfs.PACKAGES, lambda _: None)
     stage = work / "stage"
-    subprocess.run(["cp", "-a", f"{rootfs}/.", str(stage)], check=True)
+    subprocess.run(["cp", "-a", f"{tree}/.", str(stage)], check=True)
     (stage / "usr/lib/python3.11/EXTERNALLY-MANAGED").unlink(missing_ok=True)
     pip = [sys.executable, "-m", "pip"]
     subprocess.run([*pip, "download", "-q", "--no-deps", "-d", str(work), "pip"], check=True)
-    site = stage / images.SITE_PACKAGES
+    site = stage / rootfs.SITE_PACKAGES
     subprocess.run([*pip, "install", "-q", "--no-deps", "--no-index", "--target", str(site),
                     *map(str, work.glob("pip-*.whl"))], check=True)
     tar = work / "rootfs.tar"
-    images.deterministic_tar(stage, tar)
-    image = images._import(docker_client, tar, "arena-test/python-slim:3.11", "test", "python3")
+    rootfs.deterministic_tar(stage, tar)
+    image = build.import_rootfs(
+        docker_client, tar, "arena-test/python-slim:3.11", "test", "python3"
+    )
     yield image.id
     with contextlib.suppress(docker.errors.APIError):  # ImageNotFound is an APIError too
         docker_client.images.remove(image.id, force=True)

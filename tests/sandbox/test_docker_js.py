@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.bots import load_bot_dir
-from arena.images import BaseImage
+from arena.bots.images import BaseImage
 from arena.model import DecisionEvent, HeaderEvent, MatchSpec, Termination, TimeControl
 from arena.referee.log import read_events
 from arena.referee.match import play_match
@@ -61,14 +61,14 @@ def test_missing_base_flavor_is_a_clear_error_before_any_match(
     js_bot: Path, docker_client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without the node base, `arena match` says how to build it and plays nothing."""
-    import arena.images
+    import arena.bots.images.build
     from arena.cli.main import app
 
-    flavors = dict(arena.images.FLAVORS)
-    flavors["node"] = arena.images.Flavor(
+    flavors = dict(arena.bots.images.build.FLAVORS)
+    flavors["node"] = arena.bots.images.build.Flavor(
         "node", "arena/base:absent-for-test", ("nodejs",), python_runtime=False, command="node"
     )
-    monkeypatch.setattr(arena.images, "FLAVORS", flavors)
+    monkeypatch.setattr(arena.bots.images.build, "FLAVORS", flavors)
     logs = tmp_path / "logs"
     out = CliRunner().invoke(app, ["match", str(js_bot), str(RANDOM_BOT), "--sandbox", "docker",
                                    "--log-dir", str(logs)])

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from arena.images import BaseImage
+from arena.bots.images import BaseImage
 from arena.model import BotSpec
 from arena.sandbox.api import SOCKET_NAME, Limits
 from arena.sandbox.docker import LABEL_MANAGED, LABEL_OWNER, DockerSandbox, janitor

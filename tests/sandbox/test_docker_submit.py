@@ -1,4 +1,5 @@
-"""`arena submit` / `arena bots list` with the real engine, and the registry behind them."""
+"""`arena submit` / `arena bots list` / `arena images prune` with the real engine (the
+catalogue and the submission workflow alone: tests/bots)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import docker.errors
 import pytest
 from typer.testing import CliRunner
 
-from arena import registry
-from arena.images import BaseImage
-from arena.model import BotSpec
+from arena.bots import catalogue
+from arena.bots.home import HOME_ENV
+from arena.bots.images import BaseImage
 from arena.sandbox import get_sandbox
 
 pytestmark = pytest.mark.docker
@@ -24,13 +25,13 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
 ) -> None:
     from arena.cli.main import app
 
-    monkeypatch.setenv(registry.HOME_ENV, str(tmp_path))
+    monkeypatch.setenv(HOME_ENV, str(tmp_path))
     runner = CliRunner()
     ok = runner.invoke(
         app, ["submit", str(ROOT / "sample_bots/lost-cities/random"), "--name", "rnd"]
     )
     assert ok.exit_code == 0, ok.output
-    spec = registry.lookup("rnd")
+    spec = catalogue.lookup("rnd")
     assert spec is not None and spec.image and spec.image.startswith("sha256:")
     assert spec.digest.startswith("sha256:") and spec.game == "lost-cities"
     assert docker_client.images.get(spec.image).id == spec.image
@@ -39,7 +40,7 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
     bad = runner.invoke(app, ["submit", str(ROOT / "sample_bots/hostile/illegal")])
     assert bad.exit_code == 2
     assert "refused" in bad.output and "illegal_action" in bad.output
-    assert registry.lookup("illegal") is None
+    assert catalogue.lookup("illegal") is None
 
     listing = runner.invoke(app, ["bots", "list", "--format", "json"])
     assert listing.exit_code == 0 and '"name": "rnd"' in listing.output
@@ -79,7 +80,7 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
     assert again.exit_code == 0 and json.loads(again.stdout)["termination"] == "normal"
 
     # A submitted bot whose image was removed behind the arena's back: one clear error.
-    registry.register("ghost", "1", "lost-cities", "sha256:" + "f" * 64, "sha256:f")
+    catalogue.add("ghost", "1", "lost-cities", "sha256:" + "f" * 64, "sha256:f")
     ghost = runner.invoke(app, ["match", "ghost", greedy, "--sandbox", "docker",
                                 "--log-dir", str(tmp_path / "ghost-logs")])
     assert ghost.exit_code == 2
@@ -90,17 +91,3 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
 def test_auto_sandbox_picks_docker_when_an_engine_answers(docker_client: Any) -> None:
     assert get_sandbox("auto").name == "docker"
 
-
-def test_registry_keeps_versions(tmp_path: Path) -> None:
-    registry.register("b", "1", "lost-cities", "sha256:aa", "sha256:d1", home=tmp_path)
-    registry.register("b", "2", "lost-cities", "sha256:bb", "sha256:d2", home=tmp_path)
-    assert registry.lookup("b", "1", home=tmp_path) == BotSpec(
-        "b", "lost-cities", image="sha256:aa", version="1", digest="sha256:d1"
-    )
-    latest = registry.lookup("b", home=tmp_path)
-    assert latest is not None and latest.version == "2"
-    assert registry.lookup("c", home=tmp_path) is None
-    assert [(b.name, b.version) for b in registry.list_bots(home=tmp_path)] == [
-        ("b", "2"),
-        ("b", "1"),
-    ]

@@ -1,14 +1,16 @@
-"""Submitted bots: a small SQLite registry under ``$ARENA_HOME`` (default ``~/.local/share/arena``).
+"""The catalogue of submitted bots: a small SQLite file under ``$ARENA_HOME`` (default
+``~/.local/share/arena``).
 
 A submitted bot is a pinned container image: name, version, game, image id (``sha256:...``) and
-layer digest (the identity of its code). ``arena.bots.resolve_bot`` calls :func:`lookup` for
+layer digest (the identity of its code). :func:`arena.bots.resolve_bot` calls :func:`lookup` for
 references that are not directories, so a submitted bot can be used by name in matches and
-ladders.
+ladders. (Not to be confused with the game registry, ``arena.games``, or a container registry:
+the arena never uses one.)
 """
 
 from __future__ import annotations
 
-import os
+import contextlib
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -16,12 +18,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.bots.home import arena_home
 from arena.errors import ConfigError
 from arena.model import BotSpec
 
-HOME_ENV = "ARENA_HOME"
-"""Environment variable naming the arena's data directory."""
-DB_NAME = "registry.sqlite3"
+DB_NAME = "catalogue.sqlite3"
+"""The catalogue's file in the arena's data directory."""
+LEGACY_DB_NAME = "registry.sqlite3"
+"""The catalogue's former file name: adopted (renamed to :data:`DB_NAME`) on first open."""
+_SQLITE_SIDE_FILES = ("-wal", "-shm")
+"""Suffixes of the files SQLite keeps next to a database in WAL mode."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS bots (
@@ -36,25 +42,22 @@ CREATE TABLE IF NOT EXISTS bots (
 """
 
 
-def arena_home() -> Path:
-    """The arena's data directory: ``$ARENA_HOME`` or ``~/.local/share/arena``."""
-    value = os.environ.get(HOME_ENV)
-    return Path(value).expanduser() if value else Path.home() / ".local" / "share" / "arena"
-
-
 @dataclass(frozen=True)
 class SubmittedBot:
-    """One registered (name, version)."""
+    """One catalogued (name, version)."""
 
     name: str
+    """The name the bot was submitted under."""
     version: str
+    """Its version (several versions of a name can be catalogued)."""
     game: str
+    """The game id it plays."""
     image: str
     """Pinned image id (``sha256:...``)."""
     digest: str
     """Layer digest of the image."""
     created: float
-    """Registration time (seconds since the epoch)."""
+    """Submission time (seconds since the epoch)."""
 
     def spec(self) -> BotSpec:
         """The runnable spec of this bot (Docker sandbox only)."""
@@ -67,10 +70,25 @@ class SubmittedBot:
         )
 
 
+def _adopt_legacy(root: Path) -> None:
+    """Rename a catalogue left under its former name (``registry.sqlite3``), unless one under
+    the current name exists. The side files go first and the database last, so an interrupted
+    adoption is completed by the next open."""
+    current, legacy = root / DB_NAME, root / LEGACY_DB_NAME
+    if current.exists() or not legacy.exists():
+        return
+    for suffix in _SQLITE_SIDE_FILES:
+        with contextlib.suppress(FileNotFoundError):
+            (root / f"{LEGACY_DB_NAME}{suffix}").rename(root / f"{DB_NAME}{suffix}")
+    with contextlib.suppress(FileNotFoundError):  # another process adopted it meanwhile
+        legacy.rename(current)
+
+
 @contextmanager
 def _connect(home: Path | None) -> Iterator[sqlite3.Connection]:
     root = home if home is not None else arena_home()
     root.mkdir(parents=True, exist_ok=True)
+    _adopt_legacy(root)
     conn = sqlite3.connect(root / DB_NAME, timeout=10.0)
     try:
         conn.execute("PRAGMA journal_mode=WAL")
@@ -85,7 +103,7 @@ def _row(row: tuple[str, str, str, str, str, float]) -> SubmittedBot:
     return SubmittedBot(*row)
 
 
-def register(
+def add(
     name: str,
     version: str,
     game: str,
@@ -94,7 +112,8 @@ def register(
     *,
     home: Path | None = None,
 ) -> SubmittedBot:
-    """Record (or replace) a submitted bot; raises ``ConfigError`` for an unusable name."""
+    """Enter (or replace) a submitted bot in the catalogue; raises ``ConfigError`` for an
+    unusable name."""
     if not name or "@" in name or "/" in name or name != name.strip():
         raise ConfigError(f"bad bot name {name!r}: no '@', '/' or surrounding spaces")
     if "@" in version:
@@ -109,7 +128,7 @@ def register(
 
 
 def list_bots(*, home: Path | None = None) -> list[SubmittedBot]:
-    """Every submitted bot, by name then newest first."""
+    """Every submitted bot in the catalogue, by name then newest first."""
     with _connect(home) as conn:
         rows = conn.execute(
             "SELECT name, version, game, image, digest, created FROM bots "
@@ -131,6 +150,6 @@ def find(name: str, version: str | None = None, *, home: Path | None = None) -> 
 
 
 def lookup(name: str, version: str | None = None, *, home: Path | None = None) -> BotSpec | None:
-    """The runnable spec of a submitted bot, or None when there is no such bot."""
+    """The runnable spec of a submitted bot, or None when the catalogue has no such bot."""
     bot = find(name, version, home=home)
     return None if bot is None else bot.spec()

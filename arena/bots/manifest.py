@@ -1,4 +1,4 @@
-"""Bot manifests (``bot.toml``) and resolving a bot reference (directory or submitted name)."""
+"""Bot manifests: ``bot.toml`` in a bot directory, read into a :class:`~arena.model.BotSpec`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from arena.errors import ConfigError
 from arena.model import BotSpec
 
 MANIFEST = "bot.toml"
+"""The manifest's file name in a bot directory."""
 DEFAULT_COMMAND = ("python3", "bot.py")
+"""The command a manifest without ``command`` runs."""
 
 
 def load_bot_dir(path: str | Path) -> BotSpec:
@@ -45,7 +47,7 @@ def _spec_from_manifest(data: dict[str, Any], directory: Path, manifest: Path) -
     version = data.get("version", "")
     if not isinstance(version, str | int | float):
         raise ConfigError(f"{manifest}: 'version' must be a string")
-    from arena.images import DEFAULT_FLAVOR, FLAVORS
+    from arena.bots.images.build import DEFAULT_FLAVOR, FLAVORS
 
     base = data.get("base", DEFAULT_FLAVOR)
     if base not in FLAVORS:
@@ -58,43 +60,3 @@ def _spec_from_manifest(data: dict[str, Any], directory: Path, manifest: Path) -
         version=str(version),
         base=base,
     )
-
-
-def resolve_bot(ref: str, *, base_dir: Path | None = None) -> BotSpec:
-    """A bot directory (holding bot.toml) or a submitted bot (``name`` or ``name@version``)."""
-    candidate = Path(ref)
-    if base_dir is not None and not candidate.is_absolute():
-        candidate = base_dir / candidate
-    if candidate.is_dir():
-        return load_bot_dir(candidate)
-    name, _, version = ref.partition("@")
-    spec = _lookup_submitted(name, version or None)
-    if spec is None:
-        raise ConfigError(
-            f"no bot {ref!r}: not a directory with a {MANIFEST}, and no submitted bot of that "
-            "name (see `arena bots list`; submit one with `arena submit`)"
-        )
-    return spec
-
-
-def _lookup_submitted(name: str, version: str | None) -> BotSpec | None:
-    try:
-        from arena import registry
-    except ImportError:  # the registry module is optional in a source checkout
-        return None
-    return registry.lookup(name, version)
-
-
-def resolve_match_bots(refs: tuple[str, str], game: str | None) -> tuple[str, BotSpec, BotSpec]:
-    """Resolve both seats' bots and the game (default: the bots' own); ``ConfigError`` when a
-    bot plays another game."""
-    if game is not None:
-        from arena.games import get_game
-
-        get_game(game)  # UnknownGameError names the known games
-    bots = (resolve_bot(refs[0]), resolve_bot(refs[1]))
-    game_id = game or bots[0].game
-    for bot in bots:
-        if bot.game != game_id:
-            raise ConfigError(f"bot {bot.name} plays {bot.game}, not {game_id}")
-    return game_id, bots[0], bots[1]

@@ -1,0 +1,159 @@
+"""THE identity of a bot's code: what the ladder records in its bot rows and what the Docker
+sandbox keys its build cache by.
+
+A submitted bot is identified by its image's layer digest (else its image id). A bot directory
+is identified by a content hash (:func:`directory_hash`): sha256 over the relative path and the
+bytes of every file that counts, in path order. What counts:
+
+* every regular file under the directory, and files that symlinks point to;
+* not hidden files or directories (a name starting with ``.``: ``.git``, ``.venv``, editor and
+  tool caches, ``.gitignore``, ``.dockerignore``), not ``__pycache__``: they differ between two
+  checkouts of the same commit, or appear when a bot merely runs;
+* not modes, owners, mtimes, or where the directory is: two checkouts of one commit have the
+  same identity, and touching a file does not change it.
+
+So keep a bot's code out of hidden files: editing only those gives no new identity (the sandbox
+would not rebuild the image, the ladder would not see a new version).
+
+Hashing a big directory (``wheels/``, ``node_modules/``) reads megabytes, and the sandbox asks at
+every match start, so the hash is memoized per directory under a stat fingerprint of the files
+that count (relative paths, sizes, mtimes, ctimes, inodes): a lookup only walks the tree and
+stats; the contents are read again only when the fingerprint changed. A file modified less than
+:data:`RACY_NS` before the walk does not let the hash be memoized (an edit within the same
+timestamp tick would keep its mtime).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.model import BotSpec
+
+HASH_PREFIX = "dir:sha256:"
+"""Prefix of a directory's identity (an image's is ``sha256:...``)."""
+RACY_NS = 2_000_000_000
+"""A directory with a file modified this recently (ns) is hashed but not memoized."""
+_CHUNK = 1 << 20
+
+Fingerprint = tuple[tuple[str, int, int, int, int], ...]
+"""(relative path, size, mtime ns, ctime ns, inode) of every file that counts, in path order."""
+
+
+def bot_identity(spec: BotSpec) -> str:
+    """The code identity of a bot: its image digest, else its image id, else the content hash
+    of its directory (empty for a spec with none of them)."""
+    if spec.digest:
+        return spec.digest
+    if spec.image:
+        return spec.image
+    if spec.directory:
+        return directory_hash(Path(spec.directory))
+    return ""
+
+
+def directory_hash(directory: str | Path) -> str:
+    """The content hash of a bot directory (``dir:sha256:...``; empty when it is not a
+    directory), memoized for this process (see the module docstring)."""
+    return _HASHES.hash(directory)
+
+
+@dataclass(frozen=True)
+class _File:
+    parts: tuple[str, ...]
+    path: str
+    info: os.stat_result
+
+    @property
+    def rel(self) -> str:
+        return "/".join(self.parts)
+
+
+def _counts(name: str) -> bool:
+    return not name.startswith(".") and name != "__pycache__"
+
+
+def _scan(root: Path) -> list[_File]:
+    """The files that count under ``root``, in path order (by path components)."""
+    found: list[_File] = []
+    pending: list[tuple[tuple[str, ...], str]] = [((), str(root))]
+    while pending:
+        parts, directory = pending.pop()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if not _counts(entry.name):
+                    continue
+                rel = (*parts, entry.name)
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((rel, entry.path))
+                    continue
+                try:
+                    info = os.stat(entry.path)  # through a symlink, to its target
+                except OSError:  # a dangling symlink
+                    continue
+                if stat.S_ISREG(info.st_mode):
+                    found.append(_File(rel, entry.path, info))
+    found.sort(key=lambda f: f.parts)
+    return found
+
+
+def _fingerprint(files: list[_File]) -> Fingerprint:
+    return tuple(
+        (f.rel, f.info.st_size, f.info.st_mtime_ns, f.info.st_ctime_ns, f.info.st_ino)
+        for f in files
+    )
+
+
+def _content_hash(files: list[_File]) -> str:
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.rel.encode() + b"\0")
+        with open(file.path, "rb") as stream:
+            while chunk := stream.read(_CHUNK):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return HASH_PREFIX + digest.hexdigest()
+
+
+class DirectoryHashes:
+    """Content hashes of directories, memoized under their stat fingerprints (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._memo: dict[str, tuple[Fingerprint, str]] = {}
+        self._lock = threading.Lock()
+        self.fresh = 0
+        """How many times contents were read and hashed."""
+        self.cached = 0
+        """How many lookups the memo answered."""
+
+    def hash(self, directory: str | Path) -> str:
+        """The content hash of ``directory`` (empty when it is not a directory)."""
+        root = Path(directory)
+        if not root.is_dir():
+            return ""
+        key = str(root.resolve())
+        started = time.time_ns()
+        files = _scan(root)
+        fingerprint = _fingerprint(files)
+        with self._lock:
+            memo = self._memo.get(key)
+            if memo is not None and memo[0] == fingerprint:
+                self.cached += 1
+                return memo[1]
+        value = _content_hash(files)
+        racy = any(started - f.info.st_mtime_ns < RACY_NS for f in files)
+        with self._lock:
+            self.fresh += 1
+            if racy:
+                self._memo.pop(key, None)
+            else:
+                self._memo[key] = (fingerprint, value)
+        return value
+
+
+_HASHES = DirectoryHashes()

@@ -1,0 +1,309 @@
+"""Building and pinning images on the engine: the base image flavors, importing a base image
+from its root file system (reused when its inputs are unchanged), building a bot directory's
+Dockerfile on a base, pinning an image by id and layer digest, and the tag that keeps a
+submitted bot's image.
+
+The Docker SDK is imported only when an engine is used. Blocking calls only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.bots.images.mirror import debian_mirror
+from arena.bots.images.rootfs import (
+    PACKAGES,
+    debootstrap,
+    deterministic_tar,
+    require_root,
+    rootfs_key,
+    stage,
+)
+from arena.bots.images.tools import Progress, quiet
+from arena.bots.images.wheels import prepare_wheels, wheel_hash
+from arena.errors import ConfigError, SandboxError
+
+BASE_TAG = "arena/base:py311"
+"""The local tag of the Python bot base image."""
+INPUTS_LABEL = "arena.base.inputs"
+"""Image label holding the hash of the base image's inputs."""
+
+
+@dataclass(frozen=True)
+class Flavor:
+    """A kind of local base image: which Debian packages, and whether the arena's Python bot
+    runtime (grpcio, protobuf, the SDK) is installed into it."""
+
+    name: str
+    """The name a bot.toml gives as ``base``."""
+    tag: str
+    """The local tag of the image."""
+    packages: tuple[str, ...]
+    """Debian packages added to the minbase variant."""
+    python_runtime: bool
+    """Whether the runtime wheels are installed."""
+    command: str
+    """The image's default command."""
+
+
+FLAVORS = {
+    "python": Flavor("python", BASE_TAG, PACKAGES, python_runtime=True, command="python3"),
+    # Debian's Node.js (18 on bookworm): bots bring their own node_modules (see js-random).
+    "node": Flavor("node", "arena/base:node", ("nodejs",), python_runtime=False, command="node"),
+}
+"""The base images ``arena images build-base --flavor`` builds; a bot picks one in bot.toml
+(``base = "node"``; default ``python``)."""
+DEFAULT_FLAVOR = "python"
+"""The flavor of a bot whose bot.toml names none."""
+
+
+def flavor(name: str) -> Flavor:
+    """The flavor called ``name``; raises ``ConfigError`` naming the choices."""
+    try:
+        return FLAVORS[name]
+    except KeyError:
+        raise ConfigError(
+            f"no base image flavor {name!r}: choose one of {', '.join(FLAVORS)}"
+        ) from None
+
+
+@dataclass(frozen=True)
+class BaseImage:
+    """A built (or reused) base image."""
+
+    tag: str
+    """The tag it was built or found under."""
+    image_id: str
+    """``sha256:...``: reference the image by this id, not by the tag."""
+    digest: str
+    """Layer digest (the same for the same inputs)."""
+    reused: bool
+    """An existing image with the same inputs was reused."""
+
+
+@dataclass(frozen=True)
+class BotImage:
+    """A bot image pinned by id and layer digest."""
+
+    image_id: str
+    """``sha256:...`` of the image."""
+    digest: str
+    """Its layer digest (see :func:`layer_digest`)."""
+
+
+def inputs_key(mirror: str, wheels: Iterable[Path], packages: tuple[str, ...] = PACKAGES) -> str:
+    """The hash of everything that goes into a base image."""
+    parts = [rootfs_key(mirror, packages), "layout-v4"]
+    parts += [f"{w.name.split('-')[0]}:{wheel_hash(w)}" for w in sorted(wheels)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+# --- the engine ---------------------------------------------------------------------------
+def docker_client(timeout: int = 120) -> Any:
+    """A Docker SDK client; raises ``SandboxError`` when no engine answers."""
+    import docker
+
+    try:
+        client = docker.from_env(timeout=timeout)
+        client.ping()
+    except Exception as exc:  # docker raises DockerException, requests errors, OSError...
+        raise SandboxError(f"no Docker engine answers: {exc} (see docs/containers.md)") from exc
+    return client
+
+
+def layer_digest(attrs: dict[str, Any]) -> str:
+    """The layer digest of an image: its only layer's diff id, or a hash over all layers."""
+    layers: list[str] = list(attrs.get("RootFS", {}).get("Layers") or [])
+    if len(layers) == 1:
+        return layers[0]
+    return "sha256:" + hashlib.sha256("\n".join(layers).encode()).hexdigest()
+
+
+# --- base images --------------------------------------------------------------------------
+def find_base_image(tag: str = BASE_TAG, client: Any = None) -> BaseImage | None:
+    """The local base image with this tag, or None."""
+    import docker.errors
+
+    client = client or docker_client()
+    try:
+        image = client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return None
+    return BaseImage(tag, image.id, layer_digest(image.attrs), reused=True)
+
+
+def require_base_image(flavor_name: str = DEFAULT_FLAVOR, client: Any = None) -> BaseImage:
+    """The local base image of a flavor; raises ``ConfigError`` saying how to build it."""
+    kind = flavor(flavor_name)
+    found = find_base_image(kind.tag, client)
+    if found is None:
+        option = "" if kind.name == DEFAULT_FLAVOR else f" --flavor {kind.name}"
+        raise ConfigError(
+            f"no local {kind.name} base image ({kind.tag}): run `arena images build-base{option}`"
+        )
+    return found
+
+
+def _existing(client: Any, key: str) -> Any:
+    """A base image (one layer: not an image built on it) with these inputs, or None."""
+    images = client.images.list(filters={"label": f"{INPUTS_LABEL}={key}"})
+    bases = [i for i in images if len(i.attrs.get("RootFS", {}).get("Layers") or []) == 1]
+    return bases[0] if bases else None
+
+
+def _remove_replaced(client: Any, old_id: str | None, new_id: str) -> None:
+    """Remove the base image a rebuild replaced, unless something still uses it."""
+    if old_id is None or old_id == new_id:
+        return
+    try:
+        client.images.remove(old_id)
+    except Exception:  # noqa: BLE001 — still tagged, used by a container or by bot images
+        return
+
+
+def build_base_image(
+    *,
+    flavor_name: str = DEFAULT_FLAVOR,
+    tag: str | None = None,
+    force: bool = False,
+    progress: Progress = quiet,
+    client: Any = None,
+    wheels_dir: Path | None = None,
+) -> BaseImage:
+    """Build a bot base image (or reuse one built from the same inputs): by default the Python
+    one, tagged ``BASE_TAG``; ``flavor_name`` picks another of ``FLAVORS`` (its own tag unless
+    ``tag`` is given).
+
+    ``force`` rebuilds the image even when one with the same inputs exists (the cached
+    debootstrap root file system is still reused). ``wheels_dir`` gives prepared wheels
+    (see :func:`~arena.bots.images.wheels.prepare_wheels`) instead of downloading and building
+    them. Raises ``ConfigError`` (not root, no debootstrap, no mirror) or ``SandboxError`` (a
+    build step or the engine failed).
+    """
+    kind = flavor(flavor_name)
+    tag = tag or kind.tag
+    require_root()
+    client = client or docker_client(timeout=600)
+    mirror = debian_mirror()
+    with tempfile.TemporaryDirectory(prefix="arena-base-") as tmp:
+        work = Path(tmp)
+        if kind.python_runtime and wheels_dir is None:
+            progress("downloading grpcio and protobuf wheels, building the arena wheel")
+            wheels_dir = prepare_wheels(work / "wheels")
+        wheels = sorted(wheels_dir.glob("*.whl")) if kind.python_runtime and wheels_dir else []
+        key = inputs_key(mirror, wheels, kind.packages)
+        existing = None if force else _existing(client, key)
+        if existing is not None:
+            existing.tag(*tag.split(":", 1))
+            return BaseImage(tag, existing.id, layer_digest(existing.attrs), reused=True)
+        old = find_base_image(tag, client)
+        rootfs = debootstrap(mirror, kind.packages, progress)
+        staged = stage(rootfs, wheels, work, progress)
+        progress("writing a deterministic tar and importing it")
+        tar = work / "rootfs.tar"
+        deterministic_tar(staged, tar)
+        image = import_rootfs(client, tar, tag, key, kind.command)
+    _remove_replaced(client, old.image_id if old else None, image.id)
+    return BaseImage(tag, image.id, layer_digest(image.attrs), reused=False)
+
+
+def import_rootfs(client: Any, tar: Path, tag: str, key: str, command: str) -> Any:
+    """Import a root file system tar as image ``tag`` labelled with its inputs ``key``; returns
+    the SDK's image. Raises ``SandboxError`` when the engine fails."""
+    repository, _, version = tag.partition(":")
+    changes = [
+        f"LABEL {INPUTS_LABEL}={key}",
+        "ENV LANG=C.UTF-8 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1",
+        f'CMD ["{command}"]',
+    ]
+    try:
+        client.api.import_image_from_file(
+            str(tar), repository=repository, tag=version or "latest", changes=changes
+        )
+        return client.images.get(tag)
+    except Exception as exc:
+        raise SandboxError(f"docker import failed: {exc}") from exc
+
+
+# --- bot images ---------------------------------------------------------------------------
+def build_bot_image(
+    bot_dir: str | Path,
+    *,
+    base: str | None = None,
+    tag: str | None = None,
+    client: Any = None,
+    flavor_name: str = DEFAULT_FLAVOR,
+) -> BotImage:
+    """Build ``bot_dir``'s Dockerfile on a local base image (no network) and pin it.
+
+    ``base`` is an image id or tag passed as ``BASE_IMAGE`` (default: the local base image of
+    ``flavor_name``, which must exist). Raises ``ConfigError`` when the directory has no
+    Dockerfile or the build fails, ``SandboxError`` when the engine fails.
+    """
+    import docker.errors
+
+    directory = Path(bot_dir).resolve()
+    if not (directory / "Dockerfile").is_file():
+        raise ConfigError(f"{directory} has no Dockerfile")
+    client = client or docker_client(timeout=600)
+    if base is None:
+        base = require_base_image(flavor_name, client).image_id
+    try:
+        image, _ = client.images.build(
+            path=str(directory),
+            tag=tag,
+            buildargs={"BASE_IMAGE": base},
+            labels={INPUTS_LABEL: ""},  # a bot image is not a base image
+            network_mode="none",
+            pull=False,
+            rm=True,
+            forcerm=True,
+        )
+    except docker.errors.BuildError as exc:
+        raise ConfigError(f"building {directory} failed: {exc.msg}") from exc
+    except docker.errors.APIError as exc:
+        raise SandboxError(f"docker build of {directory} failed: {exc}") from exc
+    return BotImage(image.id, layer_digest(image.attrs))
+
+
+def pin_image(reference: str, client: Any = None) -> BotImage:
+    """An existing local image (tag or id) pinned by id and layer digest."""
+    import docker.errors
+
+    client = client or docker_client()
+    try:
+        image = client.images.get(reference)
+    except docker.errors.ImageNotFound:
+        raise ConfigError(f"no local image {reference!r} (and it is not a directory)") from None
+    return BotImage(image.id, layer_digest(image.attrs))
+
+
+BOT_REPOSITORY = "arena-bot"
+"""Repository of the tags that keep submitted bots' images (``arena-bot/NAME:VERSION``)."""
+
+
+def bot_tag(name: str, version: str) -> str:
+    """The Docker tag that keeps a submitted bot's image: ``arena-bot/NAME:VERSION``, with
+    characters Docker does not accept in a repository or tag replaced."""
+    repo = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("._-") or "bot"
+    tag = re.sub(r"[^A-Za-z0-9_.-]+", "-", version).lstrip(".-")[:128] or "latest"
+    return f"{BOT_REPOSITORY}/{repo}:{tag}"
+
+
+def keep_bot_image(image_id: str, name: str, version: str, client: Any = None) -> str:
+    """Tag a submitted bot's image so that ``docker image prune`` and ``arena images prune``
+    leave it alone; returns the tag. Raises ``SandboxError`` when the engine fails."""
+    client = client or docker_client()
+    tag = bot_tag(name, version)
+    repository, _, version_tag = tag.partition(":")
+    try:
+        client.images.get(image_id).tag(repository, version_tag)
+    except Exception as exc:  # noqa: BLE001 — ImageNotFound, APIError
+        raise SandboxError(f"cannot tag {image_id[:19]} as {tag}: {exc}") from exc
+    return tag

@@ -1,0 +1,149 @@
+"""Submitting a bot (``arena submit``): build its image (or pin an existing one), play a smoke
+match against the game's random sample bot, accept or refuse the bot by that match, keep its
+image and enter it in the catalogue.
+
+The workflow sits below the referee and the sandboxes: the caller passes the function that plays
+the smoke match (:data:`SmokeMatch`: the candidate in seat ``CANDIDATE_SEAT`` against
+:func:`smoke_opponent`, prepared by the match service like every match) and receives the steps
+as :data:`~arena.bots.images.tools.Progress` lines. No terminal output here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.bots import catalogue
+from arena.bots.catalogue import SubmittedBot
+from arena.bots.images.build import (
+    FLAVORS,
+    BotImage,
+    build_base_image,
+    build_bot_image,
+    find_base_image,
+    keep_bot_image,
+    pin_image,
+)
+from arena.bots.images.tools import Progress, quiet
+from arena.bots.images.wheels import source_root
+from arena.bots.manifest import MANIFEST, load_bot_dir
+from arena.errors import ConfigError
+from arena.model import BotSpec, MatchResult, Termination
+
+SmokeMatch = Callable[[BotSpec], MatchResult]
+"""Plays the smoke match of a candidate bot against :func:`smoke_opponent` in the Docker
+sandbox."""
+CANDIDATE_SEAT = 0
+"""The submitted bot's seat in its smoke match (the sample bot plays the other)."""
+SMOKE_OPPONENT = "random"
+"""The sample bot (``sample_bots/<game>/random``) every submitted bot plays first."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """An accepted bot."""
+
+    bot: SubmittedBot
+    """Its catalogue entry."""
+    tag: str
+    """The Docker tag that keeps its image (``arena-bot/NAME:VERSION``)."""
+    smoke: MatchResult
+    """The smoke match it played."""
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    image: BotImage
+    game: str
+    name: str
+    """The name to submit under unless one is given."""
+    version: str
+    """The version unless one is given (empty: none known)."""
+
+
+def smoke_opponent(game: str) -> BotSpec:
+    """The random sample bot of ``game`` from the arena's source tree."""
+    path = source_root() / "sample_bots" / game / SMOKE_OPPONENT
+    if not (path / MANIFEST).is_file():
+        raise ConfigError(f"no sample bot {path} to run the smoke match against")
+    return load_bot_dir(path)
+
+
+def check_smoke_match(result: MatchResult, name: str) -> None:
+    """The acceptance rule: the bot played a legal match (a fault of the sample bot is not the
+    candidate's). Raises ``ConfigError`` refusing the bot, or saying that the arena failed."""
+    if result.termination is Termination.INTERNAL:
+        raise ConfigError(f"the smoke match could not be played (arena failure): {result.detail}")
+    if result.termination is not Termination.NORMAL and result.faulty_seat != 1 - CANDIDATE_SEAT:
+        raise ConfigError(
+            f"refused: {name} could not play a legal match ({result.termination}: "
+            f"{result.detail}); log: {result.log}"
+        )
+
+
+def submit_bot(
+    target: str,
+    *,
+    smoke_match: SmokeMatch,
+    name: str | None = None,
+    version: str | None = None,
+    game: str | None = None,
+    progress: Progress = quiet,
+    client: Any = None,
+    home: Path | None = None,
+) -> Submission:
+    """Submit ``target`` (a bot directory with a Dockerfile, or a local image: then ``game`` is
+    needed) under ``name``/``version`` (default: bot.toml's, or the directory's or image's
+    name; a timestamp for the version).
+
+    Builds the missing base image of the bot's flavor first. Raises ``ConfigError`` when the
+    bot is refused (with the reason and the smoke match's log) or cannot be built,
+    ``SandboxError`` when the engine fails. ``home`` is the arena's data directory (default:
+    ``$ARENA_HOME``)."""
+    candidate = _build_or_pin(target, game, progress, client)
+    bot_name = name or candidate.name
+    bot_version = version or candidate.version or time.strftime("%Y%m%d%H%M%S")
+    image = candidate.image
+    bot = BotSpec(bot_name, candidate.game, image=image.image_id, version=bot_version,
+                  digest=image.digest)
+    progress(f"smoke match: {bot.name} vs {smoke_opponent(bot.game).name} in containers")
+    result = smoke_match(bot)
+    check_smoke_match(result, bot_name)
+    tag = keep_bot_image(image.image_id, bot_name, bot_version, client)  # spared by prune
+    saved = catalogue.add(bot_name, bot_version, bot.game, image.image_id, image.digest,
+                          home=home)
+    return Submission(saved, tag, result)
+
+
+def _build_or_pin(target: str, game: str | None, progress: Progress, client: Any) -> _Candidate:
+    directory = Path(target)
+    if directory.is_dir():
+        return _build(directory, game, progress, client)
+    if game is None:
+        raise ConfigError(f"{target!r} is not a directory: give --game for an image")
+    image = pin_image(target, client)
+    return _Candidate(image, game, target.split(":")[0].rsplit("/")[-1], "")
+
+
+def _build(directory: Path, game: str | None, progress: Progress, client: Any) -> _Candidate:
+    manifest = load_bot_dir(directory) if (directory / MANIFEST).is_file() else None
+    bot_game = game or (manifest.game if manifest else None)
+    if bot_game is None:
+        raise ConfigError(f"{directory} has no {MANIFEST}: give --game")
+    flavor = manifest.base if manifest else "python"
+    if find_base_image(FLAVORS[flavor].tag, client) is None:
+        _build_base(flavor, progress, client)
+    progress(f"building the image of {directory}")
+    image = build_bot_image(directory, flavor_name=flavor, client=client)
+    name = manifest.name if manifest else directory.name
+    return _Candidate(image, bot_game, name, manifest.version if manifest else "")
+
+
+def _build_base(flavor: str, progress: Progress, client: Any) -> None:
+    progress(f"building the {flavor} base image")
+    base = build_base_image(flavor_name=flavor, progress=progress, client=client)
+    verb = "reused" if base.reused else "built"
+    progress(f"{verb} {base.tag} id {base.image_id[:19]} layer {base.digest[:19]}")

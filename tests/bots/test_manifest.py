@@ -1,0 +1,81 @@
+"""bot.toml manifests and resolving a bot reference (a directory, relative to a base or not)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.bots import DEFAULT_COMMAND, load_bot_dir, resolve_bot, resolve_match_bots
+from arena.errors import ConfigError, UnknownGameError
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = ROOT / "sample_bots" / "lost-cities" / "random"
+JS_RANDOM = ROOT / "sample_bots" / "lost-cities" / "js-random"
+
+
+def _manifest(tmp_path: Path, text: str) -> Path:
+    directory = tmp_path / "bot"
+    directory.mkdir(exist_ok=True)
+    (directory / "bot.toml").write_text(text, encoding="utf-8")
+    return directory
+
+
+def test_sample_bots_load() -> None:
+    python = load_bot_dir(RANDOM)
+    assert (python.name, python.game, python.base) == ("random", "lost-cities", "python")
+    assert python.directory == str(RANDOM) and python.image is None and python.digest == ""
+    node = load_bot_dir(JS_RANDOM)
+    assert (node.base, node.command) == ("node", ("node", "bot.js"))
+
+
+def test_defaults_and_normalisation(tmp_path: Path) -> None:
+    bot = _manifest(tmp_path, 'name = "  spaced "\ngame = "haggis"\nversion = 3\n')
+    spec = load_bot_dir(bot)
+    assert (spec.name, spec.version, spec.command, spec.base) == (
+        "spaced", "3", DEFAULT_COMMAND, "python"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('game = "haggis"\n', "'name' must be a non-empty string"),
+        ('name = "x"\ngame = "chess"\n', "'game' must be one of"),
+        ('name = "x"\ngame = "haggis"\ncommand = []\n', "'command' must be a non-empty list"),
+        ('name = "x"\ngame = "haggis"\ncommand = ["a", ""]\n', "'command' must be a non-empty"),
+        ('name = "x"\ngame = "haggis"\nversion = [1]\n', "'version' must be a string"),
+        ('name = "x"\ngame = "haggis"\nbase = "java"\n', "'base' must be one of python, node"),
+        ('name = "x\n', "bot.toml: "),
+    ],
+)
+def test_bad_manifests_say_what_and_where(tmp_path: Path, text: str, message: str) -> None:
+    bot = _manifest(tmp_path, text)
+    with pytest.raises(ConfigError, match="bot.toml") as caught:
+        load_bot_dir(bot)
+    assert message in str(caught.value)
+
+
+def test_a_directory_without_manifest(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="is not a bot directory: it has no bot.toml"):
+        load_bot_dir(tmp_path)
+
+
+def test_resolve_directories(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))  # an empty catalogue
+    assert resolve_bot(str(RANDOM)).directory == str(RANDOM)
+    relative = resolve_bot("lost-cities/random", base_dir=ROOT / "sample_bots")
+    assert relative.directory == str(RANDOM)
+    with pytest.raises(ConfigError, match="no bot 'lost-cities/random'"):
+        resolve_bot("lost-cities/random", base_dir=tmp_path)
+
+
+def test_resolve_match_bots_checks_the_game(tmp_path: Path) -> None:
+    haggis = _manifest(tmp_path, 'name = "h"\ngame = "haggis"\n')
+    assert resolve_match_bots((str(RANDOM), str(RANDOM)), None)[0] == "lost-cities"
+    with pytest.raises(ConfigError, match="bot h plays haggis, not lost-cities"):
+        resolve_match_bots((str(RANDOM), str(haggis)), None)
+    with pytest.raises(ConfigError, match="bot random plays lost-cities, not haggis"):
+        resolve_match_bots((str(RANDOM), str(haggis)), "haggis")
+    with pytest.raises(UnknownGameError):
+        resolve_match_bots((str(RANDOM), str(RANDOM)), "chess")

@@ -1,0 +1,176 @@
+"""The submission workflow (arena.bots.submit): its acceptance rule, its smoke match, and whole
+submissions on the real engine with a real smoke match. It imports no referee, sandbox or
+terminal library: the caller plays the smoke match and shows the progress."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import docker.errors
+import pytest
+
+from arena.bots import catalogue
+from arena.bots.images import BaseImage
+from arena.bots.submit import check_smoke_match, smoke_opponent, submit_bot
+from arena.errors import ConfigError
+from arena.model import BotSpec, MatchResult, Termination
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = ROOT / "sample_bots" / "lost-cities" / "random"
+ILLEGAL = ROOT / "sample_bots" / "hostile" / "illegal"
+
+
+def _result(termination: Termination, faulty_seat: int | None = None) -> MatchResult:
+    return MatchResult(
+        "m-1", "lost-cities", 1, 7, {}, ("cand", "random"), ((10, 5),), (10, 5), 0,
+        termination, faulty_seat, "what happened", "/logs/m-1.jsonl", 1.0, 40,
+    )
+
+
+@pytest.mark.parametrize(
+    ("termination", "faulty_seat"),
+    [(Termination.NORMAL, None), (Termination.TIMEOUT, 1), (Termination.CRASH, 1)],
+)
+def test_a_legal_match_or_the_sample_bots_fault_accepts(
+    termination: Termination, faulty_seat: int | None
+) -> None:
+    check_smoke_match(_result(termination, faulty_seat), "cand")
+
+
+@pytest.mark.parametrize(
+    ("termination", "faulty_seat"),
+    [
+        (Termination.ILLEGAL_ACTION, 0),
+        (Termination.NO_START, 0),
+        (Termination.CRASH, None),
+        (Termination.CANCELLED, None),
+    ],
+)
+def test_the_candidates_fault_refuses(termination: Termination, faulty_seat: int | None) -> None:
+    with pytest.raises(ConfigError) as refused:
+        check_smoke_match(_result(termination, faulty_seat), "cand")
+    assert str(refused.value) == (
+        f"refused: cand could not play a legal match ({termination}: what happened); "
+        "log: /logs/m-1.jsonl"
+    )
+
+
+def test_an_arena_failure_is_not_a_refusal() -> None:
+    with pytest.raises(ConfigError, match=r"could not be played \(arena failure\): what happened"):
+        check_smoke_match(_result(Termination.INTERNAL), "cand")
+
+
+@pytest.mark.parametrize("game", ["lost-cities", "haggis", "portas"])
+def test_the_smoke_match_is_against_the_games_random_sample_bot(game: str) -> None:
+    opponent = smoke_opponent(game)
+    assert opponent.directory == str(ROOT / "sample_bots" / game / "random")
+    assert opponent.game == game and opponent.name == "random"
+
+
+def test_a_game_without_a_random_sample_bot_has_no_smoke_match() -> None:
+    with pytest.raises(ConfigError, match="no sample bot .* to run the smoke match against"):
+        smoke_opponent("no-such-game")
+
+
+def test_the_bots_package_imports_no_referee_sandbox_or_terminal() -> None:
+    code = (
+        "import json, sys; import arena.bots, arena.bots.submit, arena.bots.images; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('docker', 'rich', 'typer') or m.startswith(('arena.referee', 'arena.sandbox', "
+        "'arena.cli', 'arena.ladder')))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
+
+
+# --- whole submissions on the real engine ---------------------------------------------------
+SmokeMatch = Callable[[BotSpec], MatchResult]
+
+
+@pytest.fixture
+def smoke(docker_client: Any, tmp_path: Path) -> tuple[SmokeMatch, list[BotSpec]]:
+    """A real smoke match (one round) in the Docker sandbox; remembers the bots it played."""
+    from arena.referee.match import play_match
+    from arena.referee.service import line_up
+    from arena.sandbox.docker import DockerSandbox
+
+    sandbox = DockerSandbox(client=docker_client)
+    played: list[BotSpec] = []
+
+    def play(bot: BotSpec) -> MatchResult:
+        played.append(bot)
+        lineup = line_up([bot, smoke_opponent(bot.game)], sandbox=sandbox)
+        spec = lineup.match(options={"rounds": 1})
+        return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=tmp_path / "logs"))
+
+    return play, played
+
+
+@pytest.fixture
+def tags(docker_client: Any) -> Iterator[list[str]]:
+    """Tags a test made; removed afterwards."""
+    made: list[str] = []
+    yield made
+    for tag in made:
+        with contextlib.suppress(docker.errors.APIError):
+            docker_client.images.remove(tag)
+
+
+@pytest.mark.docker
+def test_a_legal_bot_is_accepted_kept_and_catalogued(
+    base_image: BaseImage,
+    docker_client: Any,
+    smoke: tuple[SmokeMatch, list[BotSpec]],
+    tags: list[str],
+    tmp_path: Path,
+) -> None:
+    play, played = smoke
+    steps: list[str] = []
+    home = tmp_path / "home"
+    done = submit_bot(str(RANDOM), smoke_match=play, name="rnd", version="7",
+                      progress=steps.append, client=docker_client, home=home)
+    tags.append(done.tag)
+    assert done.tag == "arena-bot/rnd:7"
+    assert (done.bot.name, done.bot.version, done.bot.game) == ("rnd", "7", "lost-cities")
+    assert docker_client.images.get(done.tag).id == done.bot.image
+    assert catalogue.lookup("rnd", home=home) == done.bot.spec()
+    assert [(b.image, b.digest) for b in played] == [(done.bot.image, done.bot.digest)]
+    assert done.smoke.termination is Termination.NORMAL and done.smoke.bots == ("rnd", "random")
+    assert steps[-2:] == [
+        f"building the image of {RANDOM}", "smoke match: rnd vs random in containers"
+    ]
+
+    # An existing local image: --game is needed, the name comes from the reference.
+    with pytest.raises(ConfigError, match="give --game for an image"):
+        submit_bot(done.tag, smoke_match=play, client=docker_client, home=home)
+    again = submit_bot(done.tag, smoke_match=play, game="lost-cities", client=docker_client,
+                       home=home)
+    tags.append(again.tag)
+    assert again.bot.name == "rnd" and again.bot.image == done.bot.image
+    assert again.bot.version.isdigit() and len(again.bot.version) == 14  # a timestamp
+    assert [b.version for b in catalogue.list_bots(home=home)] == [again.bot.version, "7"]
+
+
+@pytest.mark.docker
+def test_an_illegal_bot_is_refused_and_not_catalogued(
+    base_image: BaseImage,
+    docker_client: Any,
+    smoke: tuple[SmokeMatch, list[BotSpec]],
+    tmp_path: Path,
+) -> None:
+    play, played = smoke
+    home = tmp_path / "home"
+    with pytest.raises(ConfigError, match=r"refused: illegal could not play a legal match "
+                                          r"\(illegal_action: "):
+        submit_bot(str(ILLEGAL), smoke_match=play, version="1", client=docker_client, home=home)
+    assert len(played) == 1 and played[0].name == "illegal"
+    assert catalogue.list_bots(home=home) == []
+    with pytest.raises(docker.errors.ImageNotFound):
+        docker_client.images.get("arena-bot/illegal:1")
