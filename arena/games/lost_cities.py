@@ -392,7 +392,7 @@ def _pile_mask(piles: tuple[tuple[Card, ...], ...]) -> int:
     return mask
 
 
-class LostCities:
+class LostCitiesGame:
     """The Lost Cities rules engine (see the module docstring)."""
 
     id = GAME_ID
@@ -613,7 +613,7 @@ class LostCities:
         }
 
 
-GAME = LostCities()
+GAME = LostCitiesGame()
 """The registered engine instance."""
 
 

@@ -207,7 +207,7 @@ def starter(games_scores: tuple[tuple[int, int], ...]) -> int:
 
 
 # --- the game ----------------------------------------------------------------------------
-class Portas:
+class PortasGame:
     """The PORTAS rules engine (implements ``arena.games.api.Game``)."""
 
     id = "portas"
@@ -516,5 +516,5 @@ def determinize(view: View, rng: random.Random) -> State:
     )
 
 
-GAME = Portas()
+GAME = PortasGame()
 """The registered PORTAS engine."""
