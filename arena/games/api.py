@@ -23,7 +23,8 @@ Contract (checked by ``tests/games/test_conformance.py`` for every registered ga
   what ``seat`` observed: everything the seat cannot see (the opponent's hidden cards, the deck
   order, hidden treasures) redrawn from ``rng`` (OpenSpiel's ``resample_from_infostate``). The
   seat's observation of it is the one it was given, and play goes on from it with
-  ``legal_actions`` and ``apply``.
+  ``legal_actions`` and ``apply`` (the seat to move has the same legal actions there as in ``s``:
+  they are sent to it, so they depend only on what it sees).
 
 How every engine builds its states (one pattern for all games):
 
