@@ -19,17 +19,35 @@ Contract (checked by ``tests/games/test_conformance.py`` for every registered ga
 * ``finished_rounds(s)`` grows by one entry (the round's score pair) when a round ends;
   ``deal_record(s)`` is the JSON-able full deal of the current round (omniscient, for logs).
 * ``outcome(s)`` is ``None`` until the match is over.
+* ``determinize(observation(s, seat), rng)`` (``s`` running) is a full state consistent with
+  what ``seat`` observed: everything the seat cannot see (the opponent's hidden cards, the deck
+  order, hidden treasures) redrawn from ``rng`` (OpenSpiel's ``resample_from_infostate``). The
+  seat's observation of it is the one it was given, and play goes on from it with
+  ``legal_actions`` and ``apply`` (the seat to move has the same legal actions there as in ``s``:
+  they are sent to it, so they depend only on what it sees).
+
+How every engine builds its states (one pattern for all games):
+
+* ``_deal(seed, round_index)`` draws a round's chance outcome (the *deal*) from
+  ``round_seed``; it is the only use of randomness in the rules.
+* ``_start_round(..., deal)`` is the only place that constructs the engine's ``State``: a round
+  as dealt. ``new_match`` is ``_start_round`` of round 0; ``apply`` calls it (with the next
+  ``_deal``) when a round ends and the match goes on; ``determinize`` calls it with a deal drawn
+  from what the seat cannot see and then sets the round's progress (the view's public fields).
+* Every other change of a state is ``replace(state, **changes)`` (below).
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 S = TypeVar("S")
 A = TypeVar("A", bound=Hashable)
-V = TypeVar("V", covariant=True)
+V = TypeVar("V")
+T = TypeVar("T")
 
 Options = Mapping[str, Any]
 """Rules options, e.g. ``{"rounds": 3, "starter_rule": "previous_round"}``. Values are
@@ -121,6 +139,23 @@ class Game(Protocol[S, A, V]):
     def deal_record(self, state: S) -> dict[str, Any]:
         """The full deal of the current round as JSON-able data (hidden cards included)."""
         ...
+
+    def determinize(self, observation: V, rng: random.Random) -> S:
+        """A full state consistent with ``observation`` (of a running match): everything its
+        seat cannot see is redrawn from ``rng`` (the seat's observation of the result is
+        ``observation``), for bots that search and for the generic leak test."""
+        ...
+
+
+def replace(state: T, /, **changes: Any) -> T:
+    """A copy of a state dataclass with some fields changed: a lean ``dataclasses.replace``
+    (no ``__init__``, no re-validation) for the engines' frozen states, which keep their fields
+    in the instance ``__dict__`` (no ``__slots__``), so a copy is one dict update."""
+    new = object.__new__(type(state))
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields.update(changes)
+    return new
 
 
 def validate_options(specs: Sequence[OptionSpec], given: Options | None) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from arena.games.api import (
     Options,
     OptionSpec,
     leader_of,
+    replace,
     round_seed,
     validate_options,
 )
@@ -214,6 +215,10 @@ class RoundSummary:
     """The Haggis (revealed at the round's end)."""
 
 
+Deal = tuple[int, int, int]
+"""A round's deal: both hand masks (face cards included) and the Haggis mask."""
+
+
 @dataclass(frozen=True)
 class State:
     """A full (omniscient) match state. Treat as opaque; use the game's methods."""
@@ -240,7 +245,7 @@ class State:
     """(round, seat, action) of every decision of the match."""
     summaries: tuple[RoundSummary, ...]
     totals: tuple[int, int]
-    deal: tuple[int, int, int]
+    deal: Deal
     """The round's deal: both hand masks and the Haggis mask."""
     result: GameResult | None = None
 
@@ -278,7 +283,8 @@ class View:
 # --- the game --------------------------------------------------------------------------------
 
 
-def _deal(seed: int, round_index: int) -> tuple[int, int, int]:
+def _deal(seed: int, round_index: int) -> Deal:
+    """The deal of a round of the match with this seed."""
     rng = random.Random(round_seed(seed, round_index, "haggis"))
     deck = list(range(36))
     rng.shuffle(deck)
@@ -289,8 +295,17 @@ def _deal(seed: int, round_index: int) -> tuple[int, int, int]:
     )
 
 
-def _new_round(prev: State | None, seed: int, target: int, leader: int, index: int) -> State:
-    deal = _deal(seed, index)
+def _start_round(
+    seed: int,
+    target: int,
+    index: int,
+    leader: int,
+    history: tuple[tuple[int, int, Action], ...],
+    summaries: tuple[RoundSummary, ...],
+    totals: tuple[int, int],
+    deal: Deal,
+) -> State:
+    """Round ``index`` as dealt (``deal``), ``leader`` to lead; the only ``State(...)``."""
     return State(
         seed=seed,
         target=target,
@@ -303,9 +318,9 @@ def _new_round(prev: State | None, seed: int, target: int, leader: int, index: i
         leader=leader,
         trick=(),
         captured=((), ()),
-        history=prev.history if prev else (),
-        summaries=prev.summaries if prev else (),
-        totals=prev.totals if prev else (0, 0),
+        history=history,
+        summaries=summaries,
+        totals=totals,
         deal=deal,
     )
 
@@ -349,7 +364,8 @@ class HaggisGame:
     def new_match(self, seed: int, options: Options | None = None) -> State:
         """Deal round 1 (seat 0 leads, seat 1 deals). Raises ``OptionsError``."""
         opts = validate_options(self.option_specs, options)
-        return _new_round(None, int(seed), opts["target"], 0, 0)
+        seed = int(seed)
+        return _start_round(seed, opts["target"], 0, 0, (), (), (0, 0), _deal(seed, 0))
 
     def options_of(self, state: State) -> dict[str, Any]:
         return {"target": state.target}
@@ -427,7 +443,7 @@ class HaggisGame:
         combo = action.combo
         if combo is None:
             winner = state.trick[-1][0]
-            return _replace(
+            return replace(
                 state,
                 bets=bets,
                 history=history,
@@ -439,7 +455,7 @@ class HaggisGame:
         if bets[seat] is None:
             bets = _pair(bets, seat, 0)
         hand = state.hands[seat] & ~combo.mask
-        state = _replace(
+        state = replace(
             state,
             bets=bets,
             history=history,
@@ -462,7 +478,7 @@ class HaggisGame:
         scores = _pair(scores, other, points_of(captured[other]))
         totals = (state.totals[0] + scores[0], state.totals[1] + scores[1])
         summary = RoundSummary(scores, out, bets, left, haggis)
-        ended = _replace(
+        ended = replace(
             state,
             captured=captured,
             trick=(),
@@ -473,9 +489,12 @@ class HaggisGame:
         finished = state.round + 1
         if game_over(totals, state.target, finished):
             rounds = tuple(s.scores for s in ended.summaries)
-            return _replace(ended, result=GameResult(leader_of(totals), totals, rounds))
+            return replace(ended, result=GameResult(leader_of(totals), totals, rounds))
         leader = next_leader(totals, out)
-        return _new_round(ended, state.seed, state.target, leader, finished)
+        deal = _deal(state.seed, finished)
+        return _start_round(
+            state.seed, state.target, finished, leader, ended.history, ended.summaries, totals, deal
+        )
 
     # -- observations and records --
     def observation(self, state: State, seat: int) -> View:
@@ -522,6 +541,42 @@ class HaggisGame:
             "haggis": [card_text(c) for c in cards_of(haggis)],
         }
 
+    def determinize(self, view: View, rng: random.Random) -> State:
+        """A full state consistent with ``view``: the unseen number cards (the opponent's and the
+        Haggis) dealt at random. The seed of later rounds is drawn from ``rng`` too."""
+        opp = 1 - view.seat
+        own = mask_of(view.hand)
+        seen = own
+        for pile in view.captured:
+            seen |= mask_of(c for c in pile if c < 36)
+        for _, combo in view.trick:
+            seen |= combo.mask & NUMBER_MASK
+        unseen = [c for c in range(36) if not seen >> c & 1]
+        rng.shuffle(unseen)
+        n_opp = view.hand_sizes[opp] - len(view.face_cards[opp])
+        opp_hand = mask_of(unseen[:n_opp]) | mask_of(view.face_cards[opp])
+        haggis = mask_of(unseen[n_opp:])
+        hands = _pair((own, own), opp, opp_hand)
+        dealt = _start_round(
+            rng.getrandbits(63),
+            view.target,
+            view.round,
+            view.leader,
+            view.history,
+            view.summaries,
+            view.totals,
+            (hands[0], hands[1], haggis),
+        )
+        return replace(
+            dealt,
+            bets=view.bets,
+            played=view.played,
+            to_move=view.to_move,
+            trick=view.trick,
+            captured=view.captured,
+            result=_result_of(view) if view.to_move is None else None,
+        )
+
 
 def game_over(totals: tuple[int, int], target: int, rounds_played: int) -> bool:
     """After a round: someone reached ``target`` and one player alone leads, or the round cap."""
@@ -538,54 +593,12 @@ def next_leader(totals: tuple[int, int], out: int) -> int:
     return 1 - out
 
 
-def _replace(state: State, **changes: Any) -> State:
-    """A lean ``dataclasses.replace`` (no re-validation, no deep copies)."""
-    fields = dict(state.__dict__)
-    fields.update(changes)
-    new = object.__new__(State)
-    new.__dict__.update(fields)
-    return new
-
-
-def determinize(view: View, rng: random.Random) -> State:
-    """A full state consistent with ``view``: the unseen number cards (the opponent's and the
-    Haggis) dealt at random. The seed of later rounds is drawn from ``rng`` too."""
-    opp = 1 - view.seat
-    own = mask_of(view.hand)
-    seen = own
-    for pile in view.captured:
-        seen |= mask_of(c for c in pile if c < 36)
-    for _, combo in view.trick:
-        seen |= combo.mask & NUMBER_MASK
-    unseen = [c for c in range(36) if not seen >> c & 1]
-    rng.shuffle(unseen)
-    n_opp = view.hand_sizes[opp] - len(view.face_cards[opp])
-    opp_hand = mask_of(unseen[:n_opp]) | mask_of(view.face_cards[opp])
-    haggis = mask_of(unseen[n_opp:])
-    hands = _pair((own, own), opp, opp_hand)
-    return State(
-        seed=rng.getrandbits(63),
-        target=view.target,
-        round=view.round,
-        hands=hands,
-        haggis=haggis,
-        bets=view.bets,
-        played=view.played,
-        to_move=view.to_move,
-        leader=view.leader,
-        trick=view.trick,
-        captured=view.captured,
-        history=view.history,
-        summaries=view.summaries,
-        totals=view.totals,
-        deal=(hands[0], hands[1], haggis),
-        result=_result_of(view) if view.to_move is None else None,
-    )
-
-
 def _result_of(view: View) -> GameResult:
     return GameResult(leader_of(view.totals), view.totals, tuple(s.scores for s in view.summaries))
 
 
 GAME = HaggisGame()
 """The registered Haggis game."""
+
+determinize = GAME.determinize
+"""``GAME.determinize(view, rng)``: a full state consistent with ``view`` (for bots that search)."""

@@ -38,6 +38,7 @@ from arena.games.api import (
     GameResult,
     Options,
     OptionSpec,
+    replace,
     result_of_rounds,
     round_seed,
     totals_of,
@@ -230,9 +231,11 @@ Expeditions = tuple[tuple[Card, ...], ...]
 """Five expeditions (one per colour, in ``COLOURS`` order), each in the order played."""
 HistoryEntry = tuple[int, int, str]
 """One public action: (0-based round, seat, canonical action text)."""
+Deal = tuple[Hand, Hand, tuple[Card, ...]]
+"""A round's deal: seat 0's hand, seat 1's hand (each sorted), the deck in drawing order."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class State:
     """The full (omniscient) state of a match. Immutable; ``GAME.apply`` returns a new one."""
 
@@ -259,7 +262,7 @@ class State:
     """Turns played in the current round."""
     history: tuple[HistoryEntry, ...]
     """Every action of the match so far (public)."""
-    deal: tuple[Hand, Hand, tuple[Card, ...]]
+    deal: Deal
     """The round's deal as dealt: seat 0's hand, seat 1's hand, the deck (for match logs)."""
 
     @property
@@ -335,7 +338,8 @@ def can_place(expedition: Sequence[Card], card: Card) -> bool:
 # --- the game ----------------------------------------------------------------------------------
 
 
-def _deal(seed: int, round_index: int) -> tuple[Hand, Hand, tuple[Card, ...]]:
+def _deal(seed: int, round_index: int) -> Deal:
+    """The deal of a round of the match with this seed."""
     cards = list(FULL_DECK)
     random.Random(round_seed(seed, round_index, GAME_ID)).shuffle(cards)
     return (
@@ -348,15 +352,16 @@ def _deal(seed: int, round_index: int) -> tuple[Hand, Hand, tuple[Card, ...]]:
 _EMPTY5: tuple[tuple[Card, ...], ...] = ((), (), (), (), ())
 
 
-def _new_round(
+def _start_round(
     rules: Rules,
     seed: int,
     round_index: int,
     finished: tuple[tuple[int, int], ...],
     starter: int,
     history: tuple[HistoryEntry, ...],
+    deal: Deal,
 ) -> State:
-    deal = _deal(seed, round_index)
+    """Round ``round_index`` as dealt (``deal``), ``starter`` to move; the only ``State(...)``."""
     return State(
         rules=rules,
         seed=seed,
@@ -392,7 +397,7 @@ def _pile_mask(piles: tuple[tuple[Card, ...], ...]) -> int:
     return mask
 
 
-class LostCities:
+class LostCitiesGame:
     """The Lost Cities rules engine (see the module docstring)."""
 
     id = GAME_ID
@@ -405,7 +410,7 @@ class LostCities:
         """Deal round 1; raises ``OptionsError`` on bad options."""
         opts = validate_options(self.option_specs, options)
         rules = Rules(opts["rounds"], opts["starter_rule"], opts["stall_guard_turns"])
-        return _new_round(rules, seed, 0, (), 0, ())
+        return _start_round(rules, seed, 0, (), 0, (), _deal(seed, 0))
 
     def options_of(self, state: State) -> dict[str, Any]:
         rules = state.rules
@@ -503,21 +508,15 @@ class LostCities:
         )
         if deck_pos == len(state.deck):
             return self._end_round(state, exps_all, history, hands, piles, deck_pos)
-        return State(
-            state.rules,
-            state.seed,
-            state.round_index,
-            state.finished,
-            state.starter,
-            1 - seat,
-            hands,
-            exps_all,
-            piles,
-            state.deck,
-            deck_pos,
-            state.turn + 1,
-            history,
-            state.deal,
+        return replace(
+            state,
+            player=1 - seat,
+            hands=hands,
+            expeditions=exps_all,
+            piles=piles,
+            deck_pos=deck_pos,
+            turn=state.turn + 1,
+            history=history,
         )
 
     def _end_round(
@@ -534,22 +533,19 @@ class LostCities:
         rules = state.rules
         if len(finished) < rules.rounds:
             starter = next_starter(rules, finished)
-            return _new_round(rules, state.seed, state.round_index + 1, finished, starter, history)
-        return State(
-            rules,
-            state.seed,
-            state.round_index,
-            finished,
-            state.starter,
-            None,
-            hands,
-            expeditions,
-            piles,
-            state.deck,
-            deck_pos,
-            state.turn + 1,
-            history,
-            state.deal,
+            index = state.round_index + 1
+            deal = _deal(state.seed, index)
+            return _start_round(rules, state.seed, index, finished, starter, history, deal)
+        return replace(
+            state,
+            finished=finished,
+            player=None,
+            hands=hands,
+            expeditions=expeditions,
+            piles=piles,
+            deck_pos=deck_pos,
+            turn=state.turn + 1,
+            history=history,
         )
 
     def _why_illegal(self, state: State, action: Action) -> str:
@@ -612,8 +608,42 @@ class LostCities:
             "deck": [str(c) for c in state.deal[2]],
         }
 
+    def determinize(self, view: View, rng: random.Random) -> State:
+        """A full state consistent with ``view``: the opponent's known cards (taken from discard
+        piles) stay in their hand, the rest of their hand and the deck are drawn at random from
+        the unseen cards. The result can be played on with ``GAME.apply``; its ``seed`` is 0, so
+        rounds after the current one are dealt from seed 0 (not the real future deals)."""
+        if view.to_move is None:
+            raise IllegalActionError("the match is over: nothing to determinize")
+        unknown = unseen_cards(view)
+        known = known_opponent_cards(view)
+        for card in known:
+            unknown.remove(card)
+        rng.shuffle(unknown)
+        need = view.opponent_hand_size - len(known)
+        opponent = tuple(sorted(known + unknown[:need]))
+        deck = tuple(unknown[need:])
+        hands = (view.hand, opponent) if view.seat == 0 else (opponent, view.hand)
+        rules = Rules(view.rounds, view.starter_rule, view.stall_guard_turns)
+        dealt = _start_round(
+            rules,
+            0,
+            view.round_index,
+            view.finished_rounds,
+            view.starter,
+            view.history,
+            (hands[0], hands[1], deck),
+        )
+        return replace(
+            dealt,
+            player=view.to_move,
+            expeditions=view.expeditions,
+            piles=view.piles,
+            turn=view.turn,
+        )
 
-GAME = LostCities()
+
+GAME = LostCitiesGame()
 """The registered engine instance."""
 
 
@@ -661,36 +691,5 @@ def unseen_cards(view: View) -> list[Card]:
     return remaining
 
 
-def determinize(view: View, rng: random.Random) -> State:
-    """A full state consistent with ``view``: the opponent's known cards (taken from discard
-    piles) stay in their hand, the rest of their hand and the deck are drawn at random from the
-    unseen cards. The result can be played on with ``GAME.apply``; its ``seed`` is 0, so rounds
-    after the current one are dealt from seed 0 (not the real future deals)."""
-    if view.to_move is None:
-        raise IllegalActionError("the match is over: nothing to determinize")
-    unknown = unseen_cards(view)
-    known = known_opponent_cards(view)
-    for card in known:
-        unknown.remove(card)
-    rng.shuffle(unknown)
-    need = view.opponent_hand_size - len(known)
-    opponent = tuple(sorted(known + unknown[:need]))
-    deck = tuple(unknown[need:])
-    hands = (view.hand, opponent) if view.seat == 0 else (opponent, view.hand)
-    rules = Rules(view.rounds, view.starter_rule, view.stall_guard_turns)
-    return State(
-        rules=rules,
-        seed=0,
-        round_index=view.round_index,
-        finished=view.finished_rounds,
-        starter=view.starter,
-        player=view.to_move,
-        hands=hands,
-        expeditions=view.expeditions,
-        piles=view.piles,
-        deck=deck,
-        deck_pos=0,
-        turn=view.turn,
-        history=view.history,
-        deal=(hands[0], hands[1], deck),
-    )
+determinize = GAME.determinize
+"""``GAME.determinize(view, rng)``: a full state consistent with ``view`` (for bots that search)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import IllegalActionError, InvalidActionError
@@ -29,6 +29,7 @@ from arena.games.api import (
     GameResult,
     Options,
     OptionSpec,
+    replace,
     result_of_rounds,
     round_seed,
     validate_options,
@@ -45,6 +46,8 @@ Cards = tuple[int, ...]
 Pair = tuple[Cards, Cards]
 HistoryEntry = tuple[int, int, str]
 """(game index, seat, action text)."""
+Deal = tuple[Cards, Cards, Cards]
+"""A game's deal: the port decks of seat 0 and seat 1 (top first), the treasure order."""
 
 
 # --- values ------------------------------------------------------------------------------
@@ -99,7 +102,7 @@ class Taken:
     """The seat that played the last card and scored its own cards on it."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class State:
     """The full (omniscient) state of a PORTAS match."""
 
@@ -124,7 +127,7 @@ class State:
     passes: int
     """Passes in a row (2 ends the game)."""
     history: tuple[HistoryEntry, ...]
-    deal: tuple[Cards, Cards, Cards]
+    deal: Deal
     """This game's full deal: deck of seat 0, deck of seat 1 (top first), treasure order."""
 
 
@@ -207,7 +210,7 @@ def starter(games_scores: tuple[tuple[int, int], ...]) -> int:
 
 
 # --- the game ----------------------------------------------------------------------------
-class Portas:
+class PortasGame:
     """The PORTAS rules engine (implements ``arena.games.api.Game``)."""
 
     id = "portas"
@@ -226,26 +229,7 @@ class Portas:
     def new_match(self, seed: int, options: Options | None = None) -> State:
         """Deal the first game. Raises ``OptionsError`` on bad options."""
         opts = validate_options(self.option_specs, options)
-        return self._deal(seed, opts["games"], 0, (), ())
-
-    def _deal(
-        self,
-        seed: int,
-        games: int,
-        index: int,
-        finished: tuple[tuple[int, int], ...],
-        history: tuple[HistoryEntry, ...],
-    ) -> State:
-        rng = random.Random(round_seed(seed, index, SALT))
-        deck0 = list(PORT_DECK)
-        rng.shuffle(deck0)
-        deck1 = list(PORT_DECK)
-        rng.shuffle(deck1)
-        treasures = list(TREASURES)
-        rng.shuffle(treasures)
-        return _initial(
-            seed, games, index, finished, history, tuple(deck0), tuple(deck1), tuple(treasures)
-        )
+        return _start_round(seed, opts["games"], 0, (), (), _deal(seed, 0))
 
     def options_of(self, state: State) -> dict[str, Any]:
         """The validated options of the match."""
@@ -323,7 +307,7 @@ class Portas:
                 chests.sort(key=lambda c: c.value)
                 hidden = hidden[1:]
             if len(taken) == len(TREASURES):
-                return self._end_game(state, hands, tuple(chests), hidden, taken, scores, history)
+                return self._end_round(state, hands, tuple(chests), hidden, taken, scores, history)
         nxt = 1 - seat
         hand, deck = _refill(hands[nxt], state.decks[nxt])
         return replace(
@@ -344,7 +328,7 @@ class Portas:
         assert seat is not None
         history = state.history + ((state.round, seat, "pass"),)
         if state.passes + 1 >= 2:
-            return self._end_game(
+            return self._end_round(
                 state, state.hands, state.chests, state.hidden, state.taken, state.scores, history
             )
         nxt = 1 - seat
@@ -358,7 +342,7 @@ class Portas:
             history=history,
         )
 
-    def _end_game(
+    def _end_round(
         self,
         state: State,
         hands: Pair,
@@ -370,7 +354,9 @@ class Portas:
     ) -> State:
         finished = state.finished + (scores,)
         if len(finished) < state.games:
-            return self._deal(state.seed, state.games, state.round + 1, finished, history)
+            index = state.round + 1
+            deal = _deal(state.seed, index)
+            return _start_round(state.seed, state.games, index, finished, history, deal)
         return replace(
             state,
             mover=None,
@@ -441,6 +427,40 @@ class Portas:
             "treasures": [str(t) for t in treasures],
         }
 
+    def determinize(self, view: View, rng: random.Random) -> State:
+        """A full state consistent with ``view``: unseen deck cards and hidden treasures shuffled.
+
+        The match seed is unknown to a seat, so later games are dealt from a seed drawn from
+        ``rng``."""
+        decks: list[Cards] = []
+        for seat in (0, 1):
+            rest = list(unseen_deck(view, seat))
+            rng.shuffle(rest)
+            decks.append(tuple(rest))
+        hidden = list(view.hidden_values)
+        rng.shuffle(hidden)
+        deal = (
+            view.hands[0] + decks[0],
+            view.hands[1] + decks[1],
+            tuple(t.chest.value for t in view.taken)
+            + tuple(c.value for c in view.chests)
+            + tuple(hidden),
+        )
+        dealt = _start_round(
+            rng.getrandbits(63), view.games, view.round, view.finished, view.history, deal
+        )
+        return replace(
+            dealt,
+            mover=view.to_move,
+            hands=view.hands,
+            decks=(decks[0], decks[1]),
+            chests=view.chests,
+            hidden=tuple(hidden),
+            taken=view.taken,
+            scores=view.scores,
+            passes=view.passes,
+        )
+
 
 def _text(action: object) -> str:
     if isinstance(action, Play) and (action.card, action.chest) in _PLAYS:
@@ -450,16 +470,28 @@ def _text(action: object) -> str:
     raise InvalidActionError(f"not a PORTAS action: {action!r}")
 
 
-def _initial(
+def _deal(seed: int, index: int) -> Deal:
+    """The deal of game ``index`` of the match with this seed."""
+    rng = random.Random(round_seed(seed, index, SALT))
+    deck0 = list(PORT_DECK)
+    rng.shuffle(deck0)
+    deck1 = list(PORT_DECK)
+    rng.shuffle(deck1)
+    treasures = list(TREASURES)
+    rng.shuffle(treasures)
+    return tuple(deck0), tuple(deck1), tuple(treasures)
+
+
+def _start_round(
     seed: int,
     games: int,
     index: int,
     finished: tuple[tuple[int, int], ...],
     history: tuple[HistoryEntry, ...],
-    deck0: Cards,
-    deck1: Cards,
-    treasures: Cards,
+    deal: Deal,
 ) -> State:
+    """Game ``index`` as dealt (``deal``), the starter to move; the only ``State(...)``."""
+    deck0, deck1, treasures = deal
     chests = tuple(sorted((Chest(t, ((), ())) for t in treasures[:2]), key=lambda c: c.value))
     return State(
         seed=seed,
@@ -475,46 +507,12 @@ def _initial(
         scores=(0, 0),
         passes=0,
         history=history,
-        deal=(deck0, deck1, treasures),
+        deal=deal,
     )
 
 
-def determinize(view: View, rng: random.Random) -> State:
-    """A full state consistent with ``view``: unseen deck cards and hidden treasures shuffled.
-
-    The match seed is unknown to a seat, so later games are dealt from a seed drawn from ``rng``.
-    """
-    decks: list[Cards] = []
-    for seat in (0, 1):
-        rest = list(unseen_deck(view, seat))
-        rng.shuffle(rest)
-        decks.append(tuple(rest))
-    hidden = list(view.hidden_values)
-    rng.shuffle(hidden)
-    mover = view.to_move
-    return State(
-        seed=rng.getrandbits(63),
-        games=view.games,
-        round=view.round,
-        finished=view.finished,
-        mover=mover,
-        hands=view.hands,
-        decks=(decks[0], decks[1]),
-        chests=view.chests,
-        hidden=tuple(hidden),
-        taken=view.taken,
-        scores=view.scores,
-        passes=view.passes,
-        history=view.history,
-        deal=(
-            view.hands[0] + decks[0],
-            view.hands[1] + decks[1],
-            tuple(t.chest.value for t in view.taken)
-            + tuple(c.value for c in view.chests)
-            + tuple(hidden),
-        ),
-    )
-
-
-GAME = Portas()
+GAME = PortasGame()
 """The registered PORTAS engine."""
+
+determinize = GAME.determinize
+"""``GAME.determinize(view, rng)``: a full state consistent with ``view`` (for bots that search)."""

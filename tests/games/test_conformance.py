@@ -178,25 +178,74 @@ def test_deal_record_is_json(game_id: str) -> None:
     assert json.loads(json.dumps(record)) == record
 
 
+def sampled_views(game: Game[Any, Any, Any]) -> list[tuple[Any, int, Any]]:
+    """(state, seat, that seat's observation) at about 25 points of a seeded random match,
+    for both seats, running states only."""
+    states = playout(game, 23, 24, check=False)
+    return [
+        (state, seat, game.observation(state, seat))
+        for state in states[:: max(1, len(states) // 25)]
+        if game.to_move(state) is not None
+        for seat in (0, 1)
+    ]
+
+
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_resampled_hidden_information_leaves_the_observation_unchanged(game_id: str) -> None:
-    """A generic leak test: ``determinize`` redraws everything a seat cannot see (opponent's
-    cards, deck order, hidden treasures); that seat's observation bytes must not move."""
-    import importlib
-
-    module = importlib.import_module(get_game(game_id).__module__)
+    """A generic leak test: ``game.determinize`` redraws everything a seat cannot see
+    (opponent's cards, deck order, hidden treasures); that seat's observation bytes must not
+    move."""
     game = get_game(game_id)
     rng = random.Random(17)
-    states = playout(game, 23, 24, check=False)
     checked = 0
-    for state in states[:: max(1, len(states) // 25)]:
-        if game.to_move(state) is None:
-            continue
-        for seat in (0, 1):
-            view = game.observation(state, seat)
-            twin = module.determinize(view, rng)
-            assert observation_bytes(game_id, game.observation(twin, seat)) == observation_bytes(
-                game_id, view
-            )
-            checked += 1
+    for _, seat, view in sampled_views(game):
+        twin = game.determinize(view, rng)
+        assert observation_bytes(game_id, game.observation(twin, seat)) == observation_bytes(
+            game_id, view
+        )
+        checked += 1
     assert checked >= 20
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_determinized_states_are_playable(game_id: str) -> None:
+    """A determinized state is a real running state: the same seat to move, legal actions
+    offered (the mover's are exactly the real ones: they are sent to it, so they may depend only
+    on what it sees), and any of them can be applied."""
+    game = get_game(game_id)
+    rng = random.Random(19)
+    for state, seat, view in sampled_views(game):
+        twin = game.determinize(view, rng)
+        mover = game.to_move(state)
+        assert game.to_move(twin) == mover
+        assert game.outcome(twin) is None
+        legal = game.legal_actions(twin)
+        assert legal
+        if seat == mover:
+            assert tuple(legal) == tuple(game.legal_actions(state))
+        action = rng.choice(legal)
+        assert game.is_legal(twin, action)
+        after = game.apply(twin, action)
+        assert game.round_index(after) >= game.round_index(twin)
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_determinize_varies_what_the_seat_cannot_see(game_id: str) -> None:
+    """Resampling really resamples: a few draws from one observation give different deals
+    (always at the start of the match, where nearly everything is hidden, and at most other
+    sampled points), so the leak test above compares different hidden parts."""
+    game = get_game(game_id)
+    rng = random.Random(23)
+
+    def deals(view: Any) -> set[str]:
+        return {
+            json.dumps(game.deal_record(game.determinize(view, rng)), sort_keys=True)
+            for _ in range(3)
+        }
+
+    start = game.new_match(23)
+    for seat in (0, 1):
+        assert len(deals(game.observation(start, seat))) > 1
+    views = sampled_views(game)
+    varied = sum(len(deals(view)) > 1 for _, _, view in views)
+    assert varied > len(views) // 2

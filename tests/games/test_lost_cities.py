@@ -1,12 +1,11 @@
 """Lost Cities engine: the rules page's checks and worked examples, legality, rounds, options,
-determinism, the leak test, the golden playthrough and grammar round-trips."""
+determinism, the leak test and grammar round-trips (the golden playthrough: test_playthrough.py)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -26,8 +25,6 @@ from arena.games.lost_cities import (
     round_score,
     unseen_cards,
 )
-
-GOLDEN = Path(__file__).parent / "golden" / "lost_cities_seed7.json"
 
 
 def c(text: str) -> Card:
@@ -398,7 +395,7 @@ def test_options_defaults() -> None:
     }
 
 
-# --- determinism, deal record, golden playthrough ---------------------------------------------
+# --- determinism, deal record ---------------------------------------------
 
 
 def test_same_seed_same_deals_and_playthrough() -> None:
@@ -417,29 +414,6 @@ def test_deal_record_is_the_full_deal() -> None:
     assert record["hands"][0] == [str(x) for x in state.hands[0]]
     rounds = {GAME.deal_record(GAME.new_match(12))["round"]}
     assert rounds == {0}
-
-
-def _golden_record(seed: int) -> dict[str, object]:
-    state = random_match(seed)
-    result = GAME.outcome(state)
-    assert result is not None
-    return {
-        "seed": seed,
-        "actions": [f"{r} {s} {t}" for r, s, t in state.history],
-        "rounds": [list(r) for r in result.rounds],
-        "totals": list(result.totals),
-        "winner": result.winner,
-    }
-
-
-def test_golden_playthrough() -> None:
-    # Regenerate deliberately (from the repository root):
-    # python -c "from tests.games.test_lost_cities import write_golden; write_golden()"
-    assert _golden_record(7) == json.loads(GOLDEN.read_text())
-
-
-def write_golden() -> None:
-    GOLDEN.write_text(json.dumps(_golden_record(7), indent=0) + "\n")
 
 
 # --- information --------------------------------------------------------------------------------
