@@ -1,8 +1,8 @@
 """Haggis for two players: a pure rules engine (standard library only).
 
-The rules are exactly ``shared/rules/haggis.md``. A match is a game to ``target`` points (250 by
-default, 350 for a long game) made of rounds; a round is dealt from ``round_seed(seed, round,
-"haggis")``.
+The rules as the arena plays them are in ``docs/games/haggis.md``. A match is a game to
+``target`` points (250 by default, 350 for a long game) made of rounds; a round is dealt from
+``round_seed(seed, round, "haggis")``.
 
 The engine is three pure modules; this one is the public face and re-exports the other two's
 public names (see ``__all__``):
@@ -147,7 +147,7 @@ __all__ = [
 ]
 
 MAX_ROUNDS = 40
-"""The hard cap on rounds (rules page, rule 17)."""
+"""The hard cap on rounds (docs/games/haggis.md, "The match")."""
 BETS = (0, 15, 30)
 HAND_SIZE = 14
 """Number cards dealt to each player (plus their J, Q, K)."""
@@ -252,7 +252,7 @@ class State:
 
 @dataclass(frozen=True)
 class View:
-    """What one seat may know (rules page, "What each player may know")."""
+    """What one seat may know (docs/games/haggis.md, "What a bot sees")."""
 
     seat: int
     round: int

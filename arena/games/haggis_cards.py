@@ -5,7 +5,7 @@ Cards are small ints: number card ``(rank - 2) * 4 + suit`` (0..35, suits R G B 
 J, Q and K, so a hand never holds two Js); captured piles are tuples (both players' Js end up in
 piles). Ranks are 2..10 for number cards and 11/12/13 for J/Q/K.
 
-The rules are ``shared/rules/haggis.md``; ``arena.games.haggis`` re-exports the public names.
+The rules are in ``docs/games/haggis.md``; ``arena.games.haggis`` re-exports the public names.
 """
 
 from __future__ import annotations

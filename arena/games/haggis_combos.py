@@ -7,7 +7,7 @@ ascending rank order). Its canonical text is the ``combo`` rule of the action gr
 ``arena.games.haggis``. The enumerators (``lead_combos``, ``follow_combos`` and the per-kind
 ``set_combos``, ``run_combos``, ``bomb_combos``) list every combination a hand can play.
 
-The rules are ``shared/rules/haggis.md``; ``arena.games.haggis`` re-exports the public names.
+The rules are in ``docs/games/haggis.md``; ``arena.games.haggis`` re-exports the public names.
 """
 
 from __future__ import annotations

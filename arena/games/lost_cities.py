@@ -1,9 +1,9 @@
 """Lost Cities (the classic 60-card, 5-colour, two-player card game): the pure rules engine.
 
-Implements /work/shared/rules/lost-cities.md exactly: 60 cards, 8-card hands, one decision per turn
-(card, place or discard, draw source), the re-draw ban, the round ending on the last deck draw,
-scoring with the multiplier and the unmultiplied 8-card bonus, matches of 3 (or 1) rounds decided
-by the total, the starter rules and the arena's stall guard.
+Implements the rules in ``docs/games/lost-cities.md`` exactly: 60 cards, 8-card hands, one
+decision per turn (card, place or discard, draw source), the re-draw ban, the round ending on the
+last deck draw, scoring with the multiplier and the unmultiplied 8-card bonus, matches of 3 (or
+1) rounds decided by the total, the starter rules and the arena's stall guard.
 
 Cards. Colours ``Y B W G R`` (yellow, blue, white, green, red, in that order); numbers
 ``2``..``10``; the wager card of a colour is written ``X`` (for "times"; ``W`` is white), so
@@ -308,7 +308,8 @@ class View:
 
 
 def expedition_score(cards: Sequence[Card]) -> int:
-    """The score of one expedition (rule 13): 0 if empty, else (sum - 20) * (1 + wagers) [+20]."""
+    """The score of one expedition (docs/games/lost-cities.md, "Scoring"): 0 if empty, else
+    (sum - 20) * (1 + wagers) [+20 with 8 or more cards]."""
     if not cards:
         return 0
     wagers = 0
@@ -331,7 +332,7 @@ def round_score(expeditions: Expeditions) -> int:
 
 
 def can_place(expedition: Sequence[Card], card: Card) -> bool:
-    """Whether ``card`` may be placed on ``expedition`` (same colour assumed; rule 5a)."""
+    """Whether ``card`` may be placed on ``expedition`` (same colour assumed; "Legal moves")."""
     return not expedition or card >= expedition[-1]
 
 
@@ -569,7 +570,7 @@ class LostCitiesGame:
 
     # --- information -------------------------------------------------------------------------
     def observation(self, state: State, seat: int) -> View:
-        """Exactly what ``seat`` may know (see the rules page, last section)."""
+        """Exactly what ``seat`` may know (docs/games/lost-cities.md, "What a bot sees")."""
         return View(
             seat=seat,
             hand=state.hands[seat],

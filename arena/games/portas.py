@@ -1,7 +1,7 @@
 """PORTAS: the pure rules engine (standard library only).
 
-The rules are /work/shared/rules/portas.md. Each player owns a 14-card port deck
-(1 1 1 2 2 2 3 3 4 4 5 5 6 6); hands of 4 cards are public. Two of the five treasures
+The rules as the arena plays them are in ``docs/games/portas.md``. Each player owns a 14-card
+port deck (1 1 1 2 2 2 3 3 4 4 5 5 6 6); hands of 4 cards are public. Two of the five treasures
 (11..15) lie open as chests; a player puts one hand card on an open chest without exceeding its
 value, and the player whose card makes a chest's contents equal its value scores their own cards
 on it. A match is ``games`` games (option: 1 or 3); the arena protocol calls them rounds.
@@ -198,7 +198,8 @@ def unseen_deck(view: View, seat: int) -> Cards:
 
 
 def starter(games_scores: tuple[tuple[int, int], ...]) -> int:
-    """The seat that starts the next game given the finished games (rules section 4)."""
+    """The seat that starts the next game given the finished games (docs/games/portas.md,
+    "The match")."""
     index = len(games_scores)
     if index == 0:
         return 0

@@ -1,4 +1,4 @@
-"""Haggis (two players): every check of shared/rules/haggis.md, the grammar, invariants, leaks."""
+"""Haggis (two players): every rule of docs/games/haggis.md, the grammar, invariants, leaks."""
 
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ def test_first_round_seat_0_leads_and_must_play() -> None:
     assert not GAME.is_legal(state, h.PASS)
 
 
-# --- classification (rules page checks) ------------------------------------------------------
+# --- classification (the rules' checks) -------------------------------------------------------
 
 
 def test_set_with_wild_and_face_card_pairs_are_bombs() -> None:

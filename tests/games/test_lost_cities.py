@@ -1,5 +1,6 @@
-"""Lost Cities engine: the rules page's checks and worked examples, legality, rounds, options,
-determinism, the leak test and grammar round-trips (the golden playthrough: test_playthrough.py)."""
+"""Lost Cities engine: the checks and worked examples of docs/games/lost-cities.md, legality,
+rounds, options, determinism, the leak test and grammar round-trips (the golden playthrough:
+test_playthrough.py)."""
 
 from __future__ import annotations
 

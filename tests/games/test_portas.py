@@ -1,4 +1,4 @@
-"""PORTAS rules engine: every check of /work/shared/rules/portas.md, invariants, leaks."""
+"""PORTAS rules engine: every rule of docs/games/portas.md, invariants, leaks."""
 
 from __future__ import annotations
 
@@ -152,7 +152,7 @@ def test_empty_hand_passes() -> None:
     assert GAME.legal_actions(state) == (PASS,)
 
 
-# --- emptying and scoring (rule 8) -----------------------------------------------------------
+# --- filling a chest and scoring -------------------------------------------------------------
 def test_seed_example_a_6_b_4_a_1_scores_7_and_0() -> None:
     base = position((1, 2, 3, 5), (chest(11, (6,), (4,)), chest(13, (), (2,))))
     state = replace(base, hidden=(15, 12, 14), scores=(3, 5))
