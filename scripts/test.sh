@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test job on a fresh machine: install with the test extras, start a Docker engine (installing
 # docker.io and debootstrap when missing) and a local PostgreSQL (for the ladder store), then
-# lint, type-check and run the whole test suite.
+# lint, type-check, check the import layering and run the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -12,4 +12,5 @@ if [ -z "${ARENA_TEST_POSTGRES_URL:-}" ]; then  # a local PostgreSQL for the lad
 fi
 .venv/bin/ruff check arena tests benchmarks sample_bots setup.py arena_protogen.py
 .venv/bin/mypy arena
+.venv/bin/lint-imports   # the layering contract in pyproject.toml: rooms import only downwards
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
