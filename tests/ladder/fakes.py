@@ -77,3 +77,14 @@ def stored(match_id: str, bots: tuple[str, str], totals: tuple[int, int], *,
         faulty_seat=faulty_seat, void=termination.is_void, detail="", rounds=(totals,),
         totals=totals, log_path=f"/logs/{match_id}.jsonl", duration_s=0.25, finished_at=0.0,
     )
+
+
+SAMPLE_MATCHES = [
+    stored("m0", ("alpha", "beta"), (30, 10), winner=0, encounter="e0", leg=0),
+    stored("m1", ("beta", "alpha"), (12, 12), encounter="e0", leg=1),
+    stored("m2", ("alpha", "gamma"), (5, 25), winner=1, faulty_seat=0, encounter="e1"),
+    stored("m3", ("gamma", "alpha"), (40, 0), termination=Termination.INTERNAL, encounter="e1",
+           leg=1),
+    stored("m4", ("beta", "gamma"), (20, 8), winner=0, encounter="e2"),
+]
+"""Recorded matches for report and view tests: a draw, a forfeit, a void match."""

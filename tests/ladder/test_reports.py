@@ -23,17 +23,9 @@ from arena.ladder.reports import (
 )
 from arena.ladder.runner import run_ladder
 from arena.ladder.store import LadderStore
-from arena.model import Termination
-from tests.ladder.fakes import FakePlayer, fake_resolve, stored
+from tests.ladder.fakes import SAMPLE_MATCHES, FakePlayer, fake_resolve
 
-MATCHES = [
-    stored("m0", ("alpha", "beta"), (30, 10), winner=0, encounter="e0", leg=0),
-    stored("m1", ("beta", "alpha"), (12, 12), encounter="e0", leg=1),
-    stored("m2", ("alpha", "gamma"), (5, 25), winner=1, faulty_seat=0, encounter="e1"),
-    stored("m3", ("gamma", "alpha"), (40, 0), termination=Termination.INTERNAL, encounter="e1",
-           leg=1),
-    stored("m4", ("beta", "gamma"), (20, 8), winner=0, encounter="e2"),
-]
+MATCHES = SAMPLE_MATCHES
 
 
 def test_head_to_head_counts_each_rated_match_once_per_side() -> None:

@@ -24,15 +24,9 @@ from arena.ladder.reports import crosstable_of, standings_of
 from arena.ladder.runner import InFlight, LadderEvent, LadderEventKind, Progress, RunSummary
 from arena.ladder.schedule import build_schedule
 from arena.model import BotSpec, MatchSpec, Termination
-from tests.ladder.fakes import fake_result, stored
+from tests.ladder.fakes import SAMPLE_MATCHES, fake_result
 
-MATCHES = [
-    stored("m0", ("alpha", "beta"), (30, 10), winner=0, encounter="e0", leg=0),
-    stored("m1", ("beta", "alpha"), (12, 12), encounter="e0", leg=1),
-    stored("m2", ("alpha", "gamma"), (5, 25), winner=1, faulty_seat=0, encounter="e1"),
-    stored("m3", ("gamma", "alpha"), (40, 0), termination=Termination.INTERNAL, encounter="e1",
-           leg=1),
-]
+MATCHES = SAMPLE_MATCHES[:4]
 
 
 def text_of(*renderables: RenderableType, width: int = 100) -> str:
