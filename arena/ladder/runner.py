@@ -31,6 +31,7 @@ from arena.ladder.config import LadderConfig
 from arena.ladder.schedule import Encounter, ScheduledMatch, build_schedule
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec, MatchEvent, MatchResult, MatchSpec, Termination
+from arena.referee.log import private_dir
 from arena.referee.service import Lineup
 from arena.sandbox.api import Sandbox
 
@@ -189,7 +190,7 @@ def ladder_secret(config: LadderConfig) -> str:
     (so a resumed run deals the same cards, and no bot can derive the deals from match ids)."""
     path = config.state_dir / SECRET_FILE
     if not path.exists():
-        config.state_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(config.state_dir)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:  # another run made it a moment ago
@@ -256,7 +257,7 @@ class _Run:
         self.emit(LadderEventKind.MATCH_STARTED, m)
         started_at = time.time()
         log_dir = self.config.match_log_dir
-        log_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(log_dir)
         try:
             result = await self.play(spec, sandbox=self.lineup.sandbox, log_dir=log_dir)
         finally:

@@ -231,7 +231,10 @@ class LadderStore:
         self.url = url
         try:
             if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-                Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+                # 0700: the store holds every recorded deal seed (a duplicate pair's second leg
+                # replays its first leg's seed): no bot user may read it
+                Path(url.removeprefix("sqlite:///")).parent.mkdir(mode=0o700, parents=True,
+                                                                  exist_ok=True)
             # a pooled PostgreSQL connection may outlive a server restart: ping it first
             backend = make_url(url).get_backend_name()
             self.engine = create_engine(url, pool_pre_ping=backend == "postgresql")

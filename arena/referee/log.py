@@ -7,6 +7,7 @@ line is one event's ``to_json()`` and reads back with ``event_from_json``.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -20,14 +21,17 @@ class MatchLogWriter:
 
     A log already at ``path`` is an earlier attempt of the same match id that never finished
     (e.g. a ladder killed mid-match replays it with the same id): it is kept beside the new one
-    as ``<match_id>.aborted-<n>.jsonl``, never appended to."""
+    as ``<match_id>.aborted-<n>.jsonl``, never appended to.
+
+    A log holds every deal of its match: it is readable by its owner only (0600, in a directory
+    made 0700), so no bot running as another user reads the deal of a match in progress."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         if path.exists():
             path.rename(_free_name(path))
-        self._file: IO[str] = path.open("x", encoding="utf-8")
+        self._file: IO[str] = open_private(path)
 
     def write(self, event: MatchEvent) -> None:
         self._file.write(json.dumps(event.to_json(), separators=(",", ":")) + "\n")
@@ -35,6 +39,18 @@ class MatchLogWriter:
 
     def close(self) -> None:
         self._file.close()
+
+
+def private_dir(path: Path) -> None:
+    """Create ``path`` (and its parents) readable by its owner only; an existing directory is
+    left as it is."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
+def open_private(path: Path) -> IO[str]:
+    """A new text file readable by its owner only (``FileExistsError`` if it exists)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    return os.fdopen(fd, "w", encoding="utf-8")
 
 
 def _free_name(path: Path) -> Path:

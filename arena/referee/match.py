@@ -12,6 +12,7 @@ failures make the match void (``internal``), and both players are always closed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import secrets
@@ -39,7 +40,7 @@ from arena.model import (
     Termination,
 )
 from arena.referee.clock import Clock
-from arena.referee.log import MatchLogWriter
+from arena.referee.log import MatchLogWriter, open_private
 from arena.referee.player import DecisionRequest, Player, SeatStart
 from arena.referee.remote import remote_players
 from arena.sandbox import get_sandbox
@@ -288,7 +289,10 @@ class Match:
                 continue
             path = self.log_path.with_name(f"{self.match_id}.seat{player.seat}.log")
             try:
-                path.write_text(tail, encoding="utf-8")
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()  # an earlier attempt of the same match id
+                with open_private(path) as handle:
+                    handle.write(tail)
                 paths.append(str(path))
             except OSError:
                 paths.append(None)

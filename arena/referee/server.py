@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import functools
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,6 +193,8 @@ async def serve(address: str, log_dir: Path, sandbox: str = "process",
             "exist and is it writable?"
         )
     await server.start()
+    if address.startswith("unix://"):  # the admin service is the referee's owner's only
+        os.chmod(address.removeprefix("unix://"), 0o600)
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if ready is not None:

@@ -1,7 +1,7 @@
-"""The process sandbox: a bot runs as a local subprocess with rlimits, in its own process group.
-
-For development only: it is NOT a security boundary (the bot runs as your user, sees your files and
-the network). Use the Docker sandbox for untrusted code.
+"""The process sandbox: a bot runs as a local subprocess, in its own process group, under
+resource limits. Where the arena runs as root on Linux, each bot is also separated from
+everything else (its own user and namespaces: ``arena.sandbox.isolation``); elsewhere it is for
+development only and separates nothing. The Docker sandbox is the one for untrusted bots.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import sys
 from collections.abc import Iterable
@@ -19,30 +18,22 @@ import arena
 from arena.errors import BotFault, ConfigError, SandboxError
 from arena.model import BotSpec, Termination
 from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
+from arena.sandbox.isolation import BotUser, isolation_available, limited, reserve_user, separated
 
 _PYTHON_NAMES = ("python", "python3", "python3.11")
 
 
-def limit_prefix(limits: Limits) -> list[str]:
-    """``prlimit`` (util-linux) applies the rlimits to the bot's command before it runs.
-
-    Not a ``preexec_fn``: Python code between fork and exec in a process that runs gRPC threads
-    can deadlock or abort the child (gRPC's fork handlers); prlimit keeps the fork clean.
-    """
-    prlimit = shutil.which("prlimit")
-    if prlimit is None:
-        raise SandboxError("the process sandbox needs prlimit (Debian package util-linux)")
-    mem = limits.memory_mb * 1024 * 1024
-    fsize = limits.file_size_mb * 1024 * 1024
-    return [
-        prlimit,
-        f"--data={mem}",
-        f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 5}",
-        f"--nofile={limits.open_files}",
-        f"--fsize={fsize}",
-        "--core=0",
-        "--",
-    ]
+def separation_note() -> str:
+    """What the process sandbox does and does not separate here, in plain words."""
+    if isolation_available():
+        return ("each bot runs as its own unprivileged user in its own PID, mount, network and "
+                "IPC namespaces: it reaches only its seat's socket, sees no other process, has "
+                "no network and a private /tmp, and everything it starts dies with the match; "
+                "it can still read this machine's world-readable files and use CPU and memory up "
+                "to its limits (the Docker sandbox is the one for untrusted bots)")
+    return ("bots run as your own user, with your files and your network: it separates "
+            "nothing, so play only bots you trust (the Docker sandbox is the one for "
+            "untrusted bots; as root on Linux the process sandbox separates each bot)")
 
 
 def bot_command(bot: BotSpec) -> list[str]:
@@ -68,18 +59,13 @@ def bot_environment(socket_dir: Path, game: str) -> dict[str, str]:
     }
 
 
-def separation_note() -> str:
-    """What the process sandbox does and does not separate, in plain words."""
-    return ("bots run as your own user, with your files and your network: it separates "
-            "nothing, so play only bots you trust (the Docker sandbox is the one for "
-            "untrusted bots)")
-
-
 class ProcessBot:
-    """A bot subprocess; its output is drained continuously into a bounded tail."""
+    """A bot subprocess; its output is drained continuously into a bounded tail. A separated
+    bot's uid is given back when it is stopped (its processes are gone with its namespace)."""
 
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process, user: BotUser | None = None) -> None:
         self._proc = proc
+        self._user = user
         self._tail = bytearray()
         self._killed = False
         self._drain = asyncio.ensure_future(self._read_output())
@@ -112,11 +98,15 @@ class ProcessBot:
     async def stop(self) -> ExitInfo:
         if self._proc.returncode is None:
             self._killed = True
-        # Kill the whole process group: a bot may have forked helpers.
+        # Kill the whole process group: a bot may have forked helpers (a separated bot's other
+        # processes die with its PID namespace when its first process dies).
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._proc.pid, signal.SIGKILL)
         info = await self.wait()
         self._drain.cancel()
+        if self._user is not None:
+            self._user.release()
+            self._user = None
         return info
 
     def log_tail(self) -> str:
@@ -142,10 +132,20 @@ class ProcessSandbox:
     async def start(self, bot: BotSpec, socket_dir: Path, match_id: str, seat: int) -> ProcessBot:
         if not bot.directory:
             raise SandboxError(f"bot {bot.name} has no directory: the process sandbox needs one")
+        command = bot_command(bot)
+        user: BotUser | None = None
+        if isolation_available():
+            try:
+                user = reserve_user()
+            except OSError as exc:
+                raise SandboxError(f"no bot user for {bot.name}: {exc}") from exc
+            argv = separated(command, self.limits, user, Path(bot.directory),
+                             needed_paths(bot, socket_dir))
+        else:
+            argv = limited(command, self.limits)
         try:
             proc = await asyncio.create_subprocess_exec(
-                *limit_prefix(self.limits),
-                *bot_command(bot),
+                *argv,
                 cwd=bot.directory,
                 env=bot_environment(socket_dir, bot.game),
                 stdin=asyncio.subprocess.DEVNULL,
@@ -154,7 +154,20 @@ class ProcessSandbox:
                 start_new_session=True,
             )
         except (FileNotFoundError, PermissionError) as exc:
+            if user is not None:
+                user.release()
             raise BotFault(Termination.NO_START, f"cannot run the bot's command: {exc}") from exc
         except OSError as exc:
+            if user is not None:
+                user.release()
             raise SandboxError(f"cannot start bot {bot.name}: {exc}") from exc
-        return ProcessBot(proc)
+        return ProcessBot(proc, user)
+
+
+def needed_paths(bot: BotSpec, socket_dir: Path) -> list[Path]:
+    """What a separated bot must see: its directory, its seat's socket directory, the Python
+    installation and virtual environment, and the arena package (its runtime)."""
+    package_root = Path(arena.__file__).resolve().parent.parent
+    paths = {Path(bot.directory or ".").resolve(), socket_dir.resolve(), package_root,
+             Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+    return sorted(paths)

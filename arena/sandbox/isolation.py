@@ -1,0 +1,164 @@
+"""How the process sandbox runs a bot: the command line that applies the limits and, where the
+arena runs as root on Linux, separates the bot from everything else on the machine.
+
+Two levels, chosen per machine (``isolation_available``):
+
+* **Separated** (root, Linux, util-linux's ``unshare``/``setpriv``/``mount``): each bot runs as
+  its own unprivileged user (a uid no other running bot has, host-wide), as init of its own PID,
+  mount, network and IPC namespaces. It sees no other process, has no network (only a loopback
+  that is down), gets a private 16 MiB ``/tmp``, and of this machine's directories that are not
+  world-traversable (e.g. ``/root``) sees only what it needs to run (its directory, its seat's
+  socket directory, the Python installation and the arena package); ``/run`` (the Docker socket,
+  other referees' sockets) is hidden. When the bot exits or is killed, or the referee dies,
+  every process it started dies with its PID namespace.
+* **Development** (anything else, e.g. macOS or a normal user): the bot runs as you; only the
+  resource limits apply. It separates nothing.
+
+Either way the limits are set by the POSIX shell's ``ulimit`` right before ``exec``: no
+``preexec_fn`` (Python between fork and exec in a process running gRPC threads can abort the
+child) and no Linux-only tool, at the cost of one ``sh`` exec (~1 ms).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.sandbox.api import Limits
+
+UID_BASE = 2_000_000_000
+"""Bot uids are UID_BASE + n: far above any login or container-mapped range."""
+UID_SLOTS = 4096
+"""How many bots may run at once on one host (all referees together)."""
+LOCK_DIR = Path("/run/arena-bot-uids")
+"""One lock file per uid in use, held (flock) by the referee that runs the bot."""
+HIDDEN_ALWAYS = ("/tmp", "/var/tmp", "/dev/shm", "/run")
+"""Directories a separated bot never sees the host's contents of (only what it needs inside)."""
+TOOLS = ("unshare", "setpriv", "mount")
+
+
+STAGE = Path("/mnt")
+"""Where the mount script stages the paths it brings back (a tmpfs over it, in the bot's own
+mount namespace only)."""
+
+
+def isolation_available() -> bool:
+    """True where the process sandbox can separate bots: root on Linux with util-linux."""
+    return (sys.platform.startswith("linux") and os.geteuid() == 0 and STAGE.is_dir()
+            and all(shutil.which(tool) for tool in TOOLS))
+
+
+def limit_script(limits: Limits) -> str:
+    """A POSIX shell snippet that sets the rlimits, then ``exec``s its arguments."""
+    kib = limits.memory_mb * 1024
+    blocks = limits.file_size_mb * 2048  # ulimit -f counts 512-byte blocks
+    return (f"ulimit -c 0 && ulimit -d {kib} && ulimit -t {limits.cpu_seconds + 5} && "
+            f"ulimit -n {limits.open_files} && ulimit -f {blocks} && exec \"$@\"")
+
+
+def limited(command: Sequence[str], limits: Limits) -> list[str]:
+    """``command`` run under the limits (development level)."""
+    return ["/bin/sh", "-c", limit_script(limits), "arena-limits", *command]
+
+
+class BotUser:
+    """A uid reserved for one bot, host-wide, until ``release``."""
+
+    def __init__(self, uid: int, lock: int) -> None:
+        self.uid = uid
+        self._lock = lock
+
+    def release(self) -> None:
+        """Give the uid back (its processes are gone with their PID namespace)."""
+        if self._lock >= 0:
+            os.close(self._lock)
+            self._lock = -1
+
+
+def reserve_user(start: int | None = None) -> BotUser:
+    """A free bot uid, held with an exclusive lock (released by the kernel if the referee dies).
+    Raises ``OSError`` when every slot is taken."""
+    LOCK_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+    first = os.getpid() % UID_SLOTS if start is None else start
+    for step in range(UID_SLOTS):
+        uid = UID_BASE + (first + step) % UID_SLOTS
+        fd = os.open(LOCK_DIR / str(uid), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return BotUser(uid, fd)
+    raise OSError(f"all {UID_SLOTS} bot uids are in use")
+
+
+def _world_traversable(path: Path) -> bool:
+    try:
+        return bool(path.stat().st_mode & 0o001)
+    except OSError:
+        return False
+
+
+def _under(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def hidden_roots(needed: Sequence[Path]) -> list[Path]:
+    """The directories whose host contents a separated bot does not see: ``HIDDEN_ALWAYS`` and
+    the first non-world-traversable ancestor of each needed path; outermost only."""
+    roots = {Path(p) for p in HIDDEN_ALWAYS if Path(p).is_dir()}
+    for path in needed:
+        for ancestor in reversed(path.parents):
+            if ancestor != Path("/") and not _world_traversable(ancestor):
+                roots.add(ancestor)
+                break
+    outer = [r for r in roots if not any(o != r and _under(r, o) for o in roots)]
+    return sorted(r for r in outer if not any(_under(r, n) for n in needed))
+
+
+def mount_script(needed: Sequence[Path], tmp_mb: int) -> str:
+    """Shell commands (run as root inside the bot's new mount namespace) that hide every
+    ``hidden_roots`` directory under a tmpfs and bring back, at the same paths, only the needed
+    paths below it. Staging happens on a tmpfs over ``/mnt``, unmounted at the end."""
+    lines = ["set -e", f"mount -t tmpfs -o mode=0700 arena-stage {STAGE}"]
+    staged = 0
+    for root in hidden_roots(needed):
+        keep = [p for p in needed if _under(p, root)]
+        for index, path in enumerate(keep):
+            lines.append(f"mkdir {STAGE}/{staged + index}")
+            lines.append(f"mount --bind {shlex.quote(str(path))} {STAGE}/{staged + index}")
+        options = (f"mode=1777,size={tmp_mb}m" if str(root) in ("/tmp", "/var/tmp", "/dev/shm")
+                   else "mode=0755,size=1m")
+        hide = shlex.quote(str(root))
+        lines.append(f"mount -t tmpfs -o {options},nosuid,nodev arena-hide {hide}")
+        for index, path in enumerate(keep):
+            target = shlex.quote(str(path))
+            lines.append(f"mkdir -p {target}")
+            lines.append(f"mount --move {STAGE}/{staged + index} {target}")
+        staged += len(keep)
+    lines.append(f"umount {STAGE}")
+    return "\n".join(lines)
+
+
+def separated(command: Sequence[str], limits: Limits, user: BotUser, workdir: Path,
+              needed: Sequence[Path]) -> list[str]:
+    """``command`` run in ``workdir`` as ``user`` in its own namespaces, with only ``needed`` of
+    the hidden directories visible, under the limits (see the module doc)."""
+    uid = str(user.uid)
+    drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
+            "--inh-caps=-all", "--bounding-set=-all", "--pdeathsig=KILL", "--"]
+    inner = " ".join(shlex.quote(part) for part in [*drop, *limited(command, limits)])
+    setup = (f"{mount_script(needed, limits.tmpfs_mb)}\ncd {shlex.quote(str(workdir))}\n"
+             f"exec {inner}")
+    return [
+        # if the referee dies, unshare dies (and with it, through --kill-child, the bot's pid 1)
+        "setpriv", "--pdeathsig=KILL", "--",
+        "unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc",
+        "--uts", "--",
+        "/bin/sh", "-c", setup,
+    ]
