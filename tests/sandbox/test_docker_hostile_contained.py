@@ -55,3 +55,15 @@ def test_killing_pid1_and_the_parent_has_no_effect(
     # to a namespace's init from inside, so the bot (its child) plays on to a normal end.
     tail = _run("killer", docker_sandbox, docker_client, tmp_path)
     assert "[hostile] kill pid1: " in tail and "[hostile] kill parent: " in tail
+
+
+def test_snoop_finds_nothing_to_reach(
+    docker_sandbox: Any, docker_client: Any, tmp_path: Path
+) -> None:
+    tail = _run("snoop", docker_sandbox, docker_client, tmp_path)
+    assert "[hostile] snoop: uid 65534" in tail
+    other = next(line for line in tail.splitlines() if "snoop: other seat" in line)
+    assert other.endswith(": ENOENT")  # only its own seat's directory is mounted
+    assert "listed unix sockets 0, reached 0" in tail
+    assert "docker /var/run/docker.sock: ENOENT" in tail
+    assert "docker /run/docker.sock: ENOENT" in tail
