@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots.home import arena_home
+from arena.bots.manifest import check_label
 from arena.errors import ConfigError
 from arena.model import BotSpec
 
@@ -114,6 +115,8 @@ def add(
 ) -> SubmittedBot:
     """Enter (or replace) a submitted bot in the catalogue; raises ``ConfigError`` for an
     unusable name."""
+    check_label("bot name", name, "the catalogue")
+    check_label("bot version", version, "the catalogue")
     if not name or "@" in name or "/" in name or name != name.strip():
         raise ConfigError(f"bad bot name {name!r}: no '@', '/' or surrounding spaces")
     if "@" in version:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.model import BotSpec
+from arena.model import BotSpec, label_problem
 
 MANIFEST = "bot.toml"
 """The manifest's file name in a bot directory."""
@@ -26,6 +26,16 @@ def load_bot_dir(path: str | Path) -> BotSpec:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{manifest}: {exc}") from None
     return _spec_from_manifest(data, directory, manifest)
+
+
+def check_label(what: str, value: str, where: str) -> str:
+    """``value`` if it is a usable bot name or version (at most 64 printable characters: a bot
+    controls it, and the other bot is sent its name), else ``ConfigError`` naming ``where``."""
+    problem = label_problem(value)
+    if problem is not None:
+        raise ConfigError(f"{where}: {what} {value[:40]!r}{'…' if len(value) > 40 else ''} "
+                          f"{problem}")
+    return value
 
 
 def _spec_from_manifest(data: dict[str, Any], directory: Path, manifest: Path) -> BotSpec:
@@ -53,10 +63,10 @@ def _spec_from_manifest(data: dict[str, Any], directory: Path, manifest: Path) -
     if base not in FLAVORS:
         raise ConfigError(f"{manifest}: 'base' must be one of {', '.join(FLAVORS)}, got {base!r}")
     return BotSpec(
-        name=name.strip(),
+        name=check_label("'name'", name.strip(), str(manifest)),
         game=game,
         directory=str(directory),
         command=tuple(command),
-        version=str(version),
+        version=check_label("'version'", str(version), str(manifest)),
         base=base,
     )

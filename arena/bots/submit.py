@@ -29,7 +29,7 @@ from arena.bots.images.build import (
 )
 from arena.bots.images.tools import Progress, quiet
 from arena.bots.images.wheels import source_root
-from arena.bots.manifest import MANIFEST, load_bot_dir
+from arena.bots.manifest import MANIFEST, check_label, load_bot_dir
 from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult, Termination
 
@@ -103,6 +103,9 @@ def submit_bot(
     bot is refused (with the reason and the smoke match's log) or cannot be built,
     ``SandboxError`` when the engine fails. ``home`` is the arena's data directory (default:
     ``$ARENA_HOME``)."""
+    for what, value in (("--name", name), ("--version", version)):
+        if value is not None:  # refused before anything is built
+            check_label(what, value, "arena submit")
     candidate = _build_or_pin(target, game, progress, client)
     bot_name = name or candidate.name
     bot_version = version or candidate.version or time.strftime("%Y%m%d%H%M%S")

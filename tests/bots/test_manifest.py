@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,22 @@ def test_resolve_match_bots_checks_the_game(tmp_path: Path) -> None:
         resolve_match_bots((str(RANDOM), str(haggis)), "haggis")
     with pytest.raises(UnknownGameError):
         resolve_match_bots((str(RANDOM), str(RANDOM)), "chess")
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ('name = "' + "n" * (17 * 2**20) + '"', "17825792 characters long (at most 64)"),
+        ('name = "' + "n" * 65 + '"', "65 characters long"),
+        ('name = "evil\\u001b[2J"', "non-printable"),
+        ('name = "ok"\nversion = "' + "v" * 65 + '"', "'version'"),
+    ],
+)
+def test_names_and_versions_a_bot_controls_are_bounded(tmp_path: Path, line: str,
+                                                      says: str) -> None:
+    """A 17 MiB name once made every MatchStart to the OTHER bot oversized (its forfeit): a
+    name is at most 64 printable characters, refused at load."""
+    (tmp_path / "bot.toml").write_text(line + '\ngame = "lost-cities"\n' if "game" not in line
+                                       else line)
+    with pytest.raises(ConfigError, match=re.escape(says)):
+        load_bot_dir(tmp_path)

@@ -174,3 +174,11 @@ def test_an_illegal_bot_is_refused_and_not_catalogued(
     assert catalogue.list_bots(home=home) == []
     with pytest.raises(docker.errors.ImageNotFound):
         docker_client.images.get("arena-bot/illegal:1")
+
+
+def test_a_name_over_64_characters_is_refused_before_anything_is_built() -> None:
+    def never(bot: BotSpec) -> MatchResult:
+        raise AssertionError("no smoke match for a refused name")
+
+    with pytest.raises(ConfigError, match="--name .* 65 characters long"):
+        submit_bot("no/such/bot/dir", smoke_match=never, name="x" * 65)
