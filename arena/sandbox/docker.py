@@ -19,7 +19,8 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +40,26 @@ LABEL_MATCH = "arena.match"
 LABEL_SEAT = "arena.seat"
 LABEL_OWNER = "arena.owner"
 """``host:pid`` of the referee process that started the container (for the janitor)."""
+REMOVE_DELAYS_S = (0.2, 0.5, 1.0)
+"""Pauses between attempts to remove a container (a busy engine may refuse for a moment)."""
 STOP_WAIT_S = 10.0
 """How long ``stop()`` waits for a killed container to be reported as exited."""
 
 _janitor_ran = False
 _janitor_lock = threading.Lock()
+
+
+def retried(action: Callable[[], None], delays: Sequence[float]) -> None:
+    """Run ``action``; on an exception wait each of ``delays`` in turn and try again. The last
+    attempt's exception propagates."""
+    for delay in delays:
+        try:
+            action()
+            return
+        except Exception as exc:  # noqa: BLE001 — tried again below
+            log.warning("retrying in %.1f s after: %s", delay, exc)
+            time.sleep(delay)
+    action()
 
 
 def _client(timeout: float = 60.0) -> Any:
@@ -204,8 +220,15 @@ class DockerBot:
         return self._stopped
 
     def _kill(self) -> None:
-        with contextlib.suppress(Exception):  # already exited (409) or gone (404)
+        import docker.errors
+
+        try:
             self._container.kill()
+        except docker.errors.NotFound:
+            pass  # gone already
+        except docker.errors.APIError as exc:  # 409: not running; else removal retries
+            if exc.status_code != 409:
+                log.warning("could not kill container %s: %s", self.container_id[:12], exc)
 
     def _logs_quietly(self) -> str:
         try:
@@ -214,14 +237,22 @@ class DockerBot:
             return ""
 
     def _remove(self) -> None:
+        """Remove the container (force: it is killed first), retried; ``SandboxError`` when it
+        still stands after the last attempt (the janitor removes it at the next start)."""
         import docker.errors
 
+        def remove() -> None:
+            with contextlib.suppress(docker.errors.NotFound):
+                self._container.remove(force=True)
+
         try:
-            self._container.remove(force=True)
-        except docker.errors.NotFound:
-            pass
-        except Exception as exc:  # noqa: BLE001 — the janitor will get it
-            log.warning("could not remove container %s: %s", self.container_id[:12], exc)
+            retried(remove, REMOVE_DELAYS_S)
+        except Exception as exc:  # noqa: BLE001 — every engine failure, reported
+            raise SandboxError(
+                f"could not remove container {self.container_id[:12]} after "
+                f"{len(REMOVE_DELAYS_S) + 1} attempts ({exc}); the janitor removes it when an "
+                "arena starts next"
+            ) from exc
 
     def log_tail(self) -> str:
         """The last ``LOG_TAIL_BYTES`` of the container's output (read when it exited)."""
