@@ -98,6 +98,9 @@ class LocalPlayer:
     def log_tail(self) -> str | None:
         return None
 
+    def image(self) -> str | None:
+        return None
+
     def _call(self, func: Callable[..., Any], *args: Any) -> Any:
         try:
             return func(*args)

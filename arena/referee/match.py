@@ -111,8 +111,11 @@ class Match:
             except Exception:  # noqa: BLE001 — a watcher must never break a match
                 log.exception("event sink failed")
 
-    def _header(self) -> HeaderEvent:
-        bots = tuple(BotRecord(b.name, b.version, b.digest, b.image) for b in self.spec.bots)
+    def _header(self, players: tuple[Player, Player]) -> HeaderEvent:
+        """The header, written once the bots started (or failed to): it records the image each
+        bot actually runs."""
+        bots = tuple(BotRecord(b.name, b.version, b.digest, p.image() or b.image)
+                     for b, p in zip(self.spec.bots, players, strict=True))
         return HeaderEvent(
             match_id=self.match_id,
             game=self.game.id,
@@ -133,11 +136,15 @@ class Match:
     # --- the match ----------------------------------------------------------------------
     async def run(self, players: tuple[Player, Player]) -> MatchResult:
         """Play the match to its end between ``players`` (seat order) and return the result."""
-        self.emit(self._header())
-        self._deal()
         termination, faulty, detail = Termination.NORMAL, None, ""
+        started = False
         try:
-            await self._connect(players)
+            try:
+                await self._connect(players)
+            finally:  # header and deal first in the log, whatever happened at the start
+                self.emit(self._header(players))
+                self._deal()
+                started = True
             await asyncio.gather(*(p.start(self._seat_start(p.seat)) for p in players))
             await self._play(players)
         except BotFault as fault:
@@ -145,6 +152,9 @@ class Match:
         except SandboxError as exc:
             termination, detail = Termination.INTERNAL, f"sandbox failure: {exc}"
         except asyncio.CancelledError:
+            if not started:
+                self.emit(self._header(players))
+                self._deal()
             await self._finish(players, Termination.CANCELLED, None, "the match was cancelled")
             raise
         except Exception as exc:  # noqa: BLE001 — the referee itself failed: void, never a loss

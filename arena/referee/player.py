@@ -97,3 +97,7 @@ class Player(Protocol):
     def log_tail(self) -> str | None:
         """The bot's last output (bounded), or None when there is no bot process."""
         ...
+
+    def image(self) -> str | None:
+        """The container image the bot runs (after ``connect``), None when not in one."""
+        ...

@@ -313,6 +313,9 @@ class RemotePlayer:
     def log_tail(self) -> str | None:
         return None if self.running is None else self.running.log_tail()
 
+    def image(self) -> str | None:
+        return None if self.running is None else self.running.image
+
 
 _swept: set[Path] = set()
 

@@ -65,6 +65,9 @@ class Limits:
 class RunningBot(Protocol):
     """A started bot."""
 
+    image: str | None
+    """The id of the container image it runs (None: not in a container)."""
+
     async def wait(self) -> ExitInfo:
         """Return when the bot has exited (for any reason)."""
         ...

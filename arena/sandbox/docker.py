@@ -156,7 +156,10 @@ class DockerBot:
     executor is held for the whole match), then reads its state and the tail of its log.
     """
 
-    def __init__(self, container: Any, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, container: Any, loop: asyncio.AbstractEventLoop,
+                 image: str | None = None) -> None:
+        self.image = image
+        """The id of the image the container runs."""
         self._container = container
         self._loop = loop
         self._exited: asyncio.Future[dict[str, Any]] = loop.create_future()
@@ -316,7 +319,7 @@ class DockerSandbox:
             )
         except Exception as exc:  # noqa: BLE001 — ImageNotFound, APIError, connection errors
             raise SandboxError(f"cannot start a container for {bot.name}: {exc}") from exc
-        return DockerBot(container, asyncio.get_running_loop())
+        return DockerBot(container, asyncio.get_running_loop(), image)
 
     def run_options(self, match_id: str, seat: int) -> dict[str, Any]:
         """The keyword arguments of ``containers.run``: every hardening flag and label."""

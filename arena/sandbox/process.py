@@ -63,6 +63,9 @@ class ProcessBot:
     """A bot subprocess; its output is drained continuously into a bounded tail. A separated
     bot's uid is given back when it is stopped (its processes are gone with its namespace)."""
 
+    image: str | None = None
+    """A process runs no image."""
+
     def __init__(self, proc: asyncio.subprocess.Process, user: BotUser | None = None) -> None:
         self._proc = proc
         self._user = user

@@ -140,6 +140,8 @@ class _LosingSandbox:
         running = await self.inner.start(bot, socket_dir, match_id, seat)  # type: ignore[arg-type]
 
         class Lost:
+            image = None
+
             async def wait(self) -> object:
                 import dataclasses
 

@@ -48,7 +48,11 @@ def test_js_bot_plays_in_a_container(
     events = list(read_events(Path(result.log or "")))
     decisions = Counter(e.seat for e in events if isinstance(e, DecisionEvent))
     assert decisions[js_seat] > 20 and decisions[1 - js_seat] > 20
-    assert isinstance(events[0], HeaderEvent) and events[0].sandbox == "docker"
+    header = events[0]
+    assert isinstance(header, HeaderEvent) and header.sandbox == "docker"
+    # the header records the image each bot actually ran (built from its directory)
+    assert header.bots[js_seat].image == docker_sandbox.inner.built_image(js_bot)
+    assert header.bots[1 - js_seat].image == docker_sandbox.inner.built_image(RANDOM_BOT)
     # The JavaScript image is built on the Node.js base (its first layer), not the Python one.
     image_id = docker_sandbox.inner.built_image(js_bot)
     assert image_id is not None
