@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from arena.model import Termination
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the error tree sits below the data it names (model imports it)
+    from arena.model import Termination
 
 
 class ArenaError(Exception):

@@ -7,6 +7,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from arena.errors import LogFormatError
+
 
 class Termination(enum.StrEnum):
     """How a match ended. Everything but NORMAL names a fault (or a void match)."""
@@ -378,23 +380,20 @@ EVENT_TYPES: dict[str, type[MatchEvent]] = {
 """The record kinds by their ``type`` field."""
 
 
-class EventFormatError(ValueError):
-    """A JSON object that is not a valid match event (the caller adds where it was)."""
-
-
 def event_from_json(data: Any) -> MatchEvent:
-    """The typed event of one decoded JSON record; ``EventFormatError`` saying what is wrong."""
+    """The typed event of one decoded JSON record; ``LogFormatError`` saying what is wrong (the
+    caller adds where it was)."""
     if not isinstance(data, dict):
-        raise EventFormatError("not a JSON object")
+        raise LogFormatError("not a JSON object")
     kind = EVENT_TYPES.get(data.get("type"))  # type: ignore[arg-type]
     if kind is None:
-        raise EventFormatError(f"unknown record type {data.get('type')!r}")
+        raise LogFormatError(f"unknown record type {data.get('type')!r}")
     try:
         return kind.from_json(data)
     except KeyError as exc:
-        raise EventFormatError(f"a {kind.type} record without {exc.args[0]!r}") from None
+        raise LogFormatError(f"a {kind.type} record without {exc.args[0]!r}") from None
     except (TypeError, ValueError, IndexError) as exc:
-        raise EventFormatError(f"a malformed {kind.type} record: {exc}") from None
+        raise LogFormatError(f"a malformed {kind.type} record: {exc}") from None
 
 
 def _text(value: Any) -> str:

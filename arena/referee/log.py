@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO
 
 from arena.errors import LogFormatError
-from arena.model import EventFormatError, MatchEndEvent, MatchEvent, event_from_json
+from arena.model import MatchEndEvent, MatchEvent, event_from_json
 
 
 class MatchLogWriter:
@@ -87,7 +87,7 @@ def read_events(path: Path) -> Iterator[MatchEvent]:
 def _event(data: object, where: str) -> MatchEvent:
     try:
         return event_from_json(data)
-    except EventFormatError as exc:
+    except LogFormatError as exc:
         raise LogFormatError(f"{where}: not a match log event ({exc})") from None
 
 

@@ -16,7 +16,6 @@ from arena.errors import LogFormatError
 from arena.games import GAME_IDS
 from arena.model import (
     BotSpec,
-    EventFormatError,
     HeaderEvent,
     MatchEndEvent,
     MatchEvent,
@@ -80,7 +79,7 @@ def test_events_survive_the_admin_wire(game_id: str, tmp_path: Path) -> None:
     ],
 )
 def test_malformed_records_are_named(record: Any, says: str) -> None:
-    with pytest.raises(EventFormatError, match=says):
+    with pytest.raises(LogFormatError, match=says):
         event_from_json(record)
 
 
