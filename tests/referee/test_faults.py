@@ -27,11 +27,12 @@ CASES = [
     ("chatty", Termination.PROTOCOL_VIOLATION),
     ("bad_hello", Termination.PROTOCOL_VIOLATION),
     ("big_hello", Termination.OVERSIZED_MESSAGE),
+    ("long_name", Termination.PROTOCOL_VIOLATION),
     ("undecodable", Termination.PROTOCOL_VIOLATION),
 ]
 
 
-NO_DECISION = {"never", "exit_early", "bad_hello", "big_hello"}
+NO_DECISION = {"never", "exit_early", "bad_hello", "big_hello", "long_name"}
 """Faults before the first decision: there is no decision to record."""
 
 

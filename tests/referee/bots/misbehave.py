@@ -1,7 +1,7 @@
 """A Lost Cities bot that plays legally, then misbehaves in one chosen way (argv[1]).
 
 Modes: sleep, illegal, garbage, crash, oversized, huge, never, wrong_id, chatty, bad_hello,
-exit_early, typed, big_hello, flood (out-of-turn messages by the thousand), slow (legal,
+exit_early, typed, big_hello, long_name, flood (out-of-turn messages by the thousand), slow (legal,
 0.3 s a move), undecodable (bytes that are no BotMessage, in valid gRPC framing).
 It speaks arena.v1 with the raw generated stubs (not the SDK) so it can break the protocol on
 purpose.
@@ -85,6 +85,9 @@ def main() -> None:
         outbox.put(bot_pb2.BotMessage(decision=bot_pb2.DecisionResponse(decision_id=1)))
     elif MODE == "big_hello":
         outbox.put(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="x" * 1_000_000,
+                                                          protocol_version=1)))
+    elif MODE == "long_name":  # within the message limit, over the 64-character name limit
+        outbox.put(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="x" * 1000,
                                                           protocol_version=1)))
     else:
         outbox.put(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name=MODE, protocol_version=1)))
