@@ -137,14 +137,12 @@ class Match:
     async def run(self, players: tuple[Player, Player]) -> MatchResult:
         """Play the match to its end between ``players`` (seat order) and return the result."""
         termination, faulty, detail = Termination.NORMAL, None, ""
-        started = False
         try:
             try:
                 await self._connect(players)
             finally:  # header and deal first in the log, whatever happened at the start
                 self.emit(self._header(players))
                 self._deal()
-                started = True
             await asyncio.gather(*(p.start(self._seat_start(p.seat)) for p in players))
             await self._play(players)
         except BotFault as fault:
@@ -152,9 +150,6 @@ class Match:
         except SandboxError as exc:
             termination, detail = Termination.INTERNAL, f"sandbox failure: {exc}"
         except asyncio.CancelledError:
-            if not started:
-                self.emit(self._header(players))
-                self._deal()
             await self._finish(players, Termination.CANCELLED, None, "the match was cancelled")
             raise
         except Exception as exc:  # noqa: BLE001 — the referee itself failed: void, never a loss
