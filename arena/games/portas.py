@@ -433,7 +433,7 @@ class PortasGame:
         ``all_chests_taken`` (the fifth chest was emptied) or ``two_passes`` (two passes in a
         row); ``taken`` lists the emptied chests in order (value, taker, each seat's cards on
         it: the taker scores its own cards); ``open`` lists the chests still open at the end
-        (the cards on them score nothing). The game is played again from its deal (the seed's)
+        (the cards on them score nothing). Chest values and cards are texts, as in the deal. The game is played again from its deal (the seed's)
         up to its last action."""
         actions = [(seat, text) for game, seat, text in state.history if game == round_index]
         before = _start_round(
@@ -453,11 +453,9 @@ class PortasGame:
             taken.append((Chest(chest.value, cards, chest.value), last_seat))
         return {
             "end": "two_passes" if last == "pass" else "all_chests_taken",
-            "taken": [{"chest": c.value, "taker": taker, "cards": [list(c.cards[0]),
-                                                                  list(c.cards[1])]}
+            "taken": [{"chest": str(c.value), "taker": taker, "cards": _texts(c.cards)}
                       for c, taker in taken],
-            "open": [{"chest": c.value, "cards": [list(c.cards[0]), list(c.cards[1])]}
-                     for c in chests],
+            "open": [{"chest": str(c.value), "cards": _texts(c.cards)} for c in chests],
         }
 
     def determinize(self, view: View, rng: random.Random) -> State:
@@ -493,6 +491,11 @@ class PortasGame:
             scores=view.scores,
             passes=view.passes,
         )
+
+
+def _texts(cards: Pair) -> list[list[str]]:
+    """Both seats' cards on a chest as card texts (a log writes every card as text)."""
+    return [[str(c) for c in cards[0]], [str(c) for c in cards[1]]]
 
 
 def _text(action: object) -> str:
