@@ -24,6 +24,9 @@ if [ -n "$extras" ]; then  # the JavaScript example bot's test needs Node.js and
   command -v grpc_cpp_plugin >/dev/null || need_apt+=(protobuf-compiler-grpc)
   pkg-config --exists grpc++ 2>/dev/null || need_apt+=(libgrpc++-dev)
   pkg-config --exists protobuf 2>/dev/null || need_apt+=(libprotobuf-dev)
+  # the check that proto/ generates Go code without edits (tests/docs/test_codegen.py)
+  command -v protoc-gen-go >/dev/null || need_apt+=(protoc-gen-go)
+  command -v protoc-gen-go-grpc >/dev/null || need_apt+=(protoc-gen-go-grpc)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
