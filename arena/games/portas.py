@@ -433,8 +433,8 @@ class PortasGame:
         ``all_chests_taken`` (the fifth chest was emptied) or ``two_passes`` (two passes in a
         row); ``taken`` lists the emptied chests in order (value, taker, each seat's cards on
         it: the taker scores its own cards); ``open`` lists the chests still open at the end
-        (the cards on them score nothing). Chest values and cards are texts, as in the deal. The game is played again from its deal (the seed's)
-        up to its last action."""
+        (the cards on them score nothing). Chest values and cards are texts, as in the deal.
+        The game is played again from its deal (the seed's) up to its last action."""
         actions = [(seat, text) for game, seat, text in state.history if game == round_index]
         before = _start_round(
             state.seed, state.games, round_index, state.finished[:round_index],
