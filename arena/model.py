@@ -198,9 +198,10 @@ class MatchResult:
 
 
 # --- match events: the records of a match log (one JSON object per line) ------------------------
-LOG_FORMAT = 2
-"""The match log format this arena writes. 2: a decision that forfeits the match is recorded
-(``DecisionEvent.fault``). Readers accept every earlier format."""
+LOG_FORMAT = 3
+"""The match log format this arena writes (docs/log-format.md). 2: a decision that forfeits the
+match is recorded (``DecisionEvent.fault``). 3: a round's end carries the game's account of
+what decided it (``RoundEndEvent.summary``). Readers accept every earlier format."""
 
 
 @dataclass(frozen=True)
@@ -335,20 +336,28 @@ class DecisionEvent:
 
 @dataclass(frozen=True)
 class RoundEndEvent:
-    """A finished round: its scores and the running totals."""
+    """A finished round: its scores, the running totals and what decided it."""
 
     round: int
     scores: tuple[int, int]
     totals: tuple[int, int]
+    summary: dict[str, Any] | None = None
+    """The game's account of the round (``Game.round_summary``: who went out, bets, why a
+    game ended...); None in logs of format 1 and 2, which have none."""
     type: ClassVar[str] = "round_end"
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "round": self.round, "scores": list(self.scores),
+        data = {"type": self.type, "round": self.round, "scores": list(self.scores),
                 "totals": list(self.totals)}
+        if self.summary is not None:
+            data["summary"] = self.summary
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoundEndEvent:
-        return cls(_int(data["round"]), _pair(data["scores"]), _pair(data["totals"]))
+        summary = data.get("summary")
+        return cls(_int(data["round"]), _pair(data["scores"]), _pair(data["totals"]),
+                   None if summary is None else _dict(summary))
 
 
 @dataclass(frozen=True)

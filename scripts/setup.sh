@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up a fresh Debian 12 machine for Arena: system packages, a virtualenv in .venv with the
-# arena package (and, with --test, the test extras). Idempotent; safe to re-run.
+# arena package (and, with --test, the test extras and what the example bots' tests build with:
+# Node.js and npm, and g++, make, protoc and Debian's C++ gRPC). Idempotent; safe to re-run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras=""
@@ -17,6 +18,17 @@ command -v mount >/dev/null || need_apt+=(mount)
 if [ -n "$extras" ]; then  # the JavaScript example bot's test needs Node.js and npm
   command -v node >/dev/null || need_apt+=(nodejs)
   command -v npm >/dev/null || need_apt+=(npm)
+  # the C++ example bot's tests build it: a compiler, protoc with the gRPC plugin, the libraries
+  command -v g++ >/dev/null || need_apt+=(g++)
+  command -v make >/dev/null || need_apt+=(make)
+  command -v pkg-config >/dev/null || need_apt+=(pkgconf)
+  command -v protoc >/dev/null || need_apt+=(protobuf-compiler)
+  command -v grpc_cpp_plugin >/dev/null || need_apt+=(protobuf-compiler-grpc)
+  pkg-config --exists grpc++ 2>/dev/null || need_apt+=(libgrpc++-dev)
+  pkg-config --exists protobuf 2>/dev/null || need_apt+=(libprotobuf-dev)
+  # the check that proto/ generates Go code without edits (tests/docs/test_codegen.py)
+  command -v protoc-gen-go >/dev/null || need_apt+=(protoc-gen-go)
+  command -v protoc-gen-go-grpc >/dev/null || need_apt+=(protoc-gen-go-grpc)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive

@@ -1,6 +1,6 @@
-"""Submitting a bot (``arena submit``): build its image (or pin an existing one), play a smoke
-match against the game's random sample bot, accept or refuse the bot by that match, keep its
-image and enter it in the catalogue.
+"""Submitting a bot (``arena submit``): build its image (or pin an existing one), check that the
+image runs bot.toml's ``command``, play a smoke match against the game's random sample bot,
+accept or refuse the bot by that match, keep its image and enter it in the catalogue.
 
 The workflow sits below the referee and the sandboxes: the caller passes the function that plays
 the smoke match (:data:`SmokeMatch`: the candidate in seat ``CANDIDATE_SEAT`` against
@@ -10,6 +10,7 @@ as :data:`~arena.bots.images.tools.Progress` lines. No terminal output here.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from arena.bots.images.build import (
     BotImage,
     build_base_image,
     build_bot_image,
+    docker_client,
     find_base_image,
     keep_bot_image,
     pin_image,
@@ -131,6 +133,19 @@ def _build_or_pin(target: str, game: str | None, progress: Progress, client: Any
     return _Candidate(image, game, target.split(":")[0].rsplit("/")[-1], "")
 
 
+def command_mismatch(command: tuple[str, ...], config: dict[str, Any]) -> str | None:
+    """Why an image would not run bot.toml's ``command``, or None. ``config`` is the image's
+    ``Config`` (``docker image inspect``): in containers the image's ENTRYPOINT + CMD runs,
+    bot.toml's ``command`` only in the process sandbox, so the two must be the same argv."""
+    runs = [*(config.get("Entrypoint") or []), *(config.get("Cmd") or [])]
+    if runs == list(command):
+        return None
+    return (f"bot.toml's command {list(command)} is not what its image runs ({runs}: the "
+            "Dockerfile's ENTRYPOINT + CMD). In containers the image's command runs, bot.toml's "
+            f"only in the process sandbox: make them the same argv (CMD {json.dumps(list(command))}"
+            " in the Dockerfile, run from a WORKDIR laid out like the bot directory)")
+
+
 def _build(directory: Path, game: str | None, progress: Progress, client: Any) -> _Candidate:
     manifest = load_bot_dir(directory) if (directory / MANIFEST).is_file() else None
     bot_game = game or (manifest.game if manifest else None)
@@ -141,6 +156,12 @@ def _build(directory: Path, game: str | None, progress: Progress, client: Any) -
         _build_base(flavor, progress, client)
     progress(f"building the image of {directory}")
     image = build_bot_image(directory, flavor_name=flavor, client=client)
+    if manifest is not None:
+        engine = client or docker_client()
+        problem = command_mismatch(manifest.command, engine.images.get(image.image_id).attrs
+                                   .get("Config") or {})
+        if problem is not None:
+            raise ConfigError(f"refused: {problem}")
     name = manifest.name if manifest else directory.name
     return _Candidate(image, bot_game, name, manifest.version if manifest else "")
 

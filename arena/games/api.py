@@ -17,7 +17,9 @@ Contract (checked by ``tests/games/test_conformance.py`` for every registered ga
 * ``observation(s, seat)`` is exactly what ``seat`` may know; changing anything hidden from the
   seat leaves it (and its wire encoding) unchanged.
 * ``finished_rounds(s)`` grows by one entry (the round's score pair) when a round ends;
-  ``deal_record(s)`` is the JSON-able full deal of the current round (omniscient, for logs).
+  ``deal_record(s)`` is the JSON-able full deal of the current round (omniscient, for logs);
+  ``round_summary(s, r)`` is the JSON-able account of what decided finished round ``r`` beyond
+  its scores (who went out, bets, why a game ended: ``docs/log-format.md``).
 * ``outcome(s)`` is ``None`` until the match is over.
 * ``determinize(observation(s, seat), rng)`` (``s`` running) is a full state consistent with
   what ``seat`` observed: everything the seat cannot see (the opponent's hidden cards, the deck
@@ -138,6 +140,13 @@ class Game(Protocol[S, A, V]):
 
     def deal_record(self, state: S) -> dict[str, Any]:
         """The full deal of the current round as JSON-able data (hidden cards included)."""
+        ...
+
+    def round_summary(self, state: S, round_index: int) -> dict[str, Any]:
+        """What decided finished round ``round_index`` of this match (``state`` is the match's
+        real state at or after that round's end), as JSON-able data: the facts behind the
+        round's scores (docs/log-format.md, "Round summaries"). Logged with the round's end
+        and checked by replay."""
         ...
 
     def determinize(self, observation: V, rng: random.Random) -> S:

@@ -541,6 +541,29 @@ class HaggisGame:
             "haggis": [card_text(c) for c in cards_of(haggis)],
         }
 
+    def round_summary(self, state: State, round_index: int) -> dict[str, Any]:
+        """What decided a finished round: who went out, both bets (all paid to the seat that
+        went out), the other seat's leftover cards (their card points and 5 per card go to the
+        seat that went out), the Haggis, and each seat's points from captured tricks. For the
+        seat that went out, captured + leftover card points + leftover count points + Haggis
+        points + bet points is its round score; the other seat scores its captured points."""
+        summary = state.summaries[round_index]
+        out, bets = summary.out, summary.bets
+        left, haggis = summary.leftover, summary.haggis
+        paid = points_of(left) + 5 * len(left) + points_of(haggis) + bets[0] + bets[1]
+        captured = _pair(summary.scores, out, summary.scores[out] - paid)
+        return {
+            "out": out,
+            "bets": list(bets),
+            "bet_points": bets[0] + bets[1],
+            "leftover": [card_text(c) for c in left],
+            "leftover_card_points": points_of(left),
+            "leftover_count_points": 5 * len(left),
+            "haggis": [card_text(c) for c in haggis],
+            "haggis_points": points_of(haggis),
+            "captured_points": list(captured),
+        }
+
     def determinize(self, view: View, rng: random.Random) -> State:
         """A full state consistent with ``view``: the unseen number cards (the opponent's and the
         Haggis) dealt at random. The seed of later rounds is drawn from ``rng`` too."""

@@ -609,6 +609,17 @@ class LostCitiesGame:
             "deck": [str(c) for c in state.deal[2]],
         }
 
+    def round_summary(self, state: State, round_index: int) -> dict[str, Any]:
+        """What decided a finished round: each seat's expedition scores, colour by colour
+        (``COLOURS`` order), rebuilt from the round's plays; they add up to the round score."""
+        expeditions: list[list[list[Card]]] = [[[] for _ in COLOURS] for _ in (0, 1)]
+        for round_, seat, text in state.history:
+            if round_ == round_index and text.startswith("play "):
+                card = _ACTION_BY_TEXT[text].card
+                expeditions[seat][card.colour].append(card)
+        return {"expedition_scores": [[expedition_score(e) for e in expeditions[seat]]
+                                      for seat in (0, 1)]}
+
     def determinize(self, view: View, rng: random.Random) -> State:
         """A full state consistent with ``view``: the opponent's known cards (taken from discard
         piles) stay in their hand, the rest of their hand and the deck are drawn at random from

@@ -428,6 +428,36 @@ class PortasGame:
             "treasures": [str(t) for t in treasures],
         }
 
+    def round_summary(self, state: State, round_index: int) -> dict[str, Any]:
+        """Why a finished game ended and where its points came from: ``end`` is
+        ``all_chests_taken`` (the fifth chest was emptied) or ``two_passes`` (two passes in a
+        row); ``taken`` lists the emptied chests in order (value, taker, each seat's cards on
+        it: the taker scores its own cards); ``open`` lists the chests still open at the end
+        (the cards on them score nothing). Chest values and cards are texts, as in the deal.
+        The game is played again from its deal (the seed's) up to its last action."""
+        actions = [(seat, text) for game, seat, text in state.history if game == round_index]
+        before = _start_round(
+            state.seed, state.games, round_index, state.finished[:round_index],
+            tuple(h for h in state.history if h[0] < round_index), _deal(state.seed, round_index),
+        )
+        for _, text in actions[:-1]:
+            before = self.apply(before, self.parse_action(text))
+        last_seat, last = actions[-1]
+        taken = [(t.chest, t.taker) for t in before.taken]
+        chests = list(before.chests)
+        if last != "pass":
+            play = _PLAY_TEXT[last]
+            chest = next(c for c in chests if c.value == play.chest)
+            chests.remove(chest)
+            cards = _set(chest.cards, last_seat, chest.cards[last_seat] + (play.card,))
+            taken.append((Chest(chest.value, cards, chest.value), last_seat))
+        return {
+            "end": "two_passes" if last == "pass" else "all_chests_taken",
+            "taken": [{"chest": str(c.value), "taker": taker, "cards": _texts(c.cards)}
+                      for c, taker in taken],
+            "open": [{"chest": str(c.value), "cards": _texts(c.cards)} for c in chests],
+        }
+
     def determinize(self, view: View, rng: random.Random) -> State:
         """A full state consistent with ``view``: unseen deck cards and hidden treasures shuffled.
 
@@ -461,6 +491,11 @@ class PortasGame:
             scores=view.scores,
             passes=view.passes,
         )
+
+
+def _texts(cards: Pair) -> list[list[str]]:
+    """Both seats' cards on a chest as card texts (a log writes every card as text)."""
+    return [[str(c) for c in cards[0]], [str(c) for c in cards[1]]]
 
 
 def _text(action: object) -> str:

@@ -235,7 +235,8 @@ class Match:
                          finished: tuple[tuple[int, int], ...]) -> None:
         scores = finished[round_index]
         totals = totals_of(finished)
-        self.emit(RoundEndEvent(round_index, scores, totals))
+        summary = self.game.round_summary(self.state, round_index)
+        self.emit(RoundEndEvent(round_index, scores, totals, summary))
         for player in players:
             await player.round_end(round_index, scores, totals)
         if self.game.to_move(self.state) is not None:

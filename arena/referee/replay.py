@@ -178,6 +178,13 @@ class _Checker:
                 f"event {n}: round {event.round} scores {list(event.scores)} in the log, "
                 f"engine: {got}"
             )
+        if self.header.log_format >= 3:
+            summary = self.game.round_summary(self.state, event.round)
+            if event.summary != summary:
+                raise ReplayMismatchError(
+                    f"event {n}: round {event.round} summary {event.summary} in the log, "
+                    f"engine: {summary}"
+                )
 
     def _end(self, result: MatchResult, n: int) -> None:
         self.ended = True

@@ -45,8 +45,8 @@ def _struct(data: dict[str, Any]) -> struct_pb2.Struct:
 
 
 def _from_struct(message: struct_pb2.Struct) -> dict[str, Any]:
-    """A Struct back to JSON data. Struct numbers are doubles; the arena's options and deal
-    records hold only integers, so integral numbers come back as ``int``."""
+    """A Struct back to JSON data. Struct numbers are doubles; the arena's options, deal
+    records and round summaries hold only integers, so integral numbers come back as ``int``."""
     value: dict[str, Any] = _integral(json_format.MessageToDict(message))
     return value
 
@@ -136,8 +136,11 @@ def event_to_proto(event: MatchEvent) -> admin_pb2.MatchEvent:
             record.fault = termination_to_proto(event.fault)  # type: ignore[assignment]
         return admin_pb2.MatchEvent(decision=record)
     if isinstance(event, RoundEndEvent):
-        return admin_pb2.MatchEvent(round_end=admin_pb2.RoundEndRecord(
-            round=event.round, scores=list(event.scores), totals=list(event.totals)))
+        round_end = admin_pb2.RoundEndRecord(
+            round=event.round, scores=list(event.scores), totals=list(event.totals))
+        if event.summary is not None:
+            round_end.summary.CopyFrom(_struct(event.summary))
+        return admin_pb2.MatchEvent(round_end=round_end)
     end = admin_pb2.MatchEndRecord(result=result_to_proto(event.result))
     for seat, path in enumerate(event.bot_logs):
         if path is not None:
@@ -167,7 +170,8 @@ def event_from_proto(message: admin_pb2.MatchEvent) -> MatchEvent:
                              d.ms, termination_from_proto(d.fault) if d.fault else None)
     if kind == "round_end":
         r = message.round_end
-        return RoundEndEvent(r.round, _pair(r.scores), _pair(r.totals))
+        summary = _from_struct(r.summary) if r.HasField("summary") else None
+        return RoundEndEvent(r.round, _pair(r.scores), _pair(r.totals), summary)
     if kind == "match_end":
         e = message.match_end
         logs = tuple(getattr(e, f"bot_log_{seat}") if e.HasField(f"bot_log_{seat}") else None
