@@ -187,5 +187,10 @@ def report(
     except OSError as exc:
         raise ConfigError(f"cannot write the report to {out}: {exc}") from None
     console.print(f"wrote {summary.index} and {summary.replays} replays in {out}/replays"
-                  + (f" ({len(summary.problems)} matches without a replay)"
-                     if summary.problems else ""), highlight=False)
+                  + _without_replay(len(summary.problems)), highlight=False)
+
+
+def _without_replay(count: int) -> str:
+    if not count:
+        return ""
+    return f" ({count} match{'es' if count > 1 else ''} without a replay)"

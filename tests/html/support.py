@@ -11,7 +11,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena.model import BotSpec, DecisionEvent, HeaderEvent, MatchEndEvent, MatchSpec, TimeControl
+from arena.ladder.config import load_ladder
+from arena.ladder.runner import run_ladder
+from arena.model import (
+    BotSpec,
+    DecisionEvent,
+    HeaderEvent,
+    MatchEndEvent,
+    MatchResult,
+    MatchSpec,
+    TimeControl,
+)
 from arena.referee.local import LocalPlayer
 from arena.referee.log import read_events
 from arena.referee.match import Match
@@ -77,3 +87,26 @@ def frame_html(data: dict[str, Any], frame: int, view: int) -> str:
 def cards_in(html: str) -> Counter[str]:
     """The ``data-card`` values in some HTML (a multiset)."""
     return Counter(re.findall(r'data-card="([^"]+)"', html))
+
+
+def mini_ladder(tmp_path: Path) -> Path:
+    """A small real PORTAS ladder (3 bots, 2 cycles: 12 matches): in-process random players,
+    real match logs, the real store."""
+    path = tmp_path / "mini.toml"
+    path.write_text('name = "mini"\ngame = "portas"\nentrants = ["ann", "ben", "cy"]\n'
+                    "seed = 11\n[schedule]\ncycles = 2\n")
+    config = load_ladder(path)
+
+    async def play(spec: MatchSpec, *, sandbox: str = "process", log_dir: Path,
+                   on_event: Any = None) -> MatchResult:
+        match = Match(spec, sandbox_name="in-process", log_dir=log_dir)
+        seed = spec.seed % 1000
+        return await match.run((LocalPlayer(0, random_policy(seed)),
+                                LocalPlayer(1, random_policy(seed + 1))))
+
+    def resolve(ref: str, base_dir: Path) -> BotSpec:
+        return BotSpec(name=ref, game="portas", command=("true",), version="1",
+                       digest=f"test:{ref}")
+
+    asyncio.run(run_ladder(config, play=play, resolve=resolve))
+    return path

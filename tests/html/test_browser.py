@@ -4,24 +4,17 @@ Every test checks that the page asked for nothing but itself."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.ladder.config import load_ladder
-from arena.ladder.runner import run_ladder
-from arena.model import BotSpec, MatchResult, MatchSpec
-from arena.referee.local import LocalPlayer
 from arena.referee.log import read_events
-from arena.referee.match import Match
 from tests.html.browser import Browser, press
-from tests.html.support import frame_states, random_policy
+from tests.html.support import frame_states, mini_ladder
 from tests.html.test_replay_page import lost_cities_visible
 
 runner = CliRunner()
@@ -162,31 +155,9 @@ def test_a_truncated_replay_says_it_is_unfinished(browser: Browser, logs: dict[s
 
 
 # --- the ladder report ------------------------------------------------------------------------
-def _ladder(tmp_path: Path) -> Path:
-    """A small real ladder: in-process random players, real match logs, the real store."""
-    path = tmp_path / "mini.toml"
-    path.write_text('name = "mini"\ngame = "portas"\nentrants = ["ann", "ben", "cy"]\n'
-                    "seed = 11\n[schedule]\ncycles = 2\n")
-    config = load_ladder(path)
-
-    async def play(spec: MatchSpec, *, sandbox: str = "process", log_dir: Path,
-                   on_event: Any = None) -> MatchResult:
-        match = Match(spec, sandbox_name="in-process", log_dir=log_dir)
-        seed = spec.seed % 1000
-        return await match.run((LocalPlayer(0, random_policy(seed)),
-                                LocalPlayer(1, random_policy(seed + 1))))
-
-    def resolve(ref: str, base_dir: Path) -> BotSpec:
-        return BotSpec(name=ref, game="portas", command=("true",), version="1",
-                       digest=f"test:{ref}")
-
-    asyncio.run(run_ladder(config, play=play, resolve=resolve))
-    return path
-
-
 def test_ladder_report_opens_offline_and_links_each_replay(browser: Browser, tmp_path: Path
                                                            ) -> None:
-    ladder = _ladder(tmp_path)
+    ladder = mini_ladder(tmp_path)
     out = tmp_path / "site"
     result = runner.invoke(app, ["ladder", "report", str(ladder), "--out", str(out)])
     assert result.exit_code == 0, result.output
