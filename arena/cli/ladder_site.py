@@ -71,7 +71,8 @@ def report_page(data: ReportData) -> str:
         leaf("h1", None, title),
         leaf("p", "meta", f"{s.rated} rated matches, {s.void} void (recorded, never rated) · "
              f"{len(s.rows)} bots"),
-        _standings(s), _pairing(s), _crosstable(data.crosstable), _history(data.history),
+        _standings(s), _pairing(s), _crosstable(data.crosstable),
+        _history(data.history, [r.bot for r in s.rows]),
         _match_list(data),
     )
     return document(title, body)
@@ -117,8 +118,10 @@ def _pairing(s: Standings) -> Markup:
         if ratio is None:
             lines.append(leaf("p", None, f"{label}: not measurable yet"))
         else:
+            change = (f"{100 * (1 - ratio):.0f}% less variance" if ratio <= 1 else
+                      f"{100 * (ratio - 1):.0f}% more variance: no gain from the pairing here")
             lines.append(leaf("p", None, f"{label}: paired variance = {ratio:.2f} × unpaired "
-                              f"({100 * (1 - ratio):+.0f}% reduction)", data_ratio=f"{ratio:.4f}"))
+                              f"({change})", data_ratio=f"{ratio:.4f}"))
     head = el("tr", None, *(leaf("th", None, h) for h in ("pair", "0", "¼", "½", "¾", "1")))
     rows = [el("tr", None, leaf("td", None, f"{a} vs {b}"),
                *(leaf("td", "num", c) for c in counts))
@@ -152,15 +155,18 @@ def _crosstable(cross: Crosstable) -> Markup:
                     section_id="crosstable-section")
 
 
-def _history(history: Sequence[RatingStep]) -> Markup:
+def _history(history: Sequence[RatingStep], bots: Sequence[str]) -> Markup:
+    """The live Elo over the run, one line per bot (in standings order: the interval chart's
+    colours)."""
     if not history:
         return _section("Rating history", leaf("p", None, "No rated match yet."),
                         section_id="history")
     order: dict[str, int] = {}
-    series: dict[str, list[tuple[float, float]]] = {}
+    series: dict[str, list[tuple[float, float]]] = {bot: [] for bot in bots}
     for step in history:
         number = order.setdefault(step.match_id, len(order) + 1)
         series.setdefault(step.bot, []).append((float(number), step.rating))
+    series = {bot: points for bot, points in series.items() if points}
     chart = line_chart(series, title="live Elo after each rated match",
                        x_label="rated match", y_label="live Elo")
     return _section("Rating history", el("div", "chart", chart, id="history-chart"),

@@ -126,6 +126,7 @@ def test_report_page_from_recorded_matches() -> None:
 def test_charts() -> None:
     assert ticks(586.2, 1746.9)[0] <= 586.2 and ticks(586.2, 1746.9)[-1] >= 1746.9
     assert ticks(5, 5)[0] == 5 and len(ticks(5, 5)) > 1  # an empty range still has an axis
+    assert ticks(1, 12, integer=True) == [0, 5, 10, 15]
     assert heat_colour(0) == "rgb(230,120,110)" and heat_colour(1) == "rgb(110,205,115)"
     assert heat_colour(0.5) == "rgb(255,255,255)" and heat_colour(7) == heat_colour(1)
     svg = interval_chart([Interval("a", 1400, 1500, 1600), Interval("b", 1300, 1350, 1400)],

@@ -24,13 +24,17 @@ class Interval:
     high: float
 
 
-def ticks(low: float, high: float, count: int = 6) -> list[float]:
-    """Round tick values covering [low, high] (about ``count`` of them)."""
+def ticks(low: float, high: float, count: int = 6, *, integer: bool = False) -> list[float]:
+    """Round tick values covering [low, high] (about ``count`` of them; whole numbers only
+    with ``integer``)."""
     if high <= low:
         high = low + 1
     raw = (high - low) / max(count - 1, 1)
     magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    steps = (1, 2, 5, 10) if integer else (1, 2, 2.5, 5, 10)
+    step = next(m * magnitude for m in steps if m * magnitude >= raw)
+    if integer:
+        step = max(1, round(step))
     first = math.floor(low / step) * step
     values = []
     value = first
@@ -93,7 +97,9 @@ def line_chart(series: Mapping[str, Sequence[tuple[float, float]]], *, title: st
     """One polyline per series (points ``(x, y)``), with axes and a legend."""
     left, right, top, bottom = 56, 150, 12, 40
     points = [p for values in series.values() for p in values]
-    xs = ticks(min((p[0] for p in points), default=0.0), max((p[0] for p in points), default=1.0))
+    whole = all(float(p[0]).is_integer() for p in points)
+    xs = ticks(min((p[0] for p in points), default=0.0), max((p[0] for p in points), default=1.0),
+               integer=whole)
     ys = ticks(min((p[1] for p in points), default=0.0), max((p[1] for p in points), default=1.0))
 
     def x(value: float) -> float:
