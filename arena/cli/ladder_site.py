@@ -41,11 +41,15 @@ class ReportData:
     """Everything the report page shows, read from the ladder's store."""
 
     ladder: str
+    """The ladder's name."""
     game: str
+    """The game id it plays."""
     standings: Standings
     crosstable: Crosstable
     matches: Sequence[StoredMatch]
+    """Every recorded match, void ones included, in recording order."""
     history: Sequence[RatingStep]
+    """Every live Elo update, in order."""
     replays: Mapping[str, str] = field(default_factory=dict)
     """match id → the replay page's path relative to index.html."""
     problems: Mapping[str, str] = field(default_factory=dict)
@@ -57,8 +61,11 @@ class SiteSummary:
     """What ``write_report`` wrote."""
 
     index: Path
+    """The index page."""
     replays: int
+    """Replay pages written."""
     problems: dict[str, str]
+    """match id → why it got no replay."""
 
 
 # --- the page (pure) -----------------------------------------------------------------------------

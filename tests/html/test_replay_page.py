@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections import Counter
@@ -257,3 +258,20 @@ def test_a_lost_cities_page_stays_small(logs: dict[str, Path]) -> None:
     log = logs["lost-cities"]  # random play: 400+ decisions, about twice a usual match
     html = _page(log)
     assert len(html.encode()) < 4 * log.stat().st_size + 200_000 < 1_000_000
+
+
+def test_a_match_that_ended_before_its_first_move(logs: dict[str, Path], tmp_path: Path
+                                                  ) -> None:
+    """A bot that never started: the log holds the header, the deal and the match end."""
+    records = [json.loads(line) for line in logs["portas"].read_text().splitlines()]
+    end = records[-1]
+    end["result"].update(rounds=[], totals=[0, 0], winner=0, termination="no_start",
+                         faulty_seat=1, decisions=0, detail="seat 1 never connected")
+    log = tmp_path / "no-start.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in [*records[:2], end]))
+    html = _page(log)
+    data = page_data(html)
+    assert data["decisions"] == 0 and data["ended"] is True and len(data["frames"]) == 2
+    last = frame_html(data, 1, 0)
+    assert "bob (seat 1) forfeited: the bot never started." in last
+    assert "seat 1 never connected" in last

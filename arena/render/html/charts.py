@@ -19,9 +19,13 @@ class Interval:
     """One row of an interval chart: a label, a point and its interval."""
 
     label: str
+    """What the row is (a bot's name)."""
     low: float
+    """The interval's lower end."""
     value: float
+    """The point (drawn as a dot)."""
     high: float
+    """The interval's upper end."""
 
 
 def ticks(low: float, high: float, count: int = 6, *, integer: bool = False) -> list[float]:

@@ -61,13 +61,19 @@ class _Replay:
     game: Game[Any, Any, Any]
     board: HtmlBoard
     seats: tuple[int | None, ...]
+    """The views, in the page's order (None: omniscient)."""
     table: FragmentTable = field(default_factory=FragmentTable)
     frames: list[list[int]] = field(default_factory=list)
+    """Per frame, the table index of each view's HTML."""
     round_starts: list[int] = field(default_factory=lambda: [0])
+    """The frame each round starts at."""
     moves: list[Markup] = field(default_factory=list)
+    """The move list's items (moves, round ends, round heads, the end)."""
     decisions: int = 0
     rounds_done: int = 0
+    """Rounds finished so far."""
     end: MatchResult | None = None
+    """The result, once the log's match end is read."""
 
     @property
     def names(self) -> tuple[str, str]:
@@ -121,6 +127,7 @@ class ReplayPage:
     """A match's replay page and what it holds."""
 
     html: str
+    """The whole page."""
     decisions: int
     """The moves it shows."""
     finished: bool
