@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The test job on a fresh machine: install with the test extras, start a Docker engine (installing
-# docker.io and debootstrap when missing) and a local PostgreSQL (for the ladder store), then
-# lint, type-check, check the import layering and run the whole test suite.
+# docker.io and debootstrap when missing), a local PostgreSQL (for the ladder store) and Debian's
+# chromium (for the HTML page tests), then lint, type-check, check the import layering and run
+# the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 bash .ci/docker-setup.sh
+bash .ci/chromium-setup.sh
 if [ -z "${ARENA_TEST_POSTGRES_URL:-}" ]; then  # a local PostgreSQL for the ladder store tests
   ARENA_TEST_POSTGRES_URL="$(bash .ci/postgres-setup.sh)"
   export ARENA_TEST_POSTGRES_URL

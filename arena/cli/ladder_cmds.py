@@ -21,6 +21,7 @@ from arena.cli.common import (
     handle_errors,
     print_json,
 )
+from arena.cli.ladder_site import write_report
 from arena.cli.ladder_view import (
     LiveView,
     render_crosstable,
@@ -28,9 +29,12 @@ from arena.cli.ladder_view import (
     render_report,
     render_summary,
 )
+from arena.cli.watch_cmds import html_replay
+from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, load_ladder
 from arena.ladder.reports import load_crosstable, load_matches, load_standings, match_json
 from arena.ladder.runner import run_ladder_blocking
+from arena.referee.log import read_events
 
 DEFAULT_LADDER = Path("ladder/demo.toml")
 LadderArg = Annotated[Path, typer.Argument(help="The ladder definition (TOML).")]
@@ -40,10 +44,11 @@ def register(app: typer.Typer) -> None:
     """Add `run-ladder` and the `ladder` group to the root app."""
     app.command("run-ladder", help=help_of(run_ladder))(run_ladder)
     group = typer.Typer(
-        help="Read a ladder's results: standings with 95% intervals, head-to-head, matches.",
+        help="Read a ladder's results: standings with 95% intervals, head-to-head, matches, "
+             "and a browsable report.",
         no_args_is_help=True,
     )
-    for command in (standings, crosstable, matches):
+    for command in (standings, crosstable, matches, report):
         group.command(command.__name__, help=help_of(command))(command)
     app.add_typer(group, name="ladder")
 
@@ -156,3 +161,36 @@ def matches(
         print_json([match_json(m) for m in found])
         return
     console.print(render_matches(found))
+
+
+@handle_errors
+def report(
+    ladder: LadderArg = DEFAULT_LADDER,
+    out: Annotated[Path, typer.Option(
+        "--out", file_okay=False, help="The directory to write the site to (created).")
+    ] = Path("report"),
+) -> None:
+    """Write the ladder's report as a static site: OUT/index.html and one replay per match.
+
+    The index shows the standings with their 95% intervals drawn as a chart, what the duplicate
+    deals bought (the paired variance figures), the cross-table as a heat map, the rating
+    history over the run and the match list; each match links to its replay
+    (OUT/replays/MATCH.html, the page `arena watch LOG --html` writes). Every page is one
+    self-contained file: it opens offline, from a disk or any static web server.
+
+    A match whose log is missing or cannot be replayed is listed without a replay (a warning
+    says why).
+    """
+    config = load_ladder(ladder)
+    try:
+        summary = write_report(config, out, lambda log: html_replay(read_events(log)).html)
+    except OSError as exc:
+        raise ConfigError(f"cannot write the report to {out}: {exc}") from None
+    console.print(f"wrote {summary.index} and {summary.replays} replays in {out}/replays"
+                  + _without_replay(len(summary.problems)), highlight=False)
+
+
+def _without_replay(count: int) -> str:
+    if not count:
+        return ""
+    return f" ({count} match{'es' if count > 1 else ''} without a replay)"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -19,6 +19,7 @@ from arena.model import DecisionEvent, HeaderEvent, MatchEvent
 from arena.referee.log import follow_events, read_events
 from arena.referee.replay import replay_events
 from arena.render import renderer_for
+from arena.render.html import ReplayPage, replay_page
 
 
 def register(app: typer.Typer) -> None:
@@ -40,12 +41,27 @@ def watch(
                        "`arena serve` (unix:///path or 127.0.0.1:PORT); needs --match.")] = None,
     match_id: Annotated[str | None, typer.Option("--match", help="The match id to follow "
                                                  "through --referee.")] = None,
+    html: Annotated[Path | None, typer.Option(
+        "--html", dir_okay=False, help="Write the replay as ONE self-contained HTML file (the "
+        "match data, the style and a small player inline; it opens offline in any browser) "
+        "instead of showing it. With --seat the page holds only that seat's view.")] = None,
 ) -> None:
     """Render a match: expeditions/hands/tricks, piles, scores and each move as it happens.
 
     Every frame is rebuilt from the rules engine (the log is verified as it is read), so what you
     see is what the engine says. With --seat the board shows only that seat's observation.
+
+    With --html OUT.html the replay goes to a web page instead: play/pause, step, jump to a move
+    or a round, speed, keyboard shortcuts, and a view selector (everything, or exactly what
+    seat 0 or seat 1 saw). A log cut short gives the complete moves and says the match is
+    unfinished.
     """
+    if html is not None:
+        if follow or referee is not None:
+            raise ConfigError("--html writes the replay of a match log; it cannot follow a "
+                              "running match (drop --follow/--referee)")
+        write_html(html, _source(log, False, None, None), seats=_seats(seat))
+        return
     events = _source(log, follow, referee, match_id)
     play(events, seat=seat, delay=0.0 if (follow or referee) else delay, out=console)
 
@@ -67,6 +83,33 @@ def _source(log: Path | None, follow: bool, referee: str | None, match_id: str |
     if not log.is_file():
         raise ConfigError(f"no match log at {log}")
     return read_events(log)
+
+
+def _seats(seat: int | None) -> tuple[int | None, ...]:
+    return (None, 0, 1) if seat is None else (seat,)
+
+
+def html_replay(events: Iterable[MatchEvent], seats: Sequence[int | None] = (None, 0, 1)
+                ) -> ReplayPage:
+    """The replay page of a match log's events: the frames rebuilt by the rules engine (the
+    log verified as it is read, as for the terminal), every view in ``seats``."""
+    return replay_page(((step.event, step.state) for step in replay_events(events)),
+                       seats=seats)
+
+
+def write_html(out: Path, events: Iterable[MatchEvent], seats: Sequence[int | None]) -> None:
+    """Build the page (entirely, before writing anything) and write it to ``out``."""
+    page = html_replay(events, seats)
+    try:
+        out.write_text(page.html, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {out}: {exc.strerror}") from None
+    console.print(f"wrote {out}: {page.decisions} moves, {len(page.html) / 1024:.0f} KiB",
+                  highlight=False)
+    if not page.finished:
+        err_console.print(f"[yellow]note:[/] the log ends after move {page.decisions} without "
+                          "a match end: the page shows the complete moves and says the match "
+                          "is unfinished", highlight=False)
 
 
 def frames(events: Iterable[MatchEvent], seat: int | None

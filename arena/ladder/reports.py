@@ -1,9 +1,9 @@
 """A ladder's reports: the official standings, the head-to-head cross-table and the match list.
 
 Everything here is a pure function of the recorded matches (``StoredMatch``), except the
-loaders (``load_standings``, ``load_crosstable``, ``load_matches``), which read them from the
-ladder's store. Void matches are listed but never rated: every W/D/L figure comes from one tally,
-``head_to_head``, over the rated matches.
+loaders (``load_standings``, ``load_crosstable``, ``load_matches``, ``load_rating_history``),
+which read them from the ladder's store. Void matches are listed but never rated: every W/D/L
+figure comes from one tally, ``head_to_head``, over the rated matches.
 """
 
 from __future__ import annotations
@@ -211,6 +211,19 @@ def match_json(m: StoredMatch) -> dict[str, Any]:
     }
 
 
+# --- rating history --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RatingStep:
+    """A bot's live Elo after one rated match (the ladder's rating history, in order)."""
+
+    match_id: str
+    bot: str
+    rating: float
+    """The live Elo after the match."""
+    delta: float
+    """What the match changed."""
+
+
 # --- loaders ---------------------------------------------------------------------------------
 def load_standings(config: LadderConfig, store: LadderStore | None = None) -> Standings:
     """The ladder's standings from its store (with the live Elo)."""
@@ -232,6 +245,13 @@ def load_matches(config: LadderConfig, store: LadderStore | None = None, *,
         return []
     with open_store(config, store) as db:
         return db.matches(config.name)
+
+
+def load_rating_history(config: LadderConfig, store: LadderStore | None = None
+                        ) -> list[RatingStep]:
+    """Every live Elo update of the ladder, in the order the matches were applied."""
+    with open_store(config, store) as db:
+        return [RatingStep(*row) for row in db.elo_history(config.name)]
 
 
 @contextlib.contextmanager

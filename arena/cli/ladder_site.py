@@ -1,0 +1,263 @@
+"""`arena ladder report`: a ladder as a static site, index.html plus one replay page per match.
+
+``report_page`` is pure (the ladder's data in, one self-contained HTML page out): the standings
+with their 95% intervals drawn as a chart, what the duplicate deals bought (the paired variance
+figures), the cross-table as a heat map, the rating history over the run and the match list,
+each match linked to its replay. ``write_report`` reads the store and the match logs and writes
+the files.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.cli.common import err_console
+from arena.errors import ArenaError
+from arena.ladder.config import LadderConfig
+from arena.ladder.reports import (
+    Crosstable,
+    RatingStep,
+    Standings,
+    crosstable_of,
+    load_matches,
+    load_rating_history,
+    open_store,
+    standings_of,
+)
+from arena.ladder.store import StoredMatch
+from arena.render.html.charts import Interval, heat_colour, interval_chart, line_chart
+from arena.render.html.markup import Markup, el, leaf
+from arena.render.html.page import document
+
+REPLAY_DIR = "replays"
+"""Where the replay pages go, inside the report directory."""
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything the report page shows, read from the ladder's store."""
+
+    ladder: str
+    """The ladder's name."""
+    game: str
+    """The game id it plays."""
+    standings: Standings
+    crosstable: Crosstable
+    matches: Sequence[StoredMatch]
+    """Every recorded match, void ones included, in recording order."""
+    history: Sequence[RatingStep]
+    """Every live Elo update, in order."""
+    replays: Mapping[str, str] = field(default_factory=dict)
+    """match id → the replay page's path relative to index.html."""
+    problems: Mapping[str, str] = field(default_factory=dict)
+    """match id → why it has no replay (no log, an unreadable log)."""
+
+
+@dataclass(frozen=True)
+class SiteSummary:
+    """What ``write_report`` wrote."""
+
+    index: Path
+    """The index page."""
+    replays: int
+    """Replay pages written."""
+    problems: dict[str, str]
+    """match id → why it got no replay."""
+
+
+# --- the page (pure) -----------------------------------------------------------------------------
+def report_page(data: ReportData) -> str:
+    """The report's index page."""
+    s = data.standings
+    title = f"Ladder {data.ladder} ({data.game})"
+    body = el(
+        "div", "report",
+        leaf("h1", None, title),
+        leaf("p", "meta", f"{s.rated} rated matches, {s.void} void (recorded, never rated) · "
+             f"{len(s.rows)} bots"),
+        _standings(s), _pairing(s), _crosstable(data.crosstable),
+        _history(data.history, [r.bot for r in s.rows]),
+        _match_list(data),
+    )
+    return document(title, body)
+
+
+def _section(heading: str, *children: Markup, section_id: str) -> Markup:
+    return el("section", None, leaf("h2", None, heading), *children, id=section_id)
+
+
+def _standings(s: Standings) -> Markup:
+    head = el("tr", None, *(leaf("th", "num" if i != 1 else None, h) for i, h in enumerate(
+        ("rank", "bot", "rating", "95% interval", "matches", "W-D-L", "score", "pts/match",
+         "live Elo"))))
+    rows = [
+        el("tr", None, leaf("td", "num", r.rank), leaf("td", None, r.bot),
+           leaf("td", "num", f"{r.rating:.0f}", data_rating=r.bot),
+           leaf("td", "num", f"{r.rating - r.ci95:.0f} .. {r.rating + r.ci95:.0f}"),
+           leaf("td", "num", r.matches), leaf("td", "num", f"{r.wins}-{r.draws}-{r.losses}"),
+           leaf("td", "num", f"{100 * r.score_rate:.1f}%"),
+           leaf("td", "num", f"{r.points_per_match:.1f}"),
+           leaf("td", "num", "—" if r.live_elo is None else f"{r.live_elo:.0f}"))
+        for r in s.rows
+    ]
+    chart = interval_chart(
+        [Interval(r.bot, r.rating - r.ci95, r.rating, r.rating + r.ci95) for r in s.rows],
+        title="ratings with 95% intervals")
+    note = ("Bradley–Terry ratings over every rated match (a draw counts half a win; the field's "
+            "precision-weighted mean is 1500). A 95% interval is the larger of the model's "
+            "(Fisher) and the encounter-clustered estimate.")
+    return _section("Standings", el("table", "grid", head, *rows, id="standings"),
+                    el("div", "chart", chart, id="interval-chart"), leaf("p", "dim", note),
+                    section_id="standings-section")
+
+
+def _pairing(s: Standings) -> Markup:
+    p = s.pairing
+    if p.encounters == 0:
+        return _section("Duplicate deals", leaf("p", None, "No complete encounter yet."),
+                        section_id="pairing")
+    lines: list[Markup] = [leaf("p", None, f"{p.encounters} complete encounters (the same deal "
+                                "twice, seats swapped).")]
+    for label, ratio in (("score (W/D/L)", p.score_ratio), ("point margin", p.margin_ratio)):
+        if ratio is None:
+            lines.append(leaf("p", None, f"{label}: not measurable yet"))
+        else:
+            change = (f"{100 * (1 - ratio):.0f}% less variance" if ratio <= 1 else
+                      f"{100 * (ratio - 1):.0f}% more variance: no gain from the pairing here")
+            lines.append(leaf("p", None, f"{label}: paired variance = {ratio:.2f} × unpaired "
+                              f"({change})", data_ratio=f"{ratio:.4f}"))
+    head = el("tr", None, *(leaf("th", None, h) for h in ("pair", "0", "¼", "½", "¾", "1")))
+    rows = [el("tr", None, leaf("td", None, f"{a} vs {b}"),
+               *(leaf("td", "num", c) for c in counts))
+            for (a, b), counts in sorted(p.pentanomial.items())]
+    return _section("Duplicate deals: what the pairing bought", *lines,
+                    leaf("p", "dim", "Pentanomial counts: per encounter, the first bot's score."),
+                    el("table", "grid", head, *rows), section_id="pairing")
+
+
+def _crosstable(cross: Crosstable) -> Markup:
+    names = list(cross.order) or sorted({a for a, _ in cross.cells})
+    head = el("tr", None, leaf("th", None, "row vs column"),
+              *(leaf("th", None, n) for n in names))
+    rows = []
+    for a in names:
+        cells: list[Markup] = [leaf("th", None, a)]
+        for b in names:
+            tally = cross.cells.get((a, b))
+            if a == b or tally is None or tally.games == 0:
+                cells.append(leaf("td", "cell dim", "—"))
+                continue
+            cells.append(leaf(
+                "td", "cell", f"{tally.wins}-{tally.draws}-{tally.losses} "
+                f"({100 * tally.score_rate:.0f}%)",
+                style=f"background:{heat_colour(tally.score_rate)}",
+                title=f"{a} vs {b}: {tally.games} matches"))
+        rows.append(el("tr", None, *cells))
+    return _section("Head to head", el("table", "grid heat", head, *rows, id="crosstable"),
+                    leaf("p", "dim", "Row bot's W-D-L and score rate against the column bot, "
+                         "over the rated matches; green wins, red loses."),
+                    section_id="crosstable-section")
+
+
+def _history(history: Sequence[RatingStep], bots: Sequence[str]) -> Markup:
+    """The live Elo over the run, one line per bot (in standings order: the interval chart's
+    colours)."""
+    if not history:
+        return _section("Rating history", leaf("p", None, "No rated match yet."),
+                        section_id="history")
+    order: dict[str, int] = {}
+    series: dict[str, list[tuple[float, float]]] = {bot: [] for bot in bots}
+    for step in history:
+        number = order.setdefault(step.match_id, len(order) + 1)
+        series.setdefault(step.bot, []).append((float(number), step.rating))
+    series = {bot: points for bot, points in series.items() if points}
+    chart = line_chart(series, title="live Elo after each rated match",
+                       x_label="rated match", y_label="live Elo")
+    return _section("Rating history", el("div", "chart", chart, id="history-chart"),
+                    leaf("p", "dim", "The live (incremental) Elo of each bot after each of its "
+                         "rated matches, in the order they were recorded."),
+                    section_id="history")
+
+
+def _match_list(data: ReportData) -> Markup:
+    head = el("tr", None, *(leaf("th", None, h) for h in (
+        "#", "match", "cycle/leg", "seat 0", "seat 1", "totals", "result", "termination",
+        "seconds")))
+    rows = []
+    for number, m in enumerate(data.matches, start=1):
+        link = data.replays.get(m.match_id)
+        name: Markup = (el("a", None, m.match_id, href=link) if link is not None
+                        else leaf("span", None, m.match_id,
+                              title=data.problems.get(m.match_id, "no replay")))
+        rows.append(el(
+            "tr", "void" if m.void else None, leaf("td", "num", number), el("td", None, name),
+            leaf("td", None, f"{m.cycle}/{m.leg}"), leaf("td", None, m.bots[0]),
+            leaf("td", None, m.bots[1]), leaf("td", "num", f"{m.totals[0]} – {m.totals[1]}"),
+            leaf("td", None, _outcome(m)), leaf("td", None, str(m.termination)),
+            leaf("td", "num", f"{m.duration_s:.1f}"), data_match=m.match_id))
+    missing = len(data.matches) - len(data.replays)
+    note = "Each match id opens its replay (a self-contained page)."
+    if missing:
+        note += f" {missing} match(es) have no replay (no readable log); hover for why."
+    return _section("Matches", leaf("p", "dim", note),
+                    el("table", "grid", head, *rows, id="matches"), section_id="matches-section")
+
+
+def _outcome(m: StoredMatch) -> str:
+    if m.void:
+        return "void"
+    if m.winner is None:
+        return "draw"
+    return f"{m.bots[m.winner]} wins"
+
+
+# --- writing the site ----------------------------------------------------------------------------
+ReplayMaker = Callable[[Path], str]
+"""A match log → its replay page (raises ``ArenaError`` for a log it cannot replay)."""
+
+
+def replay_name(match_id: str) -> str:
+    """The replay file of a match (a safe file name)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", match_id) + ".html"
+
+
+def _log_of(config: LadderConfig, m: StoredMatch) -> Path | None:
+    candidates = [Path(m.log_path)] if m.log_path else []
+    candidates.append(config.match_log_dir / f"{m.match_id}.jsonl")
+    return next((p for p in candidates if p.is_file()), None)
+
+
+def write_report(config: LadderConfig, out: Path, make_replay: ReplayMaker) -> SiteSummary:
+    """Write ``out/index.html`` and ``out/replays/<match>.html`` for every match with a log."""
+    with open_store(config) as db:
+        matches = load_matches(config, db)
+        history = load_rating_history(config, db)
+        live = db.live_elo(config.name)
+    prior = config.rating.prior
+    (out / REPLAY_DIR).mkdir(parents=True, exist_ok=True)
+    replays: dict[str, str] = {}
+    problems: dict[str, str] = {}
+    for m in matches:
+        log = _log_of(config, m)
+        if log is None:
+            problems[m.match_id] = "its log is missing"
+            continue
+        try:
+            page = make_replay(log)
+        except ArenaError as exc:
+            problems[m.match_id] = f"its log cannot be replayed: {exc}"
+            err_console.print(f"[yellow]warning:[/] no replay of {m.match_id}: {exc}",
+                              highlight=False)
+            continue
+        name = f"{REPLAY_DIR}/{replay_name(m.match_id)}"
+        (out / name).write_text(page, encoding="utf-8")
+        replays[m.match_id] = name
+    data = ReportData(config.name, config.game,
+                      standings_of(config.name, matches, prior=prior, live=live),
+                      crosstable_of(matches, prior=prior), matches, history, replays, problems)
+    index = out / "index.html"
+    index.write_text(report_page(data), encoding="utf-8")
+    return SiteSummary(index, len(replays), problems)

@@ -1,0 +1,146 @@
+"""Charts as inline SVG (no script, no library): an interval chart, a line chart, and the
+colour scale of a heat map. Pure: numbers in, markup out."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from arena.render.html.markup import attrs, text
+
+PALETTE = ("#2458c6", "#c2410c", "#15803d", "#9333ea", "#b91c1c", "#0e7490", "#a16207",
+           "#be185d", "#4d7c0f", "#1e3a8a")
+"""Series colours, in order."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One row of an interval chart: a label, a point and its interval."""
+
+    label: str
+    """What the row is (a bot's name)."""
+    low: float
+    """The interval's lower end."""
+    value: float
+    """The point (drawn as a dot)."""
+    high: float
+    """The interval's upper end."""
+
+
+def ticks(low: float, high: float, count: int = 6, *, integer: bool = False) -> list[float]:
+    """Round tick values covering [low, high] (about ``count`` of them; whole numbers only
+    with ``integer``)."""
+    if high <= low:
+        high = low + 1
+    raw = (high - low) / max(count - 1, 1)
+    magnitude = 10 ** math.floor(math.log10(raw))
+    steps = (1, 2, 5, 10) if integer else (1, 2, 2.5, 5, 10)
+    step = next(m * magnitude for m in steps if m * magnitude >= raw)
+    if integer:
+        step = max(1, round(step))
+    first = math.floor(low / step) * step
+    values = []
+    value = first
+    while value <= high + step * 1e-9:
+        values.append(round(value, 10))
+        value += step
+    if values[-1] < high:
+        values.append(round(value, 10))
+    return values
+
+
+def _scale(value: float, low: float, high: float, start: float, end: float) -> float:
+    return start + (value - low) / (high - low) * (end - start) if high > low else start
+
+
+def _svg(width: int, height: int, label: str, body: list[str]) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg"{attrs({"viewBox": f"0 0 {width} {height}"})}'
+            f' width="{width}" height="{height}" role="img"{attrs({"aria-label": label})}>'
+            + "".join(body) + "</svg>")
+
+
+def _line(x1: float, y1: float, x2: float, y2: float, colour: str, width: float = 1) -> str:
+    return (f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+            f'stroke="{colour}" stroke-width="{width}"/>')
+
+
+def _text(x: float, y: float, value: object, anchor: str = "start", extra: str = "") -> str:
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{text(value)}</text>'
+
+
+def interval_chart(rows: Sequence[Interval], *, title: str, width: int = 640) -> str:
+    """Each row's interval as a bar with a dot at its value, on one shared axis."""
+    left, right, row_h, top = 150, 20, 26, 10
+    height = top + row_h * len(rows) + 34
+    low = min((r.low for r in rows), default=0.0)
+    high = max((r.high for r in rows), default=1.0)
+    marks = ticks(low, high)
+    lo, hi = marks[0], marks[-1]
+
+    def x(value: float) -> float:
+        return _scale(value, lo, hi, left, width - right)
+
+    body = [f"<title>{text(title)}</title>"]
+    axis_y = top + row_h * len(rows) + 4
+    for mark in marks:
+        body.append(_line(x(mark), top, x(mark), axis_y, "#d5dae2"))
+        body.append(_text(x(mark), axis_y + 14, f"{mark:g}", "middle"))
+    for i, row in enumerate(rows):
+        y = top + row_h * i + row_h / 2
+        body.append(_text(left - 8, y + 4, row.label, "end", ' class="label"'))
+        body.append(_line(x(row.low), y, x(row.high), y, PALETTE[i % len(PALETTE)], 6))
+        body.append(f'<circle cx="{x(row.value):.1f}" cy="{y:.1f}" r="5" fill="#1d2430">'
+                    f"<title>{text(row.label)}: {row.value:.0f} "
+                    f"[{row.low:.0f} .. {row.high:.0f}]</title></circle>")
+    return _svg(width, height, title, body)
+
+
+def line_chart(series: Mapping[str, Sequence[tuple[float, float]]], *, title: str,
+               x_label: str, y_label: str, width: int = 760, height: int = 300) -> str:
+    """One polyline per series (points ``(x, y)``), with axes and a legend."""
+    left, right, top, bottom = 56, 150, 12, 40
+    points = [p for values in series.values() for p in values]
+    whole = all(float(p[0]).is_integer() for p in points)
+    xs = ticks(min((p[0] for p in points), default=0.0), max((p[0] for p in points), default=1.0),
+               integer=whole)
+    ys = ticks(min((p[1] for p in points), default=0.0), max((p[1] for p in points), default=1.0))
+
+    def x(value: float) -> float:
+        return _scale(value, xs[0], xs[-1], left, width - right)
+
+    def y(value: float) -> float:
+        return _scale(value, ys[0], ys[-1], height - bottom, top)
+
+    body = [f"<title>{text(title)}</title>"]
+    for mark in ys:
+        body.append(_line(left, y(mark), width - right, y(mark), "#e4e8ee"))
+        body.append(_text(left - 6, y(mark) + 4, f"{mark:g}", "end"))
+    for mark in xs:
+        body.append(_line(x(mark), height - bottom, x(mark), height - bottom + 4, "#5b6575"))
+        body.append(_text(x(mark), height - bottom + 16, f"{mark:g}", "middle"))
+    body.append(_line(left, height - bottom, width - right, height - bottom, "#5b6575"))
+    body.append(_text((left + width - right) / 2, height - 6, x_label, "middle"))
+    body.append(_text(12, top + (height - bottom - top) / 2, y_label, "middle",
+                      f' transform="rotate(-90 12 {top + (height - bottom - top) / 2:.1f})"'))
+    for i, (name, values) in enumerate(series.items()):
+        colour = PALETTE[i % len(PALETTE)]
+        path = " ".join(f"{x(a):.1f},{y(b):.1f}" for a, b in values)
+        body.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" '
+                    f'points="{path}"><title>{text(name)}</title></polyline>')
+        legend_y = top + 16 * i + 8
+        body.append(_line(width - right + 12, legend_y, width - right + 30, legend_y, colour, 3))
+        body.append(_text(width - right + 36, legend_y + 4, name))
+    return _svg(width, height, title, body)
+
+
+def heat_colour(rate: float) -> str:
+    """A background colour for a score rate in [0, 1]: red (0) through white to green (1)."""
+    rate = min(max(rate, 0.0), 1.0)
+    if rate < 0.5:
+        t = rate / 0.5
+        red, green, blue = 230 + 25 * t, 120 + 135 * t, 110 + 145 * t
+    else:
+        t = (rate - 0.5) / 0.5
+        red, green, blue = 255 - 145 * t, 255 - 50 * t, 255 - 140 * t
+    return f"rgb({red:.0f},{green:.0f},{blue:.0f})"

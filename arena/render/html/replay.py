@@ -1,0 +1,296 @@
+"""A match replay as one self-contained HTML page (pure: replayed steps in, a string out).
+
+The caller replays the log with the rules engine (``arena.referee.replay.replay_events``, what
+``arena watch`` renders) and hands over each event with the engine's state after it. A frame is
+made at the start and after every decision (and at the match end): the board of every view the
+page offers — the omniscient one and exactly what each seat saw (``game.observation``) — with
+the round scores and, at the end, the result. The page's player only shows these frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.games import game_module, get_game
+from arena.games.api import Game, totals_of
+from arena.model import (
+    DecisionEvent,
+    HeaderEvent,
+    MatchEndEvent,
+    MatchEvent,
+    MatchResult,
+    Termination,
+)
+from arena.render.html.api import HtmlBoard, seat_label
+from arena.render.html.assets import PLAYER
+from arena.render.html.markup import FragmentTable, Markup, el, leaf
+from arena.render.html.page import document
+
+Step = tuple[MatchEvent, Any]
+"""An event of the log and the engine's state after it."""
+
+SPEEDS = (1, 2, 4, 8, 16, 32)
+"""Moves per second the player offers."""
+DEFAULT_SPEED = 4
+
+_FAULTS = {
+    Termination.TIMEOUT: "no answer in time",
+    Termination.ILLEGAL_ACTION: "an illegal action",
+    Termination.INVALID_ACTION: "an answer that is not an action of the game",
+    Termination.CRASH: "the bot crashed",
+    Termination.PROTOCOL_VIOLATION: "a protocol violation",
+    Termination.OVERSIZED_MESSAGE: "an oversized message",
+    Termination.NO_START: "the bot never started",
+    Termination.MEMORY: "the bot ran out of memory",
+}
+
+
+def board_for(game_id: str) -> HtmlBoard:
+    """The HTML board of a registered game (``arena.render.html.<name>.BOARD``)."""
+    board: HtmlBoard = game_module("render.html", game_id).BOARD
+    return board
+
+
+@dataclass
+class _Replay:
+    """What the page is built from, gathered step by step."""
+
+    header: HeaderEvent
+    game: Game[Any, Any, Any]
+    board: HtmlBoard
+    seats: tuple[int | None, ...]
+    """The views, in the page's order (None: omniscient)."""
+    table: FragmentTable = field(default_factory=FragmentTable)
+    frames: list[list[int]] = field(default_factory=list)
+    """Per frame, the table index of each view's HTML."""
+    round_starts: list[int] = field(default_factory=lambda: [0])
+    """The frame each round starts at."""
+    moves: list[Markup] = field(default_factory=list)
+    """The move list's items (moves, round ends, round heads, the end)."""
+    decisions: int = 0
+    rounds_done: int = 0
+    """Rounds finished so far."""
+    end: MatchResult | None = None
+    """The result, once the log's match end is read."""
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """The bots' names, by seat."""
+        return self.header.bot_names
+
+    @property
+    def word(self) -> str:
+        """What the game calls a round, capitalised (``Round``, ``Game``)."""
+        return self.board.round_name.capitalize()
+
+    def frame(self, state: Any, result: MatchResult | None = None) -> int:
+        """Add the frame of ``state`` (every view) and return its index."""
+        finished = self.game.finished_rounds(state)
+        scores = _scores(finished, self.names, self.board.round_name)
+        ending = _result(result, self.names) if result is not None else ""
+        roots = []
+        for seat in self.seats:
+            if seat is None:
+                board = self.board.state(state, self.names)
+            else:
+                board = self.board.view(self.game.observation(state, seat), self.names)
+            roots.append(self.table.add((board, scores, ending)))
+        self.frames.append(roots)
+        return len(self.frames) - 1
+
+    def step(self, event: MatchEvent, state: Any) -> None:
+        """Take the next event and the engine's state after it."""
+        if isinstance(event, DecisionEvent):
+            self.decisions += 1
+            index = self.frame(state)
+            self.moves.append(_move(event, index, self.names))
+            finished = self.game.finished_rounds(state)
+            if len(finished) > self.rounds_done:
+                self.rounds_done = len(finished)
+                self.moves.append(_round_end(finished, self.names, self.board.round_name))
+                if self.game.to_move(state) is not None:
+                    self.round_starts.append(index)
+                    self.moves.append(leaf("li", "round", f"{self.word} {len(finished) + 1}",
+                                           data_frame=index))
+        elif isinstance(event, MatchEndEvent):
+            self.end = event.result
+            index = self.frame(state, event.result)
+            bad = event.result.void or event.result.termination.is_fault
+            self.moves.append(leaf("li", "end bad" if bad else "end", _verdict(event.result),
+                                   data_frame=index))
+
+
+@dataclass(frozen=True)
+class ReplayPage:
+    """A match's replay page and what it holds."""
+
+    html: str
+    """The whole page."""
+    decisions: int
+    """The moves it shows."""
+    finished: bool
+    """False: the log ended before the match end (the page says the match is unfinished)."""
+
+
+def replay_page(steps: Iterable[Step], *, seats: Sequence[int | None] = (None, 0, 1)
+                ) -> ReplayPage:
+    """The replay page of a match. ``seats``: the views the page offers, None being the
+    omniscient one (a page of seat views only leaves out the seed and every hidden card)."""
+    iterator = iter(steps)
+    first = next(iterator, None)
+    if first is None or not isinstance(first[0], HeaderEvent):
+        raise ValueError("a replay starts with the match header")
+    header, state = first
+    assert isinstance(header, HeaderEvent)
+    replay = _Replay(header, get_game(header.game), board_for(header.game), tuple(seats))
+    replay.frame(state)
+    for event, after in iterator:
+        replay.step(event, after)
+    return ReplayPage(_page(replay), replay.decisions, replay.end is not None)
+
+
+# --- parts of a frame ------------------------------------------------------------------------
+def _scores(finished: tuple[tuple[int, int], ...], names: tuple[str, str], word: str
+            ) -> Markup:
+    rows: list[Markup] = [
+        el("tr", None, leaf("td", None, f"{word} {i}"), leaf("td", "num", a), leaf("td", "num", b))
+        for i, (a, b) in enumerate(finished, start=1)
+    ]
+    totals = totals_of(finished)
+    rows.append(el("tr", "total", leaf("td", None, "total"),
+                   leaf("td", "num", totals[0], data_total="0"),
+                   leaf("td", "num", totals[1], data_total="1")))
+    head = el("tr", None, leaf("th", None, "scores"), leaf("th", "num seat0", names[0]),
+              leaf("th", "num seat1", names[1]))
+    return el("div", "scores", el("table", "grid", head, *rows), data_zone="scores")
+
+
+def _verdict(result: MatchResult) -> str:
+    names = result.bots
+    totals = f"{result.totals[0]} – {result.totals[1]}"
+    if result.void:
+        return f"Void match ({result.termination}): not rated · totals {totals}"
+    if result.winner is None:
+        return f"Draw · {totals} · {result.termination}"
+    return f"{seat_label(names, result.winner)} wins · {totals} · {result.termination}"
+
+
+def _result(result: MatchResult, names: tuple[str, str]) -> Markup:
+    lines: list[Markup] = [leaf("p", None, "Match over: " + _verdict(result))]
+    kind = "result"
+    if result.termination.is_fault and result.faulty_seat is not None:
+        kind = "result forfeit"
+        why = _FAULTS.get(result.termination, str(result.termination))
+        lines.append(leaf("p", None, f"{seat_label(names, result.faulty_seat)} forfeited: {why}."))
+    elif result.void:
+        kind = "result void"
+    if result.detail:
+        lines.append(leaf("p", "dim", "detail: " + result.detail.splitlines()[0][:300]))
+    return el("div", kind, *lines, data_zone="result", data_termination=str(result.termination))
+
+
+# --- the move list ---------------------------------------------------------------------------
+def _move(event: DecisionEvent, frame: int, names: tuple[str, str]) -> Markup:
+    cls = f"move s{event.seat}"
+    if event.fault is None:
+        action: Markup = leaf("span", "act", event.action)
+    else:
+        cls += " fault"
+        answer = "no answer" if event.action is None else f"answered {event.action!r}"
+        action = leaf("span", "act", f"{answer} — {event.fault}: forfeit")
+    return el("li", cls, leaf("span", "n", event.n), leaf("span", "who", names[event.seat]),
+              action, leaf("span", "ms", f"{event.ms:.1f} ms"), data_frame=frame,
+              title=f"move {event.n}, round {event.round + 1}, seat {event.seat}")
+
+
+def _round_end(finished: tuple[tuple[int, int], ...], names: tuple[str, str], word: str
+               ) -> Markup:
+    scores, totals = finished[-1], totals_of(finished)
+    return leaf("li", "roundend", f"{word} {len(finished)} over: {scores[0]} – {scores[1]} "
+                f"(totals {names[0]} {totals[0]}, {names[1]} {totals[1]})")
+
+
+def _move_list(replay: _Replay) -> Markup:
+    return el("ol", None, leaf("li", "round", f"{replay.word} 1", data_frame=0), *replay.moves,
+              id="moves")
+
+
+# --- the page --------------------------------------------------------------------------------
+def _meta(header: HeaderEvent, omniscient: bool) -> str:
+    tc = header.time_control
+    parts = [f"match {header.match_id}"]
+    if omniscient:  # the seed determines every deal: only a page with the full view shows it
+        parts.append(f"seed {header.seed}")
+    options = ", ".join(f"{k}={v}" for k, v in sorted(header.options.items()))
+    parts += [f"options {options}" if options else "", f"{tc.move_time_ms} ms per move"
+              + (f" + {tc.time_bank_ms} ms bank" if tc.time_bank_ms else ""),
+              f"sandbox {header.sandbox}" if header.sandbox else "",
+              f"started {header.started_at}" if header.started_at else "",
+              f"arena {header.arena_version}" if header.arena_version else ""]
+    return " · ".join(p for p in parts if p)
+
+
+def _view_options(seats: tuple[int | None, ...], names: tuple[str, str]) -> Markup:
+    options = []
+    for index, seat in enumerate(seats):
+        label = "omniscient (everything)" if seat is None else (
+            f"what seat {seat} saw ({names[seat]})")
+        options.append(leaf("option", None, label, value=index,
+                            data_key="all" if seat is None else str(seat)))
+    return el("select", None, *options, id="view", title="whose view (o, 0, 1, v)")
+
+
+def _controls(replay: _Replay) -> Markup:
+    word = replay.board.round_name
+    rounds = tuple(leaf("option", None, f"{word} {i + 1}", value=i)
+                   for i in range(len(replay.round_starts)))
+    speeds = tuple(
+        f'<option value="{s}"{" selected" if s == DEFAULT_SPEED else ""}>{s} moves/s</option>'
+        for s in SPEEDS)
+    buttons = (("first", "⇤", "first frame (Home)"), ("back", "←", "back one move (←)"),
+               ("play", "▶", "play / pause (space)"), ("fwd", "→", "forward one move (→)"),
+               ("last", "⇥", "last frame (End)"))
+    return el(
+        "div", "controls",
+        *(leaf("button", None, face, id=name, title=title, type="button", aria_label=title)
+          for name, face, title in buttons),
+        '<input id="pos" type="range" min="0" max="0" value="0" aria-label="move">',
+        leaf("span", None, "start", id="counter"),
+        el("label", None, f"{word} ", el("select", None, *rounds, id="round", title="↑ ↓")),
+        el("label", None, "speed ", el("select", None, *speeds, id="speed", title="+ −")),
+        el("label", None, "view ", _view_options(replay.seats, replay.names)),
+    )
+
+
+def _page(replay: _Replay) -> str:
+    header, names = replay.header, replay.names
+    title = f"{replay.game.title}: {names[0]} vs {names[1]}"
+    notes: list[Markup] = []
+    if replay.end is None:
+        notes.append(leaf("p", "note", f"Unfinished match: the log ends after move "
+                          f"{replay.decisions} without a match end (the match was still running "
+                          "or its log was cut short). The replay shows every complete move.",
+                          id="unfinished"))
+    body = (
+        el("header", "top", leaf("h1", None, title),
+           leaf("p", "meta", _meta(header, None in replay.seats))),
+        *notes,
+        el("section", "player", _controls(replay),
+           leaf("p", "keys", "Keys: ← → step · space play/pause · ↑ ↓ round · Home End · "
+                "o 0 1 or v: view · + − speed · click a move to jump to it")),
+        el("main", "layout", el("section", "board", id="board", aria_live="polite"),
+           el("aside", "side", leaf("h2", None, "Moves"), _move_list(replay))),
+    )
+    data = {
+        "game": header.game,
+        "match_id": header.match_id,
+        "views": ["all" if s is None else s for s in replay.seats],
+        "decisions": replay.decisions,
+        "ended": replay.end is not None,
+        "rounds": replay.round_starts,
+        "frames": replay.frames,
+        "t": replay.table.entries,
+    }
+    return document(title, body, script=PLAYER, data=data)

@@ -1,0 +1,48 @@
+"""Fixtures for the HTML pages: real match logs (the match loop with in-process seats writes
+them) and a headless Chromium.
+
+Without Chromium the browser tests skip, unless ``ARENA_REQUIRE_CHROMIUM=1`` (set by
+``.ci/run``): then they fail, so CI can never pass by silently skipping the browser.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.html.browser import Browser, chromium_path
+from tests.html.support import play_logged
+
+REQUIRE_ENV = "ARENA_REQUIRE_CHROMIUM"
+
+@pytest.fixture(scope="session")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One finished match log per game (Lost Cities: 3 rounds; Haggis: a game to 250)."""
+    log_dir = tmp_path_factory.mktemp("logs")
+    return {game: play_logged(log_dir, game, seed)
+            for game, seed in (("lost-cities", 7), ("haggis", 3), ("portas", 5))}
+
+
+def require_chromium() -> str:
+    """Chromium's path; skip without it (fail instead under ARENA_REQUIRE_CHROMIUM=1)."""
+    path = chromium_path()
+    if path is not None:
+        return path
+    message = "chromium is not installed (bash .ci/chromium-setup.sh)"
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{message}, and {REQUIRE_ENV}=1", pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for a test module (its network goes nowhere)."""
+    require_chromium()
+    instance = Browser()
+    try:
+        yield instance
+    finally:
+        instance.close()

@@ -1,0 +1,192 @@
+"""The pages in a real browser: headless Chromium (Debian's package) with no network. A replay
+is driven with the keyboard like a person would; the report is opened and followed to a replay.
+Every test checks that the page asked for nothing but itself."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli.main import app
+from arena.referee.log import read_events
+from tests.html.browser import Browser, press
+from tests.html.support import frame_states, mini_ladder
+from tests.html.test_replay_page import lost_cities_visible
+
+runner = CliRunner()
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _write_replay(log: Path, out: Path) -> Path:
+    result = runner.invoke(app, ["watch", str(log), "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _open(browser: Browser, page: Path) -> None:
+    browser.open(page)
+    assert browser.requests() == [page.resolve().as_uri()], "the page fetched something"
+    assert browser.eval("performance.getEntriesByType('resource').length") == 0
+
+
+def _frame(browser: Browser) -> int:
+    return int(browser.eval("document.body.dataset.frame"))
+
+
+def _totals(browser: Browser) -> list[int]:
+    return browser.eval(
+        "Array.from(document.querySelectorAll('#board [data-total]')).map(e => +e.textContent)")
+
+
+def _board_cards(browser: Browser) -> Counter[str]:
+    cards = browser.eval(
+        "Array.from(document.querySelectorAll('#board [data-card]')).map(e => e.dataset.card)")
+    return Counter(cards)
+
+
+def _shot(browser: Browser, path: Path) -> None:
+    browser.screenshot(path)
+    data = path.read_bytes()
+    assert data.startswith(PNG) and len(data) > 20_000
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1280, 900)
+
+
+def test_lost_cities_replay_driven_by_keyboard(browser: Browser, logs: dict[str, Path],
+                                               tmp_path: Path) -> None:
+    log = logs["lost-cities"]
+    page = _write_replay(log, tmp_path / "lost-cities.html")
+    _open(browser, page)
+    states = frame_states(log)
+    last = len(states) - 1
+    assert _frame(browser) == 0 and browser.eval("document.getElementById('counter')"
+                                                 ".textContent") == "start"
+    press(browser, "ArrowRight", 5)
+    assert _frame(browser) == 5
+    press(browser, "ArrowLeft", 2)
+    assert _frame(browser) == 3
+    press(browser, "ArrowRight", last)  # stepping past the end stays at the end
+    assert _frame(browser) == last
+    result = list(read_events(log))[-1].result  # type: ignore[union-attr]
+    assert _totals(browser) == list(result.totals)
+    assert "Match over" in browser.eval("document.querySelector('[data-zone=result]')"
+                                        ".textContent")
+    _shot(browser, tmp_path / "lost-cities.png")
+
+    press(browser, "0")  # what seat 0 saw, frame by frame back to the start
+    assert browser.eval("document.getElementById('view').value") == "1"
+    for index in range(last, -1, -1):
+        assert _frame(browser) == index
+        assert not _board_cards(browser) - lost_cities_visible(states[index], 0), index
+        assert browser.eval("document.querySelectorAll('[data-zone=hand-1] [data-card]')"
+                            ".length") == 0
+        press(browser, "ArrowLeft")
+    press(browser, "o")
+    assert _board_cards(browser)  # the omniscient view shows both hands again
+    assert browser.eval("document.querySelectorAll('[data-zone=hand-1] [data-card]')"
+                        ".length") == 8
+
+
+def test_the_player_controls(browser: Browser, logs: dict[str, Path], tmp_path: Path) -> None:
+    page = _write_replay(logs["lost-cities"], tmp_path / "controls.html")
+    _open(browser, page)
+    starts = browser.eval("JSON.parse(document.getElementById('arena-data').textContent)"
+                          ".rounds")
+    assert len(starts) == 3
+    press(browser, "ArrowDown")  # next round
+    assert _frame(browser) == starts[1]
+    assert browser.eval("document.getElementById('round').value") == "1"
+    press(browser, "ArrowDown")
+    press(browser, "ArrowUp")
+    assert _frame(browser) == starts[1]
+    press(browser, "Home")
+    for _ in range(5):
+        press(browser, "+")  # the fastest speed
+    assert browser.eval("document.getElementById('speed').value") == "32"
+    press(browser, " ")  # play …
+    browser.wait_for("+document.body.dataset.frame >= 4", timeout_s=10)
+    press(browser, " ")  # … and pause
+    stopped = _frame(browser)
+    time.sleep(0.3)
+    assert _frame(browser) == stopped
+    browser.eval("document.querySelector('#moves li.move:nth-of-type(20)').click()")
+    clicked = int(browser.eval("document.querySelector('#moves li.current').dataset.frame"))
+    assert _frame(browser) == clicked and clicked > 0
+    press(browser, "End")
+    assert browser.eval("document.querySelector('#moves li.current').className") == "end current"
+
+
+@pytest.mark.parametrize("game", ["haggis", "portas"])
+def test_haggis_and_portas_replays(browser: Browser, logs: dict[str, Path], tmp_path: Path,
+                                   game: str) -> None:
+    log = logs[game]
+    page = _write_replay(log, tmp_path / f"{game}.html")
+    _open(browser, page)
+    press(browser, "ArrowRight", 12)
+    assert _frame(browser) == 12
+    _shot(browser, tmp_path / f"{game}.png")
+    press(browser, "End")
+    result = list(read_events(log))[-1].result  # type: ignore[union-attr]
+    assert _totals(browser) == list(result.totals)
+    press(browser, "1")
+    assert browser.eval("document.body.dataset.view") == "2"
+    if game == "haggis":  # the opponent's number cards are face down in seat 1's view
+        press(browser, "Home")
+        assert browser.eval("document.querySelectorAll('[data-zone=hand-0] .card.back')"
+                            ".length") == 14
+        assert browser.eval("document.querySelectorAll('[data-zone=haggis]').length") == 0
+
+
+def test_a_truncated_replay_says_it_is_unfinished(browser: Browser, logs: dict[str, Path],
+                                                  tmp_path: Path) -> None:
+    lines = logs["portas"].read_text().splitlines(keepends=True)
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text("".join(lines[:20]) + lines[20][:30])
+    page = _write_replay(torn, tmp_path / "torn.html")
+    _open(browser, page)
+    assert browser.eval("getComputedStyle(document.getElementById('unfinished')).display") \
+        != "none"
+    press(browser, "End")
+    assert browser.eval("document.querySelectorAll('[data-zone=result]').length") == 0
+
+
+# --- the ladder report ------------------------------------------------------------------------
+def test_ladder_report_opens_offline_and_links_each_replay(browser: Browser, tmp_path: Path
+                                                           ) -> None:
+    ladder = mini_ladder(tmp_path)
+    out = tmp_path / "site"
+    result = runner.invoke(app, ["ladder", "report", str(ladder), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    index = out / "index.html"
+    _open_report = browser.open(index, "true")
+    assert _open_report < 10
+    assert browser.requests() == [index.resolve().as_uri()]
+    assert browser.eval("document.querySelectorAll('#standings tr').length") == 4
+    for chart in ("interval-chart", "history-chart"):
+        assert browser.eval(f"document.querySelectorAll('#{chart} svg').length") == 1
+    assert browser.eval("document.querySelectorAll('#crosstable td.cell[style]').length") == 6
+    links = browser.eval("Array.from(document.querySelectorAll('#matches a'))"
+                         ".map(a => a.getAttribute('href'))")
+    assert len(links) == 12 and all((out / link).is_file() for link in links)
+    browser.screenshot(tmp_path / "report.png", full_page=True)
+    assert (tmp_path / "report.png").read_bytes().startswith(PNG)
+    # follow a link like a reader: the replay opens from the report, offline
+    browser.events.clear()
+    browser.eval("document.querySelector('#matches a').click()")
+    browser.wait_for("document.body.dataset.ready === '1'")
+    assert browser.eval("location.href") == (out / links[0]).resolve().as_uri()
+    assert [u for u in browser.requests() if u != (out / links[0]).resolve().as_uri()] == []
+    press(browser, "End")
+    assert browser.eval("document.querySelectorAll('[data-zone=result]').length") == 1
+
+
+def test_a_lost_cities_replay_opens_in_under_a_second(browser: Browser, logs: dict[str, Path],
+                                                      tmp_path: Path) -> None:
+    page = _write_replay(logs["lost-cities"], tmp_path / "speed.html")
+    _open(browser, page)
+    ready_ms = browser.eval("performance.getEntriesByName('arena-ready')[0].startTime")
+    assert 0 < ready_ms < 1000

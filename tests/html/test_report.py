@@ -1,0 +1,139 @@
+"""`arena ladder report`: the static site (index + replays) from a real ladder's store and logs,
+and the charts it is drawn with."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli.ladder_site import ReportData, replay_name, report_page
+from arena.cli.main import app
+from arena.ladder.config import load_ladder
+from arena.ladder.reports import (
+    crosstable_of,
+    load_matches,
+    load_rating_history,
+    load_standings,
+    standings_of,
+)
+from arena.model import Termination
+from arena.render.html.charts import Interval, heat_colour, interval_chart, line_chart, ticks
+from tests.html.support import mini_ladder, page_data
+from tests.ladder.fakes import stored
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def ladder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return mini_ladder(tmp_path_factory.mktemp("ladder"))
+
+
+def test_the_site_has_an_index_and_one_self_contained_replay_per_match(ladder: Path,
+                                                                       tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    result = runner.invoke(app, ["ladder", "report", str(ladder), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    config = load_ladder(ladder)
+    matches = load_matches(config)
+    index = (out / "index.html").read_text(encoding="utf-8")
+    replays = sorted(p.name for p in (out / "replays").iterdir())
+    assert replays == sorted(replay_name(m.match_id) for m in matches) and len(replays) == 12
+    links = re.findall(r'<a href="(replays/[^"]+)">([^<]+)</a>', index)
+    assert sorted(name for name, _ in links) == [f"replays/{r}" for r in replays]
+    for page in [index, *((out / "replays" / r).read_text(encoding="utf-8") for r in replays)]:
+        assert "default-src 'none'" in page
+        for fetch in ("<link", " src=", "url(", "@import", "https://", "<iframe"):
+            assert fetch not in page, fetch
+    first = (out / "replays" / replay_name(matches[0].match_id)).read_text(encoding="utf-8")
+    assert page_data(first)["match_id"] == matches[0].match_id
+    standings = load_standings_rows(index)
+    assert [row[1] for row in standings] == [
+        r.bot for r in standings_of(config.name, matches, prior=config.rating.prior).rows]
+    assert 'id="interval-chart"' in index and 'id="history-chart"' in index
+    assert index.count("<polyline") == 3  # one rating-history line per bot
+    assert "paired variance" in index or "not measurable" in index
+
+
+def load_standings_rows(index: str) -> list[tuple[str, ...]]:
+    """(rank, bot) of each standings row of the index page."""
+    table = re.search(r'<table class="grid" id="standings">(.*?)</table>', index, re.S)
+    assert table is not None
+    return re.findall(r'<tr><td class="num">(\d+)</td><td>([^<]+)</td>', table.group(1))
+
+
+def test_the_rating_history_follows_every_rated_match(ladder: Path) -> None:
+    config = load_ladder(ladder)
+    history = load_rating_history(config)
+    matches = load_matches(config)
+    assert len(history) == 2 * len(matches)  # both bots of every (rated) match
+    assert [h.match_id for h in history[::2]] == [m.match_id for m in matches]
+    last = {h.bot: h.rating for h in history}
+    live = {r.bot: r.live_elo for r in load_standings(config).rows}
+    assert last == live  # the history ends at the live Elo
+    first = {h.bot: h.rating - h.delta for h in reversed(history)}
+    assert set(first.values()) == {1500.0}  # every bot starts at 1500
+
+
+def test_a_match_without_a_log_is_listed_without_a_replay(ladder: Path, tmp_path: Path
+                                                         ) -> None:
+    config = load_ladder(ladder)
+    victim = load_matches(config)[3]
+    log = config.match_log_dir / f"{victim.match_id}.jsonl"
+    saved = log.read_bytes()
+    log.write_text("not a match log\nat all\n")
+    try:
+        out = tmp_path / "site"
+        result = runner.invoke(app, ["ladder", "report", str(ladder), "--out", str(out)])
+    finally:
+        log.write_bytes(saved)
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert f"warning: no replay of {victim.match_id}" in said and "not a JSON object" in said
+    assert "and 11 replays" in said and "(1 match without a replay)" in said
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert 'title="its log cannot be replayed' in index
+    assert f'href="replays/{replay_name(victim.match_id)}"' not in index
+
+
+def test_a_ladder_without_results_is_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "empty.toml"
+    path.write_text('name = "empty"\ngame = "portas"\nentrants = ["a", "b"]\n')
+    result = runner.invoke(app, ["ladder", "report", str(path), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "no results yet" in " ".join(result.output.split())
+
+
+def test_report_page_from_recorded_matches() -> None:
+    matches = [
+        stored("m1", ("ann", "ben"), (30, 10), winner=0, encounter="e1", leg=0),
+        stored("m2", ("ben", "ann"), (12, 25), winner=1, encounter="e1", leg=1),
+        stored("m3", ("ann", "<b>cy</b>"), (0, 0), termination=Termination.INTERNAL),
+    ]
+    data = ReportData("t", "lost-cities", standings_of("t", matches), crosstable_of(matches),
+                      matches, [], {"m1": "replays/m1.html"}, {"m2": "its log is missing"})
+    html = report_page(data)
+    assert "2 rated matches, 1 void" in html
+    assert '<a href="replays/m1.html">m1</a>' in html
+    assert 'title="its log is missing">m2<' in html
+    assert "&lt;b&gt;cy&lt;/b&gt;" in html and "<b>cy" not in html
+    assert "No rated match yet." in html  # no history given
+    assert "<td>void</td>" in html
+
+
+def test_charts() -> None:
+    assert ticks(586.2, 1746.9)[0] <= 586.2 and ticks(586.2, 1746.9)[-1] >= 1746.9
+    assert ticks(5, 5)[0] == 5 and len(ticks(5, 5)) > 1  # an empty range still has an axis
+    assert ticks(1, 12, integer=True) == [0, 5, 10, 15]
+    assert heat_colour(0) == "rgb(230,120,110)" and heat_colour(1) == "rgb(110,205,115)"
+    assert heat_colour(0.5) == "rgb(255,255,255)" and heat_colour(7) == heat_colour(1)
+    svg = interval_chart([Interval("a", 1400, 1500, 1600), Interval("b", 1300, 1350, 1400)],
+                         title="t")
+    assert svg.startswith("<svg") and svg.count("<circle") == 2
+    dots = [float(x) for x in re.findall(r'<circle cx="([\d.]+)"', svg)]
+    assert dots[0] > dots[1]  # a higher rating sits further right
+    lines = line_chart({"a": [(1, 1500), (2, 1510)], "b": [(1, 1500), (2, 1490)]}, title="t",
+                       x_label="match", y_label="elo")
+    assert lines.count("<polyline") == 2
