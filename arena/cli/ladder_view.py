@@ -164,12 +164,17 @@ def render_sprt_live(title: str, event: SprtEvent | None, now: float) -> Rendera
 def llr_bar(status: SprtStatus, width: int = 50) -> RenderableType:
     """``LLR  lower [bar] upper  now`` with the bar filled from the lower bound to the LLR."""
     lower, upper = status.params.bounds
-    filled = min(max(status.llr - lower, 0.0), upper - lower)
     line = Table.grid(padding=(0, 1))
-    line.add_row(Text(f"LLR {lower:+.2f}"), ProgressBar(total=upper - lower, completed=filled,
-                                                       width=width),
+    line.add_row(Text(f"LLR {lower:+.2f}"),
+                 ProgressBar(total=1.0, completed=llr_fill(status), width=width),
                  Text(f"{upper:+.2f}  now {status.llr:+.2f} ({status.decision})"))
     return line
+
+
+def llr_fill(status: SprtStatus) -> float:
+    """Where the LLR stands between the bounds: 0 at the lower one, 1 at the upper one."""
+    lower, upper = status.params.bounds
+    return min(max((status.llr - lower) / (upper - lower), 0.0), 1.0)
 
 
 def sprt_counts_line(status: SprtStatus) -> str:

@@ -33,6 +33,7 @@ from arena.ladder.sprt_run import (
     SprtOutcome,
     SprtSummary,
     VoidLegError,
+    resolve_pair,
     run_sprt_blocking,
     sprt_of,
 )
@@ -205,6 +206,7 @@ def _file_test(ladder: Path, candidate: str | None, design_given: list[str]) -> 
                           "as well (they are in the file)")
     config = load_ladder(ladder)
     sprt_of(config)
+    resolve_pair(config)  # a missing bot or one of another game: one error, before anything shows
     return config
 
 
@@ -215,8 +217,6 @@ def _play(config: LadderConfig, sandbox: str, max_pairs: int | None,
     view = SprtLiveView(f"SPRT {config.name}: {_versus(config)}")
     live: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
     if output is OutputFormat.human:
-        console.print(f"test file: {config.source} (run the same command again to continue)",
-                      highlight=False)
         live = Live(view, console=console, refresh_per_second=4)
     elif err_console.is_terminal:
         live = Live(view, console=err_console, refresh_per_second=4, transient=True)

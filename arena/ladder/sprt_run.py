@@ -54,7 +54,7 @@ from arena.ladder.sprt import (
 )
 from arena.ladder.sprt_pairs import LegKey, PairBook, PairPlan
 from arena.ladder.store import LadderStore
-from arena.model import MatchResult
+from arena.model import BotSpec, MatchResult
 from arena.referee.service import Lineup
 
 ROLES = ("candidate", "baseline")
@@ -295,13 +295,12 @@ def sprt_of(config: LadderConfig) -> SprtConfig:
     return config.sprt
 
 
-def line_up_pair(config: LadderConfig, resolve: ResolveBot | None = None,
-                 sandbox: str | None = None, check: bool = True) -> Lineup:
-    """The candidate and the baseline lined up by the match service, candidate first. Two bots
-    of one name (say, a bot against itself) are told apart as ``NAME (candidate)`` and
-    ``NAME (baseline)``. ``ConfigError`` for a bot of another game than the test's."""
-    from arena.referee.service import line_up
-
+def resolve_pair(config: LadderConfig,
+                 resolve: ResolveBot | None = None) -> tuple[BotSpec, BotSpec]:
+    """The candidate and the baseline, resolved and checked, as they will be recorded: two
+    bots of one name (say, a bot against itself) are told apart as ``NAME (candidate)`` and
+    ``NAME (baseline)``. ``ConfigError`` for a bot that cannot be found or plays another game
+    than the test's."""
     resolve = resolve or default_resolve
     specs = [resolve(ref, config.base_dir) for ref in config.entrants]
     for role, ref, spec in zip(ROLES, config.entrants, specs, strict=True):
@@ -311,7 +310,16 @@ def line_up_pair(config: LadderConfig, resolve: ResolveBot | None = None,
     if specs[0].name == specs[1].name:
         specs = [dataclasses.replace(spec, name=f"{spec.name} ({role})")
                  for role, spec in zip(ROLES, specs, strict=True)]
-    return line_up(specs, game=config.game, sandbox=sandbox or config.sandbox, check=check)
+    return specs[0], specs[1]
+
+
+def line_up_pair(config: LadderConfig, resolve: ResolveBot | None = None,
+                 sandbox: str | None = None, check: bool = True) -> Lineup:
+    """The test's bots (``resolve_pair``) lined up by the match service, candidate first."""
+    from arena.referee.service import line_up
+
+    return line_up(resolve_pair(config, resolve), game=config.game,
+                   sandbox=sandbox or config.sandbox, check=check)
 
 
 async def run_sprt(
