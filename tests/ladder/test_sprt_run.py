@@ -4,6 +4,7 @@ void legs, results out of order, a stopped test resumed, and what is refused."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -88,6 +89,7 @@ def test_a_bot_against_itself_accepts_h0(tmp_path: Path) -> None:
     assert summary.bots == ("gamma (candidate)", "gamma (baseline)")
     counts = summary.status.counts.counts
     assert counts[2] == summary.status.pairs > 0, "a deterministic bot mirrors its own deal"
+    assert json.dumps(summary.to_json()["elo"]) == "0.0", "an even score is 0 Elo, not -0"
     check_pairs(cfg, summary)
     # the store's reports read the test as a two-bot ladder
     assert {r.bot for r in load_standings(cfg).rows} == set(summary.bots)
