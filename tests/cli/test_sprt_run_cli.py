@@ -3,7 +3,11 @@ written; the README's two real runs, CI-sized (the real command, the process san
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -160,3 +164,51 @@ def test_a_spent_budget_is_inconclusive_and_a_larger_one_continues(workdir: Path
                                        "--max-pairs", "2", "-o", "rounds=1")
     assert more["test"] == first["test"] and more["pairs"] == 2, stderr
     assert more["matches_played"] == 2, "only the second pair was played"
+
+
+def recorded_matches(workdir: Path) -> int:
+    """Matches in the test's store so far (0 before it exists)."""
+    found = list(workdir.glob("ladder/state/*/ladder.db"))
+    if not found:
+        return 0
+    try:
+        with contextlib.closing(sqlite3.connect(found[0], timeout=5)) as db:
+            return int(db.execute("SELECT count(*) FROM matches").fetchone()[0])
+    except sqlite3.Error:  # the writer may be creating the schema right now
+        return 0
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_and_the_same_command_continues(workdir: Path) -> None:
+    args = [STRONG, GREEDY, "--elo0", "0", "--elo1", "50", "-o", "rounds=1"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli.main", "sprt", *args, "--max-pairs", "100",
+         "--sandbox", "process", "--move-time", "500", "--format", "json"],
+        cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while recorded_matches(workdir) < 3:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
+            time.sleep(0.1)
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    stopped = json.loads(out)
+    assert proc.returncode == 130, err
+    assert stopped["outcome"] == "unfinished" and stopped["interrupted"] is True
+    assert stopped["decision"] == "continue" and int(str(stopped["matches_played"])) >= 3
+    pairs = int(str(stopped["pairs"]))
+    code, more, err, _ = arena_sprt(workdir, *args, "--max-pairs", str(pairs + 1))
+    assert (code, more["outcome"], more["test"]) == (4, "inconclusive", stopped["test"]), err
+    assert more["pairs"] == pairs + 1
+    listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "ladder", "matches",
+                             str(workdir / str(more["ladder_file"])), "--format", "json"],
+                            cwd=workdir, capture_output=True, text=True, timeout=60,
+                            check=True)
+    ids = [m["match_id"] for m in json.loads(listed.stdout)]
+    assert len(ids) == len(set(ids)) == int(str(stopped["matches_played"])) + \
+        int(str(more["matches_played"])), "nothing lost, nothing played twice"
