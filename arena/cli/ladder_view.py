@@ -1,7 +1,8 @@
-"""How a ladder looks on the terminal: the live view of a run and the report renderers.
+"""How a ladder looks on the terminal: the live views of a run and the report renderers.
 
 The renderers are pure (data in, rich renderables out); ``LiveView`` is the live view's model:
 it folds the runner's events into the latest snapshot and renders it when rich asks.
+``SprtLiveView`` is the same for an SPRT test (`arena sprt`): the LLR between its bounds.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from arena.ladder.config import LadderConfig
 from arena.ladder.reports import Crosstable, Standings, standings_of
 from arena.ladder.runner import LadderEvent, LadderEventKind, Progress, RunSummary
 from arena.ladder.schedule import ScheduledMatch
+from arena.ladder.sprt import EloModel
+from arena.ladder.sprt_run import SprtEvent, SprtStatus
 from arena.ladder.store import StoredMatch
 from arena.model import MatchResult
 
@@ -120,6 +123,78 @@ def format_clock(seconds: float) -> str:
     if s >= 3600:
         return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
     return f"{s // 60}:{s % 60:02d}"
+
+
+# --- live view of an SPRT test --------------------------------------------------------------
+class SprtLiveView:
+    """Keeps the latest event of a test's run; renders it when rich asks."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        """What the view's first line says (the test and who plays whom)."""
+        self.event: SprtEvent | None = None
+
+    def update(self, event: SprtEvent) -> None:
+        """The test's event sink."""
+        self.event = event
+
+    def __rich__(self) -> RenderableType:
+        return render_sprt_live(self.title, self.event, time.monotonic())
+
+
+def render_sprt_live(title: str, event: SprtEvent | None, now: float) -> RenderableType:
+    """The live view of a test: the LLR bar between the bounds, the pentanomial counts, pairs,
+    Elo with its 95% interval, matches per minute, the pairs still expected, the matches in
+    flight (pure)."""
+    if event is None:
+        return Text(f"{title}: starting…")
+    status, progress = event.status, event.progress
+    elapsed = now - progress.started
+    per_minute = 60.0 * progress.done / elapsed if elapsed > 0 else 0.0
+    state = "  [stopping: finishing nothing new]" if progress.stopping else ""
+    return Group(
+        Text(f"{title}  elapsed {format_clock(elapsed)}{state}"),
+        llr_bar(status),
+        Text(f"{sprt_counts_line(status)}\n{sprt_estimate_line(status)}  "
+             f"{per_minute:.1f} matches/min  {progress.done} played this run"),
+        _in_flight_table(progress, now),
+    )
+
+
+def llr_bar(status: SprtStatus, width: int = 50) -> RenderableType:
+    """``LLR  lower [bar] upper  now`` with the bar filled from the lower bound to the LLR."""
+    lower, upper = status.params.bounds
+    line = Table.grid(padding=(0, 1))
+    line.add_row(Text(f"LLR {lower:+.2f}"),
+                 ProgressBar(total=1.0, completed=llr_fill(status), width=width),
+                 Text(f"{upper:+.2f}  now {status.llr:+.2f} ({status.decision})"))
+    return line
+
+
+def llr_fill(status: SprtStatus) -> float:
+    """Where the LLR stands between the bounds: 0 at the lower one, 1 at the upper one."""
+    lower, upper = status.params.bounds
+    return min(max((status.llr - lower) / (upper - lower), 0.0), 1.0)
+
+
+def sprt_counts_line(status: SprtStatus) -> str:
+    """The pentanomial counts, the pairs against the budget and the pairs still expected."""
+    counts = " ".join(str(n) for n in status.counts.counts)
+    budget = f" of at most {status.max_pairs}" if status.max_pairs is not None else ""
+    expected = status.expected_pairs
+    ahead = "--" if expected is None else f"~{expected:.0f}"
+    return (f"pentanomial [LL LD WL/DD WD WW]: {counts}  pairs {status.pairs}{budget}  "
+            f"expected still: {ahead} pairs")
+
+
+def sprt_estimate_line(status: SprtStatus) -> str:
+    """The Elo estimate with its 95% interval and the LOS (nothing before the first pair)."""
+    unit = "Elo" if status.params.model is EloModel.logistic else "nElo"
+    if status.result is None:
+        return f"{unit}: -- (no complete pair yet)"
+    est = status.result.estimate
+    return (f"{unit} {est.elo:+.1f} (95%: {est.low:+.1f} to {est.high:+.1f})  "
+            f"LOS {100 * est.los:.1f}%")
 
 
 # --- reports ---------------------------------------------------------------------------------

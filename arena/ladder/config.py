@@ -31,6 +31,22 @@ start = 1500
 prior = 1.0                          # virtual 50% games per bot in the official fit
 ```
 
+An **SPRT test** (``arena sprt``) is a ladder file with an ``[sprt]`` section instead of
+``entrants`` and ``[schedule]``: duplicate pairs of the candidate against the baseline, played
+until the test knows (``arena.ladder.sprt_run``). ``duplicate`` must stay true.
+
+```toml
+[sprt]
+candidate = "../sample_bots/lost-cities/strong"   # a bot directory (relative to this file) or name
+baseline = "../sample_bots/lost-cities/greedy"    # may be the candidate itself
+elo0 = 0                             # H0: the candidate is at most elo0 stronger
+elo1 = 50                            # H1: it is at least elo1 stronger (elo0 < elo1)
+alpha = 0.05                         # optional; in (0, 0.5)
+beta = 0.05                          # optional; in (0, 0.5)
+model = "logistic"                   # optional; or "normalized"
+max_pairs = 400                      # optional; no bound by default
+```
+
 Any problem is one ``ConfigError`` naming the key and the line.
 """
 
@@ -46,6 +62,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.ladder.schedule import GAUNTLET, ROUND_ROBIN, SCHEDULE_KINDS
+from arena.ladder.sprt import EloModel, SprtParams
 from arena.model import TimeControl
 
 SANDBOXES = ("process", "docker", "auto")
@@ -53,13 +70,15 @@ DATABASE_FILE = "ladder.db"
 """The SQLite file of a ladder's results, in its state directory (unless ``database`` is set)."""
 _TOP_KEYS = {
     "name", "game", "entrants", "seed", "concurrency", "sandbox", "duplicate", "state_dir",
-    "database", "log_dir", "options", "schedule", "time_control", "rating",
+    "database", "log_dir", "options", "schedule", "time_control", "rating", "sprt",
 }
 _SECTION_KEYS = {
     "schedule": {"type", "cycles", "challenger"},
     "time_control": {"move_time_ms", "time_bank_ms", "startup_ms"},
     "rating": {"elo_k", "start", "prior"},
+    "sprt": {"candidate", "baseline", "elo0", "elo1", "alpha", "beta", "model", "max_pairs"},
 }
+_SPRT_PARAMS = ("elo0", "elo1", "alpha", "beta")
 
 
 @dataclass(frozen=True)
@@ -86,6 +105,23 @@ class ScheduleConfig:
 
 
 @dataclass(frozen=True)
+class SprtConfig:
+    """An SPRT test: duplicate pairs of the candidate against the baseline until the test
+    knows (the ladder's entrants are then exactly the two, candidate first)."""
+
+    candidate: str
+    """The candidate's reference as written (a bot directory, relative to ``base_dir``, or a
+    name)."""
+    baseline: str
+    """The baseline's reference as written (may be the candidate's)."""
+    params: SprtParams
+    """The hypotheses, error rates and Elo model."""
+    max_pairs: int | None = None
+    """The pair budget: the test stops inconclusive once this many pairs are complete (None:
+    no budget)."""
+
+
+@dataclass(frozen=True)
 class LadderConfig:
     """A parsed, validated ladder definition."""
 
@@ -109,6 +145,8 @@ class LadderConfig:
     log_dir: Path | None = None
     source: Path | None = None
     """The ladder file."""
+    sprt: SprtConfig | None = None
+    """The SPRT test this ladder file holds (its ``[sprt]`` section), if any."""
 
     @property
     def sqlite_path(self) -> Path | None:
@@ -225,7 +263,8 @@ class _Parser:
             raise self.error(None, "name", "must not be empty")
         game = self.get(data, None, "game", str, required=True)
         self.check_game(game)
-        entrants = self.entrants(data)
+        sprt = self.sprt(data) if "sprt" in data else None
+        entrants = (sprt.candidate, sprt.baseline) if sprt is not None else self.entrants(data)
         options = dict(data.get("options", {}))
         self.check_options(game, options)
         state = self.get(data, None, "state_dir", str)
@@ -248,6 +287,7 @@ class _Parser:
             database=self.get(data, None, "database", str),
             log_dir=self.base / log_dir if log_dir is not None else None,
             source=self.source,
+            sprt=sprt,
         )
 
     def check_game(self, game: str) -> None:
@@ -282,6 +322,38 @@ class _Parser:
             dup = next(v for v in value if value.count(v) > 1)
             raise self.error(None, "entrants", f"{dup!r} is listed twice")
         return tuple(value)
+
+    def sprt(self, data: Mapping[str, Any]) -> SprtConfig:
+        """The ``[sprt]`` section; it replaces ``entrants`` and ``[schedule]``."""
+        table = data["sprt"]
+        self.unknown(table, "sprt", _SECTION_KEYS["sprt"])
+        for key in ("entrants", "schedule"):
+            if key in data:
+                raise self.error(None, key, "an SPRT test names its two bots in [sprt] "
+                                            "(candidate, baseline) and has no schedule")
+        if not self.get(data, None, "duplicate", bool, True):
+            raise self.error(None, "duplicate", "an SPRT test plays duplicate pairs")
+        bots = []
+        for key in ("candidate", "baseline"):
+            ref = self.get(table, "sprt", key, str, required=True)
+            if not ref.strip():
+                raise self.error("sprt", key, "must be a bot directory or name")
+            bots.append(ref)
+        defaults = SprtParams(0.0, 1.0)
+        numbers = {key: self.get(table, "sprt", key, float, getattr(defaults, key),
+                                 required=key.startswith("elo"))
+                   for key in _SPRT_PARAMS}
+        model = self.get(table, "sprt", "model", str, str(EloModel.logistic))
+        if model not in tuple(EloModel):
+            raise self.error("sprt", "model", f"must be one of {', '.join(EloModel)}, "
+                                              f"got {model!r}")
+        try:
+            params = SprtParams(model=EloModel(model), **numbers)
+        except ConfigError as exc:
+            named = [key for key in _SPRT_PARAMS if key in str(exc)]
+            raise self.error("sprt", named[-1] if named else "", str(exc)) from None
+        budget = self.positive(table, "sprt", "max_pairs", 1) if "max_pairs" in table else None
+        return SprtConfig(bots[0], bots[1], params, budget)
 
     def schedule(self, table: Mapping[str, Any], entrants: tuple[str, ...]) -> ScheduleConfig:
         self.unknown(table, "schedule", _SECTION_KEYS["schedule"])

@@ -8,6 +8,10 @@ it stops starting matches, cancels the ones in flight (dropped, never recorded) 
 next run replays them from scratch with the same seeds, because ids and seeds come from the
 schedule. A ``kill -9`` loses at most the matches in flight for the same reason.
 
+The execution itself, ``run_matches``, is the one place that plays matches and records them. It
+takes them from a ``MatchSource``: a fixed plan for a ladder (``PlannedMatches``), or a source
+that decides what to play next as results land (an SPRT test, ``arena.ladder.sprt_run``).
+
 The match-playing function is a parameter (default: ``arena.referee.match.play_match``), so the
 scheduling logic runs in tests with a fast in-process player.
 """
@@ -24,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
@@ -130,6 +134,36 @@ class RunSummary:
 
 
 EventSink = Callable[[LadderEvent], None]
+T = TypeVar("T")
+
+
+class MatchSource(Protocol):
+    """Where a run's matches come from. Workers ask for the next match when they are free;
+    every match they were given is settled once it ended (unless the run stops first)."""
+
+    async def next_match(self) -> ScheduledMatch | None:
+        """The next match to play (it may wait for matches in flight to settle first); None:
+        nothing more to play, the worker ends."""
+        ...
+
+    def settled(self, match: ScheduledMatch, result: MatchResult | None) -> None:
+        """``match`` ended: recorded with ``result``, or dropped unrecorded (None: cancelled;
+        played again from scratch when the source hands it out again)."""
+        ...
+
+
+class PlannedMatches:
+    """A fixed list of matches, handed out in order (a ladder run's plan)."""
+
+    def __init__(self, planned: Sequence[ScheduledMatch]) -> None:
+        self._queue = iter(planned)
+
+    async def next_match(self) -> ScheduledMatch | None:
+        """The next planned match; None once the plan is handed out."""
+        return next(self._queue, None)
+
+    def settled(self, match: ScheduledMatch, result: MatchResult | None) -> None:
+        """Nothing to do: the plan is fixed (a dropped match waits for the next run)."""
 
 
 def default_resolve(ref: str, base_dir: Path) -> BotSpec:
@@ -244,13 +278,14 @@ class _Run:
         return self.lineup.match(m.seats, seed=m.seed, options=self.config.options,
                                  time_control=self.config.time_control, match_id=m.match_id)
 
-    async def worker(self, queue: Iterator[ScheduledMatch]) -> None:
-        for m in queue:
-            if self.stopping:
+    async def worker(self, source: MatchSource) -> None:
+        while not self.stopping:
+            m = await source.next_match()
+            if m is None or self.stopping:
                 return
-            await self.play_one(m)
+            await self.play_one(m, source)
 
-    async def play_one(self, m: ScheduledMatch) -> None:
+    async def play_one(self, m: ScheduledMatch, source: MatchSource) -> None:
         spec = self.spec_of(m)
         names = (spec.bots[0].name, spec.bots[1].name)
         self.in_flight[m.match_id] = InFlight(m.match_id, names, m.cycle, m.leg, time.monotonic())
@@ -263,7 +298,8 @@ class _Run:
         finally:
             self.in_flight.pop(m.match_id, None)
         if self.stopping or result.termination is Termination.CANCELLED:
-            return  # dropped: replayed from scratch next run
+            source.settled(m, None)
+            return  # dropped: replayed from scratch (next run, or when the source says so)
         rec = self.store.record_match(
             self.config.name, result, spec.bots, encounter_id=m.encounter_id, cycle=m.cycle,
             leg=m.leg, started_at=started_at, elo_k=self.config.rating.elo_k,
@@ -273,6 +309,7 @@ class _Run:
         self.done += 1
         self.void += int(result.void)
         self.last = result
+        source.settled(m, result)
         self.emit(LadderEventKind.MATCH_FINISHED, m, result, rec.applied)
 
 
@@ -291,36 +328,74 @@ async def run_ladder(
 ) -> RunSummary:
     """Play the ladder's unrecorded matches (see the module doc); returns when the schedule
     (or the ``max_matches`` bound) is done or ``stop`` is set. Raises ``ConfigError`` for bad
-    entrants, ``StoreError`` for database trouble, and whatever the player raises for
-    infrastructure failures (bot faults are results, not exceptions)."""
+    entrants or an SPRT test's ladder file, ``StoreError`` for database trouble, and whatever
+    the player raises for infrastructure failures (bot faults are results, not exceptions)."""
+    if config.sprt is not None:
+        raise ConfigError(f"ladder {config.name!r} is an SPRT test (it has an [sprt] section): "
+                          "run it with `arena sprt --ladder FILE`")
     # with the real referee, the sandbox checks that every entrant can run in it at all
     lineup = line_up_entrants(config, resolve, sandbox, check=play is None)
     schedule = ladder_schedule(config, cycles)
-    own_store = store is None
-    db = store if store is not None else LadderStore(config.database_url)
-    try:
-        run = _Run(config, db, lineup, play or default_play(), on_event)
+    with open_run_store(config, store) as db:
         recorded = db.recorded_ids(config.name)
         planned = plan_run(schedule, recorded, max_matches)
-        run.scheduled = sum(len(e.matches) for e in schedule)
-        run.already = sum(1 for e in schedule for m in e.matches if m.match_id in recorded)
-        run.planned = len(planned)
-        interrupted = await _drive(run, planned, max(1, concurrency or config.concurrency),
-                                   stop or asyncio.Event())
-        remaining = run.scheduled - run.already - run.done
-        return RunSummary(run.done, run.already, remaining, run.void, interrupted,
-                          time.monotonic() - run.started)
+        return await run_matches(
+            config, lineup, PlannedMatches(planned), db, play=play, concurrency=concurrency,
+            on_event=on_event, stop=stop, scheduled=sum(len(e.matches) for e in schedule),
+            already=sum(1 for e in schedule for m in e.matches if m.match_id in recorded),
+            planned=len(planned),
+        )
+
+
+@contextlib.contextmanager
+def open_run_store(config: LadderConfig, store: LadderStore | None = None
+                   ) -> Iterator[LadderStore]:
+    """``store`` when given (left open), else the ladder's store, created if need be and
+    closed on exit. Raises ``StoreError``."""
+    if store is not None:
+        yield store
+        return
+    db = LadderStore(config.database_url)
+    try:
+        yield db
     finally:
-        if own_store:
-            db.close()
+        db.close()
 
 
-async def _drive(run: _Run, planned: list[ScheduledMatch], concurrency: int,
+async def run_matches(
+    config: LadderConfig,
+    lineup: Lineup,
+    source: MatchSource,
+    store: LadderStore,
+    *,
+    play: PlayMatch | None = None,
+    concurrency: int | None = None,
+    on_event: EventSink | None = None,
+    stop: asyncio.Event | None = None,
+    scheduled: int = 0,
+    already: int = 0,
+    planned: int = 0,
+) -> RunSummary:
+    """Play the matches ``source`` hands out, ``concurrency`` at a time (default: the
+    ladder's), record each result in ``store`` the moment it lands (one transaction per match
+    id, applied once) and settle it with the source; returns when the source has nothing more
+    or ``stop`` is set (matches in flight are then dropped, never recorded).
+
+    ``scheduled``, ``already`` and ``planned`` size the run for the events' ``Progress`` and the
+    summary (0 when the source cannot tell). Raises what the player or the store raise."""
+    run = _Run(config, store, lineup, play or default_play(), on_event)
+    run.scheduled, run.already, run.planned = scheduled, already, planned
+    interrupted = await _drive(run, source, max(1, concurrency or config.concurrency),
+                               stop or asyncio.Event())
+    remaining = max(run.scheduled - run.already - run.done, 0)
+    return RunSummary(run.done, run.already, remaining, run.void, interrupted,
+                      time.monotonic() - run.started)
+
+
+async def _drive(run: _Run, source: MatchSource, concurrency: int,
                  stop: asyncio.Event) -> bool:
     run.emit(LadderEventKind.START)
-    queue = iter(planned)
-    workers = [asyncio.create_task(run.worker(queue)) for _ in range(min(concurrency,
-                                                                          len(planned)))]
+    workers = [asyncio.create_task(run.worker(source)) for _ in range(concurrency)]
     stopper = asyncio.create_task(stop.wait())
     try:
         pending: set[asyncio.Task[Any]] = set(workers)
@@ -348,8 +423,13 @@ async def _drive(run: _Run, planned: list[ScheduledMatch], concurrency: int,
 def run_ladder_blocking(config: LadderConfig, **kwargs: Any) -> RunSummary:
     """``run_ladder`` in a fresh event loop; SIGINT and SIGTERM stop it cleanly (finished
     matches stay recorded, in-flight ones are dropped)."""
+    return run_blocking(lambda stop: run_ladder(config, stop=stop, **kwargs))
 
-    async def main() -> RunSummary:
+
+def run_blocking(main: Callable[[asyncio.Event], Awaitable[T]]) -> T:
+    """``main(stop)`` in a fresh event loop, where SIGINT and SIGTERM set ``stop``."""
+
+    async def guarded() -> T:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         installed = []
@@ -358,10 +438,9 @@ def run_ladder_blocking(config: LadderConfig, **kwargs: Any) -> RunSummary:
                 loop.add_signal_handler(sig, stop.set)
                 installed.append(sig)
         try:
-            return await run_ladder(config, stop=stop, **kwargs)
+            return await main(stop)
         finally:
             for sig in installed:
                 loop.remove_signal_handler(sig)
 
-    return asyncio.run(main())
-
+    return asyncio.run(guarded())

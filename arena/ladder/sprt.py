@@ -422,7 +422,7 @@ def _score_to_elo(model: EloModel, sigma_game: float) -> Callable[[float], float
 def logistic_elo(score: float) -> float:
     """The logistic Elo of an expected score (clamped to [0.001, 0.999], i.e. ±1200 Elo)."""
     clamped = min(max(score, ELO_SCORE_CLAMP), 1.0 - ELO_SCORE_CLAMP)
-    return -400.0 * math.log10(1.0 / clamped - 1.0)
+    return -400.0 * math.log10(1.0 / clamped - 1.0) + 0.0  # + 0.0: an even score is 0, not -0
 
 
 @dataclass(frozen=True)

@@ -120,3 +120,63 @@ def test_toml_syntax_errors_carry_the_line() -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read"):
         load_ladder(tmp_path / "none.toml")
+
+
+# --- [sprt]: an SPRT test ---------------------------------------------------------------------
+SPRT_HEAD = 'name = "t"\ngame = "lost-cities"\n[sprt]\ncandidate = "../v2"\nbaseline = "../v1"\n'
+
+
+def test_an_sprt_section_makes_the_file_a_test() -> None:
+    config = parse_ladder(SPRT_HEAD + 'elo0 = -1.5\nelo1 = 3\nalpha = 0.1\nmodel = "normalized"\n'
+                          "max_pairs = 500\n")
+    assert config.sprt is not None and config.entrants == ("../v2", "../v1")
+    assert (config.sprt.candidate, config.sprt.baseline, config.sprt.max_pairs) == \
+        ("../v2", "../v1", 500)
+    params = config.sprt.params
+    assert (params.elo0, params.elo1, params.alpha, params.beta, str(params.model)) == \
+        (-1.5, 3.0, 0.1, 0.05, "normalized")
+    plain = parse_ladder('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\n')
+    assert plain.sprt is None
+
+
+def test_a_bot_may_be_tested_against_itself() -> None:
+    config = parse_ladder('name = "t"\ngame = "lost-cities"\n[sprt]\ncandidate = "a"\n'
+                          'baseline = "a"\nelo0 = 0\nelo1 = 5\n')
+    assert config.entrants == ("a", "a") and config.sprt is not None
+    assert config.sprt.max_pairs is None and str(config.sprt.params.model) == "logistic"
+
+
+@pytest.mark.parametrize(
+    ("tail", "key", "line", "says"),
+    [
+        ("elo0 = 0\n", "sprt.elo1", 3, "is required"),
+        ("elo0 = 10\nelo1 = 10\n", "sprt.elo1", 7, "elo0 must be less than elo1"),
+        ("elo0 = 0\nelo1 = 5\nalpha = 0.5\n", "sprt.alpha", 8, "strictly between 0 and 0.5"),
+        ("elo0 = 0\nelo1 = 5\nbeta = 0\n", "sprt.beta", 8, "strictly between 0 and 0.5"),
+        ("elo0 = 0\nelo1 = 5000\n", "sprt.elo1", 7, "between -2000 and 2000"),
+        ('elo0 = 0\nelo1 = 5\nmodel = "bayes"\n', "sprt.model", 8, "logistic, normalized"),
+        ("elo0 = 0\nelo1 = 5\nmax_pairs = 0\n", "sprt.max_pairs", 8, "positive integer"),
+        ("elo0 = 0\nelo1 = 5\nrounds = 2\n", "sprt.rounds", 8, "unknown key"),
+    ],
+)
+def test_sprt_errors_name_the_key_and_the_line(tail: str, key: str, line: int,
+                                               says: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_ladder(SPRT_HEAD + tail, source=Path("ladder/t.toml"))
+    message = str(info.value)
+    assert f"key {key!r} (line {line})" in message and says in message
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('entrants = ["a", "b"]\n' + SPRT_HEAD, "entrants"),
+        ("duplicate = false\n" + SPRT_HEAD, "duplicate"),
+        (SPRT_HEAD + "elo0 = 0\nelo1 = 5\n[schedule]\ncycles = 2\n", "schedule"),
+        ('name = "t"\ngame = "lost-cities"\n[sprt]\nbaseline = "b"\nelo0 = 0\nelo1 = 5\n',
+         "sprt.candidate"),
+    ],
+)
+def test_a_test_has_no_schedule_and_two_named_bots(text: str, key: str) -> None:
+    with pytest.raises(ConfigError, match=f"key '{key}'"):
+        parse_ladder(text)

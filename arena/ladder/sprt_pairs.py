@@ -1,0 +1,151 @@
+"""The pairs of an SPRT test: their match ids and deal seeds, and which of them count. PURE.
+
+An SPRT test (``arena sprt``) plays pair after pair of the candidate (entrant 0) against the
+baseline (entrant 1). Pair k is two legs with the same deal seed, the candidate in seat 0 in leg
+0 and in seat 1 in leg 1. Its matches go in the ladder store like a ladder's encounters: the
+pair is the encounter (``<test>-p00007``), its index the cycle, its legs the legs.
+
+* **Ids.** The first attempt at a leg is ``<test>-p00007-l0``. A void leg (the arena failed,
+  or both bots faulted: nothing was learned) is played again with the same seed as
+  ``<test>-p00007-l0-r1``, then ``-r2``...: every attempt is recorded and its log kept, and the
+  next attempt's number is the number of void ones before it, so a resumed test names it the
+  same way.
+* **Seeds.** As a ladder's (``encounter_seed``): from the test's name, the pair index and the
+  secret salt in the test's state directory; fresh for every pair, the same when resumed.
+* **Counting.** A pair counts once both legs have a result that is not void, in the cell
+  ``pair_cell(candidate's score in leg 0, in leg 1)``; a lone leg never counts. A forfeit is a
+  result (a loss for the bot at fault), as in chess. Which results are recorded decides the
+  counts, not the order they arrived in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from arena.ladder.schedule import ScheduledMatch, encounter_seed, pairing_key, slug
+from arena.ladder.sprt import Pentanomial, pair_cell
+
+LEGS = (0, 1)
+"""The legs of a pair: the candidate sits in seat ``leg``."""
+
+LegKey = tuple[int, int]
+"""(pair index, leg)."""
+
+
+@dataclass(frozen=True)
+class PairPlan:
+    """How the pairs of one test are named and dealt."""
+
+    test: str
+    """The test's name (the ladder's)."""
+    seed: int
+    """The ladder's seed."""
+    secret: str
+    """The test's secret salt for deal seeds (``ladder_secret``)."""
+    pairing: str
+    """``pairing_key`` of the candidate's and the baseline's references."""
+
+    @classmethod
+    def of(cls, test: str, entrants: tuple[str, str], *, seed: int = 0,
+           secret: str = "") -> PairPlan:
+        """The plan of the test ``test`` between ``entrants`` (candidate, baseline refs)."""
+        return cls(test, seed, secret, pairing_key(*entrants))
+
+    def encounter_id(self, pair: int) -> str:
+        """The pair's encounter id, ``<test>-p00007``."""
+        return f"{slug(self.test)}-p{pair:05d}"
+
+    def leg(self, pair: int, leg: int, attempt: int = 0) -> ScheduledMatch:
+        """Attempt ``attempt`` (0: the first) at leg ``leg`` of pair ``pair``."""
+        encounter = self.encounter_id(pair)
+        match_id = f"{encounter}-l{leg}" + (f"-r{attempt}" if attempt else "")
+        deal = encounter_seed(self.test, self.seed, pair, self.pairing, self.secret)
+        seats = (0, 1) if leg == 0 else (1, 0)
+        return ScheduledMatch(match_id, encounter, pair, leg, deal, seats)
+
+
+class RecordedLeg(Protocol):
+    """What the book reads of a recorded match (``arena.ladder.store.StoredMatch`` has it)."""
+
+    @property
+    def cycle(self) -> int:
+        """The pair index."""
+
+    @property
+    def leg(self) -> int:
+        """The leg."""
+
+    @property
+    def winner(self) -> int | None:
+        """The winning seat (None: equal totals, or void)."""
+
+    @property
+    def void(self) -> bool:
+        """Nothing learned: played again."""
+
+
+def candidate_score(leg: int, winner: int | None) -> float:
+    """The candidate's score in a leg (it sits in seat ``leg``): 1, ½ (equal totals) or 0."""
+    if winner is None:
+        return 0.5
+    return 1.0 if winner == leg else 0.0
+
+
+@dataclass
+class PairBook:
+    """The recorded legs of a test and the pentanomial counts of its complete pairs."""
+
+    scores: dict[LegKey, float] = field(default_factory=dict)
+    """The candidate's score in every leg with a result that is not void (the first one)."""
+    voids: dict[LegKey, int] = field(default_factory=dict)
+    """Void attempts per leg."""
+    counts: Pentanomial = Pentanomial()
+    """The pentanomial counts of the complete pairs."""
+    draw_pairs: int = 0
+    """Complete pairs of two draws (they are in cell 2 with the pairs won once, lost once)."""
+
+    @classmethod
+    def of(cls, matches: Iterable[RecordedLeg]) -> PairBook:
+        """The book of a test's recorded matches (in recording order)."""
+        book = cls()
+        for m in matches:
+            book.add(m.cycle, m.leg, m.winner, void=m.void)
+        return book
+
+    def add(self, pair: int, leg: int, winner: int | None, *, void: bool = False) -> int | None:
+        """Count one recorded leg; the cell of the pair if this completed it, else None (a void
+        leg, a lone leg, or a leg already recorded)."""
+        key = (pair, leg)
+        if void:
+            self.voids[key] = self.voids.get(key, 0) + 1
+            return None
+        if key in self.scores:
+            return None
+        self.scores[key] = candidate_score(leg, winner)
+        other = self.scores.get((pair, 1 - leg))
+        if other is None:
+            return None
+        legs = (self.scores[(pair, 0)], self.scores[(pair, 1)])
+        cell = pair_cell(*legs)
+        self.counts = self.counts.add(cell)
+        self.draw_pairs += legs == (0.5, 0.5)
+        return cell
+
+    def attempts(self, pair: int, leg: int) -> int:
+        """The attempts at a leg so far that were void: the number of the next attempt."""
+        return self.voids.get((pair, leg), 0)
+
+    @property
+    def pairs_started(self) -> int:
+        """One past the highest pair index with a recorded attempt (0: none yet)."""
+        keys = [*self.scores, *self.voids]
+        return max((pair for pair, _ in keys), default=-1) + 1
+
+    def missing_legs(self) -> list[LegKey]:
+        """The legs still without a result of the pairs begun, in order. Pairs are begun in
+        index order, so every pair below ``pairs_started`` was: a leg of one may have been void,
+        or in flight when its run stopped."""
+        return [(pair, leg) for pair in range(self.pairs_started) for leg in LEGS
+                if (pair, leg) not in self.scores]

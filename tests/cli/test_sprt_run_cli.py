@@ -1,0 +1,214 @@
+"""`arena sprt CANDIDATE BASELINE`: bad input is one error and exit 2 with nothing played or
+written; the README's two real runs, CI-sized (the real command, the process sandbox)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli.main import app
+from arena.referee.replay import replay_log
+from tests.conftest import SAMPLE_BOTS
+
+runner = CliRunner()
+LOST_CITIES = SAMPLE_BOTS / "lost-cities"
+STRONG, GREEDY = str(LOST_CITIES / "strong"), str(LOST_CITIES / "greedy")
+HAGGIS_GREEDY = str(SAMPLE_BOTS / "haggis" / "greedy")
+
+
+@pytest.fixture(autouse=True)
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs in an empty directory: a test's state would go to ./ladder/state."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def refused(args: list[str], says: str, workdir: Path) -> None:
+    """Exit 2, one error line naming the problem, nothing written."""
+    out = runner.invoke(app, ["sprt", *args])
+    assert out.exit_code == 2, out.output
+    assert says in " ".join(out.stderr.split()), out.stderr
+    assert out.stderr.count("error:") == 1 and out.stdout == ""
+    assert list(workdir.iterdir()) == [], "nothing may be written"
+
+
+@pytest.mark.parametrize(("options", "says"), [
+    (["--elo0", "50", "--elo1", "0"], "elo0 must be less than elo1"),
+    (["--elo0", "10", "--elo1", "10"], "elo0 must be less than elo1"),
+    (["--elo0", "0", "--elo1", "50", "--alpha", "0.5"], "alpha must be strictly between 0"),
+    (["--elo0", "0", "--elo1", "50", "--beta", "0"], "beta must be strictly between 0"),
+    (["--elo0", "0", "--elo1", "50", "--alpha", "-0.1"], "alpha must be strictly between 0"),
+    (["--elo1", "50"], "--elo0 and --elo1 are required"),
+    (["--elo0", "0", "--elo1", "50", "--move-time", "0"], "move_time_ms"),
+    (["--elo0", "0", "--elo1", "50", "-o", "rounds=7"], "option rounds"),
+])
+def test_a_bad_design_is_one_error(options: list[str], says: str, workdir: Path) -> None:
+    refused([STRONG, GREEDY, *options], says, workdir)
+    refused(["run", STRONG, GREEDY, *options], says, workdir)
+
+
+def test_bots_of_two_games_are_one_error(workdir: Path) -> None:
+    refused([GREEDY, HAGGIS_GREEDY, "--elo0", "0", "--elo1", "50"],
+            "the baseline 'greedy' plays haggis, not lost-cities (the candidate's game): both "
+            "bots of an SPRT test play one game", workdir)
+    refused([GREEDY, GREEDY, "--game", "haggis", "--elo0", "0", "--elo1", "50"],
+            "the candidate 'greedy' plays lost-cities, not haggis", workdir)
+    refused([GREEDY, "no-such-bot", "--elo0", "0", "--elo1", "50"], "no bot 'no-such-bot'",
+            workdir)
+
+
+def test_ladder_files_are_checked_too(workdir: Path, tmp_path_factory: pytest.TempPathFactory
+                                      ) -> None:
+    files = tmp_path_factory.mktemp("files")
+    plain = files / "plain.toml"
+    plain.write_text('name = "p"\ngame = "lost-cities"\nentrants = ["a", "b"]\n')
+    refused(["--ladder", str(plain)], "is not an SPRT test", workdir)
+    test = files / "test.toml"
+    test.write_text(f'name = "t"\ngame = "lost-cities"\n[sprt]\ncandidate = "{STRONG}"\n'
+                    f'baseline = "{HAGGIS_GREEDY}"\nelo0 = 0\nelo1 = 50\n')
+    refused(["--ladder", str(test), "--elo1", "40"], "--elo1 cannot be given as well", workdir)
+    refused(["--ladder", str(test), STRONG], "CANDIDATE/BASELINE cannot be given", workdir)
+    refused(["--ladder", str(test), "--sandbox", "process"], "the baseline", workdir)
+    test.write_text(test.read_text().replace("elo1 = 50", "elo1 = -5"))
+    refused(["--ladder", str(test)], "key 'sprt.elo1' (line 7)", workdir)
+
+
+def test_a_bad_sandbox_and_the_help(workdir: Path) -> None:
+    out = runner.invoke(app, ["sprt", STRONG, GREEDY, "--elo0", "0", "--elo1", "5",
+                              "--sandbox", "vm"])
+    assert out.exit_code == 2 and "must be one of process, docker, auto" in out.output
+    group = runner.invoke(app, ["sprt", "--help"])
+    assert group.exit_code == 0 and "run" in group.output and "llr" in group.output
+    assert list(workdir.iterdir()) == []
+
+
+# --- the README's real runs ---------------------------------------------------------------------
+def arena_sprt(workdir: Path, *args: str) -> tuple[int, dict[str, object], str, float]:
+    """The real command in a subprocess: exit code, JSON result, stderr, seconds."""
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena.cli.main", "sprt", *args, "--sandbox", "process",
+         "--move-time", "500", "--format", "json"],
+        cwd=workdir, capture_output=True, text=True, timeout=600, check=False)
+    seconds = time.monotonic() - started
+    assert proc.stdout, proc.stderr
+    return proc.returncode, json.loads(proc.stdout), proc.stderr, seconds
+
+
+def check_the_record(workdir: Path, result: dict[str, object]) -> None:
+    """`arena ladder matches FILE` lists every match of the run; their logs verify."""
+    ladder = workdir / str(result["ladder_file"])
+    listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "ladder", "matches",
+                             str(ladder), "--format", "json"], cwd=workdir,
+                            capture_output=True, text=True, timeout=60, check=True)
+    matches = json.loads(listed.stdout)
+    assert len(matches) == result["matches_played"]
+    assert {m["encounter_id"] for m in matches} >= {f"{result['test']}-p{p:05d}"
+                                                   for p in range(int(str(result["pairs"])))}
+    for m in matches[:4]:
+        assert m["termination"] == "normal"
+        assert replay_log(workdir / m["log"]).finished, "every match log is watchable"
+
+
+@pytest.mark.slow
+def test_strong_against_greedy_accepts_h1(workdir: Path) -> None:
+    code, result, stderr, seconds = arena_sprt(workdir, STRONG, GREEDY, "--elo0", "0",
+                                               "--elo1", "50", "--max-pairs", "100")
+    assert (code, result["outcome"], result["decision"]) == (0, "H1", "H1"), stderr
+    assert "warning: playing in the process sandbox (as asked)" in " ".join(stderr.split())
+    pairs = int(str(result["pairs"]))
+    assert 0 < pairs <= 100 and result["llr"] >= result["upper_bound"]  # type: ignore[operator]
+    assert sum(result["pentanomial"]) == pairs  # type: ignore[arg-type]
+    low, high = result["elo_ci95"]  # type: ignore[misc]
+    assert 0 < low < result["elo"] < high and result["los"] > 0.99  # type: ignore[operator]
+    assert result["candidate"] == "strong" and result["baseline"] == "greedy"
+    check_the_record(workdir, result)
+    print(f"strong vs greedy: H1 after {pairs} pairs, {result['matches_played']} matches, "
+          f"{seconds:.0f} s")
+    # the same command again continues the same (decided) test: nothing more is played
+    code, again, _, _ = arena_sprt(workdir, STRONG, GREEDY, "--elo0", "0", "--elo1", "50",
+                                   "--max-pairs", "100")
+    assert (code, again["outcome"], again["pairs"], again["matches_played"]) == \
+        (0, "H1", pairs, 0)
+    assert again["test"] == result["test"]
+
+
+@pytest.mark.slow
+def test_greedy_against_itself_never_accepts_h1(workdir: Path) -> None:
+    code, result, stderr, seconds = arena_sprt(workdir, GREEDY, GREEDY, "--elo0", "0",
+                                               "--elo1", "50", "--max-pairs", "40")
+    assert (code, result["outcome"]) in ((1, "H0"), (4, "inconclusive")), stderr
+    assert result["candidate"] == "greedy (candidate)"
+    assert result["baseline"] == "greedy (baseline)"
+    check_the_record(workdir, result)
+    print(f"greedy vs greedy: {result['outcome']} after {result['pairs']} pairs, "
+          f"{result['matches_played']} matches, {seconds:.0f} s")
+
+
+@pytest.mark.slow
+def test_a_spent_budget_is_inconclusive_and_a_larger_one_continues(workdir: Path) -> None:
+    code, first, stderr, _ = arena_sprt(workdir, STRONG, GREEDY, "--elo0", "0", "--elo1", "50",
+                                        "--max-pairs", "1", "-o", "rounds=1")
+    assert (code, first["outcome"], first["pairs"]) == (4, "inconclusive", 1), stderr
+    code, more, stderr, _ = arena_sprt(workdir, STRONG, GREEDY, "--elo0", "0", "--elo1", "50",
+                                       "--max-pairs", "2", "-o", "rounds=1")
+    assert more["test"] == first["test"] and more["pairs"] == 2, stderr
+    assert more["matches_played"] == 2, "only the second pair was played"
+
+
+def recorded_matches(workdir: Path) -> int:
+    """Matches in the test's store so far (0 before it exists)."""
+    found = list(workdir.glob("ladder/state/*/ladder.db"))
+    if not found:
+        return 0
+    try:
+        with contextlib.closing(sqlite3.connect(found[0], timeout=5)) as db:
+            return int(db.execute("SELECT count(*) FROM matches").fetchone()[0])
+    except sqlite3.Error:  # the writer may be creating the schema right now
+        return 0
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_and_the_same_command_continues(workdir: Path) -> None:
+    args = [STRONG, GREEDY, "--elo0", "0", "--elo1", "50", "-o", "rounds=1"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli.main", "sprt", *args, "--max-pairs", "100",
+         "--sandbox", "process", "--move-time", "500", "--format", "json"],
+        cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while recorded_matches(workdir) < 3:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
+            time.sleep(0.1)
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    stopped = json.loads(out)
+    assert proc.returncode == 130, err
+    assert stopped["outcome"] == "unfinished" and stopped["interrupted"] is True
+    assert stopped["decision"] == "continue" and int(str(stopped["matches_played"])) >= 3
+    pairs = int(str(stopped["pairs"]))
+    code, more, err, _ = arena_sprt(workdir, *args, "--max-pairs", str(pairs + 1))
+    assert (code, more["outcome"], more["test"]) == (4, "inconclusive", stopped["test"]), err
+    assert more["pairs"] == pairs + 1
+    listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "ladder", "matches",
+                             str(workdir / str(more["ladder_file"])), "--format", "json"],
+                            cwd=workdir, capture_output=True, text=True, timeout=60,
+                            check=True)
+    ids = [m["match_id"] for m in json.loads(listed.stdout)]
+    assert len(ids) == len(set(ids)) == int(str(stopped["matches_played"])) + \
+        int(str(more["matches_played"])), "nothing lost, nothing played twice"
