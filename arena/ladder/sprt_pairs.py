@@ -16,6 +16,8 @@ pair is the encounter (``<test>-p00007``), its index the cycle, its legs the leg
   ``pair_cell(candidate's score in leg 0, in leg 1)``; a lone leg never counts. A forfeit is a
   result (a loss for the bot at fault), as in chess. Which results are recorded decides the
   counts, not the order they arrived in.
+* **The LLR path.** The order decides the path: ``llr_path`` replays the recorded legs through
+  the same book, in recording order, and gives the LLR after each pair that completed.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from arena.ladder.schedule import ScheduledMatch, encounter_seed, pairing_key, slug
-from arena.ladder.sprt import Pentanomial, pair_cell
+from arena.ladder.sprt import Pentanomial, SprtParams, llr, pair_cell
 
 LEGS = (0, 1)
 """The legs of a pair: the candidate sits in seat ``leg``."""
@@ -149,3 +151,31 @@ class PairBook:
         or in flight when its run stopped."""
         return [(pair, leg) for pair in range(self.pairs_started) for leg in LEGS
                 if (pair, leg) not in self.scores]
+
+
+@dataclass(frozen=True)
+class LlrStep:
+    """One point of a test's LLR path: the test just after one more pair completed."""
+
+    pair: int
+    """The index of the pair that completed."""
+    cell: int
+    """Its pentanomial cell (0 … 4)."""
+    counts: Pentanomial
+    """The counts of the complete pairs, this one included."""
+    llr: float
+    """The LLR of those counts."""
+
+
+def llr_path(matches: Iterable[RecordedLeg], params: SprtParams) -> list[LlrStep]:
+    """The LLR after each complete pair, in the order the pairs completed: the recorded legs
+    (in recording order) go through ``PairBook.add`` exactly as the run counts them, so a void
+    leg waits for its replay, a lone leg never counts and a pair counts once its second leg
+    lands, whichever leg that is. The last step's counts are ``PairBook.of(matches).counts``."""
+    book = PairBook()
+    steps: list[LlrStep] = []
+    for m in matches:
+        cell = book.add(m.cycle, m.leg, m.winner, void=m.void)
+        if cell is not None:
+            steps.append(LlrStep(m.cycle, cell, book.counts, llr(book.counts, params)))
+    return steps
