@@ -60,9 +60,10 @@ def _svg(width: int, height: int, label: str, body: list[str]) -> str:
             + "".join(body) + "</svg>")
 
 
-def _line(x1: float, y1: float, x2: float, y2: float, colour: str, width: float = 1) -> str:
+def _line(x1: float, y1: float, x2: float, y2: float, colour: str, width: float = 1,
+          extra: str = "") -> str:
     return (f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-            f'stroke="{colour}" stroke-width="{width}"/>')
+            f'stroke="{colour}" stroke-width="{width}"{extra}/>')
 
 
 def _text(x: float, y: float, value: object, anchor: str = "start", extra: str = "") -> str:
@@ -96,41 +97,120 @@ def interval_chart(rows: Sequence[Interval], *, title: str, width: int = 640) ->
     return _svg(width, height, title, body)
 
 
+@dataclass(frozen=True)
+class _Plot:
+    """A plot area: the ticks of both axes, and the pixels they span inside the margins."""
+
+    xs: list[float]
+    """The x axis's ticks (the first and the last are its ends)."""
+    ys: list[float]
+    """The y axis's ticks."""
+    width: int
+    """The whole chart's width."""
+    height: int
+    """The whole chart's height."""
+    left: int = 56
+    """The margin left of the plot (the y axis's numbers)."""
+    right: int = 150
+    """The margin right of the plot (a legend or labels)."""
+    top: int = 12
+    """The margin above the plot."""
+    bottom: int = 40
+    """The margin below the plot (the x axis's numbers and label)."""
+
+    def x(self, value: float) -> float:
+        """Where ``value`` lands across."""
+        return _scale(value, self.xs[0], self.xs[-1], self.left, self.width - self.right)
+
+    def y(self, value: float) -> float:
+        """Where ``value`` lands down (higher values higher up)."""
+        return _scale(value, self.ys[0], self.ys[-1], self.height - self.bottom, self.top)
+
+    def axes(self, x_label: str, y_label: str) -> list[str]:
+        """Horizontal grid lines at the y ticks, the x axis with its ticks, both labels."""
+        left, right, bottom = self.left, self.width - self.right, self.height - self.bottom
+        middle = self.top + (bottom - self.top) / 2
+        body = []
+        for mark in self.ys:
+            body.append(_line(left, self.y(mark), right, self.y(mark), "#e4e8ee"))
+            body.append(_text(left - 6, self.y(mark) + 4, f"{mark:g}", "end"))
+        for mark in self.xs:
+            body.append(_line(self.x(mark), bottom, self.x(mark), bottom + 4, "#5b6575"))
+            body.append(_text(self.x(mark), bottom + 16, f"{mark:g}", "middle"))
+        body.append(_line(left, bottom, right, bottom, "#5b6575"))
+        body.append(_text((left + right) / 2, self.height - 6, x_label, "middle"))
+        body.append(_text(12, middle, y_label, "middle",
+                          f' transform="rotate(-90 12 {middle:.1f})"'))
+        return body
+
+    def polyline(self, points: Sequence[tuple[float, float]]) -> str:
+        """The ``points`` attribute's value for these data points."""
+        return " ".join(f"{self.x(a):.1f},{self.y(b):.1f}" for a, b in points)
+
+
 def line_chart(series: Mapping[str, Sequence[tuple[float, float]]], *, title: str,
                x_label: str, y_label: str, width: int = 760, height: int = 300) -> str:
     """One polyline per series (points ``(x, y)``), with axes and a legend."""
-    left, right, top, bottom = 56, 150, 12, 40
     points = [p for values in series.values() for p in values]
     whole = all(float(p[0]).is_integer() for p in points)
     xs = ticks(min((p[0] for p in points), default=0.0), max((p[0] for p in points), default=1.0),
                integer=whole)
     ys = ticks(min((p[1] for p in points), default=0.0), max((p[1] for p in points), default=1.0))
-
-    def x(value: float) -> float:
-        return _scale(value, xs[0], xs[-1], left, width - right)
-
-    def y(value: float) -> float:
-        return _scale(value, ys[0], ys[-1], height - bottom, top)
-
-    body = [f"<title>{text(title)}</title>"]
-    for mark in ys:
-        body.append(_line(left, y(mark), width - right, y(mark), "#e4e8ee"))
-        body.append(_text(left - 6, y(mark) + 4, f"{mark:g}", "end"))
-    for mark in xs:
-        body.append(_line(x(mark), height - bottom, x(mark), height - bottom + 4, "#5b6575"))
-        body.append(_text(x(mark), height - bottom + 16, f"{mark:g}", "middle"))
-    body.append(_line(left, height - bottom, width - right, height - bottom, "#5b6575"))
-    body.append(_text((left + width - right) / 2, height - 6, x_label, "middle"))
-    body.append(_text(12, top + (height - bottom - top) / 2, y_label, "middle",
-                      f' transform="rotate(-90 12 {top + (height - bottom - top) / 2:.1f})"'))
+    plot = _Plot(xs, ys, width, height)
+    body = [f"<title>{text(title)}</title>", *plot.axes(x_label, y_label)]
     for i, (name, values) in enumerate(series.items()):
         colour = PALETTE[i % len(PALETTE)]
-        path = " ".join(f"{x(a):.1f},{y(b):.1f}" for a, b in values)
         body.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" '
-                    f'points="{path}"><title>{text(name)}</title></polyline>')
-        legend_y = top + 16 * i + 8
-        body.append(_line(width - right + 12, legend_y, width - right + 30, legend_y, colour, 3))
-        body.append(_text(width - right + 36, legend_y + 4, name))
+                    f'points="{plot.polyline(values)}"><title>{text(name)}</title></polyline>')
+        legend_y = plot.top + 16 * i + 8
+        body.append(_line(width - plot.right + 12, legend_y, width - plot.right + 30, legend_y,
+                          colour, 3))
+        body.append(_text(width - plot.right + 36, legend_y + 4, name))
+    return _svg(width, height, title, body)
+
+
+H1_COLOUR = "#15803d"
+"""The upper bound's colour (and its region's tint): accepting H1."""
+H0_COLOUR = "#b91c1c"
+"""The lower bound's colour (and its region's tint): accepting H0."""
+PATH_COLOUR = "#2458c6"
+"""The colour of the LLR path."""
+
+
+def llr_chart(path: Sequence[float], bounds: tuple[float, float], *, title: str,
+              x_label: str = "complete pairs", y_label: str = "LLR", width: int = 760,
+              height: int = 300) -> str:
+    """An SPRT test's LLR path between its two bounds, like fishtest's graph.
+
+    ``path[i]`` is the LLR after ``i + 1`` pairs; the line starts at 0 with no pair. The upper
+    bound's line (at or above it H1 is accepted) and the lower bound's (at or below it, H0)
+    span the plot, the regions beyond them lightly tinted, each labelled on the right. The
+    path's polyline carries ``data-llr-path``, the bound lines ``data-bound="H1"`` / ``"H0"``."""
+    lower, upper = bounds
+    points = [(0.0, 0.0), *((float(i), value) for i, value in enumerate(path, start=1))]
+    plot = _Plot(ticks(0.0, float(max(len(path), 1)), integer=True),
+                 ticks(min([lower, *path]), max([upper, *path])), width, height, right=120)
+    left, right = plot.left, width - plot.right
+    body = [f"<title>{text(title)}</title>"]
+    for edge, bound, colour in ((plot.ys[-1], upper, H1_COLOUR), (plot.ys[0], lower, H0_COLOUR)):
+        top, bottom = sorted((plot.y(edge), plot.y(bound)))
+        body.append(f'<rect x="{left}" y="{top:.1f}" width="{right - left}" '
+                    f'height="{bottom - top:.1f}" fill="{colour}" fill-opacity="0.07"/>')
+    body.extend(plot.axes(x_label, y_label))
+    body.append(_line(left, plot.y(0.0), right, plot.y(0.0), "#8a93a3", 1,
+                      ' stroke-dasharray="2 3"'))
+    for key, bound, colour in (("H1", upper, H1_COLOUR), ("H0", lower, H0_COLOUR)):
+        body.append(_line(left, plot.y(bound), right, plot.y(bound), colour, 2,
+                          f' stroke-dasharray="7 4" data-bound="{key}"'))
+        body.append(_text(right + 8, plot.y(bound) + 4, f"{key} {bound:+.2f}", "start",
+                          f' style="fill:{colour}"'))
+    last_x, last_y = points[-1]
+    body.append(f'<polyline fill="none" stroke="{PATH_COLOUR}" stroke-width="2" '
+                f'stroke-linejoin="round" data-llr-path="" points="{plot.polyline(points)}">'
+                f"<title>LLR after each complete pair</title></polyline>")
+    body.append(f'<circle cx="{plot.x(last_x):.1f}" cy="{plot.y(last_y):.1f}" r="3.5" '
+                f'fill="{PATH_COLOUR}"><title>after {last_x:g} pairs: LLR {last_y:+.2f}'
+                "</title></circle>")
     return _svg(width, height, title, body)
 
 
