@@ -3,8 +3,11 @@
 ``report_page`` is pure (the ladder's data in, one self-contained HTML page out): the standings
 with their 95% intervals drawn as a chart, what the duplicate deals bought (the paired variance
 figures), the cross-table as a heat map, the rating history over the run and the match list,
-each match linked to its replay. ``write_report`` reads the store and the match logs and writes
-the files.
+each match linked to its replay. When the ladder is an SPRT test (``arena sprt``: a ladder file
+with an ``[sprt]`` section), the page opens with the test: its hypotheses and bounds, the
+decision, the pentanomial counts, the Elo estimate with its interval and LOS, and the LLR path
+over the complete pairs between the two bound lines. ``write_report`` reads the store and the
+match logs and writes the files.
 """
 
 from __future__ import annotations
@@ -27,13 +30,52 @@ from arena.ladder.reports import (
     open_store,
     standings_of,
 )
+from arena.ladder.sprt import EloModel
+from arena.ladder.sprt_pairs import LlrStep, PairBook, llr_path
+from arena.ladder.sprt_run import SprtOutcome, SprtStatus
 from arena.ladder.store import StoredMatch
-from arena.render.html.charts import Interval, heat_colour, interval_chart, line_chart
+from arena.render.html.charts import (
+    Interval,
+    heat_colour,
+    interval_chart,
+    line_chart,
+    llr_chart,
+)
 from arena.render.html.markup import Markup, el, leaf
 from arena.render.html.page import document
 
 REPLAY_DIR = "replays"
 """Where the replay pages go, inside the report directory."""
+CELL_NAMES = ("LL", "LD", "WL / DD", "WD", "WW")
+"""The pentanomial cells as the candidate's two legs: (L)ost, (D)rawn, (W)on."""
+
+
+@dataclass(frozen=True)
+class SprtReport:
+    """An SPRT test as the report shows it: where it stands and the LLR path that led there."""
+
+    candidate: str
+    """The candidate's name, as recorded."""
+    baseline: str
+    """The baseline's name, as recorded."""
+    status: SprtStatus
+    """The complete pairs and what they say (the pair budget: the ladder file's)."""
+    path: Sequence[LlrStep]
+    """The LLR after each complete pair, in the order the pairs completed."""
+
+
+def sprt_report(config: LadderConfig, matches: Sequence[StoredMatch]) -> SprtReport | None:
+    """The test of an SPRT ladder from its recorded matches (in recording order), counted as
+    the run counts them (``PairBook``); None for a ladder that is not a test."""
+    test = config.sprt
+    if test is None:
+        return None
+    book = PairBook.of(matches)
+    status = SprtStatus.of(test.params, book, test.max_pairs, book.pairs_started)
+    first = next(iter(matches), None)
+    names = ((first.bots[first.leg], first.bots[1 - first.leg]) if first is not None
+             else (Path(test.candidate).name, Path(test.baseline).name))
+    return SprtReport(names[0], names[1], status, llr_path(matches, test.params))
 
 
 @dataclass(frozen=True)
@@ -54,6 +96,8 @@ class ReportData:
     """match id → the replay page's path relative to index.html."""
     problems: Mapping[str, str] = field(default_factory=dict)
     """match id → why it has no replay (no log, an unreadable log)."""
+    sprt: SprtReport | None = None
+    """The SPRT test, when the ladder is one."""
 
 
 @dataclass(frozen=True)
@@ -72,12 +116,13 @@ class SiteSummary:
 def report_page(data: ReportData) -> str:
     """The report's index page."""
     s = data.standings
-    title = f"Ladder {data.ladder} ({data.game})"
+    title = f"{'SPRT test' if data.sprt is not None else 'Ladder'} {data.ladder} ({data.game})"
     body = el(
         "div", "report",
         leaf("h1", None, title),
         leaf("p", "meta", f"{s.rated} rated matches, {s.void} void (recorded, never rated) · "
              f"{len(s.rows)} bots"),
+        _sprt(data.sprt) if data.sprt is not None else "",
         _standings(s), _pairing(s), _crosstable(data.crosstable),
         _history(data.history, [r.bot for r in s.rows]),
         _match_list(data),
@@ -87,6 +132,85 @@ def report_page(data: ReportData) -> str:
 
 def _section(heading: str, *children: Markup, section_id: str) -> Markup:
     return el("section", None, leaf("h2", None, heading), *children, id=section_id)
+
+
+def _sprt(report: SprtReport) -> Markup:
+    """The test: its design, the decision, the figures of the complete pairs, the LLR path."""
+    status = report.status
+    params = status.params
+    unit = _unit(params.model)
+    lower, upper = params.bounds
+    model = ("logistic Elo, the unit of the standings" if params.model is EloModel.logistic
+             else "normalized Elo: the advantage measured against the noise of the pairs")
+    design = leaf(
+        "p", None, f"{report.candidate} (candidate) against {report.baseline} (baseline), in "
+        f"duplicate pairs. H0: the candidate is at most {params.elo0:g} {unit} stronger; H1: "
+        f"at least {params.elo1:g} {unit} stronger ({model}). α = {params.alpha:g}, "
+        f"β = {params.beta:g}: LLR bounds {lower:+.2f} (accept H0) and {upper:+.2f} "
+        "(accept H1).")
+    chart = llr_chart([step.llr for step in report.path], params.bounds,
+                      title="LLR after each complete pair")
+    note = ("The LLR of the complete pairs after each pair completed, in the order they "
+            "completed (a void leg waits for its replay; a lone leg never counts). The test stops "
+            "once a bound is reached; the matches already in flight then still count, so the "
+            "path may end a little past it.")
+    return _section("SPRT test", design,
+                    leaf("p", "decision", _verdict(report), data_outcome=str(status.outcome)),
+                    _sprt_figures(status, unit), _pentanomial(status),
+                    el("div", "chart", chart, id="llr-chart"), leaf("p", "dim", note),
+                    section_id="sprt")
+
+
+def _unit(model: EloModel) -> str:
+    return "Elo" if model is EloModel.logistic else "nElo"
+
+
+def _verdict(report: SprtReport) -> str:
+    """One sentence: what the test found so far."""
+    status = report.status
+    params, pairs = status.params, status.pairs
+    unit = _unit(params.model)
+    who = f"{report.candidate} is at"
+    if status.outcome is SprtOutcome.H1:
+        return (f"H1 accepted after {pairs} pairs: {who} least {params.elo1:g} {unit} stronger "
+                f"than {report.baseline}.")
+    if status.outcome is SprtOutcome.H0:
+        return (f"H0 accepted after {pairs} pairs: {who} most {params.elo0:g} {unit} stronger "
+                f"than {report.baseline}.")
+    if status.outcome is SprtOutcome.INCONCLUSIVE:
+        return (f"Inconclusive: the budget of {status.max_pairs} pairs is spent and the LLR "
+                "reached neither bound.")
+    expected = status.expected_pairs
+    pace = "" if expected is None else f" (about {expected:.0f} more pairs at its pace so far)"
+    return (f"No decision yet after {pairs} pairs: the LLR is between the bounds{pace}; running "
+            "the test again continues it.")
+
+
+def _sprt_figures(status: SprtStatus, unit: str) -> Markup:
+    lower, upper = status.params.bounds
+    budget = "" if status.max_pairs is None else f" of at most {status.max_pairs}"
+    rows = [("complete pairs", f"{status.pairs}{budget} ({status.pairs_started} begun)"),
+            ("LLR", f"{status.llr:+.2f} (bounds {lower:+.2f} and {upper:+.2f})")]
+    result = status.result
+    if result is None:
+        rows.append((unit, "— (no complete pair yet)"))
+    else:
+        est = result.estimate
+        rows += [(unit, f"{est.elo:+.1f} (95% interval {est.low:+.1f} to {est.high:+.1f})"),
+                 ("LOS", f"{100 * est.los:.1f}% (the chance the candidate is the stronger)"),
+                 ("score", f"{100 * est.score:.1f}% (the candidate's mean score per game)")]
+    return el("table", "grid", *(el("tr", None, leaf("th", None, name),
+                                    leaf("td", None, value, data_figure=name))
+                                 for name, value in rows), id="sprt-figures")
+
+
+def _pentanomial(status: SprtStatus) -> Markup:
+    head = el("tr", None, leaf("th", None, "the candidate's legs"),
+              *(leaf("th", "num", name) for name in CELL_NAMES))
+    row = el("tr", None, leaf("td", None, "complete pairs"),
+             *(leaf("td", "num", n, data_cell=cell)
+               for cell, n in enumerate(status.counts.counts)))
+    return el("table", "grid", head, row, id="pentanomial")
 
 
 def _standings(s: Standings) -> Markup:
@@ -257,7 +381,8 @@ def write_report(config: LadderConfig, out: Path, make_replay: ReplayMaker) -> S
         replays[m.match_id] = name
     data = ReportData(config.name, config.game,
                       standings_of(config.name, matches, prior=prior, live=live),
-                      crosstable_of(matches, prior=prior), matches, history, replays, problems)
+                      crosstable_of(matches, prior=prior), matches, history, replays, problems,
+                      sprt_report(config, matches))
     index = out / "index.html"
     index.write_text(report_page(data), encoding="utf-8")
     return SiteSummary(index, len(replays), problems)
