@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import random
 import re
@@ -12,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder.config import load_ladder
-from arena.ladder.runner import run_ladder
+from arena.ladder.runner import SECRET_FILE, run_ladder
+from arena.ladder.sprt_run import SprtSummary, run_sprt
 from arena.model import (
     BotSpec,
     DecisionEvent,
@@ -28,6 +30,7 @@ from arena.referee.match import Match
 from arena.referee.replay import replay_events
 
 Policy = Callable[[Any], Any]
+ROOT = Path(__file__).resolve().parents[2]
 TIME_CONTROL = TimeControl(move_time_ms=5000, startup_ms=1000)
 """Generous: the tests' matches are decided by their policies, not by the clock."""
 
@@ -51,7 +54,6 @@ def play_logged(log_dir: Path, game: str, seed: int, *, options: dict[str, Any] 
     match = Match(spec, sandbox_name="in-process", log_dir=log_dir)
     asyncio.run(match.run((LocalPlayer(0, policies[0]), LocalPlayer(1, policies[1]))))
     return log_dir / f"{match_id}.jsonl"
-
 
 
 def frame_states(log: Path) -> list[Any]:
@@ -110,3 +112,41 @@ def mini_ladder(tmp_path: Path) -> Path:
 
     asyncio.run(run_ladder(config, play=play, resolve=resolve))
     return path
+
+
+def sample_policy(game: str, name: str) -> Policy:
+    """The ``choose`` policy of a sample bot, loaded from its directory."""
+    path = ROOT / "sample_bots" / game / name / "bot.py"
+    spec = importlib.util.spec_from_file_location(f"{game}_{name}_bot".replace("-", "_"), path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    policy: Policy = module.choose
+    return policy
+
+
+def mini_sprt(tmp_path: Path, *, elo1: int = 100, max_pairs: int = 40) -> tuple[Path, SprtSummary]:
+    """A small real SPRT test on Lost Cities: the sample ``greedy`` bot (candidate) against a
+    random player, in-process, one match at a time, with a fixed deal secret; real match logs,
+    the real store. Greedy wins about every match, so H1 ([0, ``elo1``]) is accepted."""
+    path = tmp_path / "sprt.toml"
+    path.write_text('name = "duel"\ngame = "lost-cities"\n[sprt]\ncandidate = "greedy"\n'
+                    f'baseline = "random"\nelo0 = 0\nelo1 = {elo1}\nmax_pairs = {max_pairs}\n')
+    config = load_ladder(path)
+    config.state_dir.mkdir(parents=True, exist_ok=True)
+    (config.state_dir / SECRET_FILE).write_text("5eed" * 8)
+    greedy = sample_policy("lost-cities", "greedy")
+
+    async def play(spec: MatchSpec, *, sandbox: str = "process", log_dir: Path,
+                   on_event: Any = None) -> MatchResult:
+        match = Match(spec, sandbox_name="in-process", log_dir=log_dir)
+        seats = [greedy if bot.name == "greedy" else random_policy(spec.seed % 1000)
+                 for bot in spec.bots]
+        return await match.run((LocalPlayer(0, seats[0]), LocalPlayer(1, seats[1])))
+
+    def resolve(ref: str, base_dir: Path) -> BotSpec:
+        return BotSpec(name=ref, game="lost-cities", command=("true",), version="1",
+                       digest=f"test:{ref}")
+
+    summary = asyncio.run(run_sprt(config, play=play, resolve=resolve, concurrency=1))
+    return path, summary

@@ -12,9 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
+from arena.ladder.config import load_ladder
+from arena.ladder.reports import load_matches
+from arena.ladder.sprt_run import SprtOutcome
 from arena.referee.log import read_events
 from tests.html.browser import Browser, press
-from tests.html.support import frame_states, mini_ladder
+from tests.html.support import frame_states, mini_ladder, mini_sprt
 from tests.html.test_replay_page import lost_cities_visible
 
 runner = CliRunner()
@@ -182,6 +185,58 @@ def test_ladder_report_opens_offline_and_links_each_replay(browser: Browser, tmp
     assert [u for u in browser.requests() if u != (out / links[0]).resolve().as_uri()] == []
     press(browser, "End")
     assert browser.eval("document.querySelectorAll('[data-zone=result]').length") == 1
+
+
+def test_an_sprt_report_draws_the_llr_path_between_its_bounds(browser: Browser, tmp_path: Path
+                                                             ) -> None:
+    ladder, summary = mini_sprt(tmp_path)  # greedy against a random player: H1, in order
+    status = summary.status
+    assert summary.outcome is SprtOutcome.H1 and status.pairs >= 5
+    out = tmp_path / "site"
+    result = runner.invoke(app, ["ladder", "report", str(ladder), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    index = out / "index.html"
+    browser.open(index, "true")
+    assert browser.requests() == [index.resolve().as_uri()]
+    decision = browser.eval("document.querySelector('#sprt .decision').textContent")
+    assert decision.startswith(f"H1 accepted after {status.pairs} pairs: greedy is at least "
+                               "100 Elo stronger than random")
+    assert browser.eval("getComputedStyle(document.querySelector('#sprt .decision')).color") \
+        == "rgb(31, 122, 61)"  # the page's "good" colour
+    cells = browser.eval("Array.from(document.querySelectorAll('#pentanomial td[data-cell]'))"
+                         ".map(td => +td.textContent)")
+    assert cells == list(status.counts.counts)
+    figures = browser.eval("Object.fromEntries(Array.from(document.querySelectorAll("
+                           "'#sprt-figures td')).map(td => [td.dataset.figure, td.textContent]))")
+    assert figures["LLR"].startswith(f"{status.llr:+.2f} ")
+    assert figures["complete pairs"] == f"{status.pairs} of at most 40 ({status.pairs} begun)"
+    # the drawing as laid out: the path from 0 over every complete pair, under the H1 line
+    # until the pair that crossed it (one match at a time: the run stopped right there)
+    box = browser.eval("(r => [r.width, r.height])(document.querySelector('#llr-chart svg')"
+                       ".getBoundingClientRect())")
+    assert box == [760, 300]
+    points = browser.eval("(l => Array.from({length: l.numberOfItems}, (_, i) => "
+                          "[l.getItem(i).x, l.getItem(i).y]))(document.querySelector("
+                          "'#llr-chart [data-llr-path]').points)")
+    upper, lower = (float(browser.eval(f"document.querySelector('#llr-chart [data-bound={key}]')"
+                                       ".getAttribute('y1')")) for key in ("H1", "H0"))
+    assert len(points) == status.pairs + 1
+    assert [x for x, _ in points] == sorted(x for x, _ in points)
+    assert upper < points[0][1] < lower
+    assert all(upper < y for _, y in points[:-1]) and points[-1][1] <= upper
+    browser.screenshot(tmp_path / "sprt.png", full_page=True)
+    assert (tmp_path / "sprt.png").read_bytes().startswith(PNG)
+    # the match list links every leg to its replay; the leg that decided the test opens
+    links = browser.eval("Array.from(document.querySelectorAll('#matches a'))"
+                         ".map(a => a.getAttribute('href'))")
+    assert len(links) == len(load_matches(load_ladder(ladder))) == 2 * status.pairs
+    browser.events.clear()
+    browser.eval("Array.from(document.querySelectorAll('#matches a')).pop().click()")
+    browser.wait_for("document.body.dataset.ready === '1'")
+    assert browser.eval("location.href") == (out / links[-1]).resolve().as_uri()
+    press(browser, "End")
+    assert "greedy (seat 1) wins" in browser.eval("document.querySelector('[data-zone=result]')"
+                                         ".textContent")
 
 
 def test_a_lost_cities_replay_opens_in_under_a_second(browser: Browser, logs: dict[str, Path],
