@@ -174,7 +174,9 @@ def report(
 
     The index shows the standings with their 95% intervals drawn as a chart, what the duplicate
     deals bought (the paired variance figures), the cross-table as a heat map, the rating
-    history over the run and the match list; each match links to its replay
+    history over the run and the match list; for an SPRT test (`arena sprt`) it opens with the
+    test: its bounds, decision, pentanomial counts, Elo, LOS and the LLR path over the pairs.
+    Each match links to its replay
     (OUT/replays/MATCH.html, the page `arena watch LOG --html` writes). Every page is one
     self-contained file: it opens offline, from a disk or any static web server.
 
