@@ -57,6 +57,10 @@ class ClusterError(ArenaError):
     worker or scheduler of another arena version."""
 
 
+class VersionMismatchError(ClusterError):
+    """A head and a worker (or scheduler) run different arena versions or cluster protocols."""
+
+
 class BotFault(ArenaError):
     """A bot misbehaved: carries the termination it earns and, once known, its seat. Raised
     inside the referee and the sandboxes only; the match loop turns it into a forfeit."""

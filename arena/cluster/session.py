@@ -30,6 +30,10 @@ log = logging.getLogger(__name__)
 
 REFUSED_TOPIC = "arena-refused"
 """The event topic on which the gate reports a refused worker."""
+SCHEDULER_TOPIC = "all"
+"""Dask's own topic of scheduler events (workers added and removed)."""
+TOPICS = (EVENT_TOPIC, SCHEDULER_TOPIC, REFUSED_TOPIC)
+"""The topics the head follows."""
 INFO_KEY = "arena"
 """The key of a worker's startup information (and of the scheduler's metadata) that holds the
 arena version and cluster protocol."""
@@ -51,6 +55,13 @@ def dask_settings(worker_ttl_s: float) -> dict[str, Any]:
         "distributed.worker.daemon": False,
         "distributed.admin.tick.limit": "30s",
     }
+
+
+def quiet_dask(level: int) -> None:
+    """Dask logs at INFO by default: only ``level`` and above unless ``-v`` asked for more."""
+    if logging.getLogger().getEffectiveLevel() > logging.INFO:
+        for name in ("distributed", "dask"):
+            logging.getLogger(name).setLevel(level)
 
 
 class VersionGate(SchedulerPlugin):  # type: ignore[misc]
@@ -113,11 +124,11 @@ class ClusterSession:
         """Per-worker progress now."""
         return self.board.snapshot()
 
-    def slots(self) -> int:
-        """The match slots of the workers connected now."""
-        info = self.client.scheduler_info()
+    async def slots(self) -> int:
+        """The match slots of the (running) workers connected now."""
+        info = await self.client.scheduler.identity(n_workers=-1)
         return int(sum(w.get("resources", {}).get(MATCH_RESOURCE, 0)
-                       for w in info.get("workers", {}).values()))
+                       for w in info.get("workers", {}).values() if w.get("status") == "running"))
 
 
 @contextlib.asynccontextmanager
@@ -129,6 +140,7 @@ async def open_cluster(settings: ClusterSettings | None, *, workers: int,
     import dask
 
     settings = settings or ClusterSettings()
+    quiet_dask(logging.ERROR)
     with dask.config.set(dask_settings(settings.worker_ttl_s)):
         async with contextlib.AsyncExitStack() as stack:
             client, address = await _connect(stack, settings, workers)
@@ -141,9 +153,13 @@ async def open_cluster(settings: ClusterSettings | None, *, workers: int,
             session = ClusterSession(client, ClusterPlayer(client, images=images), HostBoard(),
                                      address)
             _subscribe(session, on_change)
-            if not settings.embedded:
-                await _wait_for_workers(session, settings.wait_s)
-            yield session
+            try:
+                if not settings.embedded:
+                    await _wait_for_workers(session, settings.wait_s)
+                yield session
+            finally:
+                for topic in TOPICS:
+                    session.client.unsubscribe_topic(topic)
 
 
 async def _connect(stack: contextlib.AsyncExitStack, settings: ClusterSettings,
@@ -218,15 +234,14 @@ def _subscribe(session: ClusterSession, on_change: Callable[[], None] | None) ->
             log.error("%s", reason)
             changed()
 
-    session.client.subscribe_topic(EVENT_TOPIC, on_match)
-    session.client.subscribe_topic("all", on_scheduler)
-    session.client.subscribe_topic(REFUSED_TOPIC, on_refused)
+    for topic, handler in zip(TOPICS, (on_match, on_scheduler, on_refused), strict=True):
+        session.client.subscribe_topic(topic, handler)
 
 
 async def _wait_for_workers(session: ClusterSession, wait_s: float) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait_s
-    while session.slots() < 1:
+    while await session.slots() < 1:
         if loop.time() > deadline:
             refused = "; ".join(session.refused)
             raise ClusterError(f"no worker joined the scheduler at {session.address} within "

@@ -341,7 +341,7 @@ async def _on_cluster(stack: contextlib.AsyncExitStack, run: _Run, width: int) -
         open_cluster(settings, workers=width, on_change=lambda: run.emit(LadderEventKind.HOSTS)))
     run.play = session.player
     run.hosts = session.hosts
-    return width if settings.embedded else max(width, session.slots())
+    return width if settings.embedded else max(width, await session.slots())
 
 
 async def _drive(run: _Run, planned: list[ScheduledMatch], concurrency: int,
