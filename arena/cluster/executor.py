@@ -30,7 +30,7 @@ from typing import Any
 from arena import model
 from arena.cluster import MATCH_RESOURCE
 from arena.cluster.shipping import Needs, Shipment, pack_directory, save_image
-from arena.cluster.task import MatchOutput, MatchTask, play_task
+from arena.cluster.task import MatchOutput, MatchTask, TaskOutcome, play_task
 from arena.errors import ClusterError
 from arena.model import MatchEvent, MatchResult, MatchSpec, Termination
 from arena.referee.log import open_private, private_dir
@@ -88,8 +88,7 @@ class ClusterPlayer:
         encounter = encounter_of(match_id)
         return -self._encounters.setdefault(encounter, len(self._encounters))
 
-    async def _run(self, task: MatchTask, key: str, shipment: Any
-                   ) -> MatchOutput | Needs | MatchResult:
+    async def _run(self, task: MatchTask, key: str, shipment: Any) -> TaskOutcome:
         from distributed.scheduler import KilledWorker
 
         future = self.client.submit(
@@ -97,7 +96,7 @@ class ClusterPlayer:
             resources={MATCH_RESOURCE: 1}, pure=False, retries=0,
         )
         try:
-            outcome: MatchOutput | Needs = await future
+            outcome: TaskOutcome = await future
             return outcome
         except KilledWorker as exc:
             log.warning("match %s killed its workers: void in this run, replayed by the next "

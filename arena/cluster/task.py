@@ -32,8 +32,8 @@ from arena.cluster.shipping import (
     local_directory,
     unpack_directory,
 )
-from arena.errors import ClusterError
-from arena.model import BotSpec, MatchResult, MatchSpec
+from arena.errors import ClusterError, SandboxError
+from arena.model import BotSpec, MatchResult, MatchSpec, Termination
 
 CACHE_ENV = "ARENA_CACHE"
 """Where a worker host keeps shipped bot directories (default ``~/.cache/arena``)."""
@@ -64,8 +64,19 @@ class MatchOutput:
     host: str
 
 
-TaskOutcome = MatchOutput | Needs
-"""What a task returns: the played match, or what its host lacked to play it."""
+TaskOutcome = MatchOutput | Needs | MatchResult
+"""What a task returns: the played match, what its host lacked to play it, or the void result
+of a match its host could not even start (no log)."""
+
+
+def void_result(spec: MatchSpec, detail: str) -> MatchResult:
+    """The void (``internal``) result of a match that never started."""
+    return MatchResult(
+        match_id=spec.match_id, game=spec.game, game_version=0, seed=spec.seed,
+        options=dict(spec.options), bots=(spec.bots[0].name, spec.bots[1].name), rounds=(),
+        totals=(0, 0), winner=None, termination=Termination.INTERNAL, faulty_seat=None,
+        detail=detail, log=None, duration_s=0.0, decisions=0,
+    )
 
 
 def worker_cache() -> Path:
@@ -83,9 +94,12 @@ def play_task(task: MatchTask, shipment: Shipment | None = None) -> TaskOutcome:
             f"the head {task.arena_version} (protocol {task.protocol})"
         )
     cache = worker_cache()
-    if shipment is not None:
-        receive(shipment, cache, task.sandbox)
-    bots, needs = locate_bots(task.spec.bots, cache, task.sandbox)
+    try:
+        if shipment is not None:
+            receive(shipment, cache, task.sandbox)
+        bots, needs = locate_bots(task.spec.bots, cache, task.sandbox)
+    except SandboxError as exc:  # this host's Docker engine failed: void, never a bot's loss
+        return void_result(task.spec, f"sandbox failure on {socket.gethostname()}: {exc}")
     if needs:
         return needs
     spec = dataclasses.replace(task.spec, bots=bots)

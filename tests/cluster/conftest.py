@@ -70,11 +70,11 @@ def other_certs(tmp_path_factory: pytest.TempPathFactory) -> CertFiles:
 
 
 def cluster_section(address: str, certs: CertFiles, host: str = "head", *,
-                    listen: bool = True, wait_s: int = 60) -> str:
+                    listen: bool = True, wait_s: int = 60, worker_ttl_s: int = 60) -> str:
     files = certs.hosts[host]
     key = "listen" if listen else "scheduler"
     return (f'[cluster]\n{key} = "{address}"\nca = "{files.ca}"\ncert = "{files.cert}"\n'
-            f'key = "{files.key}"\nwait_s = {wait_s}\n')
+            f'key = "{files.key}"\nwait_s = {wait_s}\nworker_ttl_s = {worker_ttl_s}\n')
 
 
 def start(args: Sequence[str], log: Path, *, pythonpath: Path | None = None

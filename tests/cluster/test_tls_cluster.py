@@ -7,7 +7,9 @@ version are refused."""
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -90,6 +92,35 @@ def test_a_worker_killed_mid_match_loses_nothing(
         assert replay_log(Path(m.log_path)).finished
     output = (tmp_path / "head.log").read_text()
     assert "Traceback" not in output and "done: 12 matches played" in output
+
+
+def test_a_frozen_worker_is_given_up_and_its_late_result_ignored(
+        tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
+    address = f"tls://{LOOPBACK}:{free_port()}"
+    bots = pacers(tmp_path / "bots", ["ann", "bob"])
+    path = ladder_file(tmp_path / "frozen.toml", "frozen", bots, cycles=3, concurrency=1,
+                       extra=cluster_section(address, certs, worker_ttl_s=5))
+    cfg = load_ladder(path)
+    head = start(["run-ladder", str(path)], tmp_path / "head.log")
+    procs.append(head)
+    workers = [start(worker_args(address, certs, name, tmp_path / f"cache-{name}"),
+                     tmp_path / f"{name}.log") for name in ("w1", "w2")]
+    procs.extend(workers)
+    deadline = time.monotonic() + 120
+    while not _playing(workers[0]):
+        assert head.poll() is None and time.monotonic() < deadline, "no progress"
+        time.sleep(0.02)
+    os.killpg(workers[0].pid, signal.SIGSTOP)  # the host freezes mid-match
+    try:
+        assert head.wait(timeout=180) == 0, (tmp_path / "head.log").read_text()
+    finally:
+        os.killpg(workers[0].pid, signal.SIGCONT)  # it wakes up, too late
+    time.sleep(2)
+    schedule = {m.match_id: m.seed for e in ladder_schedule(cfg) for m in e.matches}
+    found = load_matches(cfg)
+    assert [m.match_id for m in found].count(found[0].match_id) == 1
+    assert {m.match_id: m.seed for m in found} == schedule and len(found) == 6
+    assert not any(m.void for m in found)
 
 
 def test_other_ca_and_plain_tcp_are_refused(

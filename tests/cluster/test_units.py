@@ -116,3 +116,21 @@ def test_a_task_asks_for_a_missing_directory_then_plays_the_shipped_copy(
     assert (cached / "bot.py").read_bytes() == (PACER / "bot.py").read_bytes()
     with pytest.raises(SandboxError, match="hashes to"):
         unpack_directory(pack_directory(PACER), "dir:sha256:" + "0" * 64, tmp_path / "c2")
+
+
+def test_a_host_whose_docker_engine_fails_makes_the_match_void(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena import sandbox
+    from arena.model import BotSpec, MatchResult
+
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")  # no engine answers
+    sandbox._sandbox.cache_clear()
+    try:
+        bot = BotSpec(name="img", game="lost-cities", image="sha256:" + "1" * 64, version="1")
+        spec = MatchSpec("lost-cities", 7, (bot, bot), match_id="no-engine-l0")
+        outcome = play_task(MatchTask(spec, "docker"))
+    finally:
+        sandbox._sandbox.cache_clear()
+    assert isinstance(outcome, MatchResult)
+    assert outcome.void and str(outcome.termination) == "internal" and outcome.winner is None
+    assert "sandbox failure on" in outcome.detail
