@@ -10,6 +10,10 @@ Figures (targets in parentheses, see README):
   portas_games_per_s             PORTAS uniform-random games per second
   ratings_fit_100_bots_100k_matches_s   Bradley-Terry fit with intervals (<= 2 s)
   ladder_matches_per_min_*       real ladder throughput, process/docker, concurrency 1 and 2
+                                 (3 for docker), on the embedded cluster and (_in_process) the
+                                 old path: every referee in the benchmark's own process
+  cluster_*                      the embedded cluster: start, a no-op task's round trip, and what
+                                 it adds to a trivial match (on the cluster minus in-process)
   container_*                    Docker sandbox: start -> first decision, decision round trip,
                                  a 3-round match between random container bots (<= 1.2 s)
 Sections that need something absent (e.g. a Docker engine) report null with a reason.
@@ -26,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -188,26 +193,92 @@ def ratings_fit(bots: int = 100, matches: int = 100_000) -> dict[str, Any]:
     return {"ratings_fit_100_bots_100k_matches_s": round(elapsed, 3)}
 
 
-def ladder_throughput(matches: int, concurrency: int, sandbox: str, tmp: Path
-                      ) -> dict[str, Any]:
-    """Matches per minute of a real ladder run (random vs greedy Lost Cities, 3 rounds)."""
+def ladder_throughput(matches: int, concurrency: int, sandbox: str, tmp: Path,
+                      in_process: bool = False) -> dict[str, Any]:
+    """Matches per minute of a real ladder run (random vs greedy Lost Cities, 3 rounds): on the
+    embedded cluster (the default path; the run's time includes starting and stopping it), or
+    with ``in_process`` every referee in this process (the path before the cluster)."""
     from arena.ladder.config import load_ladder
     from arena.ladder.runner import run_ladder_blocking
 
-    path = tmp / f"bench-{sandbox}-{concurrency}.toml"
+    mode = "_in_process" if in_process else ""
+    name = f"bench-{sandbox}-{concurrency}{mode}"
+    path = tmp / f"{name}.toml"
     bots = ROOT / "sample_bots" / "lost-cities"
     path.write_text(
-        f'name = "bench-{sandbox}-{concurrency}"\ngame = "lost-cities"\n'
+        f'name = "{name}"\ngame = "lost-cities"\n'
         f'entrants = ["{bots / "random"}", "{bots / "greedy"}"]\n'
-        f'sandbox = "{sandbox}"\nstate_dir = "{tmp / f"state-{sandbox}-{concurrency}"}"\n'
+        f'sandbox = "{sandbox}"\nstate_dir = "{tmp / f"state-{name}"}"\n'
         f"[schedule]\ncycles = {max(1, matches // 2)}\n"
     )
-    summary = run_ladder_blocking(load_ladder(path), concurrency=concurrency)
-    key = f"ladder_matches_per_min_{sandbox}_c{concurrency}"
-    return {key: round(summary.played / summary.duration_s * 60, 1)}
+    started = time.perf_counter()
+    summary = run_ladder_blocking(load_ladder(path), concurrency=concurrency,
+                                  play=play_match if in_process else None)
+    wall = time.perf_counter() - started
+    key = f"ladder_matches_per_min_{sandbox}_c{concurrency}{mode}"
+    return {key: round(summary.played / wall * 60, 1)}
+
+
+def cluster_overhead(matches: int, log_dir: Path) -> dict[str, Any]:
+    """What the cluster adds per match: a no-op task's round trip through an embedded cluster
+    of one worker, and the same trivial match (1 round, two first-legal-action bots) played on
+    the cluster minus played in this process; plus starting and stopping the cluster."""
+    from arena.cluster.session import open_cluster
+
+    def noop() -> None:
+        return None
+
+    async def measure() -> dict[str, Any]:
+        started = time.perf_counter()
+        async with open_cluster(None, workers=1) as session:
+            ready = time.perf_counter() - started
+            trips = []
+            for index in range(matches * 4):
+                begin = time.perf_counter()
+                await session.client.submit(noop, key=f"noop-{index}", pure=False)
+                trips.append(time.perf_counter() - begin)
+            extra = []
+            for seed in range(matches):
+                spec, box = _spec(FIRST_BOT, FIRST_BOT, seed, options={"rounds": 1})
+                spec = replace(spec, match_id=f"overhead-{seed}-l0")
+                begin = time.perf_counter()
+                await session.player(spec, sandbox=box, log_dir=log_dir)
+                on_cluster = time.perf_counter() - begin
+                begin = time.perf_counter()
+                await play_match(replace(spec, match_id=f"local-{seed}"), sandbox=box,
+                                 log_dir=log_dir)
+                extra.append(on_cluster - (time.perf_counter() - begin))
+            closing = time.perf_counter()
+        return {
+            "cluster_start_s": round(ready, 2),
+            "cluster_stop_s": round(time.perf_counter() - closing, 2),
+            "cluster_task_round_trip_ms_median": round(statistics.median(trips) * 1000, 1),
+            "cluster_match_overhead_ms_median": round(statistics.median(extra) * 1000, 1),
+        }
+
+    return asyncio.run(measure())
+
+
+def ladder(quick: bool, tmp: Path, sandbox: str, out: dict[str, Any]) -> None:
+    """Ladder throughput at concurrency 1 and 2 (and 3 for containers), on the cluster and,
+    for comparison, in-process."""
+    matches = 6 if quick else 40
+    levels = (1, 2, 3) if sandbox == "docker" else (1, 2)
+    for in_process in (False, True):
+        for concurrency in levels:
+            mode = "_in_process" if in_process else ""
+            section(f"ladder_{sandbox}_c{concurrency}{mode}",
+                    lambda c=concurrency, i=in_process: ladder_throughput(
+                        matches, c, sandbox, tmp, i), out)
+
+
+ONLY: list[str] = []
+"""``--only``: run just the sections whose names contain this text."""
 
 
 def section(name: str, func: Callable[[], dict[str, Any]], out: dict[str, Any]) -> None:
+    if ONLY and ONLY[0] not in name:
+        return
     print(f"… {name}", file=sys.stderr, flush=True)
     try:
         out.update(func())
@@ -219,7 +290,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer samples, rougher figures")
+    parser.add_argument("--only", help="run only the sections whose name contains this")
     args = parser.parse_args()
+    if args.only:
+        ONLY.append(args.only)
     seconds = 1.0 if args.quick else 5.0
     matches = 3 if args.quick else 11
     figures: dict[str, Any] = {"quick": args.quick}
@@ -235,15 +309,11 @@ def main() -> None:
         section("portas", lambda: {"portas_games_per_s": round(
             random_rounds_per_s("portas", seconds), 1)}, figures)
         section("ratings", ratings_fit, figures)
-        ladder_matches = 6 if args.quick else 20
-        for concurrency in (1, 2):
-            section(f"ladder_process_c{concurrency}", lambda c=concurrency: ladder_throughput(
-                ladder_matches, c, "process", log_dir), figures)
+        ladder(args.quick, log_dir, "process", figures)
+        section("cluster", lambda: cluster_overhead(3 if args.quick else 10, log_dir), figures)
         section("container", lambda: container_figures(3 if args.quick else 9, log_dir), figures)
         if "container_error" not in figures:
-            for concurrency in (1, 2):
-                section(f"ladder_docker_c{concurrency}", lambda c=concurrency: ladder_throughput(
-                    ladder_matches, c, "docker", log_dir), figures)
+            ladder(args.quick, log_dir, "docker", figures)
     print(json.dumps(figures, indent=2))
 
 
