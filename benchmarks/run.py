@@ -12,6 +12,8 @@ Figures (targets in parentheses, see README):
   ladder_matches_per_min_*       real ladder throughput, process/docker, concurrency 1 and 2
                                  (3 for docker), on the embedded cluster and (_in_process) the
                                  old path: every referee in the benchmark's own process
+  container_start_N_at_once_ms   the engine starting N hardened containers at once
+  container_match_cpu_s          CPU seconds of the whole machine per container match (quiet!)
   cluster_*                      the embedded cluster: start, a no-op task's round trip, and what
                                  it adds to a trivial match (on the cluster minus in-process)
   container_*                    Docker sandbox: start -> first decision, decision round trip,
@@ -171,6 +173,57 @@ def container_figures(matches: int, log_dir: Path) -> dict[str, Any]:
     }
 
 
+def _busy_jiffies() -> tuple[int, int]:
+    """(busy, total) CPU jiffies of the whole machine so far (/proc/stat)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def container_costs(matches: int, log_dir: Path) -> dict[str, Any]:
+    """Why two container matches in one process ran no faster than one: how long the engine
+    takes to start 1, 2 and 4 hardened containers at once (is dockerd serial?), and how much
+    CPU a whole container match costs the machine (every process: referee, bots, dockerd,
+    containerd, runc; from /proc/stat, so run it on a quiet machine)."""
+    from arena.sandbox import get_sandbox
+    from arena.sandbox.docker import DockerSandbox, docker_available
+
+    if not docker_available():
+        return {"container_costs_error": "no Docker engine answers"}
+    box = get_sandbox("docker")
+    assert isinstance(box, DockerSandbox)
+    base = box._base_id("python")
+    figures: dict[str, Any] = {}
+    for count in (1, 2, 4):
+        walls = []
+        for _ in range(3):
+            def one(seat: int) -> Any:
+                options = box.run_options(f"bench-start-{seat}", seat, seat % 2)
+                return box.client.containers.run(base, ["sleep", "5"], **options)
+
+            import concurrent.futures
+
+            started = time.perf_counter()
+            with concurrent.futures.ThreadPoolExecutor(count) as pool:
+                made = list(pool.map(one, range(count)))
+            walls.append(time.perf_counter() - started)
+            for container in made:
+                container.remove(force=True)
+        figures[f"container_start_{count}_at_once_ms_median"] = round(
+            statistics.median(walls) * 1000, 1)
+    busy0, total0 = _busy_jiffies()
+    started = time.perf_counter()
+    for seed in range(matches):
+        _match(LC_RANDOM, LC_RANDOM, seed, log_dir, sandbox="docker")
+    wall = time.perf_counter() - started
+    busy1, total1 = _busy_jiffies()
+    cores = len(__import__("os").sched_getaffinity(0))
+    busy_share = (busy1 - busy0) / max(total1 - total0, 1)
+    figures["container_match_cpu_s"] = round(busy_share * cores * wall / matches, 3)
+    figures["container_match_busy_cores"] = round(busy_share * cores, 2)
+    return figures
+
+
 def ratings_fit(bots: int = 100, matches: int = 100_000) -> dict[str, Any]:
     """The Bradley-Terry fit (with intervals) over 100 bots and 100,000 paired matches."""
     from arena.ladder.rating import GameRecord, fit
@@ -312,6 +365,8 @@ def main() -> None:
         ladder(args.quick, log_dir, "process", figures)
         section("cluster", lambda: cluster_overhead(3 if args.quick else 10, log_dir), figures)
         section("container", lambda: container_figures(3 if args.quick else 9, log_dir), figures)
+        section("container_costs", lambda: container_costs(3 if args.quick else 10, log_dir),
+                figures)
         if "container_error" not in figures:
             ladder(args.quick, log_dir, "docker", figures)
     print(json.dumps(figures, indent=2))
