@@ -1,16 +1,25 @@
 """The embedded cluster: `run_ladder` with no [cluster] plays every match as a Dask task in
-worker processes on 127.0.0.1, with the same results as the referee in this process."""
+worker processes on 127.0.0.1, with the same results as the referee in this process; a match
+whose worker keeps being killed is given up for the run and played by the next."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import signal
 from pathlib import Path
 
 from arena.cluster.session import open_cluster
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
-from arena.ladder.runner import SECRET_FILE, LadderEventKind, ladder_schedule, run_ladder
+from arena.ladder.runner import (
+    SECRET_FILE,
+    LadderEventKind,
+    RunSummary,
+    ladder_schedule,
+    run_ladder,
+)
 from arena.referee.match import play_match
 from arena.referee.replay import replay_log
 from tests.cluster.conftest import LOOPBACK, descendants, ladder_file, pacers
@@ -51,7 +60,39 @@ def test_embedded_cluster_listens_on_loopback_only_and_goes_away(tmp_path: Path)
     found = asyncio.run(addresses())
     assert len(found) == 3
     assert all(a.startswith(f"tls://{LOOPBACK}:") for a in found), found
-    import os
-
     left = [cmd for _, cmd in descendants(os.getpid()) if "resource_tracker" not in cmd]
     assert not left, left
+
+
+def test_a_match_that_keeps_killing_workers_is_void_for_the_run(tmp_path: Path) -> None:
+    from arena.cluster.settings import ALLOWED_FAILURES
+
+    bots = pacers(tmp_path / "bots", ["ann", "bob"])
+    cfg = load_ladder(ladder_file(tmp_path / "deadly.toml", "deadly", bots, concurrency=1))
+    kills: list[int] = []
+
+    async def killer() -> None:
+        """SIGKILL the worker process whenever it is mid-match, until the match is given up."""
+        while len(kills) <= ALLOWED_FAILURES:
+            found = await asyncio.to_thread(descendants, os.getpid())
+            playing = {pid for pid, cmd in found if "bot.py" in cmd}
+            for pid, cmd in found:
+                if "spawn_main" in cmd and set(p for p, _ in descendants(pid)) & playing:
+                    os.kill(pid, signal.SIGKILL)
+                    kills.append(pid)
+                    await asyncio.sleep(0.5)
+            await asyncio.sleep(0.02)
+
+    async def both() -> RunSummary:
+        hunt = asyncio.create_task(killer())
+        try:
+            return await run_ladder(cfg)
+        finally:
+            hunt.cancel()
+
+    summary = asyncio.run(both())
+    assert len(kills) == ALLOWED_FAILURES + 1
+    assert summary.void == 1 and summary.played == 1 and summary.remaining == 1
+    assert len(load_matches(cfg)) == 1  # the given-up match is not recorded...
+    again = asyncio.run(run_ladder(cfg))  # ...and the next run plays it
+    assert again.played == 1 and again.remaining == 0 and len(load_matches(cfg)) == 2
