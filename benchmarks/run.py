@@ -13,7 +13,9 @@ Figures (targets in parentheses, see README):
                                  (3 for docker), on the embedded cluster and (_in_process) the
                                  old path: every referee in the benchmark's own process
   container_start_N_at_once_ms   the engine starting N hardened containers at once
-  container_match_cpu_s          CPU seconds of the whole machine per container match (quiet!)
+  process_match_cpu_*_s          CPU seconds per process match: the referee, the two bots
+  container_match_cpu_*_s        CPU seconds per container match: the referee process, the two
+                                 containers (cgroup), dockerd/containerd; and the cores busy
   cluster_*                      the embedded cluster: start, a no-op task's round trip, and what
                                  it adds to a trivial match (on the cluster minus in-process)
   container_*                    Docker sandbox: start -> first decision, decision round trip,
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import sys
@@ -173,18 +176,66 @@ def container_figures(matches: int, log_dir: Path) -> dict[str, Any]:
     }
 
 
-def _busy_jiffies() -> tuple[int, int]:
-    """(busy, total) CPU jiffies of the whole machine so far (/proc/stat)."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle + iowait
-    return sum(fields) - idle, sum(fields)
+DOCKER_CPUACCT = Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage")
+"""CPU time (ns) of every container so far (cgroup v1, cgroupfs driver; removed containers'
+time stays in the parent's count)."""
+
+
+def _engine_cpu_s() -> float:
+    """CPU seconds used so far by dockerd and containerd (and the shims still running)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry / "comm").read_text().strip() not in ("dockerd", "containerd",
+                                                            "containerd-shim"):
+                continue
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def _own_cpu_s() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_costs(matches: int, log_dir: Path) -> dict[str, Any]:
+    """The CPU a process-sandbox match (random vs greedy, 3 rounds) costs, one at a time: the
+    referee (this process) and the two bots (children: start-up included)."""
+    import resource
+
+    def children() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    own, bots = _own_cpu_s(), children()
+    started = time.perf_counter()
+    greedy = ROOT / "sample_bots" / "lost-cities" / "greedy"
+    for seed in range(matches):
+        _match(LC_RANDOM, greedy, seed, log_dir)
+    wall = (time.perf_counter() - started) / matches
+    referee = (_own_cpu_s() - own) / matches
+    bot_cpu = (children() - bots) / matches
+    return {
+        "process_match_wall_s": round(wall, 3),
+        "process_match_cpu_referee_s": round(referee, 3),
+        "process_match_cpu_bots_s": round(bot_cpu, 3),
+        "process_match_cpu_cores_busy": round((referee + bot_cpu) / wall, 2),
+    }
 
 
 def container_costs(matches: int, log_dir: Path) -> dict[str, Any]:
     """Why two container matches in one process ran no faster than one: how long the engine
-    takes to start 1, 2 and 4 hardened containers at once (is dockerd serial?), and how much
-    CPU a whole container match costs the machine (every process: referee, bots, dockerd,
-    containerd, runc; from /proc/stat, so run it on a quiet machine)."""
+    takes to start 1, 2 and 4 hardened containers at once (is dockerd serial?), and the CPU a
+    container match costs, one match at a time: the referee (this process), the containers
+    (their cgroup: the bots, their Python start-up included) and the engine."""
     from arena.sandbox import get_sandbox
     from arena.sandbox.docker import DockerSandbox, docker_available
 
@@ -211,16 +262,24 @@ def container_costs(matches: int, log_dir: Path) -> dict[str, Any]:
                 container.remove(force=True)
         figures[f"container_start_{count}_at_once_ms_median"] = round(
             statistics.median(walls) * 1000, 1)
-    busy0, total0 = _busy_jiffies()
+    if not DOCKER_CPUACCT.exists():
+        return figures
+    own, engine = _own_cpu_s(), _engine_cpu_s()
+    containers = int(DOCKER_CPUACCT.read_text())
     started = time.perf_counter()
     for seed in range(matches):
         _match(LC_RANDOM, LC_RANDOM, seed, log_dir, sandbox="docker")
-    wall = time.perf_counter() - started
-    busy1, total1 = _busy_jiffies()
-    cores = len(__import__("os").sched_getaffinity(0))
-    busy_share = (busy1 - busy0) / max(total1 - total0, 1)
-    figures["container_match_cpu_s"] = round(busy_share * cores * wall / matches, 3)
-    figures["container_match_busy_cores"] = round(busy_share * cores, 2)
+    wall = (time.perf_counter() - started) / matches
+    referee = (_own_cpu_s() - own) / matches
+    bots = (int(DOCKER_CPUACCT.read_text()) - containers) / 1e9 / matches
+    dockerd = (_engine_cpu_s() - engine) / matches
+    figures.update({
+        "container_match_wall_s": round(wall, 3),
+        "container_match_cpu_referee_s": round(referee, 3),
+        "container_match_cpu_containers_s": round(bots, 3),
+        "container_match_cpu_engine_s": round(dockerd, 3),
+        "container_match_cpu_cores_busy": round((referee + bots + dockerd) / wall, 2),
+    })
     return figures
 
 
@@ -256,6 +315,7 @@ def ladder_throughput(matches: int, concurrency: int, sandbox: str, tmp: Path,
 
     mode = "_in_process" if in_process else ""
     name = f"bench-{sandbox}-{concurrency}{mode}"
+    tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / f"{name}.toml"
     bots = ROOT / "sample_bots" / "lost-cities"
     path.write_text(
@@ -314,15 +374,24 @@ def cluster_overhead(matches: int, log_dir: Path) -> dict[str, Any]:
 
 def ladder(quick: bool, tmp: Path, sandbox: str, out: dict[str, Any]) -> None:
     """Ladder throughput at concurrency 1 and 2 (and 3 for containers), on the cluster and,
-    for comparison, in-process."""
-    matches = 6 if quick else 40
+    for comparison, in-process: the best of 3 interleaved runs each (1 with --quick), since
+    other work on the machine only ever slows a run down."""
+    matches = 6 if quick else (30 if sandbox == "docker" else 40)
     levels = (1, 2, 3) if sandbox == "docker" else (1, 2)
-    for in_process in (False, True):
-        for concurrency in levels:
-            mode = "_in_process" if in_process else ""
-            section(f"ladder_{sandbox}_c{concurrency}{mode}",
-                    lambda c=concurrency, i=in_process: ladder_throughput(
-                        matches, c, sandbox, tmp, i), out)
+    runs: dict[str, list[float]] = {}
+    for repeat in range(1 if quick else 3):
+        for in_process in (False, True):
+            for concurrency in levels:
+                mode = "_in_process" if in_process else ""
+                found: dict[str, Any] = {}
+                section(f"ladder_{sandbox}_c{concurrency}{mode}",
+                        lambda c=concurrency, i=in_process, r=repeat, f=found: f.update(
+                            ladder_throughput(matches, c, sandbox, tmp / f"r{r}", i)) or {},
+                        out)
+                for key, value in found.items():
+                    runs.setdefault(key, []).append(value)
+    out.update({key: max(values) for key, values in runs.items()})
+    out[f"ladder_{sandbox}_runs"] = runs
 
 
 ONLY: list[str] = []
@@ -349,7 +418,8 @@ def main() -> None:
         ONLY.append(args.only)
     seconds = 1.0 if args.quick else 5.0
     matches = 3 if args.quick else 11
-    figures: dict[str, Any] = {"quick": args.quick}
+    figures: dict[str, Any] = {"quick": args.quick,
+                               "load_avg_at_start": round(os.getloadavg()[0], 2)}
     with tempfile.TemporaryDirectory() as tmp:
         log_dir = Path(tmp)
         section("engine", lambda: {"engine_rounds_per_s": round(
@@ -362,6 +432,8 @@ def main() -> None:
         section("portas", lambda: {"portas_games_per_s": round(
             random_rounds_per_s("portas", seconds), 1)}, figures)
         section("ratings", ratings_fit, figures)
+        section("process_costs", lambda: process_costs(3 if args.quick else 20, log_dir),
+                figures)
         ladder(args.quick, log_dir, "process", figures)
         section("cluster", lambda: cluster_overhead(3 if args.quick else 10, log_dir), figures)
         section("container", lambda: container_figures(3 if args.quick else 9, log_dir), figures)
