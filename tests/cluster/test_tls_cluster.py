@@ -123,6 +123,22 @@ def test_a_frozen_worker_is_given_up_and_its_late_result_ignored(
     assert not any(m.void for m in found)
 
 
+def test_a_worker_host_outlives_the_head_and_serves_its_next_run(
+        tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
+    address = f"tls://{LOOPBACK}:{free_port()}"
+    bots = pacers(tmp_path / "bots", ["ann", "bob"])
+    path = ladder_file(tmp_path / "twice.toml", "twice", bots, cycles=2, concurrency=1,
+                       extra=cluster_section(address, certs, wait_s=30))
+    worker = start(worker_args(address, certs, "w1", tmp_path / "cache"), tmp_path / "w1.log")
+    procs.append(worker)
+    for run in (1, 2):  # the head's scheduler goes away between the runs
+        head = start(["run-ladder", str(path), "--matches", "2"], tmp_path / f"head{run}.log")
+        procs.append(head)
+        assert head.wait(timeout=120) == 0, (tmp_path / f"head{run}.log").read_text()
+        assert worker.poll() is None, (tmp_path / "w1.log").read_text()
+    assert len(load_matches(load_ladder(path))) == 4
+
+
 def test_other_ca_and_plain_tcp_are_refused(
         tmp_path: Path, certs: CertFiles, other_certs: CertFiles,
         procs: list[subprocess.Popen[bytes]]) -> None:
