@@ -2,7 +2,7 @@
 `arena worker` processes play; one is killed (SIGKILL, with everything it started) mid-match.
 Every scheduled match is recorded exactly once, from its scheduled seed, with its logs in the
 ladder's state directory. Certificates of another CA, plain TCP and workers of another arena
-version are refused."""
+version are refused (Dask's own worker is kept only with the arena's preload)."""
 
 from __future__ import annotations
 
@@ -209,6 +209,19 @@ def test_workers_of_another_version_are_refused(
                 await asyncio.sleep(0.1)
             assert await asyncio.to_thread(plain.wait, 60) is not None
             assert await session.slots() == 1
+            # Dask's own worker with the arena's preload says its version and is kept
+            preloaded = subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny",
+                 "--preload", "arena.cluster.preload", "--nthreads", "1", "--resources",
+                 "match=1", "--host", LOOPBACK, "--tls-ca-file", str(files.ca),
+                 "--tls-cert", str(files.cert), "--tls-key", str(files.key), "--no-dashboard"],
+                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True)
+            procs.append(preloaded)
+            while await session.slots() < 2:
+                assert time.monotonic() < deadline + 60, "the preloaded worker did not join"
+                assert preloaded.poll() is None, "the preloaded worker was refused"
+                await asyncio.sleep(0.1)
             return list(session.refused)
 
     refused = asyncio.run(head())
