@@ -10,7 +10,8 @@ on 127.0.0.1 and shuts it down at the end.
 Modules: ``task`` (what a worker runs), ``shipping`` (bot directories and images a worker lacks),
 ``executor`` (the head's player), ``session`` (embedded, hosted or remote schedulers; the version
 check), ``security`` (mutual TLS: the CA and host certificates), ``worker`` (``arena worker``),
-``progress`` (per-host progress from the workers' events).
+``progress`` (per-host progress from the workers' events), ``preload`` (for Dask's own
+``dask worker --preload arena.cluster.preload``).
 """
 
 from __future__ import annotations
