@@ -52,6 +52,15 @@ class SandboxError(ArenaError):
     """The sandbox could not start or supervise a bot for reasons that are not the bot's fault."""
 
 
+class ClusterError(ArenaError):
+    """The match cluster cannot run matches: no scheduler answers, a refused certificate, a
+    worker or scheduler of another arena version."""
+
+
+class VersionMismatchError(ClusterError):
+    """A head and a worker (or scheduler) run different arena versions or cluster protocols."""
+
+
 class BotFault(ArenaError):
     """A bot misbehaved: carries the termination it earns and, once known, its seat. Raised
     inside the referee and the sandboxes only; the match loop turns it into a forfeit."""

@@ -10,6 +10,14 @@ Figures (targets in parentheses, see README):
   portas_games_per_s             PORTAS uniform-random games per second
   ratings_fit_100_bots_100k_matches_s   Bradley-Terry fit with intervals (<= 2 s)
   ladder_matches_per_min_*       real ladder throughput, process/docker, concurrency 1 and 2
+                                 (3 for docker), on the embedded cluster and (_in_process) the
+                                 old path: every referee in the benchmark's own process
+  container_start_N_at_once_ms   the engine starting N hardened containers at once
+  process_match_cpu_*_s          CPU seconds per process match: the referee, the two bots
+  container_match_cpu_*_s        CPU seconds per container match: the referee process, the two
+                                 containers (cgroup), dockerd/containerd; and the cores busy
+  cluster_*                      the embedded cluster: start, a no-op task's round trip, and what
+                                 it adds to a trivial match (on the cluster minus in-process)
   container_*                    Docker sandbox: start -> first decision, decision round trip,
                                  a 3-round match between random container bots (<= 1.2 s)
 Sections that need something absent (e.g. a Docker engine) report null with a reason.
@@ -20,12 +28,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -166,6 +176,113 @@ def container_figures(matches: int, log_dir: Path) -> dict[str, Any]:
     }
 
 
+DOCKER_CPUACCT = Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage")
+"""CPU time (ns) of every container so far (cgroup v1, cgroupfs driver; removed containers'
+time stays in the parent's count)."""
+
+
+def _engine_cpu_s() -> float:
+    """CPU seconds used so far by dockerd and containerd (and the shims still running)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry / "comm").read_text().strip() not in ("dockerd", "containerd",
+                                                            "containerd-shim"):
+                continue
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def _own_cpu_s() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_costs(matches: int, log_dir: Path) -> dict[str, Any]:
+    """The CPU a process-sandbox match (random vs greedy, 3 rounds) costs, one at a time: the
+    referee (this process) and the two bots (children: start-up included)."""
+    import resource
+
+    def children() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    own, bots = _own_cpu_s(), children()
+    started = time.perf_counter()
+    greedy = ROOT / "sample_bots" / "lost-cities" / "greedy"
+    for seed in range(matches):
+        _match(LC_RANDOM, greedy, seed, log_dir)
+    wall = (time.perf_counter() - started) / matches
+    referee = (_own_cpu_s() - own) / matches
+    bot_cpu = (children() - bots) / matches
+    return {
+        "process_match_wall_s": round(wall, 3),
+        "process_match_cpu_referee_s": round(referee, 3),
+        "process_match_cpu_bots_s": round(bot_cpu, 3),
+        "process_match_cpu_cores_busy": round((referee + bot_cpu) / wall, 2),
+    }
+
+
+def container_costs(matches: int, log_dir: Path) -> dict[str, Any]:
+    """Why two container matches in one process ran no faster than one: how long the engine
+    takes to start 1, 2 and 4 hardened containers at once (is dockerd serial?), and the CPU a
+    container match costs, one match at a time: the referee (this process), the containers
+    (their cgroup: the bots, their Python start-up included) and the engine."""
+    from arena.sandbox import get_sandbox
+    from arena.sandbox.docker import DockerSandbox, docker_available
+
+    if not docker_available():
+        return {"container_costs_error": "no Docker engine answers"}
+    box = get_sandbox("docker")
+    assert isinstance(box, DockerSandbox)
+    base = box._base_id("python")
+    figures: dict[str, Any] = {}
+    for count in (1, 2, 4):
+        walls = []
+        for _ in range(3):
+            def one(seat: int) -> Any:
+                options = box.run_options(f"bench-start-{seat}", seat, seat % 2)
+                return box.client.containers.run(base, ["sleep", "5"], **options)
+
+            import concurrent.futures
+
+            started = time.perf_counter()
+            with concurrent.futures.ThreadPoolExecutor(count) as pool:
+                made = list(pool.map(one, range(count)))
+            walls.append(time.perf_counter() - started)
+            for container in made:
+                container.remove(force=True)
+        figures[f"container_start_{count}_at_once_ms_median"] = round(
+            statistics.median(walls) * 1000, 1)
+    if not DOCKER_CPUACCT.exists():
+        return figures
+    own, engine = _own_cpu_s(), _engine_cpu_s()
+    containers = int(DOCKER_CPUACCT.read_text())
+    started = time.perf_counter()
+    for seed in range(matches):
+        _match(LC_RANDOM, LC_RANDOM, seed, log_dir, sandbox="docker")
+    wall = (time.perf_counter() - started) / matches
+    referee = (_own_cpu_s() - own) / matches
+    bots = (int(DOCKER_CPUACCT.read_text()) - containers) / 1e9 / matches
+    dockerd = (_engine_cpu_s() - engine) / matches
+    figures.update({
+        "container_match_wall_s": round(wall, 3),
+        "container_match_cpu_referee_s": round(referee, 3),
+        "container_match_cpu_containers_s": round(bots, 3),
+        "container_match_cpu_engine_s": round(dockerd, 3),
+        "container_match_cpu_cores_busy": round((referee + bots + dockerd) / wall, 2),
+    })
+    return figures
+
+
 def ratings_fit(bots: int = 100, matches: int = 100_000) -> dict[str, Any]:
     """The Bradley-Terry fit (with intervals) over 100 bots and 100,000 paired matches."""
     from arena.ladder.rating import GameRecord, fit
@@ -188,26 +305,102 @@ def ratings_fit(bots: int = 100, matches: int = 100_000) -> dict[str, Any]:
     return {"ratings_fit_100_bots_100k_matches_s": round(elapsed, 3)}
 
 
-def ladder_throughput(matches: int, concurrency: int, sandbox: str, tmp: Path
-                      ) -> dict[str, Any]:
-    """Matches per minute of a real ladder run (random vs greedy Lost Cities, 3 rounds)."""
+def ladder_throughput(matches: int, concurrency: int, sandbox: str, tmp: Path,
+                      in_process: bool = False) -> dict[str, Any]:
+    """Matches per minute of a real ladder run (random vs greedy Lost Cities, 3 rounds): on the
+    embedded cluster (the default path; the run's time includes starting and stopping it), or
+    with ``in_process`` every referee in this process (the path before the cluster)."""
     from arena.ladder.config import load_ladder
     from arena.ladder.runner import run_ladder_blocking
 
-    path = tmp / f"bench-{sandbox}-{concurrency}.toml"
+    mode = "_in_process" if in_process else ""
+    name = f"bench-{sandbox}-{concurrency}{mode}"
+    tmp.mkdir(parents=True, exist_ok=True)
+    path = tmp / f"{name}.toml"
     bots = ROOT / "sample_bots" / "lost-cities"
     path.write_text(
-        f'name = "bench-{sandbox}-{concurrency}"\ngame = "lost-cities"\n'
+        f'name = "{name}"\ngame = "lost-cities"\n'
         f'entrants = ["{bots / "random"}", "{bots / "greedy"}"]\n'
-        f'sandbox = "{sandbox}"\nstate_dir = "{tmp / f"state-{sandbox}-{concurrency}"}"\n'
+        f'sandbox = "{sandbox}"\nstate_dir = "{tmp / f"state-{name}"}"\n'
         f"[schedule]\ncycles = {max(1, matches // 2)}\n"
     )
-    summary = run_ladder_blocking(load_ladder(path), concurrency=concurrency)
-    key = f"ladder_matches_per_min_{sandbox}_c{concurrency}"
-    return {key: round(summary.played / summary.duration_s * 60, 1)}
+    started = time.perf_counter()
+    summary = run_ladder_blocking(load_ladder(path), concurrency=concurrency,
+                                  play=play_match if in_process else None)
+    wall = time.perf_counter() - started
+    key = f"ladder_matches_per_min_{sandbox}_c{concurrency}{mode}"
+    return {key: round(summary.played / wall * 60, 1)}
+
+
+def cluster_overhead(matches: int, log_dir: Path) -> dict[str, Any]:
+    """What the cluster adds per match: a no-op task's round trip through an embedded cluster
+    of one worker, and the same trivial match (1 round, two first-legal-action bots) played on
+    the cluster minus played in this process; plus starting and stopping the cluster."""
+    from arena.cluster.session import open_cluster
+
+    def noop() -> None:
+        return None
+
+    async def measure() -> dict[str, Any]:
+        started = time.perf_counter()
+        async with open_cluster(None, workers=1) as session:
+            ready = time.perf_counter() - started
+            trips = []
+            for index in range(matches * 4):
+                begin = time.perf_counter()
+                await session.client.submit(noop, key=f"noop-{index}", pure=False)
+                trips.append(time.perf_counter() - begin)
+            extra = []
+            for seed in range(matches):
+                spec, box = _spec(FIRST_BOT, FIRST_BOT, seed, options={"rounds": 1})
+                spec = replace(spec, match_id=f"overhead-{seed}-l0")
+                begin = time.perf_counter()
+                await session.player(spec, sandbox=box, log_dir=log_dir)
+                on_cluster = time.perf_counter() - begin
+                begin = time.perf_counter()
+                await play_match(replace(spec, match_id=f"local-{seed}"), sandbox=box,
+                                 log_dir=log_dir)
+                extra.append(on_cluster - (time.perf_counter() - begin))
+            closing = time.perf_counter()
+        return {
+            "cluster_start_s": round(ready, 2),
+            "cluster_stop_s": round(time.perf_counter() - closing, 2),
+            "cluster_task_round_trip_ms_median": round(statistics.median(trips) * 1000, 1),
+            "cluster_match_overhead_ms_median": round(statistics.median(extra) * 1000, 1),
+        }
+
+    return asyncio.run(measure())
+
+
+def ladder(quick: bool, tmp: Path, sandbox: str, out: dict[str, Any]) -> None:
+    """Ladder throughput at concurrency 1 and 2 (and 3 for containers), on the cluster and,
+    for comparison, in-process: the best of 3 interleaved runs each (1 with --quick), since
+    other work on the machine only ever slows a run down."""
+    matches = 6 if quick else (30 if sandbox == "docker" else 40)
+    levels = (1, 2, 3) if sandbox == "docker" else (1, 2)
+    runs: dict[str, list[float]] = {}
+    for repeat in range(1 if quick else 3):
+        for in_process in (False, True):
+            for concurrency in levels:
+                mode = "_in_process" if in_process else ""
+                found: dict[str, Any] = {}
+                section(f"ladder_{sandbox}_c{concurrency}{mode}",
+                        lambda c=concurrency, i=in_process, r=repeat, f=found: f.update(
+                            ladder_throughput(matches, c, sandbox, tmp / f"r{r}", i)) or {},
+                        out)
+                for key, value in found.items():
+                    runs.setdefault(key, []).append(value)
+    out.update({key: max(values) for key, values in runs.items()})
+    out[f"ladder_{sandbox}_runs"] = runs
+
+
+ONLY: list[str] = []
+"""``--only``: run just the sections whose names contain this text."""
 
 
 def section(name: str, func: Callable[[], dict[str, Any]], out: dict[str, Any]) -> None:
+    if ONLY and ONLY[0] not in name:
+        return
     print(f"… {name}", file=sys.stderr, flush=True)
     try:
         out.update(func())
@@ -219,10 +412,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer samples, rougher figures")
+    parser.add_argument("--only", help="run only the sections whose name contains this")
     args = parser.parse_args()
+    if args.only:
+        ONLY.append(args.only)
     seconds = 1.0 if args.quick else 5.0
     matches = 3 if args.quick else 11
-    figures: dict[str, Any] = {"quick": args.quick}
+    figures: dict[str, Any] = {"quick": args.quick,
+                               "load_avg_at_start": round(os.getloadavg()[0], 2)}
     with tempfile.TemporaryDirectory() as tmp:
         log_dir = Path(tmp)
         section("engine", lambda: {"engine_rounds_per_s": round(
@@ -235,15 +432,15 @@ def main() -> None:
         section("portas", lambda: {"portas_games_per_s": round(
             random_rounds_per_s("portas", seconds), 1)}, figures)
         section("ratings", ratings_fit, figures)
-        ladder_matches = 6 if args.quick else 20
-        for concurrency in (1, 2):
-            section(f"ladder_process_c{concurrency}", lambda c=concurrency: ladder_throughput(
-                ladder_matches, c, "process", log_dir), figures)
+        section("process_costs", lambda: process_costs(3 if args.quick else 20, log_dir),
+                figures)
+        ladder(args.quick, log_dir, "process", figures)
+        section("cluster", lambda: cluster_overhead(3 if args.quick else 10, log_dir), figures)
         section("container", lambda: container_figures(3 if args.quick else 9, log_dir), figures)
+        section("container_costs", lambda: container_costs(3 if args.quick else 10, log_dir),
+                figures)
         if "container_error" not in figures:
-            for concurrency in (1, 2):
-                section(f"ladder_docker_c{concurrency}", lambda c=concurrency: ladder_throughput(
-                    ladder_matches, c, "docker", log_dir), figures)
+            ladder(args.quick, log_dir, "docker", figures)
     print(json.dumps(figures, indent=2))
 
 

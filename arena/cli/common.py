@@ -14,6 +14,7 @@ from rich.console import Console
 
 from arena.errors import (
     ArenaError,
+    ClusterError,
     ConfigError,
     GameError,
     LogFormatError,
@@ -35,6 +36,7 @@ EXIT_CODES: tuple[tuple[type[ArenaError], int], ...] = (
     (GameError, 2),
     (LogFormatError, 2),
     (SandboxError, 3),
+    (ClusterError, 3),
     (ArenaError, 2),
 )
 

@@ -71,7 +71,9 @@ def run_ladder(
         min=1, help="Number of cycles of the schedule (overrides the file; raise it to extend "
                     "a finished ladder).")] = None,
     concurrency: Annotated[int | None, typer.Option(
-        min=1, help="Matches played at once. Default: the file's, else the number of cores.")
+        min=1, help="Matches played at once (the embedded cluster's worker processes; with a "
+                    "[cluster] at least its workers' match slots). Default: the file's, else "
+                    "the number of cores.")
     ] = None,
     sandbox: Annotated[str | None, typer.Option(
         help="auto (containers when a Docker engine answers), docker (hardened containers) or "
@@ -91,6 +93,11 @@ def run_ladder(
 
     With duplicate deals (the ladder file's default) every encounter is two matches: the same
     deal twice with the seats swapped.
+
+    Every match is one task on a Dask cluster: by default an embedded one of worker processes
+    on 127.0.0.1, started and stopped with the run; the ladder file's [cluster] section names a
+    scheduler or hosts one for worker hosts (`arena worker`), with mutual TLS. The live view
+    then also shows each worker's matches in flight and matches per minute.
     """
     if sandbox is not None and sandbox not in SANDBOXES:
         raise typer.BadParameter(f"must be one of {', '.join(SANDBOXES)}", param_hint="--sandbox")

@@ -77,12 +77,15 @@ def stored_from_result(result: MatchResult, m: ScheduledMatch) -> StoredMatch:
 
 def render_live(name: str, progress: Progress | None, table: Standings | None,
                 now: float) -> RenderableType:
-    """The live view of a run: progress bar with ETA, matches in flight, standings (pure)."""
+    """The live view of a run: progress bar with ETA, the cluster's workers (matches in flight
+    and finished, matches/min), matches in flight, standings (pure)."""
     parts: list[RenderableType] = []
     if progress is None:
         parts.append(Text(f"ladder {name}: starting…"))
     else:
         parts.append(_progress_line(progress, now))
+        if progress.hosts:
+            parts.append(_hosts_table(progress))
         parts.append(_in_flight_table(progress, now))
     if table is not None:
         parts.append(render_standings(table, live=True))
@@ -106,6 +109,16 @@ def _progress_line(p: Progress, now: float) -> RenderableType:
     line = Table.grid()  # a grid row ends the bar's line (a bare ProgressBar does not)
     line.add_row(bar)
     return Group(head, line)
+
+
+def _hosts_table(p: Progress) -> Table:
+    """Per worker of the cluster: matches in flight now, finished, per minute."""
+    table = Table(title="Workers", title_justify="left", expand=False)
+    for col in ("worker", "host", "in flight", "done", "matches/min"):
+        table.add_column(col, justify="left" if col in ("worker", "host") else "right")
+    for h in p.hosts:
+        table.add_row(h.worker, h.host, str(h.in_flight), str(h.done), f"{h.per_min:.1f}")
+    return table
 
 
 def _in_flight_table(p: Progress, now: float) -> Table:

@@ -42,9 +42,18 @@ def root(
 
 
 def _register() -> None:
-    from arena.cli import bots_cmds, ladder_cmds, match_cmds, serve_cmds, sprt_cmds, watch_cmds
+    from arena.cli import (
+        bots_cmds,
+        cluster_cmds,
+        ladder_cmds,
+        match_cmds,
+        serve_cmds,
+        sprt_cmds,
+        watch_cmds,
+    )
 
-    for module in (match_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds):
+    for module in (match_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
+                   cluster_cmds):
         module.register(app)
 
 

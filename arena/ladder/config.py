@@ -29,6 +29,15 @@ startup_ms = 10000
 elo_k = 16
 start = 1500
 prior = 1.0                          # virtual 50% games per bot in the official fit
+
+[cluster]                            # optional; none: an embedded cluster on 127.0.0.1
+scheduler = "tls://head:8786"        # submit to a running scheduler, or
+listen = "tls://0.0.0.0:8786"        # host the scheduler in `arena run-ladder` (not both)
+ca = "certs/ca.pem"                  # mutual TLS (required with either): the ladder's CA,
+cert = "certs/head.pem"              # this host's certificate
+key = "certs/head-key.pem"           # and its key (`arena cluster certs`)
+worker_ttl_s = 60                    # a silent worker is given up after this long
+wait_s = 60                          # how long to wait for the first worker
 ```
 
 An **SPRT test** (``arena sprt``) is a ladder file with an ``[sprt]`` section instead of
@@ -60,6 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.cluster.settings import ClusterSettings, TlsFiles
 from arena.errors import ConfigError
 from arena.ladder.schedule import GAUNTLET, ROUND_ROBIN, SCHEDULE_KINDS
 from arena.ladder.sprt import EloModel, SprtParams
@@ -70,13 +80,14 @@ DATABASE_FILE = "ladder.db"
 """The SQLite file of a ladder's results, in its state directory (unless ``database`` is set)."""
 _TOP_KEYS = {
     "name", "game", "entrants", "seed", "concurrency", "sandbox", "duplicate", "state_dir",
-    "database", "log_dir", "options", "schedule", "time_control", "rating", "sprt",
+    "database", "log_dir", "options", "schedule", "time_control", "rating", "sprt", "cluster",
 }
 _SECTION_KEYS = {
     "schedule": {"type", "cycles", "challenger"},
     "time_control": {"move_time_ms", "time_bank_ms", "startup_ms"},
     "rating": {"elo_k", "start", "prior"},
     "sprt": {"candidate", "baseline", "elo0", "elo1", "alpha", "beta", "model", "max_pairs"},
+    "cluster": {"scheduler", "listen", "ca", "cert", "key", "worker_ttl_s", "wait_s"},
 }
 _SPRT_PARAMS = ("elo0", "elo1", "alpha", "beta")
 
@@ -147,6 +158,8 @@ class LadderConfig:
     """The ladder file."""
     sprt: SprtConfig | None = None
     """The SPRT test this ladder file holds (its ``[sprt]`` section), if any."""
+    cluster: ClusterSettings = ClusterSettings()
+    """Where the matches run (default: an embedded cluster of ``concurrency`` workers)."""
 
     @property
     def sqlite_path(self) -> Path | None:
@@ -288,6 +301,7 @@ class _Parser:
             log_dir=self.base / log_dir if log_dir is not None else None,
             source=self.source,
             sprt=sprt,
+            cluster=self.cluster(data.get("cluster", {})),
         )
 
     def check_game(self, game: str) -> None:
@@ -391,6 +405,31 @@ class _Parser:
         if prior < 0:
             raise self.error("rating", "prior", "must be >= 0")
         return RatingConfig(k, self.get(table, "rating", "start", float, d.start), prior)
+
+    def cluster(self, table: Mapping[str, Any]) -> ClusterSettings:
+        self.unknown(table, "cluster", _SECTION_KEYS["cluster"])
+        scheduler = self.get(table, "cluster", "scheduler", str)
+        listen = self.get(table, "cluster", "listen", str)
+        if scheduler is not None and listen is not None:
+            raise self.error("cluster", "listen", "name a scheduler or listen, not both")
+        for key, value in (("scheduler", scheduler), ("listen", listen)):
+            if value is not None and not re.fullmatch(r"tls://[^\s/]+:\d+", value):
+                raise self.error("cluster", key, f"must be tls://HOST:PORT, got {value!r}")
+        files = {key: self.get(table, "cluster", key, str) for key in ("ca", "cert", "key")}
+        tls = None
+        if any(v is not None for v in files.values()) or scheduler or listen:
+            missing = next((k for k, v in files.items() if v is None), None)
+            if missing is not None:
+                raise self.error("cluster", missing, "is required: traffic between hosts is "
+                                 "mutual TLS only (see `arena cluster certs`)")
+            tls = TlsFiles(*(self.base / str(files[k]) for k in ("ca", "cert", "key")))
+        defaults = ClusterSettings()
+        ttl = self.get(table, "cluster", "worker_ttl_s", float, defaults.worker_ttl_s)
+        wait = self.get(table, "cluster", "wait_s", float, defaults.wait_s)
+        for key, value in (("worker_ttl_s", ttl), ("wait_s", wait)):
+            if value <= 0:
+                raise self.error("cluster", key, "must be > 0")
+        return ClusterSettings(scheduler, listen, tls, ttl, wait)
 
     def positive(self, table: Mapping[str, Any], section: str | None, key: str,
                  default: int) -> int:

@@ -12,8 +12,10 @@ The execution itself, ``run_matches``, is the one place that plays matches and r
 takes them from a ``MatchSource``: a fixed plan for a ladder (``PlannedMatches``), or a source
 that decides what to play next as results land (an SPRT test, ``arena.ladder.sprt_run``).
 
-The match-playing function is a parameter (default: ``arena.referee.match.play_match``), so the
-scheduling logic runs in tests with a fast in-process player.
+The match-playing function is a parameter, so the scheduling logic runs in tests with a fast
+in-process player. By default every match is one task on a Dask cluster (``arena.cluster``): the
+ladder file's ``[cluster]``, else an embedded cluster of ``concurrency`` process workers on
+127.0.0.1 that lives as long as the run; the runner stays the only writer of the store.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from arena.cluster.progress import HostProgress
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
 from arena.ladder.schedule import Encounter, ScheduledMatch, build_schedule
@@ -89,6 +92,8 @@ class Progress:
     """time.monotonic() when the run started."""
     last: MatchResult | None = None
     stopping: bool = False
+    hosts: tuple[HostProgress, ...] = ()
+    """Per-worker progress (cluster runs): matches in flight, finished, per minute."""
 
 
 class LadderEventKind(enum.StrEnum):
@@ -100,6 +105,8 @@ class LadderEventKind(enum.StrEnum):
     """A match begins (it is in ``progress.in_flight``)."""
     MATCH_FINISHED = "match_finished"
     """A match ended and was recorded (void ones too)."""
+    HOSTS = "hosts"
+    """A worker of the cluster started or finished a match (``progress.hosts`` changed)."""
     STOPPING = "stopping"
     """A stop was requested: nothing new starts, matches in flight are dropped."""
     DONE = "done"
@@ -174,7 +181,7 @@ def default_resolve(ref: str, base_dir: Path) -> BotSpec:
 
 
 def default_play() -> PlayMatch:
-    """The real referee."""
+    """The real referee, in this process (the runner's default is the cluster)."""
     from arena.referee.match import play_match
 
     return play_match
@@ -249,11 +256,12 @@ def plan_run(
 
 class _Run:
     def __init__(self, config: LadderConfig, store: LadderStore, lineup: Lineup,
-                 play: PlayMatch, on_event: EventSink | None) -> None:
+                 play: PlayMatch | None, on_event: EventSink | None) -> None:
         self.config = config
         self.store = store
         self.lineup = lineup
-        self.play = play
+        self.play = play or default_play()
+        self.hosts: Callable[[], tuple[HostProgress, ...]] = tuple
         self.on_event = on_event
         self.in_flight: dict[str, InFlight] = {}
         self.elo: dict[str, float] = dict(store.live_elo(config.name))
@@ -267,6 +275,7 @@ class _Run:
             ladder=self.config.name, scheduled=self.scheduled, already=self.already,
             planned=self.planned, done=self.done, in_flight=tuple(self.in_flight.values()),
             elo=dict(self.elo), started=self.started, last=self.last, stopping=self.stopping,
+            hosts=self.hosts(),
         )
 
     def emit(self, kind: LadderEventKind, match: ScheduledMatch | None = None,
@@ -297,9 +306,14 @@ class _Run:
             result = await self.play(spec, sandbox=self.lineup.sandbox, log_dir=log_dir)
         finally:
             self.in_flight.pop(m.match_id, None)
-        if self.stopping or result.termination is Termination.CANCELLED:
+        if self.stopping:
             source.settled(m, None)
             return  # dropped: replayed from scratch (next run, or when the source says so)
+        if result.termination is Termination.CANCELLED:  # the cluster gave up on it
+            self.void += 1  # void in this run, not recorded: the next run plays it again
+            source.settled(m, result)
+            self.emit(LadderEventKind.MATCH_FINISHED, m, result, False)
+            return
         rec = self.store.record_match(
             self.config.name, result, spec.bots, encounter_id=m.encounter_id, cycle=m.cycle,
             leg=m.leg, started_at=started_at, elo_k=self.config.rating.elo_k,
@@ -383,13 +397,29 @@ async def run_matches(
 
     ``scheduled``, ``already`` and ``planned`` size the run for the events' ``Progress`` and the
     summary (0 when the source cannot tell). Raises what the player or the store raise."""
-    run = _Run(config, store, lineup, play or default_play(), on_event)
+    run = _Run(config, store, lineup, play, on_event)
     run.scheduled, run.already, run.planned = scheduled, already, planned
-    interrupted = await _drive(run, source, max(1, concurrency or config.concurrency),
-                               stop or asyncio.Event())
+    width = max(1, concurrency or config.concurrency)
+    async with contextlib.AsyncExitStack() as stack:
+        if play is None and (planned or not scheduled):  # unless a sized run has nothing to play
+            width = await _on_cluster(stack, run, width)
+        interrupted = await _drive(run, source, width, stop or asyncio.Event())
     remaining = max(run.scheduled - run.already - run.done, 0)
     return RunSummary(run.done, run.already, remaining, run.void, interrupted,
                       time.monotonic() - run.started)
+
+
+async def _on_cluster(stack: contextlib.AsyncExitStack, run: _Run, width: int) -> int:
+    """Open the run's cluster (embedded: ``width`` workers) and play on it; returns how many
+    matches to keep submitted (a remote cluster: at least its match slots)."""
+    from arena.cluster.session import open_cluster
+
+    settings = run.config.cluster
+    session = await stack.enter_async_context(
+        open_cluster(settings, workers=width, on_change=lambda: run.emit(LadderEventKind.HOSTS)))
+    run.play = session.player
+    run.hosts = session.hosts
+    return width if settings.embedded else max(width, await session.slots())
 
 
 async def _drive(run: _Run, source: MatchSource, concurrency: int,

@@ -28,6 +28,7 @@ from arena.bots.identity import directory_hash
 from arena.errors import BotFault, ConfigError, SandboxError
 from arena.model import BotSpec, Termination
 from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
+from arena.sandbox.cores import CoreLease, reserve_core
 
 log = logging.getLogger(__name__)
 
@@ -157,9 +158,11 @@ class DockerBot:
     """
 
     def __init__(self, container: Any, loop: asyncio.AbstractEventLoop,
-                 image: str | None = None) -> None:
+                 image: str | None = None, core: CoreLease | None = None) -> None:
         self.image = image
         """The id of the image the container runs."""
+        self.core = core
+        """The core the container is pinned to, held until it is stopped."""
         self._container = container
         self._loop = loop
         self._exited: asyncio.Future[dict[str, Any]] = loop.create_future()
@@ -218,7 +221,11 @@ class DockerBot:
             state = {"ExitCode": -1}
         if not self._tail:
             self._tail = await asyncio.to_thread(self._logs_quietly)
-        await asyncio.to_thread(self._remove)
+        try:
+            await asyncio.to_thread(self._remove)
+        finally:
+            if self.core is not None:
+                self.core.release()
         self._stopped = _exit_info(state, self._killed)
         return self._stopped
 
@@ -262,6 +269,22 @@ class DockerBot:
         return self._tail
 
 
+class _MatchCore(CoreLease):
+    """A seat's core lease that also tells its sandbox when it is given back."""
+
+    def __init__(self, sandbox: DockerSandbox, match_id: str, lease: CoreLease) -> None:
+        super().__init__(lease.core, lease.level, -1)
+        self._sandbox = sandbox
+        self._match_id = match_id
+        self._lease: CoreLease | None = lease
+
+    def release(self) -> None:
+        """Give the core back (idempotent)."""
+        if self._lease is not None:
+            lease, self._lease = self._lease, None
+            self._sandbox._release_core(self._match_id, lease)
+
+
 class DockerSandbox:
     """Runs each bot in a fresh hardened container (see the module docstring)."""
 
@@ -279,6 +302,9 @@ class DockerSandbox:
         self._run_janitor = run_janitor
         self._built: dict[str, str] = {}
         self._build_lock = threading.Lock()
+        self._match_cores: dict[str, list[int]] = {}
+        """The cores held by each running match's seats (so its seats get distinct ones)."""
+        self._cores_lock = threading.Lock()
 
     @property
     def client(self) -> Any:
@@ -311,17 +337,41 @@ class DockerSandbox:
             await asyncio.to_thread(_run_janitor_once, self.client)
         image, command, mounts = await self._image_for(bot)
         mounts[str(socket_dir.resolve())] = {"bind": MOUNT_POINT, "mode": "ro"}
-        options = self.run_options(match_id, seat)
+        lease = self._reserve_core(match_id)
+        options = self.run_options(match_id, seat, lease.core)
         options["environment"][GAME_ENV] = bot.game
         try:
             container = await asyncio.to_thread(
                 self.client.containers.run, image, command, volumes=mounts, **options
             )
         except Exception as exc:  # noqa: BLE001 — ImageNotFound, APIError, connection errors
+            self._release_core(match_id, lease)
             raise SandboxError(f"cannot start a container for {bot.name}: {exc}") from exc
-        return DockerBot(container, asyncio.get_running_loop(), image)
+        return DockerBot(container, asyncio.get_running_loop(), image,
+                         _MatchCore(self, match_id, lease))
 
-    def run_options(self, match_id: str, seat: int) -> dict[str, Any]:
+    def _reserve_core(self, match_id: str) -> CoreLease:
+        """A core for one seat of ``match_id``: host-wide the least shared one, not the core of
+        the match's other seat (``arena.sandbox.cores``)."""
+        with self._cores_lock:
+            taken = self._match_cores.setdefault(match_id, [])
+            try:
+                lease = reserve_core(avoid=taken)
+            except OSError as exc:
+                raise SandboxError(f"no core for a container: {exc}") from exc
+            taken.append(lease.core)
+            return lease
+
+    def _release_core(self, match_id: str, lease: CoreLease) -> None:
+        with self._cores_lock:
+            taken = self._match_cores.get(match_id, [])
+            if lease.core in taken:
+                taken.remove(lease.core)
+            if not taken:
+                self._match_cores.pop(match_id, None)
+        lease.release()
+
+    def run_options(self, match_id: str, seat: int, core: int) -> dict[str, Any]:
         """The keyword arguments of ``containers.run``: every hardening flag and label."""
         lim = self.limits
         fsize = lim.file_size_mb * 1024 * 1024
@@ -339,8 +389,9 @@ class DockerSandbox:
             "nano_cpus": int(lim.cpus * 1e9),
             # Pinned to one core: a CPU quota alone lets a container burst on every core for
             # part of each 100 ms period. Measured with the fork bomb (opponent p99 over 3
-            # matches): 5.1-15.2 ms with the quota alone, 1.1-2.2 ms pinned.
-            "cpuset_cpus": str(seat % (os.cpu_count() or 1)),
+            # matches): 5.1-15.2 ms with the quota alone, 1.1-2.2 ms pinned. The core is the
+            # seat's own on this host (``arena.sandbox.cores``), not every match's seat-n core.
+            "cpuset_cpus": str(core),
             "user": BOT_USER,
             "init": True,
             "ipc_mode": "none",

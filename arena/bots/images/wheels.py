@@ -1,9 +1,13 @@
 """The bot runtime as wheels: the cp311 wheels of grpcio and protobuf (the versions installed
-here) and a wheel of the arena package itself, built from the source tree. The Python base image
-installs them; ``arena images wheels`` puts them next to a bot built on a plain Python image."""
+here) and a wheel of the arena package itself: built from the source tree when the arena runs
+from a checkout, else packed from the installed distribution's own files (an ordinary
+``pip install arena-….whl``: its RECORD lists them, generated protobuf modules included). The
+Python base image installs them; ``arena images wheels`` puts them next to a bot built on a plain
+Python image."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import importlib.metadata
 import shutil
@@ -18,13 +22,18 @@ from arena.errors import ConfigError
 _WHEEL_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
 
 
+def is_source_tree(root: Path) -> bool:
+    """Whether ``root`` is an arena checkout (holds setup.py and proto/)."""
+    return (root / "setup.py").is_file() and (root / "proto").is_dir()
+
+
 def source_root() -> Path:
     """The arena source tree this module was loaded from (holds setup.py and proto/)."""
     root = Path(__file__).resolve().parents[3]
-    if not (root / "setup.py").is_file() or not (root / "proto").is_dir():
+    if not is_source_tree(root):
         raise ConfigError(
-            f"{root} is not an arena source tree (no setup.py/proto): build the base image from "
-            "a checkout of the arena"
+            f"{root} is not an arena source tree (no setup.py/proto): this needs a checkout of "
+            "the arena"
         )
     return root
 
@@ -43,6 +52,64 @@ def _download_wheels(dest: Path) -> None:
 
 
 def _arena_wheel(dest: Path, work: Path) -> None:
+    """The arena wheel: from the source tree when there is one, else from the installed
+    distribution."""
+    if is_source_tree(Path(__file__).resolve().parents[3]):
+        source_wheel(dest, work)
+    else:
+        installed_wheel(dest)
+
+
+_NOT_PACKED = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"}
+"""dist-info files an installer writes: not part of the wheel."""
+
+
+def installed_wheel(dest: Path, name: str = "arena") -> Path:
+    """A wheel of the installed distribution ``name`` packed from the files its RECORD lists
+    (byte-compiled files, installer records and files outside the package, e.g. scripts, left
+    out; RECORD written anew). Raises ``ConfigError`` when it is not installed from a wheel (an
+    editable install records no package files: use its source tree)."""
+    try:
+        dist = importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        raise ConfigError(f"the {name} distribution is not installed") from None
+    info = f"{name}-{dist.version}.dist-info"
+    members: list[tuple[str, Path]] = []
+    for file in dist.files or []:
+        parts = file.parts
+        if (parts[0] == ".." or "__pycache__" in parts or file.suffix == ".pyc"
+                or (parts[0].endswith(".dist-info") and file.name in _NOT_PACKED)):
+            continue
+        arcname = str(file) if not parts[0].endswith(".dist-info") else f"{info}/{file.name}"
+        members.append((arcname, Path(str(file.locate()))))
+    if not any(arc == f"{name}/__init__.py" for arc, _ in members):
+        raise ConfigError(
+            f"the installed {name} lists no package files (an editable install?): build the "
+            "base image from its source tree"
+        )
+    dest.mkdir(parents=True, exist_ok=True)
+    wheel = dest / f"{name}-{dist.version}-py3-none-any.whl"
+    record: list[str] = []
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for arcname, path in sorted(members):
+            data = path.read_bytes()
+            archive.writestr(_entry(arcname), data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            record.append(f"{arcname},sha256={digest.decode()},{len(data)}")
+        record.append(f"{info}/RECORD,,")
+        archive.writestr(_entry(f"{info}/RECORD"), "\n".join(record) + "\n")
+    return wheel
+
+
+def _entry(arcname: str) -> zipfile.ZipInfo:
+    """A zip entry with a fixed time and mode (the same files give the same bytes)."""
+    entry = zipfile.ZipInfo(arcname, date_time=(1980, 1, 1, 0, 0, 0))
+    entry.external_attr = 0o644 << 16
+    entry.compress_type = zipfile.ZIP_DEFLATED
+    return entry
+
+
+def source_wheel(dest: Path, work: Path) -> None:
     """``pip wheel --no-deps`` of a clean copy of the source tree (leaves the tree untouched)."""
     root = source_root()
     copy = work / "src"

@@ -1,0 +1,195 @@
+"""The head's side of a cluster match: ``ClusterPlayer`` is the ladder's ``PlayMatch`` on Dask.
+
+Each match is one task: key = the match id, resources ``{"match": 1}``, a priority shared by
+the two legs of an encounter (earlier encounters first), so the legs run close together. The
+player awaits the task, writes the returned match log and seat logs into the ladder's log
+directory (private files, as the referee writes them) and returns the result with the local
+paths. A worker that lacked a bot directory or an image answers ``Needs``: the player ships
+exactly that (once per run) and submits the match again (key ``<match id>~shipped``).
+
+Faults: Dask plays a match again elsewhere, from the same spec and seed, when its worker dies;
+a match whose attempts killed more workers than ``distributed.scheduler.allowed-failures``
+allows comes back as a cancelled result (the runner does not record it: the next run plays it
+again) and says so in its detail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import re
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arena import model
+from arena.cluster import MATCH_RESOURCE
+from arena.cluster.shipping import Needs, Shipment, pack_directory, save_image
+from arena.cluster.task import MatchOutput, MatchTask, TaskOutcome, play_task
+from arena.errors import ClusterError
+from arena.model import MatchEvent, MatchResult, MatchSpec, Termination
+from arena.referee.log import open_private, private_dir
+from arena.sandbox.api import Sandbox
+
+log = logging.getLogger(__name__)
+
+_LEG_SUFFIX = re.compile(r"-l\d+$")
+ImageSource = Callable[[str], bytes]
+"""Image id → its ``docker save`` archive (default: from the head's Docker engine)."""
+
+
+def encounter_of(match_id: str) -> str:
+    """The encounter a ladder match id belongs to (ids end in ``-l<leg>``)."""
+    return _LEG_SUFFIX.sub("", match_id)
+
+
+def _head_image(image_id: str) -> bytes:
+    from arena.sandbox import get_sandbox
+    from arena.sandbox.docker import DockerSandbox
+
+    box = get_sandbox("docker")
+    assert isinstance(box, DockerSandbox)
+    return save_image(box.client, image_id)
+
+
+class ClusterPlayer:
+    """Plays matches as Dask tasks through an asynchronous ``distributed.Client``."""
+
+    def __init__(self, client: Any, *, images: ImageSource | None = None) -> None:
+        self.client = client
+        self.images = images or _head_image
+        self._encounters: dict[str, int] = {}
+        self._shipped: dict[str, Any] = {}
+        """Scattered shipments (Dask futures) by what they hold (a digest or an image id)."""
+
+    async def __call__(self, spec: MatchSpec, *, sandbox: str | Sandbox = "process",
+                       log_dir: Path, on_event: Callable[[MatchEvent], None] | None = None
+                       ) -> MatchResult:
+        """Play ``spec`` on the cluster; the logs land in ``log_dir``."""
+        name = sandbox if isinstance(sandbox, str) else sandbox.name
+        task = MatchTask(spec, name)
+        outcome = await self._run(task, spec.match_id, None)
+        if isinstance(outcome, Needs):
+            shipment = await self._shipment(outcome, spec)
+            outcome = await self._run(task, f"{spec.match_id}~shipped", shipment)
+        if isinstance(outcome, Needs):
+            raise ClusterError(f"a worker still lacks {outcome} after it was shipped")
+        if isinstance(outcome, MatchResult):
+            return outcome
+        return write_outputs(outcome, log_dir)
+
+    def priority(self, match_id: str) -> int:
+        """Higher runs first: earlier encounters, both legs alike."""
+        encounter = encounter_of(match_id)
+        return -self._encounters.setdefault(encounter, len(self._encounters))
+
+    async def _run(self, task: MatchTask, key: str, shipment: Any) -> TaskOutcome:
+        from distributed.scheduler import KilledWorker
+
+        future = self.client.submit(
+            play_task, task, shipment, key=key, priority=self.priority(task.spec.match_id),
+            resources={MATCH_RESOURCE: 1}, pure=False, retries=0,
+        )
+        try:
+            outcome: TaskOutcome = await future
+            return outcome
+        except KilledWorker as exc:
+            log.warning("match %s killed its workers: void in this run, replayed by the next "
+                        "(%s)", task.spec.match_id, exc)
+            return given_up(task.spec, f"the match killed the workers that played it ({exc}); "
+                                       "not recorded: the next run plays it again")
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.client.cancel([future]))
+            raise
+        finally:
+            future.release()
+
+    async def _shipment(self, needs: Needs, spec: MatchSpec) -> Any:
+        """A scattered ``Shipment`` of what a worker lacked (each item packed once per run)."""
+        bots: dict[str, bytes] = {}
+        for digest in needs.bots:
+            bot = next((b for b in spec.bots if b.digest == digest), None)
+            if bot is None or not bot.directory:
+                raise ClusterError(f"a worker asked for an unknown bot directory {digest}")
+            bots[digest] = await asyncio.to_thread(pack_directory, bot.directory)
+        images = {image: await asyncio.to_thread(self.images, image) for image in needs.images}
+        shipment = Shipment(bots, images)
+        key = "ship-" + "-".join(sorted([*needs.bots, *needs.images]))
+        if key not in self._shipped:
+            self._shipped[key] = await self.client.scatter(shipment, hash=False)
+        return self._shipped[key]
+
+
+def given_up(spec: MatchSpec, detail: str) -> MatchResult:
+    """The cancelled (void, unrecorded) result of a match the cluster gave up on."""
+    return MatchResult(
+        match_id=spec.match_id, game=spec.game, game_version=0, seed=spec.seed,
+        options=dict(spec.options), bots=(spec.bots[0].name, spec.bots[1].name), rounds=(),
+        totals=(0, 0), winner=None, termination=Termination.CANCELLED, faulty_seat=None,
+        detail=detail, log=None, duration_s=0.0, decisions=0,
+    )
+
+
+def write_outputs(output: MatchOutput, log_dir: Path) -> MatchResult:
+    """Write a played match's logs into ``log_dir`` (an earlier attempt's log of the same id is
+    kept beside it as ``.aborted-N``) and return its result with their local paths."""
+    private_dir(log_dir)
+    result = output.result
+    path = log_dir / f"{result.match_id}.jsonl"
+    seat_paths: list[str | None] = []
+    for seat, data in enumerate(output.seat_logs):
+        seat_path = log_dir / f"{result.match_id}.seat{seat}.log"
+        if data is None:
+            seat_paths.append(None)
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            seat_path.unlink()
+        with open_private(seat_path) as handle:
+            handle.write(zlib.decompress(data).decode("utf-8", "replace"))
+        seat_paths.append(str(seat_path))
+    text = relocate(zlib.decompress(output.log).decode("utf-8"), str(path),
+                    (seat_paths[0], seat_paths[1]))
+    if path.exists():
+        path.rename(_aborted_name(path))
+    with open_private(path) as handle:
+        handle.write(text)
+    return dataclasses.replace(result, log=str(path))
+
+
+def relocate(text: str, log_path: str, seat_logs: tuple[str | None, str | None]) -> str:
+    """A match log whose final ``match_end`` record names the head's paths of the logs (the
+    worker wrote it in a temporary directory)."""
+    lines = text.splitlines()
+    if not lines:
+        return text
+    try:
+        last = json.loads(lines[-1])
+    except json.JSONDecodeError:
+        return text
+    if not isinstance(last, dict) or last.get("type") != model.MatchEndEvent.type:
+        return text
+    last["result"]["log"] = log_path
+    last["bot_logs"] = list(seat_logs)
+    lines[-1] = json.dumps(last, separators=(",", ":"))
+    return "\n".join(lines) + "\n"
+
+
+def _aborted_name(path: Path) -> Path:
+    stem = path.name.removesuffix(".jsonl")
+    n = 1
+    while (candidate := path.with_name(f"{stem}.aborted-{n}.jsonl")).exists():
+        n += 1
+    return candidate
+
+
+def cpu_slots(cores: int | None = None) -> int:
+    """How many matches a host plays at once by default: floor((cores - 1) / 2), at least 1
+    (two cores per match, one left for the referees and the engine)."""
+    cores = cores if cores is not None else len(os.sched_getaffinity(0))
+    return max(1, (cores - 1) // 2)

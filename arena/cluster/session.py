@@ -1,0 +1,249 @@
+"""Opening a ladder's cluster: embedded (a ``LocalCluster`` of process workers on 127.0.0.1),
+hosted (a scheduler in the ladder process, listening with mutual TLS) or remote (a running
+scheduler, mutual TLS), and the gate that refuses workers of another arena version.
+
+Every worker announces ``{"version", "protocol"}`` under ``"arena"`` in its startup information;
+the gate (a scheduler plugin, installed by the head) removes a worker that announces anything
+else, or nothing, before it is given a match, and reports it once on ``REFUSED_TOPIC``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from distributed.diagnostics.plugin import SchedulerPlugin
+
+import arena
+from arena.cluster import CLUSTER_PROTOCOL, EVENT_TOPIC, MATCH_RESOURCE
+from arena.cluster.executor import ClusterPlayer, ImageSource
+from arena.cluster.progress import HostBoard, HostProgress
+from arena.cluster.security import embedded_security, tls_security
+from arena.cluster.settings import ALLOWED_FAILURES, ClusterSettings
+from arena.errors import ClusterError
+
+log = logging.getLogger(__name__)
+
+REFUSED_TOPIC = "arena-refused"
+"""The event topic on which the gate reports a refused worker."""
+SCHEDULER_TOPIC = "all"
+"""Dask's own topic of scheduler events (workers added and removed)."""
+TOPICS = (EVENT_TOPIC, SCHEDULER_TOPIC, REFUSED_TOPIC)
+"""The topics the head follows."""
+INFO_KEY = "arena"
+"""The key of a worker's startup information (and of the scheduler's metadata) that holds the
+arena version and cluster protocol."""
+
+
+def arena_info(worker: Any = None) -> dict[str, Any]:
+    """What a worker (or a head) announces: its arena version and cluster protocol."""
+    return {"version": arena.__version__, "protocol": CLUSTER_PROTOCOL}
+
+
+def dask_settings(worker_ttl_s: float) -> dict[str, Any]:
+    """The Dask configuration of an arena cluster: worker TTL, allowed failures, no dashboard
+    routes, quiet logs."""
+    return {
+        "distributed.scheduler.worker-ttl": f"{worker_ttl_s}s",
+        "distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
+        "distributed.scheduler.http.routes": [],
+        "distributed.worker.http.routes": [],
+        "distributed.worker.daemon": False,
+        "distributed.admin.tick.limit": "30s",
+    }
+
+
+def quiet_dask(level: int) -> None:
+    """Dask logs at INFO by default: only ``level`` and above unless ``-v`` asked for more."""
+    if logging.getLogger().getEffectiveLevel() > logging.INFO:
+        for name in ("distributed", "dask"):
+            logging.getLogger(name).setLevel(level)
+
+
+class VersionGate(SchedulerPlugin):  # type: ignore[misc]
+    """A Dask scheduler plugin: only workers of the head's arena version and cluster protocol
+    stay; it also applies the head's worker TTL and allowed failures to the scheduler."""
+
+    name = "arena-version-gate"
+
+    def __init__(self, expected: dict[str, Any], worker_ttl_s: float) -> None:
+        self.expected = expected
+        self.worker_ttl_s = worker_ttl_s
+
+    async def start(self, scheduler: Any) -> None:
+        """Publish the expected versions and check the workers already there."""
+        scheduler.worker_ttl = self.worker_ttl_s
+        scheduler.allowed_failures = ALLOWED_FAILURES
+        scheduler.set_metadata(keys=[INFO_KEY], value=self.expected)
+        for address in list(scheduler.workers):
+            self.add_worker(scheduler, address)
+
+    def add_worker(self, scheduler: Any, worker: str) -> None:
+        """Refuse ``worker`` (paused at once, then removed) unless it runs the head's arena."""
+        state = scheduler.workers.get(worker)
+        if state is None:
+            return
+        found = (state.extra or {}).get(INFO_KEY)
+        if found == self.expected:
+            return
+        reason = refusal(worker, found, self.expected)
+        log.error("%s", reason)
+        scheduler.log_event(REFUSED_TOPIC, {"worker": worker, "reason": reason})
+        scheduler.handle_worker_status_change("paused", worker, stimulus_id="arena-refused")
+        asyncio.get_running_loop().create_task(
+            scheduler.remove_worker(worker, stimulus_id="arena-refused", close=True)
+        )
+
+
+def refusal(worker: str, found: Any, expected: dict[str, Any]) -> str:
+    """One line saying why a worker is refused."""
+    if not isinstance(found, dict):
+        what = "announces no arena version (start workers with `arena worker`)"
+    else:
+        what = (f"runs arena {found.get('version')} (cluster protocol {found.get('protocol')})")
+    return (f"worker {worker} refused: it {what}; the head runs arena {expected['version']} "
+            f"(cluster protocol {expected['protocol']})")
+
+
+@dataclass
+class ClusterSession:
+    """An open cluster: the player the runner uses and what the live view shows."""
+
+    client: Any
+    player: ClusterPlayer
+    board: HostBoard
+    address: str
+    refused: list[str] = field(default_factory=list)
+    """One line per refused worker."""
+
+    def hosts(self) -> tuple[HostProgress, ...]:
+        """Per-worker progress now."""
+        return self.board.snapshot()
+
+    async def slots(self) -> int:
+        """The match slots of the (running) workers connected now."""
+        info = await self.client.scheduler.identity(n_workers=-1)
+        return int(sum(w.get("resources", {}).get(MATCH_RESOURCE, 0)
+                       for w in info.get("workers", {}).values() if w.get("status") == "running"))
+
+
+@contextlib.asynccontextmanager
+async def open_cluster(settings: ClusterSettings | None, *, workers: int,
+                       on_change: Callable[[], None] | None = None,
+                       images: ImageSource | None = None) -> AsyncIterator[ClusterSession]:
+    """The cluster of a run (see the module doc); ``workers`` sizes an embedded one.
+    ``on_change`` is called when per-worker progress changed. Raises ``ClusterError``."""
+    import dask
+
+    settings = settings or ClusterSettings()
+    quiet_dask(logging.ERROR)
+    with dask.config.set(dask_settings(settings.worker_ttl_s)):
+        async with contextlib.AsyncExitStack() as stack:
+            client, address = await _connect(stack, settings, workers)
+            gate = VersionGate(arena_info(), settings.worker_ttl_s)
+            try:
+                await client.register_plugin(gate, name=VersionGate.name)
+            except Exception as exc:  # noqa: BLE001 — a scheduler without the arena installed
+                raise ClusterError(f"the scheduler at {address} cannot run the arena's version "
+                                   f"check (is the arena installed there?): {exc}") from None
+            session = ClusterSession(client, ClusterPlayer(client, images=images), HostBoard(),
+                                     address)
+            _subscribe(session, on_change)
+            try:
+                if not settings.embedded:
+                    await _wait_for_workers(session, settings.wait_s)
+                yield session
+            finally:
+                for topic in TOPICS:
+                    session.client.unsubscribe_topic(topic)
+
+
+async def _connect(stack: contextlib.AsyncExitStack, settings: ClusterSettings,
+                   workers: int) -> tuple[Any, str]:
+    from distributed import Client
+
+    if settings.embedded:
+        cluster = await stack.enter_async_context(_embedded(workers))
+        client = await stack.enter_async_context(Client(cluster, asynchronous=True))
+        return client, str(cluster.scheduler_address)
+    if settings.tls is None:
+        raise ClusterError("a cluster of several hosts needs TLS files (ca, cert, key)")
+    security = tls_security(settings.tls)
+    address = settings.scheduler
+    if settings.listen is not None:
+        scheduler = await stack.enter_async_context(_hosted(settings.listen, security))
+        address = str(scheduler.address)
+    assert address is not None
+    if not address.startswith("tls://"):
+        raise ClusterError(f"the scheduler address must be tls://HOST:PORT, got {address!r}")
+    try:
+        client = await stack.enter_async_context(
+            Client(address, security=security, asynchronous=True, timeout="20s"))
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(f"cannot reach the scheduler at {address}: {exc}") from None
+    return client, address
+
+
+def _embedded(workers: int) -> Any:
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=max(1, workers), threads_per_worker=1, processes=True, host="127.0.0.1",
+        protocol="tls", security=embedded_security(), dashboard_address="127.0.0.1:0",
+        worker_dashboard_address="127.0.0.1:0", resources={MATCH_RESOURCE: 1},
+        silence_logs=logging.ERROR, asynchronous=True, startup_information={INFO_KEY: arena_info},
+    )
+
+
+def _hosted(listen: str, security: Any) -> Any:
+    from distributed import Scheduler
+
+    if not listen.startswith("tls://"):
+        raise ClusterError(f"the listen address must be tls://HOST:PORT, got {listen!r}")
+    host, _, port = listen.removeprefix("tls://").rpartition(":")
+    if not host or not port.isdigit():
+        raise ClusterError(f"the listen address must be tls://HOST:PORT, got {listen!r}")
+    return Scheduler(host=host, port=int(port), protocol="tls", security=security,
+                     dashboard=False, dashboard_address="127.0.0.1:0")
+
+
+def _subscribe(session: ClusterSession, on_change: Callable[[], None] | None) -> None:
+    def changed() -> None:
+        if on_change is not None:
+            on_change()
+
+    def on_match(event: tuple[float, Any]) -> None:
+        session.board.handle(event)
+        changed()
+
+    def on_scheduler(event: tuple[float, Any]) -> None:
+        message = event[1]
+        if isinstance(message, dict) and message.get("action") == "remove-worker":
+            session.board.forget(str(message.get("worker")))
+            changed()
+
+    def on_refused(event: tuple[float, Any]) -> None:
+        message = event[1]
+        reason = str(message.get("reason")) if isinstance(message, dict) else str(message)
+        if reason not in session.refused:
+            session.refused.append(reason)
+            log.error("%s", reason)
+            changed()
+
+    for topic, handler in zip(TOPICS, (on_match, on_scheduler, on_refused), strict=True):
+        session.client.subscribe_topic(topic, handler)
+
+
+async def _wait_for_workers(session: ClusterSession, wait_s: float) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait_s
+    while await session.slots() < 1:
+        if loop.time() > deadline:
+            refused = "; ".join(session.refused)
+            raise ClusterError(f"no worker joined the scheduler at {session.address} within "
+                               f"{wait_s:.0f} s" + (f" ({refused})" if refused else ""))
+        await asyncio.sleep(0.2)

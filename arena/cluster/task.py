@@ -1,0 +1,195 @@
+"""What a worker runs: one whole match per task.
+
+``play_task`` runs in a Dask worker process: it finds the bots on this host (their directories,
+else the worker's cache, else it answers ``Needs`` and plays nothing), plays the match with
+``play_match`` in a fresh event loop in this host's sandbox (named, not an object: a sandbox
+does not cross hosts), and returns the result with the match log and the seat logs compressed.
+It reports the match starting and ending on the ``EVENT_TOPIC`` Dask event topic (the head's
+live view). A match's log directory on the worker is temporary: the head keeps the logs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import shutil
+import socket
+import tempfile
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import arena
+from arena.cluster import CLUSTER_PROTOCOL, EVENT_TOPIC
+from arena.cluster.shipping import (
+    Needs,
+    Shipment,
+    image_present,
+    load_image,
+    local_directory,
+    unpack_directory,
+)
+from arena.errors import ClusterError, SandboxError
+from arena.model import BotSpec, MatchResult, MatchSpec, Termination
+
+CACHE_ENV = "ARENA_CACHE"
+"""Where a worker host keeps shipped bot directories (default ``~/.cache/arena``)."""
+
+
+@dataclass(frozen=True)
+class MatchTask:
+    """One match as the head submits it."""
+
+    spec: MatchSpec
+    sandbox: str
+    """The sandbox's name ("process" or "docker"): the worker uses its own host's."""
+    arena_version: str = arena.__version__
+    protocol: int = CLUSTER_PROTOCOL
+
+
+@dataclass(frozen=True)
+class MatchOutput:
+    """A played match as a worker returns it."""
+
+    result: MatchResult
+    log: bytes
+    """The match log (JSON lines), zlib-compressed."""
+    seat_logs: tuple[bytes | None, bytes | None]
+    """Each seat's bot output tail, zlib-compressed (None: none was kept)."""
+    worker: str
+    """The Dask address of the worker that played it."""
+    host: str
+
+
+TaskOutcome = MatchOutput | Needs | MatchResult
+"""What a task returns: the played match, what its host lacked to play it, or the void result
+of a match its host could not even start (no log)."""
+
+
+def void_result(spec: MatchSpec, detail: str) -> MatchResult:
+    """The void (``internal``) result of a match that never started."""
+    return MatchResult(
+        match_id=spec.match_id, game=spec.game, game_version=0, seed=spec.seed,
+        options=dict(spec.options), bots=(spec.bots[0].name, spec.bots[1].name), rounds=(),
+        totals=(0, 0), winner=None, termination=Termination.INTERNAL, faulty_seat=None,
+        detail=detail, log=None, duration_s=0.0, decisions=0,
+    )
+
+
+def worker_cache() -> Path:
+    """This host's cache of shipped bot directories."""
+    configured = os.environ.get(CACHE_ENV)
+    return Path(configured) if configured else Path.home() / ".cache" / "arena"
+
+
+def play_task(task: MatchTask, shipment: Shipment | None = None) -> TaskOutcome:
+    """Play ``task`` on this worker (see the module doc). Raises ``ClusterError`` when head and
+    worker differ in version (the session refuses such workers before they get any)."""
+    if (task.arena_version, task.protocol) != (arena.__version__, CLUSTER_PROTOCOL):
+        raise ClusterError(
+            f"this worker runs arena {arena.__version__} (cluster protocol {CLUSTER_PROTOCOL}), "
+            f"the head {task.arena_version} (protocol {task.protocol})"
+        )
+    cache = worker_cache()
+    try:
+        if shipment is not None:
+            receive(shipment, cache, task.sandbox)
+        bots, needs = locate_bots(task.spec.bots, cache, task.sandbox)
+    except SandboxError as exc:  # this host's Docker engine failed: void, never a bot's loss
+        return void_result(task.spec, f"sandbox failure on {socket.gethostname()}: {exc}")
+    if needs:
+        return needs
+    spec = dataclasses.replace(task.spec, bots=bots)
+    worker, host = _whoami()
+    _report("start", spec.match_id, worker, host)
+    try:
+        return _play(spec, task.sandbox, worker, host)
+    finally:
+        _report("end", spec.match_id, worker, host)
+
+
+def receive(shipment: Shipment, cache: Path, sandbox: str) -> None:
+    """Put what the head shipped in place: bot directories into the cache, images into the
+    Docker engine (verified by id)."""
+    for digest, data in shipment.bots.items():
+        unpack_directory(data, digest, cache)
+    if shipment.images:
+        client = _docker_client(sandbox)
+        for image_id, data in shipment.images.items():
+            if not image_present(client, image_id):
+                load_image(client, data, image_id)
+
+
+def locate_bots(bots: tuple[BotSpec, BotSpec], cache: Path, sandbox: str
+                ) -> tuple[tuple[BotSpec, BotSpec], Needs]:
+    """The bots with this host's directories, and what the host lacks (nothing: play)."""
+    located: list[BotSpec] = []
+    missing_dirs: list[str] = []
+    missing_images: list[str] = []
+    for bot in bots:
+        if bot.image:
+            if sandbox == "docker" and not image_present(_docker_client(sandbox), bot.image):
+                missing_images.append(bot.image)
+            located.append(bot)
+            continue
+        directory = local_directory(bot, cache)
+        if directory is None:
+            missing_dirs.append(bot.digest)
+            located.append(bot)
+        else:
+            located.append(dataclasses.replace(bot, directory=str(directory)))
+    needs = Needs(tuple(dict.fromkeys(missing_dirs)), tuple(dict.fromkeys(missing_images)))
+    return (located[0], located[1]), needs
+
+
+def _docker_client(sandbox: str) -> Any:
+    from arena.sandbox import get_sandbox
+    from arena.sandbox.docker import DockerSandbox
+
+    box = get_sandbox(sandbox)
+    if not isinstance(box, DockerSandbox):
+        raise ClusterError(f"sandbox {sandbox!r} runs no images")
+    return box.client
+
+
+def _play(spec: MatchSpec, sandbox: str, worker: str, host: str) -> MatchOutput:
+    from arena.referee.match import play_match
+
+    work = Path(tempfile.mkdtemp(prefix="arena-task-"))
+    try:
+        result = asyncio.run(play_match(spec, sandbox=sandbox, log_dir=work))
+        log = work / f"{result.match_id}.jsonl"
+        seats = tuple(_compressed(work / f"{result.match_id}.seat{seat}.log") for seat in (0, 1))
+        return MatchOutput(result, _compressed(log) or b"", (seats[0], seats[1]), worker, host)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _compressed(path: Path) -> bytes | None:
+    try:
+        return zlib.compress(path.read_bytes(), 6)
+    except FileNotFoundError:
+        return None
+
+
+def _whoami() -> tuple[str, str]:
+    """(this worker's Dask address, host name); outside a worker: ("", host name)."""
+    host = socket.gethostname()
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address), host
+    except ValueError:  # not running in a worker (a direct call)
+        return "", host
+
+
+def _report(kind: str, match_id: str, worker: str, host: str) -> None:
+    if not worker:
+        return
+    from distributed import get_worker
+
+    get_worker().log_event(EVENT_TOPIC, {"kind": kind, "match_id": match_id, "worker": worker,
+                                         "host": host, "time": time.time()})

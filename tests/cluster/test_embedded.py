@@ -1,0 +1,98 @@
+"""The embedded cluster: `run_ladder` with no [cluster] plays every match as a Dask task in
+worker processes on 127.0.0.1, with the same results as the referee in this process; a match
+whose worker keeps being killed is given up for the run and played by the next."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+from pathlib import Path
+
+from arena.cluster.session import open_cluster
+from arena.ladder.config import load_ladder
+from arena.ladder.reports import load_matches
+from arena.ladder.runner import (
+    SECRET_FILE,
+    LadderEventKind,
+    RunSummary,
+    ladder_schedule,
+    run_ladder,
+)
+from arena.referee.match import play_match
+from arena.referee.replay import replay_log
+from tests.cluster.conftest import LOOPBACK, descendants, ladder_file, pacers
+
+
+def test_embedded_cluster_gives_the_in_process_results(tmp_path: Path) -> None:
+    bots = pacers(tmp_path / "bots", ["ann", "bob", "cid"])
+    local = load_ladder(ladder_file(tmp_path / "local.toml", "same", bots))
+    (tmp_path / "c").mkdir()
+    remote = load_ladder(ladder_file(tmp_path / "c" / "cluster.toml", "same", bots))
+    asyncio.run(run_ladder(local, play=play_match))
+    remote.state_dir.mkdir(parents=True)
+    shutil.copy(local.state_dir / SECRET_FILE, remote.state_dir / SECRET_FILE)  # same deals
+    events = []
+    summary = asyncio.run(run_ladder(remote, on_event=events.append))
+
+    assert summary.played == 6 and summary.void == 0
+    expected = {m.match_id: (m.seed, m.totals, m.winner) for m in load_matches(local)}
+    found = {m.match_id: (m.seed, m.totals, m.winner) for m in load_matches(remote)}
+    assert found == expected
+    assert set(found) == {m.match_id for e in ladder_schedule(remote) for m in e.matches}
+    for m in load_matches(remote):  # the logs came back whole, into the ladder's directory
+        assert m.log_path is not None and Path(m.log_path).parent == remote.match_log_dir
+        assert replay_log(Path(m.log_path)).finished
+    hosts = [e.progress.hosts for e in events if e.kind is LadderEventKind.HOSTS]
+    last = hosts[-1]
+    assert sum(h.done for h in last) == 6 and all(h.in_flight == 0 for h in last)
+    assert {h.worker.split(":")[1] for h in last} == {"//127.0.0.1"}
+
+
+def test_embedded_cluster_listens_on_loopback_only_and_goes_away(tmp_path: Path) -> None:
+    async def addresses() -> list[str]:
+        async with open_cluster(None, workers=2) as session:
+            info = await session.client.scheduler.identity(n_workers=-1)
+            assert await session.slots() == 2
+            return [info["address"], *info["workers"]]
+
+    found = asyncio.run(addresses())
+    assert len(found) == 3
+    assert all(a.startswith(f"tls://{LOOPBACK}:") for a in found), found
+    left = [cmd for _, cmd in descendants(os.getpid()) if "resource_tracker" not in cmd]
+    assert not left, left
+
+
+def test_a_match_that_keeps_killing_workers_is_void_for_the_run(tmp_path: Path) -> None:
+    from arena.cluster.settings import ALLOWED_FAILURES
+
+    bots = pacers(tmp_path / "bots", ["ann", "bob"])
+    cfg = load_ladder(ladder_file(tmp_path / "deadly.toml", "deadly", bots, concurrency=1))
+    kills: list[int] = []
+
+    async def killer() -> None:
+        """SIGKILL the worker process whenever it is mid-match, until the match is given up."""
+        while len(kills) <= ALLOWED_FAILURES:
+            found = await asyncio.to_thread(descendants, os.getpid())
+            playing = {pid for pid, cmd in found if "bot.py" in cmd}
+            for pid, cmd in found:
+                if "spawn_main" in cmd and set(p for p, _ in descendants(pid)) & playing:
+                    os.kill(pid, signal.SIGKILL)
+                    kills.append(pid)
+                    await asyncio.sleep(0.5)
+            await asyncio.sleep(0.02)
+
+    async def both() -> RunSummary:
+        hunt = asyncio.create_task(killer())
+        try:
+            return await run_ladder(cfg)
+        finally:
+            hunt.cancel()
+
+    summary = asyncio.run(both())
+    assert len(kills) == ALLOWED_FAILURES + 1
+    assert summary.void == 1 and summary.played == 1 and summary.remaining == 1
+    assert len(load_matches(cfg)) == 1  # the given-up match is not recorded...
+    again = asyncio.run(run_ladder(cfg))  # ...and the next run plays it
+    assert again.played == 1 and again.remaining == 0 and len(load_matches(cfg)) == 2

@@ -1,0 +1,231 @@
+"""Several hosts, played on one machine: `arena run-ladder` hosts a TLS scheduler, two separate
+`arena worker` processes play; one is killed (SIGKILL, with everything it started) mid-match.
+Every scheduled match is recorded exactly once, from its scheduled seed, with its logs in the
+ladder's state directory. Certificates of another CA, plain TCP and workers of another arena
+version are refused (Dask's own worker is kept only with the arena's preload)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import arena
+from arena.cluster.security import CertFiles
+from arena.cluster.session import open_cluster
+from arena.cluster.settings import ClusterSettings
+from arena.errors import ClusterError
+from arena.ladder.config import LadderConfig, load_ladder
+from arena.ladder.reports import load_matches
+from arena.ladder.runner import ladder_schedule
+from arena.ladder.store import LadderStore
+from arena.referee.replay import replay_log
+from tests.cluster.conftest import (
+    LOOPBACK,
+    ROOT,
+    cluster_section,
+    descendants,
+    free_port,
+    kill_session,
+    ladder_file,
+    pacers,
+    start,
+    worker_args,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def _recorded(cfg: LadderConfig) -> int:
+    if not cfg.store_exists():
+        return 0
+    try:
+        with LadderStore(cfg.database_url) as db:
+            return len(db.recorded_ids(cfg.name))
+    except Exception:  # noqa: BLE001 — the head may be creating the schema right now
+        return 0
+
+
+def _playing(proc: subprocess.Popen[bytes]) -> bool:
+    """A worker is mid-match when one of its processes runs a bot."""
+    return any("bot.py" in cmd for _, cmd in descendants(proc.pid))
+
+
+def test_a_worker_killed_mid_match_loses_nothing(
+        tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
+    address = f"tls://{LOOPBACK}:{free_port()}"
+    bots = pacers(tmp_path / "bots", ["ann", "bob", "cid"])
+    path = ladder_file(tmp_path / "tls.toml", "tls", bots, cycles=2, concurrency=1,
+                       extra=cluster_section(address, certs))
+    cfg = load_ladder(path)
+    head = start(["run-ladder", str(path)], tmp_path / "head.log")
+    procs.append(head)
+    workers = [start(worker_args(address, certs, name, tmp_path / f"cache-{name}"),
+                     tmp_path / f"{name}.log") for name in ("w1", "w2")]
+    procs.extend(workers)
+
+    deadline = time.monotonic() + 120
+    while not (_recorded(cfg) >= 2 and _playing(workers[0])):
+        assert head.poll() is None, (tmp_path / "head.log").read_text()
+        assert time.monotonic() < deadline, "no progress"
+        time.sleep(0.02)
+    before = _recorded(cfg)
+    kill_session(workers[0])  # the whole host: nanny, worker process, its bots
+    assert head.wait(timeout=180) == 0, (tmp_path / "head.log").read_text()
+
+    schedule = {m.match_id: m.seed for e in ladder_schedule(cfg) for m in e.matches}
+    found = load_matches(cfg)
+    ids = [m.match_id for m in found]
+    assert len(ids) == len(set(ids)) == len(schedule) == 12, "each match recorded once"
+    assert before < 12, "the kill landed mid-run"
+    assert {m.match_id: m.seed for m in found} == schedule
+    assert not any(m.void for m in found)
+    for m in found:
+        assert m.log_path and Path(m.log_path).parent == cfg.match_log_dir
+        assert replay_log(Path(m.log_path)).finished
+    output = (tmp_path / "head.log").read_text()
+    assert "Traceback" not in output and "done: 12 matches played" in output
+
+
+def test_a_frozen_worker_is_given_up_and_its_late_result_ignored(
+        tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
+    address = f"tls://{LOOPBACK}:{free_port()}"
+    bots = pacers(tmp_path / "bots", ["ann", "bob"])
+    path = ladder_file(tmp_path / "frozen.toml", "frozen", bots, cycles=3, concurrency=1,
+                       extra=cluster_section(address, certs, worker_ttl_s=5))
+    cfg = load_ladder(path)
+    head = start(["run-ladder", str(path)], tmp_path / "head.log")
+    procs.append(head)
+    workers = [start(worker_args(address, certs, name, tmp_path / f"cache-{name}"),
+                     tmp_path / f"{name}.log") for name in ("w1", "w2")]
+    procs.extend(workers)
+    deadline = time.monotonic() + 120
+    while not _playing(workers[0]):
+        assert head.poll() is None and time.monotonic() < deadline, "no progress"
+        time.sleep(0.02)
+    os.killpg(workers[0].pid, signal.SIGSTOP)  # the host freezes mid-match
+    try:
+        assert head.wait(timeout=180) == 0, (tmp_path / "head.log").read_text()
+    finally:
+        os.killpg(workers[0].pid, signal.SIGCONT)  # it wakes up, too late
+    time.sleep(2)
+    schedule = {m.match_id: m.seed for e in ladder_schedule(cfg) for m in e.matches}
+    found = load_matches(cfg)
+    assert [m.match_id for m in found].count(found[0].match_id) == 1
+    assert {m.match_id: m.seed for m in found} == schedule and len(found) == 6
+    assert not any(m.void for m in found)
+
+
+def test_a_worker_host_outlives_the_head_and_serves_its_next_run(
+        tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
+    address = f"tls://{LOOPBACK}:{free_port()}"
+    bots = pacers(tmp_path / "bots", ["ann", "bob"])
+    path = ladder_file(tmp_path / "twice.toml", "twice", bots, cycles=2, concurrency=1,
+                       extra=cluster_section(address, certs, wait_s=30))
+    worker = start(worker_args(address, certs, "w1", tmp_path / "cache"), tmp_path / "w1.log")
+    procs.append(worker)
+    for run in (1, 2):  # the head's scheduler goes away between the runs
+        head = start(["run-ladder", str(path), "--matches", "2"], tmp_path / f"head{run}.log")
+        procs.append(head)
+        assert head.wait(timeout=120) == 0, (tmp_path / f"head{run}.log").read_text()
+        assert worker.poll() is None, (tmp_path / "w1.log").read_text()
+    assert len(load_matches(load_ladder(path))) == 4
+
+
+def test_other_ca_and_plain_tcp_are_refused(
+        tmp_path: Path, certs: CertFiles, other_certs: CertFiles,
+        procs: list[subprocess.Popen[bytes]]) -> None:
+    address = f"tls://{LOOPBACK}:{free_port()}"
+    procs.append(start(worker_args(address, certs, "w1", tmp_path / "cache"),
+                       tmp_path / "w1.log"))
+
+    async def head_then_intruders() -> list[str]:
+        mine = ClusterSettings(listen=address, tls=certs.hosts["head"], wait_s=60)
+        async with open_cluster(mine, workers=0) as session:
+            assert await session.slots() == 1
+            refused = []
+            intruder = ClusterSettings(scheduler=address, tls=other_certs.hosts["intruder"])
+            with pytest.raises(ClusterError) as caught:
+                async with open_cluster(intruder, workers=0):
+                    pass
+            refused.append(str(caught.value))
+            from distributed import Client
+
+            with pytest.raises((OSError, TimeoutError)):
+                await Client(address.replace("tls://", "tcp://"), asynchronous=True,
+                             timeout="3s")
+            refused.append("plain tcp")
+            return refused
+
+    refused = asyncio.run(head_then_intruders())
+    assert refused[0].startswith(f"cannot reach the scheduler at {address}")
+
+
+def _other_version(tmp_path: Path) -> Path:
+    """A copy of this arena that says it is another version (as an old install would)."""
+    root = tmp_path / "old"
+    shutil.copytree(Path(arena.__file__).parent, root / "arena",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    init = root / "arena" / "__init__.py"
+    init.write_text(init.read_text().replace(f'__version__ = "{arena.__version__}"',
+                                             '__version__ = "0.0.1-old"'))
+    return root
+
+
+def test_workers_of_another_version_are_refused(
+        tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
+    address = f"tls://{LOOPBACK}:{free_port()}"
+    procs.append(start(worker_args(address, certs, "w1", tmp_path / "cache"),
+                       tmp_path / "w1.log"))
+    files = certs.hosts["w2"]
+
+    async def head() -> list[str]:
+        mine = ClusterSettings(listen=address, tls=certs.hosts["head"], wait_s=60)
+        async with open_cluster(mine, workers=0) as session:
+            # an arena worker of another version asks first and refuses to join
+            old = start(worker_args(address, certs, "w2", tmp_path / "cache2"),
+                        tmp_path / "old.log", pythonpath=_other_version(tmp_path))
+            procs.append(old)
+            assert await asyncio.to_thread(old.wait, 60) == 3
+            # a worker that joins without saying its version is removed by the gate
+            plain = subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny",
+                 "--nthreads", "1", "--resources", "match=1", "--host", LOOPBACK,
+                 "--tls-ca-file", str(files.ca), "--tls-cert", str(files.cert),
+                 "--tls-key", str(files.key), "--no-dashboard"],
+                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True)
+            procs.append(plain)
+            deadline = time.monotonic() + 60
+            while not session.refused:
+                assert time.monotonic() < deadline, "the plain worker was not refused"
+                await asyncio.sleep(0.1)
+            assert await asyncio.to_thread(plain.wait, 60) is not None
+            assert await session.slots() == 1
+            # Dask's own worker with the arena's preload says its version and is kept
+            preloaded = subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny",
+                 "--preload", "arena.cluster.preload", "--nthreads", "1", "--resources",
+                 "match=1", "--host", LOOPBACK, "--tls-ca-file", str(files.ca),
+                 "--tls-cert", str(files.cert), "--tls-key", str(files.key), "--no-dashboard"],
+                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True)
+            procs.append(preloaded)
+            while await session.slots() < 2:
+                assert time.monotonic() < deadline + 60, "the preloaded worker did not join"
+                assert preloaded.poll() is None, "the preloaded worker was refused"
+                await asyncio.sleep(0.1)
+            return list(session.refused)
+
+    refused = asyncio.run(head())
+    message = (tmp_path / "old.log").read_text()
+    assert "refused: the head runs arena 0.1.0" in message and "0.0.1-old" in message
+    assert len(refused) == 1 and "announces no arena version" in refused[0]
+    kill_session(procs[0])
