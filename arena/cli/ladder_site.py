@@ -30,7 +30,7 @@ from arena.ladder.reports import (
     open_store,
     standings_of,
 )
-from arena.ladder.sprt import EloModel
+from arena.ladder.sprt import EloModel, accepted_claim
 from arena.ladder.sprt_pairs import LlrStep, PairBook, llr_path
 from arena.ladder.sprt_run import SprtOutcome, SprtStatus
 from arena.ladder.store import StoredMatch
@@ -138,7 +138,7 @@ def _sprt(report: SprtReport) -> Markup:
     """The test: its design, the decision, the figures of the complete pairs, the LLR path."""
     status = report.status
     params = status.params
-    unit = _unit(params.model)
+    unit = params.model.unit
     lower, upper = params.bounds
     model = ("logistic Elo, the unit of the standings" if params.model is EloModel.logistic
              else "normalized Elo: the advantage measured against the noise of the pairs")
@@ -161,22 +161,13 @@ def _sprt(report: SprtReport) -> Markup:
                     section_id="sprt")
 
 
-def _unit(model: EloModel) -> str:
-    return "Elo" if model is EloModel.logistic else "nElo"
-
-
 def _verdict(report: SprtReport) -> str:
     """One sentence: what the test found so far."""
     status = report.status
     params, pairs = status.params, status.pairs
-    unit = _unit(params.model)
-    who = f"{report.candidate} is at"
-    if status.outcome is SprtOutcome.H1:
-        return (f"H1 accepted after {pairs} pairs: {who} least {params.elo1:g} {unit} stronger "
-                f"than {report.baseline}.")
-    if status.outcome is SprtOutcome.H0:
-        return (f"H0 accepted after {pairs} pairs: {who} most {params.elo0:g} {unit} stronger "
-                f"than {report.baseline}.")
+    claim = accepted_claim(status.decision, params, report.candidate, report.baseline)
+    if claim is not None:
+        return f"{status.decision} accepted after {pairs} pairs: {claim}."
     if status.outcome is SprtOutcome.INCONCLUSIVE:
         return (f"Inconclusive: the budget of {status.max_pairs} pairs is spent and the LLR "
                 "reached neither bound.")

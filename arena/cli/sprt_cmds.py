@@ -27,7 +27,15 @@ from arena.cli.common import (
 from arena.cli.ladder_view import SprtLiveView, format_clock
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, LadderConfig, load_ladder
-from arena.ladder.sprt import Decision, EloModel, Pentanomial, SprtParams, SprtResult, evaluate
+from arena.ladder.sprt import (
+    Decision,
+    EloModel,
+    Pentanomial,
+    SprtParams,
+    SprtResult,
+    accepted_claim,
+    evaluate,
+)
 from arena.ladder.sprt_file import DEFAULT_ROOT, SprtDesign, sprt_ladder
 from arena.ladder.sprt_run import (
     SprtOutcome,
@@ -264,7 +272,7 @@ def llr(
 def _versus(config: LadderConfig) -> str:
     test = sprt_of(config)
     params = test.params
-    unit = "Elo" if params.model is EloModel.logistic else "nElo"
+    unit = params.model.unit
     return (f"{Path(test.candidate).name} vs {Path(test.baseline).name} ({config.game}), "
             f"H0 <= {params.elo0:g} {unit} < {params.elo1:g} {unit} <= H1, "
             f"alpha {params.alpha:g}, beta {params.beta:g}")
@@ -288,15 +296,9 @@ def render_sprt_summary(summary: SprtSummary) -> RenderableType:
 def outcome_text(summary: SprtSummary) -> str:
     """One line: what the test found."""
     status = summary.status
-    params = status.params
-    unit = "Elo" if params.model is EloModel.logistic else "nElo"
-    candidate, baseline = summary.bots
-    if summary.outcome is SprtOutcome.H1:
-        return (f"H1 accepted after {status.pairs} pairs: {candidate} is at least "
-                f"{params.elo1:g} {unit} stronger than {baseline}")
-    if summary.outcome is SprtOutcome.H0:
-        return (f"H0 accepted after {status.pairs} pairs: {candidate} is at most "
-                f"{params.elo0:g} {unit} stronger than {baseline}")
+    claim = accepted_claim(status.decision, status.params, *summary.bots)
+    if claim is not None:
+        return f"{status.decision} accepted after {status.pairs} pairs: {claim}"
     if summary.outcome is SprtOutcome.INCONCLUSIVE:
         return (f"inconclusive: the budget of {status.max_pairs} pairs is spent and the LLR "
                 "reached neither bound (a larger --max-pairs continues the test)")
@@ -308,7 +310,7 @@ def render_result(result: SprtResult) -> Table:
     """The calculator's answer as a two-column table."""
     params, estimate, pairing = result.params, result.estimate, result.pairing
     lower, upper = params.bounds
-    unit = "Elo" if params.model is EloModel.logistic else "nElo"
+    unit = params.model.unit
     table = Table(title=f"SPRT [{params.elo0:g}, {params.elo1:g}] {unit}, "
                         f"alpha {params.alpha:g}, beta {params.beta:g}",
                   title_justify="left", show_header=False)
@@ -329,10 +331,9 @@ def render_result(result: SprtResult) -> Table:
 
 
 def _decision_text(decision: Decision, params: SprtParams, unit: str) -> str:
-    if decision is Decision.H1:
-        return f"H1 accepted: the candidate is at least {params.elo1:g} {unit} stronger"
-    if decision is Decision.H0:
-        return f"H0 accepted: the candidate is at most {params.elo0:g} {unit} stronger"
+    claim = accepted_claim(decision, params)
+    if claim is not None:
+        return f"{decision} accepted: {claim}"
     return "continue: not enough evidence either way yet"
 
 

@@ -79,6 +79,11 @@ class EloModel(enum.StrEnum):
     logistic = "logistic"
     normalized = "normalized"
 
+    @property
+    def unit(self) -> str:
+        """How its Elo figures are labelled: "Elo" or "nElo"."""
+        return "Elo" if self is EloModel.logistic else "nElo"
+
 
 class Decision(enum.StrEnum):
     """Where the LLR stands against the bounds."""
@@ -189,6 +194,17 @@ class SprtParams:
 
 
 # --- the test ----------------------------------------------------------------------------------
+def accepted_claim(decision: Decision, params: SprtParams, candidate: str = "the candidate",
+                   baseline: str | None = None) -> str | None:
+    """What an accepted hypothesis says ("the candidate is at least 50 Elo stronger [than
+    B]"); None while the test continues."""
+    if decision is Decision.CONTINUE:
+        return None
+    bound = (f"least {params.elo1:g}" if decision is Decision.H1 else f"most {params.elo0:g}")
+    than = "" if baseline is None else f" than {baseline}"
+    return f"{candidate} is at {bound} {params.model.unit} stronger{than}"
+
+
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
     """Wald's LLR bounds ``(log(β / (1 − α)), log((1 − β) / α))``: (−2.94, 2.94) for 5%/5%."""
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
