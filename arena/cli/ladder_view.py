@@ -19,7 +19,6 @@ from arena.ladder.config import LadderConfig
 from arena.ladder.reports import Crosstable, Standings, standings_of
 from arena.ladder.runner import LadderEvent, LadderEventKind, Progress, RunSummary
 from arena.ladder.schedule import ScheduledMatch
-from arena.ladder.sprt import EloModel
 from arena.ladder.sprt_run import SprtEvent, SprtStatus
 from arena.ladder.store import StoredMatch
 from arena.model import MatchResult
@@ -202,7 +201,7 @@ def sprt_counts_line(status: SprtStatus) -> str:
 
 def sprt_estimate_line(status: SprtStatus) -> str:
     """The Elo estimate with its 95% interval and the LOS (nothing before the first pair)."""
-    unit = "Elo" if status.params.model is EloModel.logistic else "nElo"
+    unit = status.params.model.unit
     if status.result is None:
         return f"{unit}: -- (no complete pair yet)"
     est = status.result.estimate
