@@ -43,7 +43,7 @@ from arena.referee.seat import (
 )
 from arena.sandbox.api import ExitInfo, RunningBot, Sandbox
 from arena.v1 import bot_pb2
-from arena.wire import decode_action, encode_observation
+from arena.wire import ObservationEncoder, decode_action
 
 log = logging.getLogger(__name__)
 
@@ -169,6 +169,7 @@ class RemotePlayer:
         self.exit: asyncio.Future[ExitInfo] | None = None
         self.asked = 0
         """The id of the decision last asked."""
+        self._observations = ObservationEncoder(bot.game)
         self._closed = False
 
     # --- start ----------------------------------------------------------------------------
@@ -209,16 +210,16 @@ class RemotePlayer:
     # --- play -----------------------------------------------------------------------------
     async def ask(self, request: DecisionRequest) -> None:
         self._check_quiet()
-        message = bot_pb2.DecisionRequest(
-            decision_id=request.decision_id,
-            round=request.round,
-            observation=encode_observation(self.bot.game, request.observation),
-            legal_actions=request.legal_texts,
-            time_left_ms=request.time_left_ms,
-            time_bank_ms=request.time_bank_ms,
-        )
+        message = bot_pb2.RefereeMessage()  # built in place: the observation is copied once
+        decision = message.decision
+        decision.decision_id = request.decision_id
+        decision.round = request.round
+        self._observations.encode_into(decision.observation, request.observation)
+        decision.legal_actions.extend(request.legal_texts)
+        decision.time_left_ms = request.time_left_ms
+        decision.time_bank_ms = request.time_bank_ms
         self.asked = request.decision_id
-        await self.endpoint.send(bot_pb2.RefereeMessage(decision=message))
+        await self.endpoint.send(message)
 
     async def answer(self, timeout_s: float) -> Any:
         message = await self._next(timeout_s, waiting_for="answer")

@@ -7,7 +7,7 @@ from typing import Any
 from arena.errors import InvalidActionError
 from arena.games import game_module
 from arena.v1 import bot_pb2
-from arena.wire.api import GameCodec
+from arena.wire.api import GameCodec, HistoryBytes
 
 
 def codec_for(game_id: str) -> GameCodec:
@@ -21,6 +21,20 @@ def encode_observation(game_id: str, view: Any) -> bot_pb2.Observation:
     message = bot_pb2.Observation()
     getattr(message, codec.field).CopyFrom(codec.observation_to_proto(view))
     return message
+
+
+class ObservationEncoder:
+    """Encodes one seat's successive observations in one match (the referee keeps one per
+    seat): each history entry is encoded once, not once per decision (``HistoryBytes``)."""
+
+    def __init__(self, game_id: str) -> None:
+        self._codec = codec_for(game_id)
+        self._history = HistoryBytes(self._codec.history_entry_bytes)
+
+    def encode_into(self, target: bot_pb2.Observation, view: Any) -> None:
+        """Set ``target`` (e.g. a request's ``observation`` field) to the view's message."""
+        codec = self._codec
+        getattr(target, codec.field).CopyFrom(codec.observation_to_proto(view, self._history))
 
 
 def decode_observation(game_id: str, message: bot_pb2.Observation) -> Any:

@@ -7,9 +7,41 @@ Codecs are pure (no I/O) and are the only game code that touches generated proto
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from google.protobuf.message import Message
+
+
+class HistoryBytes:
+    """A seat's observation history on the wire, extended entry by entry.
+
+    Every decision request carries the seat's whole history (a bot keeps no state between
+    decisions), and a match's history only grows. Building every entry's message again for
+    every decision made encoding quadratic in the match's length: 170 of the 210 µs that a
+    Lost Cities request cost at the end of a 3-round match (391 entries), measured. A codec
+    appends ``of(history)``, the serialized repeated field, to a message built without it
+    (``MergeFromString``: the bytes are exactly those of the field set entry by entry). The
+    referee keeps one per seat and match, so a history is extended only when the one it saw
+    last is a prefix of it (anything else is encoded from scratch): one seat's earlier
+    bytes can only ever be reused for the same seat.
+    """
+
+    def __init__(self, entry_bytes: Callable[[Any], bytes]) -> None:
+        self._entry_bytes = entry_bytes
+        """One history entry as its serialized field (tag, length, entry)."""
+        self._history: tuple[Any, ...] = ()
+        self._data = b""
+
+    def of(self, history: tuple[Any, ...]) -> bytes:
+        """The serialized history field holding every entry of ``history``, in order."""
+        known = len(self._history)
+        if len(history) < known or history[:known] != self._history:
+            known, self._data = 0, b""
+        if len(history) > known:
+            self._data += b"".join(map(self._entry_bytes, history[known:]))
+        self._history = history
+        return self._data
 
 
 class GameCodec(Protocol):
@@ -18,7 +50,13 @@ class GameCodec(Protocol):
     field: str
     """The field name of the game in the ``Observation`` / ``Action`` oneofs (e.g. lost_cities)."""
 
-    def observation_to_proto(self, view: Any) -> Message: ...
+    def observation_to_proto(self, view: Any, history: HistoryBytes | None = None) -> Message:
+        """The view's message; its history through ``history`` when given (see HistoryBytes)."""
+        ...
+
+    def history_entry_bytes(self, entry: Any) -> bytes:
+        """One entry of ``view.history`` as the serialized history field of an observation."""
+        ...
 
     def observation_from_proto(self, message: Any) -> Any: ...
 

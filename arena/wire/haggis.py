@@ -11,6 +11,7 @@ from typing import Any
 from arena.errors import InvalidActionError
 from arena.games import haggis as h
 from arena.v1 import haggis_pb2 as pb
+from arena.wire.api import HistoryBytes
 
 _KINDS = {
     h.SET: pb.HAGGIS_COMBO_KIND_SET,
@@ -90,9 +91,9 @@ class HaggisCodec:
             raise InvalidActionError("a play carries bet 15 or 30 or none")
         return h.Action(_combo_from_proto(message.play), bet)
 
-    def observation_to_proto(self, view: h.View) -> pb.HaggisObservation:
-        fmt = h.format_action
-        return pb.HaggisObservation(
+    def observation_to_proto(self, view: h.View, history: HistoryBytes | None = None
+                             ) -> pb.HaggisObservation:
+        message = pb.HaggisObservation(
             seat=view.seat,
             round=view.round,
             target=view.target,
@@ -105,9 +106,6 @@ class HaggisCodec:
             played=list(view.played),
             trick=[pb.HaggisTrickPlay(seat=s, combo=_combo_to_proto(c)) for s, c in view.trick],
             captured=[pb.HaggisCards(cards=_texts(p)) for p in view.captured],
-            history=[
-                pb.HaggisHistoryEntry(round=r, seat=s, action=fmt(a)) for r, s, a in view.history
-            ],
             rounds=[
                 pb.HaggisRoundSummary(
                     scores=list(s.scores),
@@ -120,6 +118,18 @@ class HaggisCodec:
             ],
             totals=list(view.totals),
         )
+        if history is None:  # one view: its entries as messages (faster than as bytes)
+            message.history.extend(pb.HaggisHistoryEntry(round=r, seat=s, action=h.format_action(a))
+                                   for r, s, a in view.history)
+        else:
+            message.MergeFromString(history.of(view.history))
+        return message
+
+    def history_entry_bytes(self, entry: tuple[int, int, h.Action]) -> bytes:
+        r, s, a = entry
+        one = pb.HaggisHistoryEntry(round=r, seat=s, action=h.format_action(a))
+        data: bytes = pb.HaggisObservation(history=[one]).SerializeToString()
+        return data
 
     def observation_from_proto(self, message: pb.HaggisObservation) -> h.View:
         face = _pair(message.face_cards, "face_cards")

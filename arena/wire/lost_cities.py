@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from arena.errors import InvalidActionError
 from arena.games.lost_cities import Action, Card, View, parse_card
 from arena.v1 import lost_cities_pb2 as pb
+from arena.wire.api import HistoryBytes
 
 _DRAW_TO_PROTO: dict[int | None, pb.LostCitiesDrawSource] = {
     None: pb.LOST_CITIES_DRAW_SOURCE_DECK,
@@ -38,8 +39,9 @@ class LostCitiesCodec:
     game_id = "lost-cities"
     field = "lost_cities"
 
-    def observation_to_proto(self, view: View) -> pb.LostCitiesObservation:
-        return pb.LostCitiesObservation(
+    def observation_to_proto(self, view: View, history: HistoryBytes | None = None
+                             ) -> pb.LostCitiesObservation:
+        message = pb.LostCitiesObservation(
             seat=view.seat,
             hand=_texts(view.hand),
             opponent_hand_size=view.opponent_hand_size,
@@ -56,10 +58,19 @@ class LostCitiesCodec:
             finished_rounds=[
                 pb.LostCitiesRoundScore(seat0=a, seat1=b) for a, b in view.finished_rounds
             ],
-            history=[
-                pb.LostCitiesHistoryEntry(round=r, seat=s, action=t) for r, s, t in view.history
-            ],
         )
+        if history is None:  # one view: its entries as messages (faster than as bytes)
+            message.history.extend(pb.LostCitiesHistoryEntry(round=r, seat=s, action=t)
+                                   for r, s, t in view.history)
+        else:
+            message.MergeFromString(history.of(view.history))
+        return message
+
+    def history_entry_bytes(self, entry: tuple[int, int, str]) -> bytes:
+        r, s, t = entry
+        one = pb.LostCitiesHistoryEntry(round=r, seat=s, action=t)
+        data: bytes = pb.LostCitiesObservation(history=[one]).SerializeToString()
+        return data
 
     def observation_from_proto(self, message: pb.LostCitiesObservation) -> View:
         """Decode an observation; raises ``InvalidActionError`` on an unknown card text."""

@@ -11,6 +11,7 @@ from typing import Any
 from arena.errors import InvalidActionError
 from arena.games.portas import PASS, TREASURES, Action, Chest, Pass, Play, Taken, View
 from arena.v1 import portas_pb2
+from arena.wire.api import HistoryBytes
 
 
 def _cards(message: Any) -> tuple[int, ...]:
@@ -41,9 +42,10 @@ class PortasCodec:
     game_id = "portas"
     field = "portas"
 
-    def observation_to_proto(self, view: View) -> portas_pb2.PortasObservation:
+    def observation_to_proto(self, view: View, history: HistoryBytes | None = None
+                             ) -> portas_pb2.PortasObservation:
         """Encode a view (only what the seat may know: the View holds nothing else)."""
-        return portas_pb2.PortasObservation(
+        message = portas_pb2.PortasObservation(
             seat=view.seat,
             games=view.games,
             game=view.round,
@@ -59,10 +61,19 @@ class PortasCodec:
             scores=list(view.scores),
             finished_games=[portas_pb2.PortasGameScore(scores=list(s)) for s in view.finished],
             passes_in_a_row=view.passes,
-            history=[
-                portas_pb2.PortasHistoryEntry(game=g, seat=s, action=a) for g, s, a in view.history
-            ],
         )
+        if history is None:  # one view: its entries as messages (faster than as bytes)
+            message.history.extend(portas_pb2.PortasHistoryEntry(game=g, seat=s, action=a)
+                                   for g, s, a in view.history)
+        else:
+            message.MergeFromString(history.of(view.history))
+        return message
+
+    def history_entry_bytes(self, entry: tuple[int, int, str]) -> bytes:
+        g, s, a = entry
+        one = portas_pb2.PortasHistoryEntry(game=g, seat=s, action=a)
+        data: bytes = portas_pb2.PortasObservation(history=[one]).SerializeToString()
+        return data
 
     def observation_from_proto(self, message: Any) -> View:
         """Decode a ``PortasObservation`` into a View."""
