@@ -46,13 +46,22 @@ def arena_info(worker: Any = None) -> dict[str, Any]:
 
 def dask_settings(worker_ttl_s: float) -> dict[str, Any]:
     """The Dask configuration of an arena cluster: worker TTL, allowed failures, no dashboard
-    routes, quiet logs."""
+    routes, and none of the monitoring an arena does not read: Dask's defaults (a stack
+    profiler sampling every worker every 10 ms, a system monitor every 0.5 s, a memory
+    monitor every 0.1 s, an event-loop tick every 20 ms) cost an idle embedded cluster of two
+    workers 7.7-9.7% of a core, measured; without them 1.2%. The CPU is the matches'."""
     return {
         "distributed.scheduler.worker-ttl": f"{worker_ttl_s}s",
         "distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
         "distributed.scheduler.http.routes": [],
         "distributed.worker.http.routes": [],
         "distributed.worker.daemon": False,
+        "distributed.worker.profile.enabled": False,
+        "distributed.worker.memory.monitor-interval": "1s",
+        "distributed.admin.system-monitor.interval": "5s",
+        "distributed.admin.system-monitor.disk": False,
+        "distributed.admin.system-monitor.gil.enabled": False,
+        "distributed.admin.tick.interval": "500ms",
         "distributed.admin.tick.limit": "30s",
     }
 
