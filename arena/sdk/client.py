@@ -17,7 +17,7 @@ from arena.games.api import validate_options
 from arena.sdk.decision import Decision, MatchInfo
 from arena.sdk.policy import PolicyCalls
 from arena.v1 import bot_pb2, bot_pb2_grpc
-from arena.wire import decode_observation, encode_action, encode_observation
+from arena.wire import ObservationDecoder, encode_action, encode_observation
 
 MAX_RECEIVE_BYTES = 16 * 1024 * 1024
 """Largest message the SDK accepts from the referee (the referee never sends more)."""
@@ -32,6 +32,7 @@ class _Session:
         hello = bot_pb2.Hello(bot_name=name, bot_version=version, protocol_version=PROTOCOL_VERSION)
         self.outbox.put(bot_pb2.BotMessage(hello=hello))
         self.info: MatchInfo | None = None
+        self.observations: ObservationDecoder | None = None
 
     def requests(self) -> Iterator[bot_pb2.BotMessage]:
         while (message := self.outbox.get()) is not None:
@@ -39,6 +40,7 @@ class _Session:
 
     def on_match_start(self, start: bot_pb2.MatchStart) -> None:
         game = get_game(start.game)
+        self.observations = ObservationDecoder(start.game)
         options = validate_options(game.option_specs, dict(start.options))
         tc = start.time_control
         self.info = MatchInfo(
@@ -54,12 +56,12 @@ class _Session:
         self.policy.match_start(self.info)
 
     def on_decision(self, request: bot_pb2.DecisionRequest) -> None:
-        if self.info is None:
+        if self.info is None or self.observations is None:
             raise RuntimeError("decision request before match start")
         decision = Decision(
             match=self.info,
             round=request.round,
-            observation=decode_observation(self.info.game, request.observation),
+            observation=self.observations.decode(request.observation),
             legal_texts=tuple(request.legal_actions),
             time_left_ms=request.time_left_ms,
             decision_id=request.decision_id,

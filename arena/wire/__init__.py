@@ -7,7 +7,7 @@ from typing import Any
 from arena.errors import InvalidActionError
 from arena.games import game_module
 from arena.v1 import bot_pb2
-from arena.wire.api import GameCodec, HistoryBytes
+from arena.wire.api import GameCodec, HistoryBytes, HistoryDecoder
 
 
 def codec_for(game_id: str) -> GameCodec:
@@ -35,6 +35,23 @@ class ObservationEncoder:
         """Set ``target`` (e.g. a request's ``observation`` field) to the view's message."""
         codec = self._codec
         getattr(target, codec.field).CopyFrom(codec.observation_to_proto(view, self._history))
+
+
+class ObservationDecoder:
+    """Decodes one seat's successive observations in one match (the SDK keeps one per
+    match): each history entry is decoded once (``HistoryDecoder``)."""
+
+    def __init__(self, game_id: str) -> None:
+        self._game_id = game_id
+        self._codec = codec_for(game_id)
+        self._history = HistoryDecoder(self._codec.history_entry_from_proto)
+
+    def decode(self, message: bot_pb2.Observation) -> Any:
+        """The view; ``InvalidActionError`` when the observation is for another game."""
+        codec = self._codec
+        if message.WhichOneof("game") != codec.field:
+            raise InvalidActionError(f"observation is not for {self._game_id}")
+        return codec.observation_from_proto(getattr(message, codec.field), self._history)
 
 
 def decode_observation(game_id: str, message: bot_pb2.Observation) -> Any:

@@ -7,7 +7,7 @@ Codecs are pure (no I/O) and are the only game code that touches generated proto
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from google.protobuf.message import Message
@@ -44,6 +44,32 @@ class HistoryBytes:
         return self._data
 
 
+class HistoryDecoder:
+    """A seat's observation history decoded entry by entry (the SDK keeps one per match).
+
+    The referee sends a seat the whole history with every decision, and within a match it
+    only ever grows; decoding all of it every time cost a Lost Cities bot 90 µs per decision
+    on average over a 3-round match (a Haggis bot parses every action text again), measured.
+    Only the entries after the ones decoded last are decoded, provided the message has at
+    least as many entries and its entry at the last known position decodes to the same
+    value; otherwise everything is decoded again.
+    """
+
+    def __init__(self, entry: Callable[[Any], Any]) -> None:
+        self._entry = entry
+        """One history entry message -> its value in ``view.history``."""
+        self._known: tuple[Any, ...] = ()
+
+    def of(self, entries: Sequence[Any]) -> tuple[Any, ...]:
+        """The decoded history of ``entries`` (a repeated history field)."""
+        known = len(self._known)
+        if known and (len(entries) < known or self._entry(entries[known - 1]) != self._known[-1]):
+            known, self._known = 0, ()
+        if len(entries) > known:
+            self._known += tuple(map(self._entry, entries[known:]))
+        return self._known
+
+
 class GameCodec(Protocol):
     game_id: str
     """The game's registry id."""
@@ -58,7 +84,14 @@ class GameCodec(Protocol):
         """One entry of ``view.history`` as the serialized history field of an observation."""
         ...
 
-    def observation_from_proto(self, message: Any) -> Any: ...
+    def observation_from_proto(self, message: Any, history: HistoryDecoder | None = None
+                               ) -> Any:
+        """The message's view; its history through ``history`` when given (HistoryDecoder)."""
+        ...
+
+    def history_entry_from_proto(self, entry: Any) -> Any:
+        """One history entry message as its value in ``view.history``."""
+        ...
 
     def action_to_proto(self, action: Any) -> Message: ...
 

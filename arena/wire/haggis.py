@@ -11,7 +11,7 @@ from typing import Any
 from arena.errors import InvalidActionError
 from arena.games import haggis as h
 from arena.v1 import haggis_pb2 as pb
-from arena.wire.api import HistoryBytes
+from arena.wire.api import HistoryBytes, HistoryDecoder
 
 _KINDS = {
     h.SET: pb.HAGGIS_COMBO_KIND_SET,
@@ -131,7 +131,12 @@ class HaggisCodec:
         data: bytes = pb.HaggisObservation(history=[one]).SerializeToString()
         return data
 
-    def observation_from_proto(self, message: pb.HaggisObservation) -> h.View:
+    def history_entry_from_proto(self, entry: pb.HaggisHistoryEntry
+                                 ) -> tuple[int, int, h.Action]:
+        return (entry.round, entry.seat, h.parse_action(entry.action))
+
+    def observation_from_proto(self, message: pb.HaggisObservation,
+                               history: HistoryDecoder | None = None) -> h.View:
         face = _pair(message.face_cards, "face_cards")
         captured = _pair(message.captured, "captured")
         return h.View(
@@ -147,7 +152,8 @@ class HaggisCodec:
             played=_pair(list(message.played), "played"),
             trick=tuple((t.seat, _combo_from_proto(t.combo)) for t in message.trick),
             captured=(_cards(captured[0].cards), _cards(captured[1].cards)),
-            history=tuple((e.round, e.seat, h.parse_action(e.action)) for e in message.history),
+            history=(history or HistoryDecoder(self.history_entry_from_proto)).of(
+                message.history),
             summaries=tuple(
                 h.RoundSummary(
                     scores=_pair(list(s.scores), "scores"),

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from arena.errors import InvalidActionError
 from arena.games.lost_cities import Action, Card, View, parse_card
 from arena.v1 import lost_cities_pb2 as pb
-from arena.wire.api import HistoryBytes
+from arena.wire.api import HistoryBytes, HistoryDecoder
 
 _DRAW_TO_PROTO: dict[int | None, pb.LostCitiesDrawSource] = {
     None: pb.LOST_CITIES_DRAW_SOURCE_DECK,
@@ -72,7 +72,8 @@ class LostCitiesCodec:
         data: bytes = pb.LostCitiesObservation(history=[one]).SerializeToString()
         return data
 
-    def observation_from_proto(self, message: pb.LostCitiesObservation) -> View:
+    def observation_from_proto(self, message: pb.LostCitiesObservation,
+                               history: HistoryDecoder | None = None) -> View:
         """Decode an observation; raises ``InvalidActionError`` on an unknown card text."""
         tableaus = tuple(
             tuple(_cards(row.cards) for row in tableau.expeditions)
@@ -93,8 +94,12 @@ class LostCitiesCodec:
             turn=message.turn,
             stall_guard_turns=message.stall_guard_turns,
             finished_rounds=tuple((r.seat0, r.seat1) for r in message.finished_rounds),
-            history=tuple((h.round, h.seat, h.action) for h in message.history),
+            history=(history or HistoryDecoder(self.history_entry_from_proto)).of(
+                message.history),
         )
+
+    def history_entry_from_proto(self, entry: pb.LostCitiesHistoryEntry) -> tuple[int, int, str]:
+        return (entry.round, entry.seat, entry.action)
 
     def action_to_proto(self, action: Action) -> pb.LostCitiesAction:
         move = pb.LOST_CITIES_MOVE_DISCARD if action.discard else pb.LOST_CITIES_MOVE_PLAY

@@ -11,7 +11,7 @@ from typing import Any
 from arena.errors import InvalidActionError
 from arena.games.portas import PASS, TREASURES, Action, Chest, Pass, Play, Taken, View
 from arena.v1 import portas_pb2
-from arena.wire.api import HistoryBytes
+from arena.wire.api import HistoryBytes, HistoryDecoder
 
 
 def _cards(message: Any) -> tuple[int, ...]:
@@ -75,7 +75,8 @@ class PortasCodec:
         data: bytes = portas_pb2.PortasObservation(history=[one]).SerializeToString()
         return data
 
-    def observation_from_proto(self, message: Any) -> View:
+    def observation_from_proto(self, message: Any, history: HistoryDecoder | None = None
+                               ) -> View:
         """Decode a ``PortasObservation`` into a View."""
         sizes = tuple(int(n) for n in message.deck_sizes)
         scores = tuple(int(n) for n in message.scores)
@@ -99,8 +100,12 @@ class PortasCodec:
             scores=(scores[0], scores[1]),
             finished=tuple(finished),
             passes=int(message.passes_in_a_row),
-            history=tuple((int(h.game), int(h.seat), str(h.action)) for h in message.history),
+            history=(history or HistoryDecoder(self.history_entry_from_proto)).of(
+                message.history),
         )
+
+    def history_entry_from_proto(self, entry: Any) -> tuple[int, int, str]:
+        return (int(entry.game), int(entry.seat), str(entry.action))
 
     def action_to_proto(self, action: Action) -> portas_pb2.PortasAction:
         """Encode an action."""
