@@ -101,6 +101,20 @@ def test_base_image_runs_the_bot_runtime(base_image: BaseImage, docker_client: A
     assert out.decode().strip() == grpc.__version__
 
 
+def test_bot_start_compiles_nothing(base_image: BaseImage, docker_client: Any) -> None:
+    """Every module a bot's start imports comes from valid bytecode in the image: the root is
+    read-only, so stale bytecode would be compiled again at every start of every bot."""
+    out = docker_client.containers.run(
+        base_image.image_id,
+        ["python3", "-v", "-c", "import arena.sdk.client, arena.wire.lost_cities"],
+        network_mode="none", read_only=True, user="65534:65534", remove=True, stderr=True,
+    ).decode()
+    imported = [line for line in out.splitlines() if line.startswith("# code object from")]
+    from_source = [line for line in imported if not line.rstrip("'").endswith(".pyc")]
+    assert len(imported) > 100
+    assert from_source == []
+    assert "bytecode is stale" not in out
+
 def test_bot_image_builds_on_the_local_base(base_image: BaseImage, docker_client: Any) -> None:
     built = build_bot_image(ROOT / "sample_bots" / "lost-cities" / "random", client=docker_client)
     image = docker_client.images.get(built.image_id)

@@ -99,7 +99,7 @@ class BotImage:
 
 def inputs_key(mirror: str, wheels: Iterable[Path], packages: tuple[str, ...] = PACKAGES) -> str:
     """The hash of everything that goes into a base image."""
-    parts = [rootfs_key(mirror, packages), "layout-v4"]
+    parts = [rootfs_key(mirror, packages), "layout-v5"]
     parts += [f"{w.name.split('-')[0]}:{wheel_hash(w)}" for w in sorted(wheels)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
