@@ -1,9 +1,11 @@
 """The head's side of a cluster match: ``ClusterPlayer`` is the ladder's ``PlayMatch`` on Dask.
 
 Each match is one task: key = the match id, resources ``{"match": 1}``, a priority shared by
-the two legs of an encounter (earlier encounters first), so the legs run close together. The
-player awaits the task, writes the returned match log and seat logs into the ladder's log
-directory (private files, as the referee writes them) and returns the result with the local
+the two legs of an encounter (earlier encounters first), so the legs run close together. While
+the task runs, the player's ``LiveLogs`` write the log the worker streams into the ladder's log
+directory (``arena.cluster.live``: followable with ``arena watch --follow``). The player awaits
+the task, writes the returned match log (atomically replacing the live copy) and seat logs into
+that directory (private files, as the referee writes them) and returns the result with the local
 paths. A worker that lacked a bot directory or an image answers ``Needs``: the player ships
 exactly that (once per run) and submits the match again (key ``<match id>~shipped``).
 
@@ -18,22 +20,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import re
+import secrets
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena import model
 from arena.cluster import MATCH_RESOURCE
+from arena.cluster.live import LiveLog, LiveLogs, relocate, seat_log_path
 from arena.cluster.shipping import Needs, Shipment, pack_directory, save_image
 from arena.cluster.task import MatchOutput, MatchTask, TaskOutcome, play_task
 from arena.errors import ClusterError
 from arena.model import MatchEvent, MatchResult, MatchSpec, Termination
-from arena.referee.log import open_private, private_dir
+from arena.referee.log import aborted_name, open_private, private_dir
 from arena.sandbox.api import Sandbox
 
 log = logging.getLogger(__name__)
@@ -66,22 +68,30 @@ class ClusterPlayer:
         self._encounters: dict[str, int] = {}
         self._shipped: dict[str, Any] = {}
         """Scattered shipments (Dask futures) by what they hold (a digest or an image id)."""
+        self.live = LiveLogs()
+        """The live copies of the match logs in flight (the ``LOG_TOPIC`` subscriber)."""
 
     async def __call__(self, spec: MatchSpec, *, sandbox: str | Sandbox = "process",
                        log_dir: Path, on_event: Callable[[MatchEvent], None] | None = None
                        ) -> MatchResult:
-        """Play ``spec`` on the cluster; the logs land in ``log_dir``."""
+        """Play ``spec`` on the cluster; the logs land in ``log_dir`` (the match log as it
+        grows, then whole)."""
         name = sandbox if isinstance(sandbox, str) else sandbox.name
         task = MatchTask(spec, name)
-        outcome = await self._run(task, spec.match_id, None)
-        if isinstance(outcome, Needs):
-            shipment = await self._shipment(outcome, spec)
-            outcome = await self._run(task, f"{spec.match_id}~shipped", shipment)
-        if isinstance(outcome, Needs):
-            raise ClusterError(f"a worker still lacks {outcome} after it was shipped")
-        if isinstance(outcome, MatchResult):
-            return outcome
-        return write_outputs(outcome, log_dir)
+        live = self.live.expect(spec.match_id, log_dir)
+        try:
+            outcome = await self._run(task, spec.match_id, None)
+            if isinstance(outcome, Needs):
+                shipment = await self._shipment(outcome, spec)
+                outcome = await self._run(task, f"{spec.match_id}~shipped", shipment)
+            if isinstance(outcome, Needs):
+                raise ClusterError(f"a worker still lacks {outcome} after it was shipped")
+            if isinstance(outcome, MatchResult):
+                return outcome
+            return write_outputs(outcome, log_dir, live)
+        finally:
+            self.live.release(spec.match_id)
+            live.close()
 
     def priority(self, match_id: str) -> int:
         """Higher runs first: earlier encounters, both legs alike."""
@@ -136,15 +146,18 @@ def given_up(spec: MatchSpec, detail: str) -> MatchResult:
     )
 
 
-def write_outputs(output: MatchOutput, log_dir: Path) -> MatchResult:
-    """Write a played match's logs into ``log_dir`` (an earlier attempt's log of the same id is
-    kept beside it as ``.aborted-N``) and return its result with their local paths."""
+def write_outputs(output: MatchOutput, log_dir: Path, live: LiveLog | None = None
+                  ) -> MatchResult:
+    """Write a played match's logs into ``log_dir`` and return its result with their local
+    paths. The match log replaces ``live`` (this attempt's live copy: completed first, so a
+    follower holding it reads on to the match end) atomically; any other log of the same id (an
+    earlier attempt's) is kept beside it as ``.aborted-N``."""
     private_dir(log_dir)
     result = output.result
     path = log_dir / f"{result.match_id}.jsonl"
     seat_paths: list[str | None] = []
     for seat, data in enumerate(output.seat_logs):
-        seat_path = log_dir / f"{result.match_id}.seat{seat}.log"
+        seat_path = seat_log_path(path, seat)
         if data is None:
             seat_paths.append(None)
             continue
@@ -155,37 +168,27 @@ def write_outputs(output: MatchOutput, log_dir: Path) -> MatchResult:
         seat_paths.append(str(seat_path))
     text = relocate(zlib.decompress(output.log).decode("utf-8"), str(path),
                     (seat_paths[0], seat_paths[1]))
-    if path.exists():
-        path.rename(_aborted_name(path))
-    with open_private(path) as handle:
-        handle.write(text)
+    if live is not None and live.holds(output.worker, output.attempt):
+        live.complete(text.encode("utf-8"))
+    elif path.exists():
+        path.rename(aborted_name(path))
+    if live is not None:
+        live.close()
+    _replace_private(path, text)
     return dataclasses.replace(result, log=str(path))
 
 
-def relocate(text: str, log_path: str, seat_logs: tuple[str | None, str | None]) -> str:
-    """A match log whose final ``match_end`` record names the head's paths of the logs (the
-    worker wrote it in a temporary directory)."""
-    lines = text.splitlines()
-    if not lines:
-        return text
+def _replace_private(path: Path, text: str) -> None:
+    """Put ``text`` at ``path`` (a private file) in one step: a reader sees the old file or the
+    whole new one."""
+    part = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
     try:
-        last = json.loads(lines[-1])
-    except json.JSONDecodeError:
-        return text
-    if not isinstance(last, dict) or last.get("type") != model.MatchEndEvent.type:
-        return text
-    last["result"]["log"] = log_path
-    last["bot_logs"] = list(seat_logs)
-    lines[-1] = json.dumps(last, separators=(",", ":"))
-    return "\n".join(lines) + "\n"
-
-
-def _aborted_name(path: Path) -> Path:
-    stem = path.name.removesuffix(".jsonl")
-    n = 1
-    while (candidate := path.with_name(f"{stem}.aborted-{n}.jsonl")).exists():
-        n += 1
-    return candidate
+        with open_private(part) as handle:
+            handle.write(text)
+        os.replace(part, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            part.unlink()
 
 
 def cpu_slots(cores: int | None = None) -> int:

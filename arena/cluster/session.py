@@ -19,7 +19,7 @@ from typing import Any
 from distributed.diagnostics.plugin import SchedulerPlugin
 
 import arena
-from arena.cluster import CLUSTER_PROTOCOL, EVENT_TOPIC, MATCH_RESOURCE
+from arena.cluster import CLUSTER_PROTOCOL, EVENT_TOPIC, LOG_TOPIC, MATCH_RESOURCE
 from arena.cluster.executor import ClusterPlayer, ImageSource
 from arena.cluster.progress import HostBoard, HostProgress
 from arena.cluster.security import embedded_security, tls_security
@@ -32,7 +32,7 @@ REFUSED_TOPIC = "arena-refused"
 """The event topic on which the gate reports a refused worker."""
 SCHEDULER_TOPIC = "all"
 """Dask's own topic of scheduler events (workers added and removed)."""
-TOPICS = (EVENT_TOPIC, SCHEDULER_TOPIC, REFUSED_TOPIC)
+TOPICS = (EVENT_TOPIC, SCHEDULER_TOPIC, REFUSED_TOPIC, LOG_TOPIC)
 """The topics the head follows."""
 INFO_KEY = "arena"
 """The key of a worker's startup information (and of the scheduler's metadata) that holds the
@@ -75,16 +75,19 @@ def quiet_dask(level: int) -> None:
 
 class VersionGate(SchedulerPlugin):  # type: ignore[misc]
     """A Dask scheduler plugin: only workers of the head's arena version and cluster protocol
-    stay; it also applies the head's worker TTL and allowed failures to the scheduler."""
+    stay; it also applies the head's worker TTL and allowed failures to the scheduler, and keeps
+    the scheduler from holding on to the match logs streamed on ``LOG_TOPIC``."""
 
     name = "arena-version-gate"
 
     def __init__(self, expected: dict[str, Any], worker_ttl_s: float) -> None:
         self.expected = expected
         self.worker_ttl_s = worker_ttl_s
+        self._scheduler: Any = None
 
     async def start(self, scheduler: Any) -> None:
         """Publish the expected versions and check the workers already there."""
+        self._scheduler = scheduler
         scheduler.worker_ttl = self.worker_ttl_s
         scheduler.allowed_failures = ALLOWED_FAILURES
         scheduler.set_metadata(keys=[INFO_KEY], value=self.expected)
@@ -106,6 +109,14 @@ class VersionGate(SchedulerPlugin):  # type: ignore[misc]
         asyncio.get_running_loop().create_task(
             scheduler.remove_worker(worker, stimulus_id="arena-refused", close=True)
         )
+
+    def log_event(self, topic: str, msg: Any) -> None:
+        """After a live-log chunk went to the subscribers: drop it from the scheduler's event
+        history (Dask keeps the last events of every topic; these hold hidden cards)."""
+        if topic == LOG_TOPIC and self._scheduler is not None:
+            broker = getattr(self._scheduler, "_broker", None)
+            if broker is not None:
+                broker.truncate(LOG_TOPIC)
 
 
 def refusal(worker: str, found: Any, expected: dict[str, Any]) -> str:
@@ -243,7 +254,8 @@ def _subscribe(session: ClusterSession, on_change: Callable[[], None] | None) ->
             log.error("%s", reason)
             changed()
 
-    for topic, handler in zip(TOPICS, (on_match, on_scheduler, on_refused), strict=True):
+    handlers = (on_match, on_scheduler, on_refused, session.player.live.handle)
+    for topic, handler in zip(TOPICS, handlers, strict=True):
         session.client.subscribe_topic(topic, handler)
 
 

@@ -5,7 +5,9 @@ else the worker's cache, else it answers ``Needs`` and plays nothing), plays the
 ``play_match`` in a fresh event loop in this host's sandbox (named, not an object: a sandbox
 does not cross hosts), and returns the result with the match log and the seat logs compressed.
 It reports the match starting and ending on the ``EVENT_TOPIC`` Dask event topic (the head's
-live view). A match's log directory on the worker is temporary: the head keeps the logs.
+live view) and streams the match log as it grows on ``LOG_TOPIC`` (``arena.cluster.live``: the
+head writes it into the ladder's log directory, for ``arena watch --follow``). A match's log
+directory on the worker is temporary: the head keeps the logs.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import secrets
 import shutil
 import socket
 import tempfile
@@ -24,6 +27,7 @@ from typing import Any
 
 import arena
 from arena.cluster import CLUSTER_PROTOCOL, EVENT_TOPIC
+from arena.cluster.live import LogStream
 from arena.cluster.shipping import (
     Needs,
     Shipment,
@@ -62,6 +66,8 @@ class MatchOutput:
     worker: str
     """The Dask address of the worker that played it."""
     host: str
+    attempt: str = ""
+    """The token of this attempt's live log stream ("": none was streamed)."""
 
 
 TaskOutcome = MatchOutput | Needs | MatchResult
@@ -156,16 +162,30 @@ def _docker_client(sandbox: str) -> Any:
 
 
 def _play(spec: MatchSpec, sandbox: str, worker: str, host: str) -> MatchOutput:
-    from arena.referee.match import play_match
-
     work = Path(tempfile.mkdtemp(prefix="arena-task-"))
+    stream = None
+    if worker and spec.match_id:  # in a worker: stream the log to the head as it grows
+        stream = LogStream(work / f"{spec.match_id}.jsonl", spec.match_id, worker,
+                           secrets.token_hex(8))
     try:
-        result = asyncio.run(play_match(spec, sandbox=sandbox, log_dir=work))
+        result = asyncio.run(_played(spec, sandbox, work, stream))
         log = work / f"{result.match_id}.jsonl"
         seats = tuple(_compressed(work / f"{result.match_id}.seat{seat}.log") for seat in (0, 1))
-        return MatchOutput(result, _compressed(log) or b"", (seats[0], seats[1]), worker, host)
+        return MatchOutput(result, _compressed(log) or b"", (seats[0], seats[1]), worker, host,
+                           stream.attempt if stream else "")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+async def _played(spec: MatchSpec, sandbox: str, work: Path, stream: LogStream | None
+                  ) -> MatchResult:
+    """The match played in ``work``; with ``stream``, its log streamed meanwhile."""
+    from arena.referee.match import play_match
+
+    if stream is None:
+        return await play_match(spec, sandbox=sandbox, log_dir=work)
+    async with stream.running():
+        return await play_match(spec, sandbox=sandbox, log_dir=work)
 
 
 def _compressed(path: Path) -> bytes | None:

@@ -30,7 +30,7 @@ class MatchLogWriter:
         self.path = path
         private_dir(path.parent)
         if path.exists():
-            path.rename(_free_name(path))
+            path.rename(aborted_name(path))
         self._file: IO[str] = open_private(path)
 
     def write(self, event: MatchEvent) -> None:
@@ -53,7 +53,9 @@ def open_private(path: Path) -> IO[str]:
     return os.fdopen(fd, "w", encoding="utf-8")
 
 
-def _free_name(path: Path) -> Path:
+def aborted_name(path: Path) -> Path:
+    """The free name ``<match_id>.aborted-<n>.jsonl`` beside ``path`` (the lowest ``n``) under
+    which an unfinished log of an earlier attempt is kept."""
     stem = path.name.removesuffix(".jsonl")
     n = 1
     while (candidate := path.with_name(f"{stem}.aborted-{n}.jsonl")).exists():
@@ -94,7 +96,14 @@ def _event(data: object, where: str) -> MatchEvent:
 def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None = None
                   ) -> Iterator[MatchEvent]:
     """Tail a log that may still be written: yield each complete event as it appears and stop
-    after the match end (or after ``idle_timeout_s`` without a new line)."""
+    after the match end (or after ``idle_timeout_s`` without a new line).
+
+    The file is read through one handle: if ``path`` comes to name another file (a cluster
+    match's final log replacing its live copy, or a new attempt of the match setting this one
+    aside as ``.aborted-<n>``), what was written to the followed file is read to its end first.
+    A replaced live copy ends with the match end, so the follower finishes normally; a log set
+    aside unfinished raises ``LogFormatError`` (the match started again: follow ``path`` anew)
+    rather than waiting forever for lines that will never come."""
     import time
 
     waited = 0.0
@@ -106,6 +115,7 @@ def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None 
     buffer = ""
     idle = 0.0
     number = 0
+    replaced = False
     with path.open("r", encoding="utf-8", errors="strict") as handle:
         while True:
             try:
@@ -129,7 +139,25 @@ def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None 
                     if isinstance(event, MatchEndEvent):
                         return
                 continue
+            if replaced:  # and nothing more was written to the followed file before that
+                raise LogFormatError(
+                    f"{path} was set aside before its match ended: the match started again "
+                    f"(the log followed is kept beside it as .aborted-<n>.jsonl); follow "
+                    f"{path} again to watch the new attempt")
+            replaced = _replaced(path, handle)
+            if replaced:
+                continue  # read what reached the followed file before it was replaced
             if idle_timeout_s is not None and idle >= idle_timeout_s:
                 return
             time.sleep(poll_s)
             idle += poll_s
+
+
+def _replaced(path: Path, handle: IO[str]) -> bool:
+    """Whether ``path`` no longer names the file ``handle`` reads (renamed, replaced, gone)."""
+    try:
+        named = path.stat()
+    except FileNotFoundError:
+        return True
+    held = os.fstat(handle.fileno())
+    return (named.st_dev, named.st_ino) != (held.st_dev, held.st_ino)

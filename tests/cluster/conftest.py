@@ -24,14 +24,18 @@ PACER = Path(__file__).resolve().parent / "bots" / "pacer"
 LOOPBACK = "127.0.0.1"
 
 
-def pacers(root: Path, names: Sequence[str]) -> list[Path]:
-    """Copies of the pacer bot named ``names`` (distinct entrants of one ladder)."""
+def pacers(root: Path, names: Sequence[str], pace_s: float | None = None) -> list[Path]:
+    """Copies of the pacer bot named ``names`` (distinct entrants of one ladder); ``pace_s``:
+    seconds per decision instead of the pacer's 10 ms."""
     made = []
     for name in names:
         directory = root / name
         shutil.copytree(PACER, directory, ignore=shutil.ignore_patterns("__pycache__"))
         manifest = directory / "bot.toml"
         manifest.write_text(manifest.read_text().replace('name = "pacer"', f'name = "{name}"'))
+        if pace_s is not None:
+            code = directory / "bot.py"
+            code.write_text(code.read_text().replace("PACE_S = 0.01", f"PACE_S = {pace_s}"))
         for path in (root, directory, *directory.iterdir()):
             path.chmod(0o755)
         made.append(directory)

@@ -8,9 +8,18 @@ import time
 from pathlib import Path
 
 from arena.bots import load_bot_dir
-from arena.model import DecisionEvent, MatchEndEvent, MatchEvent, MatchSpec, TimeControl
-from arena.referee.log import follow_events, read_events
-from arena.referee.match import play_match
+from arena.errors import LogFormatError
+from arena.model import (
+    BotSpec,
+    DecisionEvent,
+    MatchEndEvent,
+    MatchEvent,
+    MatchSpec,
+    TimeControl,
+)
+from arena.referee.local import UNTIMED, LocalPlayer
+from arena.referee.log import aborted_name, follow_events, read_events
+from arena.referee.match import Match, play_match
 
 from .conftest import ROOT
 
@@ -35,3 +44,34 @@ def test_follow_tails_a_running_match(log_dir: Path, socket_root: Path) -> None:
     first_decision = next(t for t, e in seen if isinstance(e, DecisionEvent))
     assert first_decision < finished_at[0], "the first move must be seen before the match ends"
     assert [e for _, e in seen] == list(read_events(log_dir / "follow-test.jsonl"))
+
+
+def test_a_follower_of_a_log_set_aside_unfinished_says_so(tmp_path: Path) -> None:
+    bots = (BotSpec("ann", "lost-cities"), BotSpec("bob", "lost-cities"))
+    spec = MatchSpec("lost-cities", 3, bots, {"rounds": 1}, UNTIMED, match_id="m")
+    first = LocalPlayer(0, lambda d: d.legal_texts[0]), LocalPlayer(1, lambda d: d.legal_texts[0])
+    asyncio.run(Match(spec, sandbox_name="process", log_dir=tmp_path / "done").run(first))
+    lines = (tmp_path / "done" / "m.jsonl").read_text().splitlines(keepends=True)
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(lines[:5]))  # a match in play...
+    seen: list[MatchEvent] = []
+    failed: list[Exception] = []
+
+    def follow() -> None:
+        try:
+            seen.extend(follow_events(path, poll_s=0.01, idle_timeout_s=20))
+        except LogFormatError as exc:
+            failed.append(exc)
+
+    follower = threading.Thread(target=follow)
+    follower.start()
+    deadline = time.monotonic() + 20
+    while len(seen) < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with path.open("a") as handle:  # ...that gains a line, then starts again: set aside
+        handle.write(lines[5])
+    path.rename(aborted_name(path))
+    path.write_text(lines[0])
+    follower.join(20)
+    assert len(seen) == 6 and not follower.is_alive()  # the followed file was read to its end
+    assert failed and "started again" in str(failed[0])
