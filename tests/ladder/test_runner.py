@@ -1,4 +1,5 @@
-"""The runner with a fast in-process player: resume, bounds, concurrency, clean stop, reports."""
+"""The runner with a fast in-process player: resume, bounds, concurrency, clean stop, matches
+the cluster gave up on, reports."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from arena.ladder.runner import (
     run_ladder,
 )
 from arena.ladder.store import LadderStore
-from arena.model import MatchSpec
-from tests.ladder.fakes import FakePlayer, fake_resolve
+from arena.model import MatchSpec, Termination
+from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve
 
 
 def config(tmp_path: Path, cycles: int = 2, bots: str = '"alpha", "beta", "gamma", "delta"'
@@ -128,6 +129,39 @@ def test_void_matches_are_listed_but_never_rated(tmp_path: Path) -> None:
     standings = load_standings(cfg)
     assert standings.void == 1 and standings.rated == 1
     assert all(r.matches == 1 for r in standings.rows)
+
+
+def test_a_match_the_cluster_gave_up_on_is_a_void_attempt_played_again_by_the_next_run(
+        tmp_path: Path) -> None:
+    cfg = config(tmp_path, cycles=1, bots='"alpha", "beta"')
+    lost = ladder_schedule(cfg)[0].matches[1]
+    events: list[LadderEvent] = []
+    summary = run(cfg, FakePlayer(given_up_ids={lost.match_id}), on_event=events.append)
+    assert (summary.played, summary.void, summary.given_up, summary.remaining) == (1, 1, 1, 1)
+    finished = [e for e in events if e.kind is LadderEventKind.MATCH_FINISHED]
+    assert [(e.result.match_id, e.result.termination, e.applied) for e in finished
+            if e.result is not None and e.result.void] == \
+        [(lost.match_id, Termination.CANCELLED, False)]
+    with LadderStore(cfg.database_url) as db:
+        (attempt,) = db.void_attempts("fake")
+        assert (attempt.match_id, attempt.encounter_id, attempt.cycle, attempt.leg,
+                attempt.seed) == (lost.match_id, lost.encounter_id, lost.cycle, lost.leg,
+                                  lost.seed)
+        assert attempt.detail == GIVEN_UP and attempt.started_at is not None
+        assert lost.match_id not in db.recorded_ids("fake")
+        assert len(db.elo_history("fake")) == 2  # only the match played to the end is rated
+    assert load_standings(cfg).rated == 1
+
+    again = FakePlayer()
+    summary = run(cfg, again)
+    assert [(s.match_id, s.seed) for s in again.calls] == [(lost.match_id, lost.seed)]
+    assert (summary.played, summary.void, summary.given_up, summary.remaining) == (1, 0, 0, 0)
+    replayed = {m.match_id: m for m in load_matches(cfg)}[lost.match_id]
+    assert not replayed.void and replayed.termination is Termination.NORMAL
+    assert load_standings(cfg).rated == 2
+    with LadderStore(cfg.database_url) as db:
+        assert len(db.elo_history("fake")) == 4
+        assert [a.match_id for a in db.void_attempts("fake")] == [lost.match_id]  # kept
 
 
 def test_standings_rank_the_fake_strengths(tmp_path: Path) -> None:
