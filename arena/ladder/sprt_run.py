@@ -11,9 +11,9 @@ results land: first the legs still missing (a void leg again, with its seed), th
 until the LLR of the complete pairs reaches a bound or the pair budget is spent. Then it lets
 the matches in flight finish and stops, unless they moved the LLR back between the bounds.
 
-Resume: the source starts from the recorded matches (``PairBook.of``), so a test that was
-stopped or killed (``kill -9``) continues where it was: nothing recorded is lost or counted
-twice, and a leg that was in flight is played again with its seed.
+Resume: the source starts from the recorded matches and the void attempts (``PairBook.of``),
+so a test that was stopped or killed (``kill -9``) continues where it was: nothing recorded is
+lost or counted twice, and a leg that was in flight is played again with its seed.
 """
 
 from __future__ import annotations
@@ -345,7 +345,8 @@ async def run_sprt(
     budget = max_pairs if max_pairs is not None else test.max_pairs
     with open_run_store(config, store) as db:
         recorded = db.matches(config.name)
-        source = SprtSource(plan, PairBook.of(recorded), test.params, budget)
+        given_up = [(a.cycle, a.leg) for a in db.void_attempts(config.name)]
+        source = SprtSource(plan, PairBook.of(recorded, given_up), test.params, budget)
         run = await run_matches(config, lineup, source, db, play=play, concurrency=concurrency,
                                 on_event=_with_status(on_event, source), stop=stop,
                                 already=len(recorded))

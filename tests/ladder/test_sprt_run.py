@@ -147,6 +147,31 @@ def test_a_leg_void_again_and_again_stops_the_run(tmp_path: Path) -> None:
                                                         "t-p00000-l0-r2"]
 
 
+def test_a_leg_the_cluster_gave_up_on_gets_a_new_id_when_the_test_resumes(
+        tmp_path: Path) -> None:
+    """Its void attempt is recorded apart from the matches, yet counts for the next attempt's
+    number: a resumed test never plays an id that is already recorded."""
+    cfg = sprt_config(tmp_path, "beta", "gamma", "max_pairs = 1\n", concurrency=1)
+    stop = asyncio.Event()
+
+    def stop_at_the_third_attempt(spec: MatchSpec) -> None:
+        if spec.match_id == "t-p00000-l1-r2":
+            stop.set()
+
+    first = FakePlayer(delay=0.05, given_up_ids={"t-p00000-l1"}, void_ids={"t-p00000-l1-r1"},
+                       hook=stop_at_the_third_attempt)
+    stopped = run(cfg, first, stop=stop)
+    assert [s.match_id for s in first.calls] == ["t-p00000-l0", "t-p00000-l1", "t-p00000-l1-r1",
+                                                  "t-p00000-l1-r2"]
+    assert stopped.run.interrupted and (stopped.run.void, stopped.run.given_up) == (2, 1)
+    assert [m.match_id for m in load_matches(cfg)] == ["t-p00000-l0", "t-p00000-l1-r1"]
+    second = FakePlayer()
+    resumed = run(cfg, second)
+    assert [s.match_id for s in second.calls] == ["t-p00000-l1-r2"]
+    assert resumed.status.pairs == 1 and PairBook.of(load_matches(cfg)).counts.pairs == 1
+    check_pairs(cfg, resumed)
+
+
 class ShuffledPlayer(FakePlayer):
     """The fake player with a random delay per match: results land out of order."""
 
