@@ -202,6 +202,7 @@ class SprtSummary:
             **self.status.to_json(),
             "matches_played": self.run.played,
             "void_matches": self.run.void,
+            "given_up_matches": self.run.given_up,
             "interrupted": self.run.interrupted,
             "duration_s": round(self.run.duration_s, 3),
         }

@@ -164,6 +164,7 @@ def test_a_leg_the_cluster_gave_up_on_gets_a_new_id_when_the_test_resumes(
     assert [s.match_id for s in first.calls] == ["t-p00000-l0", "t-p00000-l1", "t-p00000-l1-r1",
                                                   "t-p00000-l1-r2"]
     assert stopped.run.interrupted and (stopped.run.void, stopped.run.given_up) == (2, 1)
+    assert stopped.to_json()["given_up_matches"] == 1
     assert [m.match_id for m in load_matches(cfg)] == ["t-p00000-l0", "t-p00000-l1-r1"]
     second = FakePlayer()
     resumed = run(cfg, second)
