@@ -23,6 +23,7 @@ ladder file's ``[cluster]``, else an embedded cluster of ``concurrency`` process
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import enum
 import os
@@ -166,16 +167,25 @@ class MatchSource(Protocol):
         source hands it out again)."""
         ...
 
+    def exhausted(self) -> bool:
+        """True: the source knows it has nothing (more) to play (a run whose source is
+        exhausted from the start opens no cluster). False when it has, or cannot tell."""
+        ...
+
 
 class PlannedMatches:
     """A fixed list of matches, handed out in order (a ladder run's plan)."""
 
     def __init__(self, planned: Sequence[ScheduledMatch]) -> None:
-        self._queue = iter(planned)
+        self._queue = collections.deque(planned)
 
     async def next_match(self) -> ScheduledMatch | None:
         """The next planned match; None once the plan is handed out."""
-        return next(self._queue, None)
+        return self._queue.popleft() if self._queue else None
+
+    def exhausted(self) -> bool:
+        """The plan is handed out (or was empty)."""
+        return not self._queue
 
     def settled(self, match: ScheduledMatch, result: MatchResult | None) -> None:
         """Nothing to do: the plan is fixed (a dropped match waits for the next run)."""
@@ -411,7 +421,9 @@ async def run_matches(
     """Play the matches ``source`` hands out, ``concurrency`` at a time (default: the
     ladder's), record each result in ``store`` the moment it lands (one transaction per match
     id, applied once) and settle it with the source; returns when the source has nothing more
-    or ``stop`` is set (matches in flight are then dropped, never recorded).
+    or ``stop`` is set (matches in flight are then dropped, never recorded). Without ``play``
+    the matches run on the ladder's cluster, opened for the run unless the source is
+    ``exhausted`` from the start.
 
     ``scheduled``, ``already`` and ``planned`` size the run for the events' ``Progress`` and the
     summary (0 when the source cannot tell). Raises what the player or the store raise."""
@@ -419,7 +431,7 @@ async def run_matches(
     run.scheduled, run.already, run.planned = scheduled, already, planned
     width = max(1, concurrency or config.concurrency)
     async with contextlib.AsyncExitStack() as stack:
-        if play is None and (planned or not scheduled):  # unless a sized run has nothing to play
+        if play is None and not source.exhausted():
             width = await _on_cluster(stack, run, width)
         interrupted = await _drive(run, source, width, stop or asyncio.Event())
     remaining = max(run.scheduled - run.already - run.done, 0)

@@ -238,6 +238,16 @@ class SprtSource:
                 return None
             await self._changed.wait()
 
+    def exhausted(self) -> bool:
+        """Nothing to hand out and nothing in flight that could change it: the test is decided,
+        or every leg within the pair budget has its result."""
+        if self._in_flight:
+            return False
+        if self.status.decision is not Decision.CONTINUE:
+            return True
+        queued = any(self._within_budget(match.cycle) for match in self._queue)
+        return not queued and not self._within_budget(self._next_pair)
+
     def _pick(self) -> ScheduledMatch | None:
         if self.status.decision is not Decision.CONTINUE:
             return None

@@ -4,9 +4,13 @@ the cluster gave up on, reports."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from arena.cluster import session
 from arena.ladder.config import LadderConfig, load_ladder, parse_ladder
 from arena.ladder.reports import crosstable_of, load_matches, load_standings
 from arena.ladder.runner import (
@@ -17,7 +21,7 @@ from arena.ladder.runner import (
     run_ladder,
 )
 from arena.ladder.store import LadderStore
-from arena.model import MatchSpec, Termination
+from arena.model import BotSpec, MatchSpec, Termination
 from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve
 
 
@@ -117,6 +121,21 @@ def test_stop_drops_in_flight_matches_and_the_next_run_replays_them(tmp_path: Pa
     assert len(after) == 24
     for match_id, m in before.items():
         assert after[match_id] == m  # nothing lost, nothing rewritten
+
+
+def test_a_finished_ladder_opens_no_cluster(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = config(tmp_path, cycles=1, bots='"alpha", "beta"')
+    run(cfg, FakePlayer())
+    opened: list[object] = []
+    monkeypatch.setattr(session, "open_cluster",
+                        lambda *args, **kwargs: opened.append(args))  # never entered
+
+    def with_a_directory(ref: str, base_dir: Path) -> BotSpec:  # what the process sandbox needs
+        return dataclasses.replace(fake_resolve(ref, base_dir), directory=str(tmp_path))
+
+    summary = asyncio.run(run_ladder(cfg, resolve=with_a_directory, sandbox="process"))
+    assert opened == [] and summary.played == 0 and summary.skipped == 2
 
 
 def test_void_matches_are_listed_but_never_rated(tmp_path: Path) -> None:
