@@ -28,11 +28,19 @@ from arena.cli.ladder_view import (
     render_matches,
     render_report,
     render_summary,
+    render_void_attempts,
 )
 from arena.cli.watch_cmds import html_replay
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, load_ladder
-from arena.ladder.reports import load_crosstable, load_matches, load_standings, match_json
+from arena.ladder.reports import (
+    load_crosstable,
+    load_matches,
+    load_standings,
+    load_void_attempts,
+    match_json,
+    open_store,
+)
 from arena.ladder.runner import run_ladder_blocking
 from arena.referee.log import read_events
 
@@ -131,9 +139,11 @@ def standings(
     (wins plus half the draws, per match) and game points per match. The JSON also gives each
     bot's live (incremental) Elo.
 
-    Below the table: what the duplicate deals bought, measured on the ladder's own results (the
-    variance of paired vs unpaired results, for the score and for the point margin), and the
-    pentanomial counts of each pair.
+    Below the table: how many matches the cluster gave up on (they killed the workers that
+    played them: void, never rated, played again; `arena ladder matches` lists them), then what
+    the duplicate deals bought, measured on the ladder's own results (the variance of paired vs
+    unpaired results, for the score and for the point margin), and the pentanomial counts of
+    each pair.
     """
     result = load_standings(load_ladder(ladder))
     if output is OutputFormat.json:
@@ -162,12 +172,21 @@ def matches(
     Void matches are listed and marked; they are never rated. Watch a match with
     `arena watch LOG`. The JSON gives one object per match, with its encounter, cycle, leg,
     seed, winner and per-round points as well.
+
+    Below the table, the matches the cluster gave up on, if any (they killed the workers that
+    played them): when and why. They are void and never rated, and they are not recorded
+    matches: the next run plays them again.
     """
-    found = load_matches(load_ladder(ladder))
+    config = load_ladder(ladder)
+    with open_store(config) as db:
+        found = load_matches(config, db)
+        given_up = load_void_attempts(config, db)
     if output is OutputFormat.json:
         print_json([match_json(m) for m in found])
         return
     console.print(render_matches(found))
+    if given_up:
+        console.print(render_void_attempts(given_up))
 
 
 @handle_errors
@@ -181,7 +200,8 @@ def report(
 
     The index shows the standings with their 95% intervals drawn as a chart, what the duplicate
     deals bought (the paired variance figures), the cross-table as a heat map, the rating
-    history over the run and the match list; for an SPRT test (`arena sprt`) it opens with the
+    history over the run and the match list (then the matches the cluster gave up on: when and
+    why); for an SPRT test (`arena sprt`) it opens with the
     test: its bounds, decision, pentanomial counts, Elo, LOS and the LLR path over the pairs.
     Each match links to its replay
     (OUT/replays/MATCH.html, the page `arena watch LOG --html` writes). Every page is one

@@ -6,8 +6,9 @@ figures), the cross-table as a heat map, the rating history over the run and the
 each match linked to its replay. When the ladder is an SPRT test (``arena sprt``: a ladder file
 with an ``[sprt]`` section), the page opens with the test: its hypotheses and bounds, the
 decision, the pentanomial counts, the Elo estimate with its interval and LOS, and the LLR path
-over the complete pairs between the two bound lines. ``write_report`` reads the store and the
-match logs and writes the files.
+over the complete pairs between the two bound lines. The matches the cluster gave up on (void
+attempts, never rated, played again) are counted at the top and listed after the matches.
+``write_report`` reads the store and the match logs and writes the files.
 """
 
 from __future__ import annotations
@@ -25,15 +26,18 @@ from arena.ladder.reports import (
     RatingStep,
     Standings,
     crosstable_of,
+    format_when,
+    given_up_text,
     load_matches,
     load_rating_history,
+    load_void_attempts,
     open_store,
     standings_of,
 )
 from arena.ladder.sprt import EloModel, accepted_claim
 from arena.ladder.sprt_pairs import LlrStep, PairBook, llr_path
 from arena.ladder.sprt_run import SprtOutcome, SprtStatus
-from arena.ladder.store import StoredMatch
+from arena.ladder.store import StoredMatch, VoidAttempt
 from arena.render.html.charts import (
     Interval,
     heat_colour,
@@ -64,13 +68,15 @@ class SprtReport:
     """The LLR after each complete pair, in the order the pairs completed."""
 
 
-def sprt_report(config: LadderConfig, matches: Sequence[StoredMatch]) -> SprtReport | None:
-    """The test of an SPRT ladder from its recorded matches (in recording order), counted as
-    the run counts them (``PairBook``); None for a ladder that is not a test."""
+def sprt_report(config: LadderConfig, matches: Sequence[StoredMatch],
+                given_up: Sequence[VoidAttempt] = ()) -> SprtReport | None:
+    """The test of an SPRT ladder from its recorded matches (in recording order) and the legs
+    the cluster gave up on, counted as the run counts them (``PairBook``); None for a ladder
+    that is not a test."""
     test = config.sprt
     if test is None:
         return None
-    book = PairBook.of(matches)
+    book = PairBook.of(matches, [(a.cycle, a.leg) for a in given_up])
     status = SprtStatus.of(test.params, book, test.max_pairs, book.pairs_started)
     first = next(iter(matches), None)
     names = ((first.bots[first.leg], first.bots[1 - first.leg]) if first is not None
@@ -98,6 +104,8 @@ class ReportData:
     """match id → why it has no replay (no log, an unreadable log)."""
     sprt: SprtReport | None = None
     """The SPRT test, when the ladder is one."""
+    given_up: Sequence[VoidAttempt] = ()
+    """The matches the cluster gave up on (void attempts), in recording order."""
 
 
 @dataclass(frozen=True)
@@ -117,11 +125,12 @@ def report_page(data: ReportData) -> str:
     """The report's index page."""
     s = data.standings
     title = f"{'SPRT test' if data.sprt is not None else 'Ladder'} {data.ladder} ({data.game})"
+    given_up = f" · {given_up_text(len(data.given_up))}" if data.given_up else ""
     body = el(
         "div", "report",
         leaf("h1", None, title),
-        leaf("p", "meta", f"{s.rated} rated matches, {s.void} void (recorded, never rated) · "
-             f"{len(s.rows)} bots"),
+        leaf("p", "meta", f"{s.rated} rated matches, {s.void} void (recorded, never rated)"
+             f"{given_up} · {len(s.rows)} bots"),
         _sprt(data.sprt) if data.sprt is not None else "",
         _standings(s), _pairing(s), _crosstable(data.crosstable),
         _history(data.history, [r.bot for r in s.rows]),
@@ -318,7 +327,25 @@ def _match_list(data: ReportData) -> Markup:
     if missing:
         note += f" {missing} match(es) have no replay (no readable log); hover for why."
     return _section("Matches", leaf("p", "dim", note),
-                    el("table", "grid", head, *rows, id="matches"), section_id="matches-section")
+                    el("table", "grid", head, *rows, id="matches"), _given_up(data.given_up),
+                    section_id="matches-section")
+
+
+def _given_up(attempts: Sequence[VoidAttempt]) -> Markup:
+    """The matches the cluster gave up on: when, and why (nothing when there are none)."""
+    if not attempts:
+        return ""
+    head = el("tr", None, *(leaf("th", None, h) for h in (
+        "match", "cycle/leg", "seat 0", "seat 1", "given up at", "detail")))
+    rows = [el("tr", "void", leaf("td", None, a.match_id), leaf("td", None, f"{a.cycle}/{a.leg}"),
+               leaf("td", None, a.bots[0]), leaf("td", None, a.bots[1]),
+               leaf("td", None, format_when(a.finished_at)), leaf("td", None, a.detail),
+               data_given_up=a.match_id)
+            for a in attempts]
+    note = (f"{given_up_text(len(attempts))}: their attempts killed the workers that played "
+            "them. They are not recorded matches, so they have no result and no replay.")
+    return el("div", None, leaf("p", "dim", note),
+              el("table", "grid", head, *rows, id="given-up"))
 
 
 def _outcome(m: StoredMatch) -> str:
@@ -351,6 +378,7 @@ def write_report(config: LadderConfig, out: Path, make_replay: ReplayMaker) -> S
         matches = load_matches(config, db)
         history = load_rating_history(config, db)
         live = db.live_elo(config.name)
+        given_up = load_void_attempts(config, db)
     prior = config.rating.prior
     (out / REPLAY_DIR).mkdir(parents=True, exist_ok=True)
     replays: dict[str, str] = {}
@@ -371,9 +399,10 @@ def write_report(config: LadderConfig, out: Path, make_replay: ReplayMaker) -> S
         (out / name).write_text(page, encoding="utf-8")
         replays[m.match_id] = name
     data = ReportData(config.name, config.game,
-                      standings_of(config.name, matches, prior=prior, live=live),
+                      standings_of(config.name, matches, prior=prior, live=live,
+                                   given_up=len(given_up)),
                       crosstable_of(matches, prior=prior), matches, history, replays, problems,
-                      sprt_report(config, matches))
+                      sprt_report(config, matches, given_up), given_up)
     index = out / "index.html"
     index.write_text(report_page(data), encoding="utf-8")
     return SiteSummary(index, len(replays), problems)

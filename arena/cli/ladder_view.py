@@ -16,11 +16,17 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.ladder.config import LadderConfig
-from arena.ladder.reports import Crosstable, Standings, standings_of
+from arena.ladder.reports import (
+    Crosstable,
+    Standings,
+    format_when,
+    given_up_text,
+    standings_of,
+)
 from arena.ladder.runner import LadderEvent, LadderEventKind, Progress, RunSummary
 from arena.ladder.schedule import ScheduledMatch
 from arena.ladder.sprt_run import SprtEvent, SprtStatus
-from arena.ladder.store import StoredMatch
+from arena.ladder.store import StoredMatch, VoidAttempt
 from arena.model import MatchResult
 
 REFIT_EVERY_S = 0.5
@@ -211,18 +217,21 @@ def sprt_estimate_line(status: SprtStatus) -> str:
 
 # --- reports ---------------------------------------------------------------------------------
 def render_summary(summary: RunSummary) -> Text:
-    """One line on what the run did."""
+    """One line on what the run did (and one on the matches the cluster gave up on)."""
     state = "stopped early" if summary.interrupted else "done"
-    return Text(
-        f"{state}: {summary.played} matches played in {format_clock(summary.duration_s)} "
-        f"({summary.void} void), {summary.skipped} already recorded, "
-        f"{summary.remaining} still to play"
-    )
+    line = (f"{state}: {summary.played} matches played in {format_clock(summary.duration_s)} "
+            f"({summary.void} void), {summary.skipped} already recorded, "
+            f"{summary.remaining} still to play")
+    if summary.given_up:
+        line += f"\n{given_up_text(summary.given_up)}"
+    return Text(line)
 
 
 def render_report(s: Standings) -> RenderableType:
-    """The standings table, then what the duplicate deals bought."""
-    return Group(render_standings(s), render_pairing(s))
+    """The standings table, the matches the cluster gave up on (if any), then what the
+    duplicate deals bought."""
+    given_up = [Text(given_up_text(s.given_up))] if s.given_up else []
+    return Group(render_standings(s), *given_up, render_pairing(s))
 
 
 def render_standings(s: Standings, *, live: bool = False) -> Table:
@@ -303,6 +312,16 @@ def render_matches(found: Sequence[StoredMatch]) -> Table:
         table.add_row(m.match_id, m.bots[0], m.bots[1], _outcome(m),
                       str(m.termination) + (" (VOID, not rated)" if m.void else ""),
                       m.log_path or "")
+    return table
+
+
+def render_void_attempts(attempts: Sequence[VoidAttempt]) -> Table:
+    """The matches the cluster gave up on: when, and why."""
+    table = Table(title=given_up_text(len(attempts)), title_justify="left")
+    for col in ("match", "seat 0", "seat 1", "given up at", "detail"):
+        table.add_column(col, overflow="fold")
+    for a in attempts:
+        table.add_row(a.match_id, a.bots[0], a.bots[1], format_when(a.finished_at), a.detail)
     return table
 
 

@@ -27,6 +27,7 @@ from arena.cli.common import (
 from arena.cli.ladder_view import SprtLiveView, format_clock
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, LadderConfig, load_ladder
+from arena.ladder.reports import given_up_text
 from arena.ladder.sprt import (
     Decision,
     EloModel,
@@ -286,10 +287,11 @@ def render_sprt_summary(summary: SprtSummary) -> RenderableType:
     if status.result is not None:
         parts.append(render_result(status.result))
     per_minute = 60.0 * run.played / run.duration_s if run.duration_s > 0 else 0.0
+    given_up = f"; {given_up_text(run.given_up)}" if run.given_up else ""
     parts.append(Text(
         f"{status.pairs} complete pairs ({status.pairs_started} begun); this run: {run.played} "
-        f"matches in {format_clock(run.duration_s)} ({per_minute:.1f}/min, {run.void} void). "
-        f"Matches: arena ladder matches {summary.ladder_file}"))
+        f"matches in {format_clock(run.duration_s)} ({per_minute:.1f}/min, {run.void} void)"
+        f"{given_up}. Matches: arena ladder matches {summary.ladder_file}"))
     return Group(*parts)
 
 

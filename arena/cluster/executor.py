@@ -11,8 +11,8 @@ exactly that (once per run) and submits the match again (key ``<match id>~shippe
 
 Faults: Dask plays a match again elsewhere, from the same spec and seed, when its worker dies;
 a match whose attempts killed more workers than ``distributed.scheduler.allowed-failures``
-allows comes back as a cancelled result (the runner does not record it: the next run plays it
-again) and says so in its detail.
+allows comes back as a cancelled result, which says so in its detail: the runner records it as
+a void attempt (never rated, not a recorded match) and the next run plays it again.
 """
 
 from __future__ import annotations
@@ -109,10 +109,11 @@ class ClusterPlayer:
             outcome: TaskOutcome = await future
             return outcome
         except KilledWorker as exc:
-            log.warning("match %s killed its workers: void in this run, replayed by the next "
+            log.warning("match %s killed its workers: a void attempt, replayed by the next run "
                         "(%s)", task.spec.match_id, exc)
             return given_up(task.spec, f"the match killed the workers that played it ({exc}); "
-                                       "not recorded: the next run plays it again")
+                                       "recorded as a void attempt (never rated): the next run "
+                                       "plays it again")
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
                 await asyncio.shield(self.client.cancel([future]))
@@ -137,7 +138,8 @@ class ClusterPlayer:
 
 
 def given_up(spec: MatchSpec, detail: str) -> MatchResult:
-    """The cancelled (void, unrecorded) result of a match the cluster gave up on."""
+    """The cancelled (void) result of a match the cluster gave up on: the runner records it as
+    a void attempt, never as a played match."""
     return MatchResult(
         match_id=spec.match_id, game=spec.game, game_version=0, seed=spec.seed,
         options=dict(spec.options), bots=(spec.bots[0].name, spec.bots[1].name), rounds=(),

@@ -1,14 +1,17 @@
 """A ladder's reports: the official standings, the head-to-head cross-table and the match list.
 
 Everything here is a pure function of the recorded matches (``StoredMatch``), except the
-loaders (``load_standings``, ``load_crosstable``, ``load_matches``, ``load_rating_history``),
-which read them from the ladder's store. Void matches are listed but never rated: every W/D/L
-figure comes from one tally, ``head_to_head``, over the rated matches.
+loaders (``load_standings``, ``load_crosstable``, ``load_matches``, ``load_rating_history``,
+``load_void_attempts``), which read them from the ladder's store. Void matches are listed but
+never rated: every W/D/L figure comes from one tally, ``head_to_head``, over the rated matches.
+The matches the cluster gave up on (``VoidAttempt``) are kept apart: counted and listed, never
+rated, played again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +19,7 @@ from typing import Any
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
 from arena.ladder.rating import Fit, GameRecord, PairingStats, Rating, fit, pairing_stats
-from arena.ladder.store import LadderStore, StoredMatch
+from arena.ladder.store import LadderStore, StoredMatch, VoidAttempt
 
 
 # --- the tally -------------------------------------------------------------------------------
@@ -138,6 +141,9 @@ class Standings:
     """What the duplicate deals bought."""
     fit: Fit = field(repr=False)
     """The Bradley–Terry fit behind the ratings."""
+    given_up: int = 0
+    """Matches the cluster gave up on (void attempts: kept apart, never rated, played
+    again)."""
 
     def to_json(self) -> dict[str, Any]:
         """The standings as one JSON object."""
@@ -146,6 +152,7 @@ class Standings:
             "ladder": self.ladder,
             "rated_matches": self.rated,
             "void_matches": self.void,
+            "given_up_matches": self.given_up,
             "standings": [r.to_json() for r in self.rows],
             "duplicate_deals": {
                 "encounters": p.encounters,
@@ -164,8 +171,9 @@ def _round(x: float | None) -> float | None:
 
 
 def standings_of(ladder: str, matches: Sequence[StoredMatch], *, prior: float = 1.0,
-                 live: Mapping[str, float] | None = None) -> Standings:
-    """Standings from recorded matches (pure); ``live``: the live Elo by bot, if known."""
+                 live: Mapping[str, float] | None = None, given_up: int = 0) -> Standings:
+    """Standings from recorded matches (pure); ``live``: the live Elo by bot, if known;
+    ``given_up``: how many matches the cluster gave up on."""
     records = records_of(matches)
     result = fit(records, prior=prior)
     tallies = _per_bot(head_to_head(matches))
@@ -174,7 +182,7 @@ def standings_of(ladder: str, matches: Sequence[StoredMatch], *, prior: float = 
         for rank, rating in enumerate(result.ratings, start=1)
     )
     return Standings(ladder, rows, len(records), sum(1 for m in matches if m.void),
-                     pairing_stats(records), result)
+                     pairing_stats(records), result, given_up)
 
 
 def _row(rank: int, rating: Rating, tally: Tally, live_elo: float | None) -> StandingRow:
@@ -211,6 +219,19 @@ def match_json(m: StoredMatch) -> dict[str, Any]:
     }
 
 
+# --- matches the cluster gave up on ----------------------------------------------------------
+def given_up_text(count: int) -> str:
+    """The count of matches the cluster gave up on, in plain words (the terminal and the HTML
+    report say it alike)."""
+    matches = "1 match was" if count == 1 else f"{count} matches were"
+    return f"{matches} given up by the cluster (void: never rated, played again)"
+
+
+def format_when(timestamp: float) -> str:
+    """A ``time.time()`` value as ``YYYY-MM-DD HH:MM:SS UTC``."""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp))
+
+
 # --- rating history --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RatingStep:
@@ -229,7 +250,8 @@ def load_standings(config: LadderConfig, store: LadderStore | None = None) -> St
     """The ladder's standings from its store (with the live Elo)."""
     with open_store(config, store) as db:
         return standings_of(config.name, db.matches(config.name), prior=config.rating.prior,
-                            live=db.live_elo(config.name))
+                            live=db.live_elo(config.name),
+                            given_up=len(db.void_attempts(config.name)))
 
 
 def load_crosstable(config: LadderConfig, store: LadderStore | None = None) -> Crosstable:
@@ -245,6 +267,13 @@ def load_matches(config: LadderConfig, store: LadderStore | None = None, *,
         return []
     with open_store(config, store) as db:
         return db.matches(config.name)
+
+
+def load_void_attempts(config: LadderConfig, store: LadderStore | None = None
+                       ) -> list[VoidAttempt]:
+    """The matches the cluster gave up on (void attempts), in the order they were recorded."""
+    with open_store(config, store) as db:
+        return db.void_attempts(config.name)
 
 
 def load_rating_history(config: LadderConfig, store: LadderStore | None = None

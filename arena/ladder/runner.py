@@ -6,7 +6,9 @@ encounter run back to back), records each result the moment it lands (one transa
 match) and keeps the live Elo. On a stop request (Ctrl-C / SIGTERM in ``run_ladder_blocking``)
 it stops starting matches, cancels the ones in flight (dropped, never recorded) and returns: the
 next run replays them from scratch with the same seeds, because ids and seeds come from the
-schedule. A ``kill -9`` loses at most the matches in flight for the same reason.
+schedule. A ``kill -9`` loses at most the matches in flight for the same reason. A match the
+cluster gives up on (its attempts killed too many workers) is void: recorded as a void attempt
+(never rated, not a recorded match) and played again by the next run.
 
 The execution itself, ``run_matches``, is the one place that plays matches and records them. It
 takes them from a ``MatchSource``: a fixed plan for a ladder (``PlannedMatches``), or a source
@@ -21,6 +23,7 @@ ladder file's ``[cluster]``, else an embedded cluster of ``concurrency`` process
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import enum
 import os
@@ -104,7 +107,8 @@ class LadderEventKind(enum.StrEnum):
     MATCH_STARTED = "match_started"
     """A match begins (it is in ``progress.in_flight``)."""
     MATCH_FINISHED = "match_finished"
-    """A match ended and was recorded (void ones too)."""
+    """A match ended and was recorded (void ones too; one the cluster gave up on as a void
+    attempt, never applied)."""
     HOSTS = "hosts"
     """A worker of the cluster started or finished a match (``progress.hosts`` changed)."""
     STOPPING = "stopping"
@@ -136,8 +140,12 @@ class RunSummary:
     remaining: int
     """Scheduled matches still unrecorded when the run ended."""
     void: int
+    """Void matches of this run: recorded ones and those the cluster gave up on."""
     interrupted: bool
     duration_s: float
+    given_up: int = 0
+    """Of the void ones, the matches the cluster gave up on (recorded as void attempts, never
+    rated; the next run plays them again)."""
 
 
 EventSink = Callable[[LadderEvent], None]
@@ -154,8 +162,14 @@ class MatchSource(Protocol):
         ...
 
     def settled(self, match: ScheduledMatch, result: MatchResult | None) -> None:
-        """``match`` ended: recorded with ``result``, or dropped unrecorded (None: cancelled;
-        played again from scratch when the source hands it out again)."""
+        """``match`` ended: recorded with ``result`` (a void attempt, when the cluster gave up
+        on it), or dropped unrecorded (None: cancelled; played again from scratch when the
+        source hands it out again)."""
+        ...
+
+    def exhausted(self) -> bool:
+        """True: the source knows it has nothing (more) to play (a run whose source is
+        exhausted from the start opens no cluster). False when it has, or cannot tell."""
         ...
 
 
@@ -163,11 +177,15 @@ class PlannedMatches:
     """A fixed list of matches, handed out in order (a ladder run's plan)."""
 
     def __init__(self, planned: Sequence[ScheduledMatch]) -> None:
-        self._queue = iter(planned)
+        self._queue = collections.deque(planned)
 
     async def next_match(self) -> ScheduledMatch | None:
         """The next planned match; None once the plan is handed out."""
-        return next(self._queue, None)
+        return self._queue.popleft() if self._queue else None
+
+    def exhausted(self) -> bool:
+        """The plan is handed out (or was empty)."""
+        return not self._queue
 
     def settled(self, match: ScheduledMatch, result: MatchResult | None) -> None:
         """Nothing to do: the plan is fixed (a dropped match waits for the next run)."""
@@ -267,6 +285,7 @@ class _Run:
         self.elo: dict[str, float] = dict(store.live_elo(config.name))
         self.started = time.monotonic()
         self.scheduled = self.already = self.planned = self.done = self.void = 0
+        self.given_up = 0
         self.last: MatchResult | None = None
         self.stopping = False
 
@@ -310,9 +329,7 @@ class _Run:
             source.settled(m, None)
             return  # dropped: replayed from scratch (next run, or when the source says so)
         if result.termination is Termination.CANCELLED:  # the cluster gave up on it
-            self.void += 1  # void in this run, not recorded: the next run plays it again
-            source.settled(m, result)
-            self.emit(LadderEventKind.MATCH_FINISHED, m, result, False)
+            self.give_up(m, result, started_at, source)
             return
         rec = self.store.record_match(
             self.config.name, result, spec.bots, encounter_id=m.encounter_id, cycle=m.cycle,
@@ -325,6 +342,17 @@ class _Run:
         self.last = result
         source.settled(m, result)
         self.emit(LadderEventKind.MATCH_FINISHED, m, result, rec.applied)
+
+    def give_up(self, m: ScheduledMatch, result: MatchResult, started_at: float,
+                source: MatchSource) -> None:
+        """Record a match the cluster gave up on as a void attempt: never rated and not a
+        recorded match, so the next run plays it again (a source may replay it sooner)."""
+        self.store.record_void_attempt(self.config.name, result, encounter_id=m.encounter_id,
+                                       cycle=m.cycle, leg=m.leg, started_at=started_at)
+        self.void += 1
+        self.given_up += 1
+        source.settled(m, result)
+        self.emit(LadderEventKind.MATCH_FINISHED, m, result, False)
 
 
 async def run_ladder(
@@ -393,7 +421,9 @@ async def run_matches(
     """Play the matches ``source`` hands out, ``concurrency`` at a time (default: the
     ladder's), record each result in ``store`` the moment it lands (one transaction per match
     id, applied once) and settle it with the source; returns when the source has nothing more
-    or ``stop`` is set (matches in flight are then dropped, never recorded).
+    or ``stop`` is set (matches in flight are then dropped, never recorded). Without ``play``
+    the matches run on the ladder's cluster, opened for the run unless the source is
+    ``exhausted`` from the start.
 
     ``scheduled``, ``already`` and ``planned`` size the run for the events' ``Progress`` and the
     summary (0 when the source cannot tell). Raises what the player or the store raise."""
@@ -401,12 +431,12 @@ async def run_matches(
     run.scheduled, run.already, run.planned = scheduled, already, planned
     width = max(1, concurrency or config.concurrency)
     async with contextlib.AsyncExitStack() as stack:
-        if play is None and (planned or not scheduled):  # unless a sized run has nothing to play
+        if play is None and not source.exhausted():
             width = await _on_cluster(stack, run, width)
         interrupted = await _drive(run, source, width, stop or asyncio.Event())
     remaining = max(run.scheduled - run.already - run.done, 0)
     return RunSummary(run.done, run.already, remaining, run.void, interrupted,
-                      time.monotonic() - run.started)
+                      time.monotonic() - run.started, run.given_up)
 
 
 async def _on_cluster(stack: contextlib.AsyncExitStack, run: _Run, width: int) -> int:

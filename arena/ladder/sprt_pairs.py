@@ -8,7 +8,8 @@ pair is the encounter (``<test>-p00007``), its index the cycle, its legs the leg
 * **Ids.** The first attempt at a leg is ``<test>-p00007-l0``. A void leg (the arena failed,
   or both bots faulted: nothing was learned) is played again with the same seed as
   ``<test>-p00007-l0-r1``, then ``-r2``...: every attempt is recorded and its log kept, and the
-  next attempt's number is the number of void ones before it, so a resumed test names it the
+  next attempt's number is the number of void ones before it (the void attempts the cluster
+  gave up on, kept apart from the recorded matches, count too), so a resumed test names it the
   same way.
 * **Seeds.** As a ladder's (``encounter_seed``): from the test's name, the pair index and the
   secret salt in the test's state directory; fresh for every pair, the same when resumed.
@@ -109,11 +110,15 @@ class PairBook:
     """Complete pairs of two draws (they are in cell 2 with the pairs won once, lost once)."""
 
     @classmethod
-    def of(cls, matches: Iterable[RecordedLeg]) -> PairBook:
-        """The book of a test's recorded matches (in recording order)."""
+    def of(cls, matches: Iterable[RecordedLeg], given_up: Iterable[LegKey] = ()) -> PairBook:
+        """The book of a test's recorded matches (in recording order); ``given_up``: the legs of
+        its void attempts (the store's ``void_attempts``, matches the cluster gave up on), each
+        a void attempt as well, so the next attempt's id is a new one."""
         book = cls()
         for m in matches:
             book.add(m.cycle, m.leg, m.winner, void=m.void)
+        for pair, leg in given_up:
+            book.add(pair, leg, None, void=True)
         return book
 
     def add(self, pair: int, leg: int, winner: int | None, *, void: bool = False) -> int | None:

@@ -11,9 +11,9 @@ results land: first the legs still missing (a void leg again, with its seed), th
 until the LLR of the complete pairs reaches a bound or the pair budget is spent. Then it lets
 the matches in flight finish and stops, unless they moved the LLR back between the bounds.
 
-Resume: the source starts from the recorded matches (``PairBook.of``), so a test that was
-stopped or killed (``kill -9``) continues where it was: nothing recorded is lost or counted
-twice, and a leg that was in flight is played again with its seed.
+Resume: the source starts from the recorded matches and the void attempts (``PairBook.of``),
+so a test that was stopped or killed (``kill -9``) continues where it was: nothing recorded is
+lost or counted twice, and a leg that was in flight is played again with its seed.
 """
 
 from __future__ import annotations
@@ -202,6 +202,7 @@ class SprtSummary:
             **self.status.to_json(),
             "matches_played": self.run.played,
             "void_matches": self.run.void,
+            "given_up_matches": self.run.given_up,
             "interrupted": self.run.interrupted,
             "duration_s": round(self.run.duration_s, 3),
         }
@@ -236,6 +237,16 @@ class SprtSource:
             if self._in_flight == 0:
                 return None
             await self._changed.wait()
+
+    def exhausted(self) -> bool:
+        """Nothing to hand out and nothing in flight that could change it: the test is decided,
+        or every leg within the pair budget has its result."""
+        if self._in_flight:
+            return False
+        if self.status.decision is not Decision.CONTINUE:
+            return True
+        queued = any(self._within_budget(match.cycle) for match in self._queue)
+        return not queued and not self._within_budget(self._next_pair)
 
     def _pick(self) -> ScheduledMatch | None:
         if self.status.decision is not Decision.CONTINUE:
@@ -345,7 +356,8 @@ async def run_sprt(
     budget = max_pairs if max_pairs is not None else test.max_pairs
     with open_run_store(config, store) as db:
         recorded = db.matches(config.name)
-        source = SprtSource(plan, PairBook.of(recorded), test.params, budget)
+        given_up = [(a.cycle, a.leg) for a in db.void_attempts(config.name)]
+        source = SprtSource(plan, PairBook.of(recorded, given_up), test.params, budget)
         run = await run_matches(config, lineup, source, db, play=play, concurrency=concurrency,
                                 on_event=_with_status(on_event, source), stop=stop,
                                 already=len(recorded))

@@ -6,11 +6,16 @@ Append-only tables (triggers refuse UPDATE and DELETE; on PostgreSQL TRUNCATE as
 * ``matches`` — one row per played match; ``match_id`` is UNIQUE and recording an id that is
   already there is a no-op, so a result is applied exactly once however often it is replayed.
 * ``ratings`` — the live Elo of both bots after each applied (non-void) match.
+* ``void_attempts`` — one row per attempt at a match that the cluster gave up on (its attempts
+  killed too many workers): void, never rated, and *not* a recorded match, so its id stays out
+  of ``recorded_ids`` and the next run plays the match again. Tables are created with
+  ``metadata.create_all``, so a store made before this table gets it on its next open.
 
 SQLite runs in WAL mode with ``foreign_keys=ON``, ``synchronous=NORMAL`` (a committed match
 survives ``kill -9`` of the writer; only a power cut can lose the last commits) and every write
 transaction starts with ``BEGIN IMMEDIATE`` (one writer at a time, no lock upgrades). Each match
-is one transaction: the match row, any new bot rows and the two rating rows commit together.
+is one transaction: the match row, any new bot rows and the two rating rows commit together; a
+void attempt is one row in its own transaction.
 
 PostgreSQL (``postgresql+psycopg://...``, tables in the first schema of the ``search_path``) gets
 the same guarantees: the append-only triggers are created with the schema, and every write
@@ -129,10 +134,32 @@ ratings_t = Table(
     Column("delta", Float, nullable=False),
 )
 
+void_attempts_t = Table(
+    "void_attempts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("ladder", String(200), nullable=False, index=True),
+    Column("match_id", String(200), nullable=False),
+    Column("encounter_id", String(200), nullable=False, default=""),
+    Column("cycle", Integer, nullable=False, default=0),
+    Column("leg", Integer, nullable=False, default=0),
+    Column("game", String(50), nullable=False),
+    Column("seed", String(30), nullable=False),
+    Column("bot0", String(200), nullable=False),
+    Column("bot1", String(200), nullable=False),
+    Column("termination", String(40), nullable=False),
+    Column("detail", Text, nullable=False, default=""),
+    Column("started_at", Float, nullable=True),
+    Column("finished_at", Float, nullable=False),
+)
+
+APPEND_ONLY_TABLES = ("bots", "matches", "ratings", "void_attempts")
+"""Every table of the store: rows are added, never changed or removed."""
+
 _APPEND_ONLY_TRIGGERS = [
     f"CREATE TRIGGER IF NOT EXISTS {table}_no_{op.lower()} BEFORE {op} ON {table} "
     f"BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END"
-    for table in ("bots", "matches", "ratings")
+    for table in APPEND_ONLY_TABLES
     for op in ("UPDATE", "DELETE")
 ]
 
@@ -146,7 +173,7 @@ END $$
 _PG_APPEND_ONLY_TRIGGERS = {
     f"{table}_append_only_{kind}": f"CREATE TRIGGER {table}_append_only_{kind} BEFORE {ops} "
     f"ON {table} FOR EACH {each} EXECUTE FUNCTION arena_append_only()"
-    for table in ("bots", "matches", "ratings")
+    for table in APPEND_ONLY_TABLES
     for kind, ops, each in (("rows", "UPDATE OR DELETE", "ROW"), ("truncate", "TRUNCATE",
                                                                    "STATEMENT"))
 }
@@ -183,6 +210,26 @@ class StoredMatch:
 
 
 @dataclass(frozen=True)
+class VoidAttempt:
+    """An attempt at a match that the cluster gave up on, as read back from the store: void,
+    never rated, and not a recorded match (the next run plays the match again)."""
+
+    match_id: str
+    encounter_id: str
+    cycle: int
+    leg: int
+    game: str
+    seed: int
+    bots: tuple[str, str]
+    termination: Termination
+    detail: str
+    """Why it was given up (the cluster's words)."""
+    started_at: float | None
+    finished_at: float
+    """When it was given up (``time.time()``)."""
+
+
+@dataclass(frozen=True)
 class Recorded:
     """What ``record_match`` did."""
 
@@ -212,9 +259,9 @@ def _configure_sqlite(engine: Engine) -> None:
 def _create_postgres_triggers(conn: Connection) -> None:
     """Create whichever append-only triggers the tables lack (none: no DDL at all, so a role
     without DDL rights can still open an existing store)."""
+    tables = ", ".join(f"'{table}'::regclass" for table in APPEND_ONLY_TABLES)
     existing = set(conn.execute(text(
-        "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
-        " AND tgrelid IN ('bots'::regclass, 'matches'::regclass, 'ratings'::regclass)"
+        f"SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgrelid IN ({tables})"
     )).scalars())
     missing = [ddl for name, ddl in _PG_APPEND_ONLY_TRIGGERS.items() if name not in existing]
     if missing:
@@ -327,6 +374,37 @@ class LadderStore:
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot record match {result.match_id}: {exc}") from exc
 
+    def record_void_attempt(
+        self,
+        ladder: str,
+        result: MatchResult,
+        *,
+        encounter_id: str = "",
+        cycle: int = 0,
+        leg: int = 0,
+        started_at: float | None = None,
+    ) -> None:
+        """Record a void attempt at a match (one the cluster gave up on) in one transaction.
+
+        It is never rated and is not a recorded match: its id stays out of ``recorded_ids``,
+        so the next run plays the match again, and an id may have several void attempts.
+        Raises ``ValueError`` for a result that is not void, ``StoreError``."""
+        if not result.void:
+            raise ValueError(f"match {result.match_id} is not void ({result.termination}): "
+                             "record it with record_match")
+        try:
+            with self._write() as conn:
+                conn.execute(void_attempts_t.insert().values(
+                    ladder=ladder, match_id=result.match_id, encounter_id=encounter_id,
+                    cycle=cycle, leg=leg, game=result.game, seed=str(result.seed),
+                    bot0=result.bots[0], bot1=result.bots[1],
+                    termination=str(result.termination), detail=result.detail,
+                    started_at=started_at, finished_at=time.time(),
+                ))
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot record the void attempt at match {result.match_id}: "
+                             f"{exc}") from exc
+
     @staticmethod
     def _has_match(conn: Connection, match_id: str) -> bool:
         found = conn.execute(select(matches_t.c.id).where(matches_t.c.match_id == match_id))
@@ -397,6 +475,16 @@ class LadderStore:
             ).mappings().all()
         return [_stored(r) for r in rows]
 
+    def void_attempts(self, ladder: str) -> list[VoidAttempt]:
+        """Every void attempt of the ladder (matches the cluster gave up on), in recording
+        order."""
+        with self._read() as conn:
+            rows = conn.execute(
+                select(void_attempts_t).where(void_attempts_t.c.ladder == ladder)
+                .order_by(void_attempts_t.c.id)
+            ).mappings().all()
+        return [_void_attempt(r) for r in rows]
+
     def live_elo(self, ladder: str) -> dict[str, float]:
         """The latest live Elo of every rated bot of the ladder."""
         with self._read() as conn:
@@ -450,3 +538,13 @@ def _stored(r: Any) -> StoredMatch:
         duration_s=float(r["duration_s"]), finished_at=float(r["finished_at"]),
     )
 
+
+
+def _void_attempt(r: Any) -> VoidAttempt:
+    return VoidAttempt(
+        match_id=r["match_id"], encounter_id=r["encounter_id"], cycle=int(r["cycle"]),
+        leg=int(r["leg"]), game=r["game"], seed=int(r["seed"]), bots=(r["bot0"], r["bot1"]),
+        termination=Termination(r["termination"]), detail=r["detail"] or "",
+        started_at=None if r["started_at"] is None else float(r["started_at"]),
+        finished_at=float(r["finished_at"]),
+    )

@@ -1,6 +1,7 @@
 """The embedded cluster: `run_ladder` with no [cluster] plays every match as a Dask task in
 worker processes on 127.0.0.1, with the same results as the referee in this process; a match
-whose worker keeps being killed is given up for the run and played by the next."""
+whose worker keeps being killed is given up for the run (recorded as a void attempt, never
+rated) and played by the next."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from arena.ladder.runner import (
     ladder_schedule,
     run_ladder,
 )
+from arena.ladder.store import LadderStore
 from arena.referee.match import play_match
 from arena.referee.replay import replay_log
 from tests.cluster.conftest import LOOPBACK, descendants, ladder_file, pacers
@@ -92,7 +94,13 @@ def test_a_match_that_keeps_killing_workers_is_void_for_the_run(tmp_path: Path) 
 
     summary = asyncio.run(both())
     assert len(kills) == ALLOWED_FAILURES + 1
-    assert summary.void == 1 and summary.played == 1 and summary.remaining == 1
-    assert len(load_matches(cfg)) == 1  # the given-up match is not recorded...
-    again = asyncio.run(run_ladder(cfg))  # ...and the next run plays it
+    assert summary.void == 1 and summary.given_up == 1
+    assert summary.played == 1 and summary.remaining == 1
+    with LadderStore(cfg.database_url) as db:  # a void attempt, not a recorded match...
+        (attempt,) = db.void_attempts(cfg.name)
+        assert attempt.match_id not in db.recorded_ids(cfg.name)
+        assert "killed the workers" in attempt.detail and "void attempt" in attempt.detail
+    assert len(load_matches(cfg)) == 1
+    again = asyncio.run(run_ladder(cfg))  # ...so the next run plays it
     assert again.played == 1 and again.remaining == 0 and len(load_matches(cfg)) == 2
+    assert attempt.match_id in {m.match_id for m in load_matches(cfg)}

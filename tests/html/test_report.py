@@ -3,13 +3,14 @@ and the charts it is drawn with."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli.ladder_site import ReportData, replay_name, report_page
+from arena.cli.ladder_site import ReportData, replay_name, report_page, write_report
 from arena.cli.main import app
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import (
@@ -19,10 +20,12 @@ from arena.ladder.reports import (
     load_standings,
     standings_of,
 )
+from arena.ladder.runner import ladder_schedule, run_ladder
+from arena.ladder.store import VoidAttempt
 from arena.model import Termination
 from arena.render.html.charts import Interval, heat_colour, interval_chart, line_chart, ticks
 from tests.html.support import mini_ladder, page_data
-from tests.ladder.fakes import stored
+from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve, stored
 
 runner = CliRunner()
 
@@ -121,6 +124,40 @@ def test_report_page_from_recorded_matches() -> None:
     assert "&lt;b&gt;cy&lt;/b&gt;" in html and "<b>cy" not in html
     assert "No rated match yet." in html  # no history given
     assert "<td>void</td>" in html
+
+
+def test_report_page_counts_and_lists_the_matches_the_cluster_gave_up_on() -> None:
+    matches = [stored("m1", ("ann", "ben"), (30, 10), winner=0, encounter="e1", leg=0)]
+    lost = [VoidAttempt(f"m{k}", "e1", 0, 1, "lost-cities", 7, ("ben", "ann"),
+                        Termination.CANCELLED, "killed <workers>", None, 1_700_000_000.0 + k)
+            for k in (2, 3)]
+    data = ReportData("t", "lost-cities", standings_of("t", matches, given_up=2),
+                      crosstable_of(matches), matches, [], given_up=lost)
+    html = report_page(data)
+    assert "1 rated matches, 0 void (recorded, never rated) · 2 matches were given up by the " \
+           "cluster (void: never rated, played again) · 2 bots" in html
+    table = re.search(r'<table class="grid" id="given-up">(.*?)</table>', html, re.S)
+    assert table is not None
+    rows = re.findall(r'<tr class="void" data-given-up="(m\d)"><td>m\d</td><td>0/1</td>'
+                      r"<td>ben</td><td>ann</td><td>([^<]+)</td><td>([^<]+)</td></tr>",
+                      table.group(1))
+    assert rows == [("m2", "2023-11-14 22:13:22 UTC", "killed &lt;workers&gt;"),
+                    ("m3", "2023-11-14 22:13:23 UTC", "killed &lt;workers&gt;")]
+    assert 'id="given-up"' not in report_page(
+        ReportData("t", "lost-cities", standings_of("t", matches), crosstable_of(matches),
+                   matches, []))
+
+
+def test_the_site_reads_the_matches_the_cluster_gave_up_on(tmp_path: Path) -> None:
+    path = tmp_path / "lost.toml"
+    path.write_text('name = "lost"\ngame = "lost-cities"\nentrants = ["alpha", "beta"]\n')
+    config = load_ladder(path)
+    lost = ladder_schedule(config)[0].matches[0].match_id
+    asyncio.run(run_ladder(config, play=FakePlayer(given_up_ids={lost}), resolve=fake_resolve))
+    summary = write_report(config, tmp_path / "site", lambda log: "")
+    index = summary.index.read_text(encoding="utf-8")
+    assert "1 match was given up by the cluster" in index
+    assert f'data-given-up="{lost}"' in index and GIVEN_UP in index
 
 
 def test_charts() -> None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena.cluster.executor import given_up
 from arena.ladder.store import StoredMatch
 from arena.model import BotSpec, MatchResult, MatchSpec, Termination
 
@@ -34,14 +35,21 @@ def fake_result(spec: MatchSpec, termination: Termination = Termination.NORMAL) 
     )
 
 
+GIVEN_UP = "the match killed the workers that played it (fake)"
+"""The detail of the matches a ``FakePlayer`` gives up on."""
+
+
 class FakePlayer:
-    """Records every call; optional per-match delay, hook and void matches."""
+    """Records every call; optional per-match delay, hook, void matches and matches given up
+    on (the cancelled result the cluster's player returns when a match kills its workers)."""
 
     def __init__(self, delay: float = 0.0, void_ids: set[str] | None = None,
-                 hook: Callable[[MatchSpec], None] | None = None) -> None:
+                 hook: Callable[[MatchSpec], None] | None = None,
+                 given_up_ids: set[str] | None = None) -> None:
         self.delay = delay
         self.calls: list[MatchSpec] = []
         self.void_ids = void_ids or set()
+        self.given_up_ids = given_up_ids or set()
         self.hook = hook
         self.active = 0
         self.max_active = 0
@@ -57,6 +65,8 @@ class FakePlayer:
             await asyncio.sleep(self.delay)
         finally:
             self.active -= 1
+        if spec.match_id in self.given_up_ids:
+            return given_up(spec, GIVEN_UP)
         term = Termination.INTERNAL if spec.match_id in self.void_ids else Termination.NORMAL
         return fake_result(spec, term)
 

@@ -8,6 +8,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
@@ -16,8 +17,8 @@ from typer.testing import CliRunner
 from arena.cli import ladder_cmds, ladder_view
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_standings
-from arena.ladder.runner import Progress, run_ladder
-from tests.ladder.fakes import FakePlayer, fake_resolve
+from arena.ladder.runner import Progress, ladder_schedule, run_ladder
+from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve
 
 
 def _app() -> typer.Typer:
@@ -62,6 +63,31 @@ def test_human_commands(tmp_path: Path) -> None:
     out = runner.invoke(_app(), ["ladder", "matches", str(path), "--format", "json"])
     rows = json.loads(out.output)
     assert len(rows) == 24 and all(r["log"] for r in rows)
+
+
+def test_matches_the_cluster_gave_up_on_are_counted_and_listed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "lost.toml"
+    path.write_text('name = "lost"\ngame = "lost-cities"\nentrants = ["alpha", "beta"]\n')
+    cfg = load_ladder(path)
+    lost = ladder_schedule(cfg)[0].matches[1].match_id
+    asyncio.run(run_ladder(cfg, play=FakePlayer(given_up_ids={lost}), resolve=fake_resolve))
+    monkeypatch.setattr(ladder_cmds.console, "width", 200)  # no folded cells
+    runner = CliRunner()
+    out = runner.invoke(_app(), ["ladder", "standings", str(path)])
+    assert out.exit_code == 0, out.output
+    assert "1 match was given up by the cluster (void: never rated, played again)" in out.output
+    data = json.loads(runner.invoke(_app(), ["ladder", "standings", str(path), "--format",
+                                             "json"]).output)
+    assert (data["rated_matches"], data["void_matches"], data["given_up_matches"]) == (1, 0, 1)
+    out = runner.invoke(_app(), ["ladder", "matches", str(path)])
+    assert out.exit_code == 0, out.output
+    recorded, given_up = out.output.split("1 match was given up by the cluster")
+    assert lost not in recorded and "1 matches" in recorded
+    assert lost in given_up and GIVEN_UP in given_up and " UTC " in given_up
+    rows = json.loads(runner.invoke(_app(), ["ladder", "matches", str(path), "--format",
+                                             "json"]).output)
+    assert [r["match_id"] for r in rows] == [ladder_schedule(cfg)[0].matches[0].match_id]
 
 
 def test_missing_results_are_one_clear_error(tmp_path: Path) -> None:

@@ -1,11 +1,16 @@
-"""The runner with a fast in-process player: resume, bounds, concurrency, clean stop, reports."""
+"""The runner with a fast in-process player: resume, bounds, concurrency, clean stop, matches
+the cluster gave up on, reports."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from arena.cluster import session
 from arena.ladder.config import LadderConfig, load_ladder, parse_ladder
 from arena.ladder.reports import crosstable_of, load_matches, load_standings
 from arena.ladder.runner import (
@@ -16,8 +21,8 @@ from arena.ladder.runner import (
     run_ladder,
 )
 from arena.ladder.store import LadderStore
-from arena.model import MatchSpec
-from tests.ladder.fakes import FakePlayer, fake_resolve
+from arena.model import BotSpec, MatchSpec, Termination
+from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve
 
 
 def config(tmp_path: Path, cycles: int = 2, bots: str = '"alpha", "beta", "gamma", "delta"'
@@ -118,6 +123,21 @@ def test_stop_drops_in_flight_matches_and_the_next_run_replays_them(tmp_path: Pa
         assert after[match_id] == m  # nothing lost, nothing rewritten
 
 
+def test_a_finished_ladder_opens_no_cluster(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = config(tmp_path, cycles=1, bots='"alpha", "beta"')
+    run(cfg, FakePlayer())
+    opened: list[object] = []
+    monkeypatch.setattr(session, "open_cluster",
+                        lambda *args, **kwargs: opened.append(args))  # never entered
+
+    def with_a_directory(ref: str, base_dir: Path) -> BotSpec:  # what the process sandbox needs
+        return dataclasses.replace(fake_resolve(ref, base_dir), directory=str(tmp_path))
+
+    summary = asyncio.run(run_ladder(cfg, resolve=with_a_directory, sandbox="process"))
+    assert opened == [] and summary.played == 0 and summary.skipped == 2
+
+
 def test_void_matches_are_listed_but_never_rated(tmp_path: Path) -> None:
     cfg = config(tmp_path, cycles=1, bots='"alpha", "beta"')
     schedule = ladder_schedule(cfg)
@@ -128,6 +148,39 @@ def test_void_matches_are_listed_but_never_rated(tmp_path: Path) -> None:
     standings = load_standings(cfg)
     assert standings.void == 1 and standings.rated == 1
     assert all(r.matches == 1 for r in standings.rows)
+
+
+def test_a_match_the_cluster_gave_up_on_is_a_void_attempt_played_again_by_the_next_run(
+        tmp_path: Path) -> None:
+    cfg = config(tmp_path, cycles=1, bots='"alpha", "beta"')
+    lost = ladder_schedule(cfg)[0].matches[1]
+    events: list[LadderEvent] = []
+    summary = run(cfg, FakePlayer(given_up_ids={lost.match_id}), on_event=events.append)
+    assert (summary.played, summary.void, summary.given_up, summary.remaining) == (1, 1, 1, 1)
+    finished = [e for e in events if e.kind is LadderEventKind.MATCH_FINISHED]
+    assert [(e.result.match_id, e.result.termination, e.applied) for e in finished
+            if e.result is not None and e.result.void] == \
+        [(lost.match_id, Termination.CANCELLED, False)]
+    with LadderStore(cfg.database_url) as db:
+        (attempt,) = db.void_attempts("fake")
+        assert (attempt.match_id, attempt.encounter_id, attempt.cycle, attempt.leg,
+                attempt.seed) == (lost.match_id, lost.encounter_id, lost.cycle, lost.leg,
+                                  lost.seed)
+        assert attempt.detail == GIVEN_UP and attempt.started_at is not None
+        assert lost.match_id not in db.recorded_ids("fake")
+        assert len(db.elo_history("fake")) == 2  # only the match played to the end is rated
+    assert load_standings(cfg).rated == 1
+
+    again = FakePlayer()
+    summary = run(cfg, again)
+    assert [(s.match_id, s.seed) for s in again.calls] == [(lost.match_id, lost.seed)]
+    assert (summary.played, summary.void, summary.given_up, summary.remaining) == (1, 0, 0, 0)
+    replayed = {m.match_id: m for m in load_matches(cfg)}[lost.match_id]
+    assert not replayed.void and replayed.termination is Termination.NORMAL
+    assert load_standings(cfg).rated == 2
+    with LadderStore(cfg.database_url) as db:
+        assert len(db.elo_history("fake")) == 4
+        assert [a.match_id for a in db.void_attempts("fake")] == [lost.match_id]  # kept
 
 
 def test_standings_rank_the_fake_strengths(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ void legs, results out of order, a stopped test resumed, and what is refused."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from arena.cluster import session
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig, parse_ladder
 from arena.ladder.reports import load_matches, load_standings
@@ -147,6 +149,32 @@ def test_a_leg_void_again_and_again_stops_the_run(tmp_path: Path) -> None:
                                                         "t-p00000-l0-r2"]
 
 
+def test_a_leg_the_cluster_gave_up_on_gets_a_new_id_when_the_test_resumes(
+        tmp_path: Path) -> None:
+    """Its void attempt is recorded apart from the matches, yet counts for the next attempt's
+    number: a resumed test never plays an id that is already recorded."""
+    cfg = sprt_config(tmp_path, "beta", "gamma", "max_pairs = 1\n", concurrency=1)
+    stop = asyncio.Event()
+
+    def stop_at_the_third_attempt(spec: MatchSpec) -> None:
+        if spec.match_id == "t-p00000-l1-r2":
+            stop.set()
+
+    first = FakePlayer(delay=0.05, given_up_ids={"t-p00000-l1"}, void_ids={"t-p00000-l1-r1"},
+                       hook=stop_at_the_third_attempt)
+    stopped = run(cfg, first, stop=stop)
+    assert [s.match_id for s in first.calls] == ["t-p00000-l0", "t-p00000-l1", "t-p00000-l1-r1",
+                                                  "t-p00000-l1-r2"]
+    assert stopped.run.interrupted and (stopped.run.void, stopped.run.given_up) == (2, 1)
+    assert stopped.to_json()["given_up_matches"] == 1
+    assert [m.match_id for m in load_matches(cfg)] == ["t-p00000-l0", "t-p00000-l1-r1"]
+    second = FakePlayer()
+    resumed = run(cfg, second)
+    assert [s.match_id for s in second.calls] == ["t-p00000-l1-r2"]
+    assert resumed.status.pairs == 1 and PairBook.of(load_matches(cfg)).counts.pairs == 1
+    check_pairs(cfg, resumed)
+
+
 class ShuffledPlayer(FakePlayer):
     """The fake player with a random delay per match: results land out of order."""
 
@@ -214,6 +242,37 @@ def test_a_stopped_test_resumes_where_it_was(tmp_path: Path) -> None:
     single.mkdir()
     whole = run(sprt_config(single, "beta", "gamma", "max_pairs = 12\n"), FakePlayer())
     assert whole.status.counts == resumed.status.counts, "the same deals as one whole run"
+
+
+@pytest.mark.parametrize(("bots", "extra", "outcome"), [
+    (("alpha", "delta"), "", SprtOutcome.H1),
+    (("beta", "gamma"), "max_pairs = 2\n", SprtOutcome.INCONCLUSIVE),
+])
+def test_a_finished_test_opens_no_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          bots: tuple[str, str], extra: str,
+                                          outcome: SprtOutcome) -> None:
+    """Run again once decided (or with the budget spent), with the real runner's default
+    (matches on the cluster): the source says up front that it has nothing to play, so no
+    cluster is started."""
+    cfg = sprt_config(tmp_path, *bots, extra)
+    finished = run(cfg, FakePlayer())
+    assert finished.outcome is outcome
+    opened: list[object] = []
+    real_open = session.open_cluster
+
+    def recording_open(*args: Any, **kwargs: Any) -> Any:
+        opened.append(args)
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(session, "open_cluster", recording_open)
+
+    def with_a_directory(ref: str, base_dir: Path) -> BotSpec:  # what the process sandbox needs
+        return dataclasses.replace(fake_resolve(ref, base_dir), directory=str(tmp_path))
+
+    again = asyncio.run(run_sprt(cfg, resolve=with_a_directory, sandbox="process"))
+    assert opened == []
+    assert again.outcome is outcome and again.run.played == 0
+    assert again.status.counts == finished.status.counts
 
 
 def test_a_plain_ladder_and_a_test_are_not_confused(tmp_path: Path) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -13,10 +15,11 @@ from arena.cli.ladder_view import (
     sprt_counts_line,
     sprt_estimate_line,
 )
-from arena.ladder.runner import InFlight, LadderEventKind, Progress
+from arena.cli.sprt_cmds import render_sprt_summary
+from arena.ladder.runner import InFlight, LadderEventKind, Progress, RunSummary
 from arena.ladder.sprt import EloModel, Pentanomial, SprtParams, evaluate, expected_pairs
 from arena.ladder.sprt_pairs import PairBook
-from arena.ladder.sprt_run import SprtEvent, SprtStatus
+from arena.ladder.sprt_run import SprtEvent, SprtStatus, SprtSummary
 from tests.ladder.test_view import text_of
 
 PARAMS = SprtParams(0.0, 50.0)
@@ -85,3 +88,16 @@ def test_the_llr_bar_is_linear_between_the_bounds() -> None:
     lower, upper = PARAMS.bounds
     assert math.isclose(llr_fill(status), (status.llr - lower) / (upper - lower))
     assert 0.0 < llr_fill(status) < 1.0
+
+
+def test_the_end_of_a_run_counts_the_legs_the_cluster_gave_up_on() -> None:
+    run = RunSummary(played=8, skipped=0, remaining=0, void=1, interrupted=True,
+                     duration_s=60.0, given_up=1)
+    summary = SprtSummary("t", Path("t.toml"), ("v2", "v1"), status_of((0, 1, 2, 1, 0)), run)
+    text = " ".join(text_of(render_sprt_summary(summary), width=200).split())
+    assert ("this run: 8 matches in 1:00 (8.0/min, 1 void); 1 match was given up by the "
+            "cluster (void: never rated, played again). Matches: arena ladder matches t.toml"
+            ) in text
+    quiet = SprtSummary("t", Path("t.toml"), ("v2", "v1"), status_of((0, 1, 2, 1, 0)),
+                        replace(run, void=0, given_up=0))
+    assert "given up" not in text_of(render_sprt_summary(quiet), width=200)

@@ -1,6 +1,6 @@
 """The store on every backend (SQLite, and PostgreSQL when $ARENA_TEST_POSTGRES_URL names one):
-idempotent match ids, also under concurrent writers, append-only tables, live Elo history;
-SQLite settings."""
+idempotent match ids, also under concurrent writers, append-only tables, live Elo history, void
+attempts (recorded apart, never rated, played again); SQLite settings."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from arena.bots.identity import directory_hash
+from arena.cluster.executor import given_up
 from arena.ladder.rating import elo_update
 from arena.ladder.schedule import build_schedule
 from arena.ladder.store import LadderStore, Recorded
@@ -73,16 +74,62 @@ def test_live_elo_history_and_void_matches(store: LadderStore) -> None:
 
 def test_tables_are_append_only(store: LadderStore) -> None:
     store.record_match("lad", fake_result(spec("m-1", 1)), (A, B))
+    store.record_void_attempt("lad", given_up(spec("m-2", 2), "killed"))
     statements = ["UPDATE matches SET winner = 1", "DELETE FROM matches", "DELETE FROM ratings",
-                  "UPDATE bots SET name = 'x'", "UPDATE ratings SET rating = 0"]
+                  "UPDATE bots SET name = 'x'", "UPDATE ratings SET rating = 0",
+                  "UPDATE void_attempts SET detail = 'x'", "DELETE FROM void_attempts"]
     if store.is_postgresql:
-        statements += ["TRUNCATE ratings", "TRUNCATE matches, ratings", "TRUNCATE bots CASCADE"]
+        statements += ["TRUNCATE ratings", "TRUNCATE matches, ratings", "TRUNCATE bots CASCADE",
+                       "TRUNCATE void_attempts"]
     for statement in statements:
         with pytest.raises(Exception, match="append-only"), store.engine.begin() as conn:
             conn.execute(text(statement))
     assert len(store.matches("lad")) == 1
+    assert [a.detail for a in store.void_attempts("lad")] == ["killed"]
     assert len(store.elo_history("lad")) == 2 and len(store.bot_rows()) == 2
     assert store.matches("lad")[0].winner == fake_result(spec("m-1", 1)).winner
+
+
+def test_a_void_attempt_is_listed_never_rated_and_played_again(store: LadderStore) -> None:
+    store.record_match("lad", fake_result(spec("m-1", 1)), (A, B))
+    before = store.elo_history("lad")
+    lost = given_up(spec("m-2", 22, flip=True), "the match killed the workers that played it")
+    store.record_void_attempt("lad", lost, encounter_id="e1", cycle=1, leg=1, started_at=5.0)
+    store.record_void_attempt("lad", lost, encounter_id="e1", cycle=1, leg=1)  # given up again
+    store.record_void_attempt("other", given_up(spec("m-3", 3), "elsewhere"))
+    first, second = store.void_attempts("lad")
+    assert (first.match_id, first.encounter_id, first.cycle, first.leg) == ("m-2", "e1", 1, 1)
+    assert first.seed == 22 and first.bots == ("beta", "alpha") and first.game == "lost-cities"
+    assert first.termination is Termination.CANCELLED and "killed the workers" in first.detail
+    assert first.started_at == 5.0 and second.started_at is None
+    assert first.finished_at <= second.finished_at
+    # not a recorded match: the next run plays it; never rated: no rating row, no bot row
+    assert store.recorded_ids("lad") == {"m-1"}
+    assert [m.match_id for m in store.matches("lad")] == ["m-1"]
+    assert store.elo_history("lad") == before and len(store.bot_rows()) == 2
+    # once played to the end it is recorded and rated like any match
+    assert store.record_match("lad", fake_result(spec("m-2", 22, flip=True)), (B, A)).applied
+    assert store.recorded_ids("lad") == {"m-1", "m-2"} and len(store.elo_history("lad")) == 4
+    assert len(store.void_attempts("lad")) == 2
+
+
+def test_only_a_void_result_is_a_void_attempt(store: LadderStore) -> None:
+    with pytest.raises(ValueError, match="m-1 is not void .*record_match"):
+        store.record_void_attempt("lad", fake_result(spec("m-1", 1)))
+    assert store.void_attempts("lad") == []
+
+
+def test_a_store_made_before_void_attempts_gets_the_table(store_url: str) -> None:
+    with LadderStore(store_url) as db:
+        db.record_match("lad", fake_result(spec("m-1", 1)), (A, B))
+        with db.engine.begin() as conn:  # as the store was before the table existed
+            conn.execute(text("DROP TABLE void_attempts"))
+    with LadderStore(store_url) as db:
+        db.record_void_attempt("lad", given_up(spec("m-2", 2), "killed"))
+        assert [a.match_id for a in db.void_attempts("lad")] == ["m-2"]
+        assert db.recorded_ids("lad") == {"m-1"}
+        with pytest.raises(Exception, match="append-only"), db.engine.begin() as conn:
+            conn.execute(text("DELETE FROM void_attempts"))
 
 
 def run_together(store_url: str, count: int,

@@ -120,12 +120,13 @@ def test_schema_has_the_triggers_once(postgres_url: str) -> None:
     with LadderStore(postgres_url) as db, db.engine.connect() as conn:
         triggers = conn.execute(text(
             "SELECT tgrelid::regclass::text, tgname FROM pg_trigger WHERE NOT tgisinternal"
-            " AND tgrelid IN ('bots'::regclass, 'matches'::regclass, 'ratings'::regclass)"
-            " ORDER BY 1, 2")).all()
+            " AND tgrelid IN ('bots'::regclass, 'matches'::regclass, 'ratings'::regclass,"
+            " 'void_attempts'::regclass) ORDER BY 1, 2")).all()
         types: dict[str, str] = dict(conn.execute(text(
             "SELECT column_name, data_type FROM information_schema.columns"
             " WHERE table_schema = current_schema() AND table_name = 'matches'")).all())
-    assert triggers == [(t, f"{t}_append_only_{k}") for t in ("bots", "matches", "ratings")
+    assert triggers == [(t, f"{t}_append_only_{k}")
+                        for t in ("bots", "matches", "ratings", "void_attempts")
                         for k in ("rows", "truncate")]
     assert types["options"] == types["rounds"] == "json"
     assert types["duration_s"] == "double precision"

@@ -17,12 +17,14 @@ from arena.cli.ladder_view import (
     render_report,
     render_standings,
     render_summary,
+    render_void_attempts,
     stored_from_result,
 )
 from arena.ladder.config import parse_ladder
 from arena.ladder.reports import crosstable_of, standings_of
 from arena.ladder.runner import InFlight, LadderEvent, LadderEventKind, Progress, RunSummary
 from arena.ladder.schedule import build_schedule
+from arena.ladder.store import VoidAttempt
 from arena.model import BotSpec, MatchSpec, Termination
 from tests.ladder.fakes import SAMPLE_MATCHES, fake_result
 
@@ -76,6 +78,25 @@ def test_pairing_and_the_report() -> None:
         "duplicate deals: no complete encounters yet"
 
 
+def test_the_report_counts_the_matches_the_cluster_gave_up_on() -> None:
+    standings = standings_of("lad", MATCHES, given_up=2)
+    assert standings.to_json()["given_up_matches"] == 2
+    assert text_of(render_report(standings)) == text_of(
+        render_standings(standings),
+        "2 matches were given up by the cluster (void: never rated, played again)",
+        render_pairing(standings))
+
+
+def test_the_matches_the_cluster_gave_up_on_are_listed() -> None:
+    attempt = VoidAttempt("lad-c0-e1-l0", "lad-c0-e1", 0, 0, "lost-cities", 7, ("alpha", "beta"),
+                          Termination.CANCELLED, "the match killed the workers that played it",
+                          started_at=1_699_999_990.0, finished_at=1_700_000_000.0)
+    text = text_of(render_void_attempts([attempt]), width=160)
+    assert "1 match was given up by the cluster (void: never rated, played again)" in text
+    assert row_of(text, "lad-c0-e1-l0")[1:] == [
+        "alpha", "beta", "2023-11-14 22:13:20 UTC", "the match killed the workers that played it"]
+
+
 def test_crosstable() -> None:
     cross = crosstable_of(MATCHES)
     text = text_of(render_crosstable(cross))
@@ -103,6 +124,11 @@ def test_summary_line() -> None:
         "done: 12 matches played in 1:15 (1 void), 4 already recorded, 0 still to play"
     stopped = RunSummary(3, 0, 9, 0, True, 3700)
     assert text_of(render_summary(stopped)).startswith("stopped early: 3 matches played in 1:01:40")
+    lost = RunSummary(played=1, skipped=0, remaining=1, void=1, interrupted=False,
+                      duration_s=2.0, given_up=1)
+    assert text_of(render_summary(lost)).splitlines() == [
+        "done: 1 matches played in 0:02 (1 void), 0 already recorded, 1 still to play",
+        "1 match was given up by the cluster (void: never rated, played again)"]
 
 
 def _progress(done: int, planned: int = 4, **kwargs: object) -> Progress:
