@@ -16,6 +16,8 @@ Figures (targets in parentheses, see README):
   process_match_cpu_*_s          CPU seconds per process match: the referee, the two bots
   container_match_cpu_*_s        CPU seconds per container match: the referee process, the two
                                  containers (cgroup), dockerd/containerd; and the cores busy
+  container_lifecycle_machine_cpu_s   CPU seconds the whole machine spends to run, wait for and
+                                 remove one hardened container that runs `true`
   cluster_*                      the embedded cluster: start, a no-op task's round trip, and what
                                  it adds to a trivial match (on the cluster minus in-process)
   container_*                    Docker sandbox: start -> first decision, decision round trip,
@@ -199,6 +201,13 @@ def _engine_cpu_s() -> float:
     return total
 
 
+def _machine_busy_s() -> float:
+    """CPU seconds the whole machine has been busy (every core, every process, the kernel)."""
+    with open("/proc/stat") as stat:
+        ticks = [int(v) for v in stat.readline().split()[1:9]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # minus idle, iowait
+
+
 def _own_cpu_s() -> float:
     import resource
 
@@ -262,6 +271,13 @@ def container_costs(matches: int, log_dir: Path) -> dict[str, Any]:
                 container.remove(force=True)
         figures[f"container_start_{count}_at_once_ms_median"] = round(
             statistics.median(walls) * 1000, 1)
+    busy = _machine_busy_s()
+    for index in range(10):  # what the engine, runc, the shim and the kernel spend on one
+        container = box.client.containers.run(base, ["true"],
+                                              **box.run_options(f"bench-life-{index}", 0, 0))
+        container.wait()
+        container.remove(force=True)
+    figures["container_lifecycle_machine_cpu_s"] = round((_machine_busy_s() - busy) / 10, 3)
     if not DOCKER_CPUACCT.exists():
         return figures
     own, engine = _own_cpu_s(), _engine_cpu_s()
