@@ -82,13 +82,16 @@ def stored_from_result(result: MatchResult, m: ScheduledMatch) -> StoredMatch:
 
 def render_live(name: str, progress: Progress | None, table: Standings | None,
                 now: float) -> RenderableType:
-    """The live view of a run: progress bar with ETA, the cluster's workers (matches in flight
-    and finished, matches/min), matches in flight, standings (pure)."""
+    """The live view of a run: progress bar with ETA, the matches the cluster gave up on (if
+    any), the cluster's workers (matches in flight and finished, matches/min), matches in
+    flight, standings (pure)."""
     parts: list[RenderableType] = []
     if progress is None:
         parts.append(Text(f"ladder {name}: starting…"))
     else:
         parts.append(_progress_line(progress, now))
+        if progress.given_up:
+            parts.append(Text(given_up_text(progress.given_up), style="yellow"))
         if progress.hosts:
             parts.append(_hosts_table(progress))
         parts.append(_in_flight_table(progress, now))

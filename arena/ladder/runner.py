@@ -97,6 +97,8 @@ class Progress:
     stopping: bool = False
     hosts: tuple[HostProgress, ...] = ()
     """Per-worker progress (cluster runs): matches in flight, finished, per minute."""
+    given_up: int = 0
+    """Matches of this run the cluster gave up on (void attempts, played again)."""
 
 
 class LadderEventKind(enum.StrEnum):
@@ -294,7 +296,7 @@ class _Run:
             ladder=self.config.name, scheduled=self.scheduled, already=self.already,
             planned=self.planned, done=self.done, in_flight=tuple(self.in_flight.values()),
             elo=dict(self.elo), started=self.started, last=self.last, stopping=self.stopping,
-            hosts=self.hosts(),
+            hosts=self.hosts(), given_up=self.given_up,
         )
 
     def emit(self, kind: LadderEventKind, match: ScheduledMatch | None = None,

@@ -161,6 +161,7 @@ def test_a_match_the_cluster_gave_up_on_is_a_void_attempt_played_again_by_the_ne
     assert [(e.result.match_id, e.result.termination, e.applied) for e in finished
             if e.result is not None and e.result.void] == \
         [(lost.match_id, Termination.CANCELLED, False)]
+    assert finished[-1].progress.given_up == 1  # the live view counts it during the run
     with LadderStore(cfg.database_url) as db:
         (attempt,) = db.void_attempts("fake")
         assert (attempt.match_id, attempt.encounter_id, attempt.cycle, attempt.leg,

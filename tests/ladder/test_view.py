@@ -149,6 +149,9 @@ def test_live_snapshot() -> None:
     assert "ETA --:--" in text_of(render_live("lad", _progress(0), None, now=160.0))
     assert "ETA 0:00" in text_of(render_live("lad", _progress(4), None, now=160.0))
     assert text_of(render_live("lad", None, None, now=0.0)).strip() == "ladder lad: starting…"
+    assert "given up" not in text
+    lost = text_of(render_live("lad", _progress(2, given_up=2), None, now=160.0))
+    assert "2 matches were given up by the cluster (void: never rated, played again)" in lost
 
 
 def test_live_view_folds_the_events() -> None:
