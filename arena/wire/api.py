@@ -44,6 +44,23 @@ class HistoryBytes:
         return self._data
 
 
+def set_history(message: Any, entries: tuple[Any, ...], entry: Callable[[Any], Message],
+                history: HistoryBytes | None) -> None:
+    """Fill the ``history`` field of an observation built without it: through ``history``
+    when given (the referee's per-seat encoding), else entry by entry (one view: messages
+    are faster than bytes)."""
+    if history is None:
+        message.history.extend(map(entry, entries))
+    else:
+        message.MergeFromString(history.of(entries))
+
+
+def history_entry_bytes(observation_type: Callable[..., Message], entry: Message) -> bytes:
+    """One history entry as the serialized ``history`` field of ``observation_type``."""
+    data: bytes = observation_type(history=[entry]).SerializeToString()
+    return data
+
+
 class HistoryDecoder:
     """A seat's observation history decoded entry by entry (the SDK keeps one per match).
 

@@ -11,7 +11,7 @@ from typing import Any
 from arena.errors import InvalidActionError
 from arena.games import haggis as h
 from arena.v1 import haggis_pb2 as pb
-from arena.wire.api import HistoryBytes, HistoryDecoder
+from arena.wire.api import HistoryBytes, HistoryDecoder, history_entry_bytes, set_history
 
 _KINDS = {
     h.SET: pb.HAGGIS_COMBO_KIND_SET,
@@ -118,18 +118,15 @@ class HaggisCodec:
             ],
             totals=list(view.totals),
         )
-        if history is None:  # one view: its entries as messages (faster than as bytes)
-            message.history.extend(pb.HaggisHistoryEntry(round=r, seat=s, action=h.format_action(a))
-                                   for r, s, a in view.history)
-        else:
-            message.MergeFromString(history.of(view.history))
+        set_history(message, view.history, self._history_entry, history)
         return message
 
-    def history_entry_bytes(self, entry: tuple[int, int, h.Action]) -> bytes:
+    def _history_entry(self, entry: tuple[int, int, h.Action]) -> pb.HaggisHistoryEntry:
         r, s, a = entry
-        one = pb.HaggisHistoryEntry(round=r, seat=s, action=h.format_action(a))
-        data: bytes = pb.HaggisObservation(history=[one]).SerializeToString()
-        return data
+        return pb.HaggisHistoryEntry(round=r, seat=s, action=h.format_action(a))
+
+    def history_entry_bytes(self, entry: tuple[int, int, h.Action]) -> bytes:
+        return history_entry_bytes(pb.HaggisObservation, self._history_entry(entry))
 
     def history_entry_from_proto(self, entry: pb.HaggisHistoryEntry
                                  ) -> tuple[int, int, h.Action]:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from arena.errors import InvalidActionError
 from arena.games.lost_cities import Action, Card, View, parse_card
 from arena.v1 import lost_cities_pb2 as pb
-from arena.wire.api import HistoryBytes, HistoryDecoder
+from arena.wire.api import HistoryBytes, HistoryDecoder, history_entry_bytes, set_history
 
 _DRAW_TO_PROTO: dict[int | None, pb.LostCitiesDrawSource] = {
     None: pb.LOST_CITIES_DRAW_SOURCE_DECK,
@@ -59,18 +59,15 @@ class LostCitiesCodec:
                 pb.LostCitiesRoundScore(seat0=a, seat1=b) for a, b in view.finished_rounds
             ],
         )
-        if history is None:  # one view: its entries as messages (faster than as bytes)
-            message.history.extend(pb.LostCitiesHistoryEntry(round=r, seat=s, action=t)
-                                   for r, s, t in view.history)
-        else:
-            message.MergeFromString(history.of(view.history))
+        set_history(message, view.history, self._history_entry, history)
         return message
 
-    def history_entry_bytes(self, entry: tuple[int, int, str]) -> bytes:
+    def _history_entry(self, entry: tuple[int, int, str]) -> pb.LostCitiesHistoryEntry:
         r, s, t = entry
-        one = pb.LostCitiesHistoryEntry(round=r, seat=s, action=t)
-        data: bytes = pb.LostCitiesObservation(history=[one]).SerializeToString()
-        return data
+        return pb.LostCitiesHistoryEntry(round=r, seat=s, action=t)
+
+    def history_entry_bytes(self, entry: tuple[int, int, str]) -> bytes:
+        return history_entry_bytes(pb.LostCitiesObservation, self._history_entry(entry))
 
     def observation_from_proto(self, message: pb.LostCitiesObservation,
                                history: HistoryDecoder | None = None) -> View:

@@ -11,7 +11,7 @@ from typing import Any
 from arena.errors import InvalidActionError
 from arena.games.portas import PASS, TREASURES, Action, Chest, Pass, Play, Taken, View
 from arena.v1 import portas_pb2
-from arena.wire.api import HistoryBytes, HistoryDecoder
+from arena.wire.api import HistoryBytes, HistoryDecoder, history_entry_bytes, set_history
 
 
 def _cards(message: Any) -> tuple[int, ...]:
@@ -62,18 +62,15 @@ class PortasCodec:
             finished_games=[portas_pb2.PortasGameScore(scores=list(s)) for s in view.finished],
             passes_in_a_row=view.passes,
         )
-        if history is None:  # one view: its entries as messages (faster than as bytes)
-            message.history.extend(portas_pb2.PortasHistoryEntry(game=g, seat=s, action=a)
-                                   for g, s, a in view.history)
-        else:
-            message.MergeFromString(history.of(view.history))
+        set_history(message, view.history, self._history_entry, history)
         return message
 
-    def history_entry_bytes(self, entry: tuple[int, int, str]) -> bytes:
+    def _history_entry(self, entry: tuple[int, int, str]) -> portas_pb2.PortasHistoryEntry:
         g, s, a = entry
-        one = portas_pb2.PortasHistoryEntry(game=g, seat=s, action=a)
-        data: bytes = portas_pb2.PortasObservation(history=[one]).SerializeToString()
-        return data
+        return portas_pb2.PortasHistoryEntry(game=g, seat=s, action=a)
+
+    def history_entry_bytes(self, entry: tuple[int, int, str]) -> bytes:
+        return history_entry_bytes(portas_pb2.PortasObservation, self._history_entry(entry))
 
     def observation_from_proto(self, message: Any, history: HistoryDecoder | None = None
                                ) -> View:
