@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.cluster import MATCH_RESOURCE
-from arena.cluster.live import LiveLog, LiveLogs, relocate, seat_log_path
+from arena.cluster.live import LiveLog, LiveLogs, relocate
 from arena.cluster.shipping import Needs, Shipment, pack_directory, save_image
 from arena.cluster.task import MatchOutput, MatchTask, TaskOutcome, play_task
 from arena.errors import ClusterError
 from arena.model import MatchEvent, MatchResult, MatchSpec, Termination
-from arena.referee.log import aborted_name, open_private, private_dir
+from arena.referee.log import aborted_name, open_private, private_dir, seat_log_path
 from arena.sandbox.api import Sandbox
 
 log = logging.getLogger(__name__)

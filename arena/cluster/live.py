@@ -45,7 +45,7 @@ from typing import IO, Any
 from arena.cluster import LIVE_LOG_CAP, LOG_TOPIC
 from arena.cluster.settings import ALLOWED_FAILURES
 from arena.model import MatchEndEvent
-from arena.referee.log import aborted_name, open_private, private_dir
+from arena.referee.log import aborted_name, open_private, private_dir, seat_log_path
 
 log = logging.getLogger(__name__)
 
@@ -268,11 +268,6 @@ class LiveLogs:
 
 
 # --- paths -----------------------------------------------------------------------------------
-def seat_log_path(log_path: Path, seat: int) -> Path:
-    """Where the head keeps a seat's output tail: beside the match log."""
-    return log_path.with_name(f"{log_path.name.removesuffix('.jsonl')}.seat{seat}.log")
-
-
 def relocate(text: str, log_path: str, seat_logs: tuple[str | None, str | None]) -> str:
     """A match log whose final ``match_end`` record names the head's paths of the logs (the
     worker wrote it in a temporary directory)."""

@@ -38,6 +38,7 @@ from arena.cluster.shipping import (
 )
 from arena.errors import ClusterError, SandboxError
 from arena.model import BotSpec, MatchResult, MatchSpec, Termination
+from arena.referee.log import seat_log_path
 
 CACHE_ENV = "ARENA_CACHE"
 """Where a worker host keeps shipped bot directories (default ``~/.cache/arena``)."""
@@ -170,7 +171,7 @@ def _play(spec: MatchSpec, sandbox: str, worker: str, host: str) -> MatchOutput:
     try:
         result = asyncio.run(_played(spec, sandbox, work, stream))
         log = work / f"{result.match_id}.jsonl"
-        seats = tuple(_compressed(work / f"{result.match_id}.seat{seat}.log") for seat in (0, 1))
+        seats = tuple(_compressed(seat_log_path(log, seat)) for seat in (0, 1))
         return MatchOutput(result, _compressed(log) or b"", (seats[0], seats[1]), worker, host,
                            stream.attempt if stream else "")
     finally:

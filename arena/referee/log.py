@@ -53,6 +53,12 @@ def open_private(path: Path) -> IO[str]:
     return os.fdopen(fd, "w", encoding="utf-8")
 
 
+def seat_log_path(log_path: Path, seat: int) -> Path:
+    """Where a seat's output tail is kept: beside its match log ``<match_id>.jsonl``, as
+    ``<match_id>.seat<n>.log`` (the referee writes it there; the cluster's head too)."""
+    return log_path.with_name(f"{log_path.name.removesuffix('.jsonl')}.seat{seat}.log")
+
+
 def aborted_name(path: Path) -> Path:
     """The free name ``<match_id>.aborted-<n>.jsonl`` beside ``path`` (the lowest ``n``) under
     which an unfinished log of an earlier attempt is kept."""

@@ -40,7 +40,7 @@ from arena.model import (
     Termination,
 )
 from arena.referee.clock import Clock
-from arena.referee.log import MatchLogWriter, open_private
+from arena.referee.log import MatchLogWriter, open_private, seat_log_path
 from arena.referee.player import DecisionRequest, Player, SeatStart
 from arena.referee.remote import remote_players
 from arena.sandbox import get_sandbox
@@ -293,7 +293,7 @@ class Match:
             if tail is None or self.log_path is None:
                 paths.append(None)
                 continue
-            path = self.log_path.with_name(f"{self.match_id}.seat{player.seat}.log")
+            path = seat_log_path(self.log_path, player.seat)
             try:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()  # an earlier attempt of the same match id
