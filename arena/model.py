@@ -50,6 +50,23 @@ def label_problem(value: str) -> str | None:
     return None
 
 
+_BIDI_CONTROLS = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_UNSAFE_CHARS = dict.fromkeys(
+    [*(c for c in range(0x20) if c not in (0x09, 0x0A)), 0x7F, *range(0x80, 0xA0),
+     *_BIDI_CONTROLS]
+)
+"""C0 controls but tab and newline, DEL, C1 controls, and the Unicode bidirectional controls
+(which reorder what a terminal shows): mapped to nothing by :func:`plain_text`."""
+
+
+def plain_text(value: str) -> str:
+    """``value`` without the characters a terminal would act on instead of showing: C0 and C1
+    control characters (escape sequences start with ESC or CSI) except newline and tab, DEL,
+    and the bidirectional controls. What a bot or its author controls (its output, an answer it
+    gave, a refusal quoting its files) passes through this before it is recorded or shown."""
+    return value.translate(_UNSAFE_CHARS)
+
+
 class SeatOutcome(enum.StrEnum):
     """How a match ended for one seat."""
 

@@ -5,12 +5,15 @@ A submitted bot is identified by its image's layer digest (else its image id). A
 is identified by a content hash (:func:`directory_hash`): sha256 over the relative path and the
 bytes of every file that counts, in path order. What counts:
 
-* every regular file under the directory, and files that symlinks point to;
-* not hidden files or directories (a name starting with ``.``: ``.git``, ``.venv``, editor and
-  tool caches, ``.gitignore``, ``.dockerignore``), not ``__pycache__``: they differ between two
-  checkouts of the same commit, or appear when a bot merely runs;
+* the files of :func:`arena.bots.files.bot_files`: every regular file, read by ``lstat`` (a
+  symlink, FIFO, socket or device in the directory is refused), not hidden files or directories
+  (``.git``, ``.venv``, ``.gitignore``, ``.dockerignore``), not ``__pycache__``: they differ
+  between two checkouts of the same commit, or appear when a bot merely runs;
 * not modes, owners, mtimes, or where the directory is: two checkouts of one commit have the
   same identity, and touching a file does not change it.
+
+The same set is what a cluster ships and what a Docker build of the directory sees, so the
+identity names exactly the code that runs.
 
 So keep a bot's code out of hidden files: editing only those gives no new identity (the sandbox
 would not rebuild the image, the ladder would not see a new version).
@@ -26,13 +29,11 @@ timestamp tick would keep its mtime).
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from arena.bots.files import BotFile, bot_files, open_bot_file
 from arena.model import BotSpec
 
 HASH_PREFIX = "dir:sha256:"
@@ -59,61 +60,24 @@ def bot_identity(spec: BotSpec) -> str:
 
 def directory_hash(directory: str | Path) -> str:
     """The content hash of a bot directory (``dir:sha256:...``; empty when it is not a
-    directory), memoized for this process (see the module docstring)."""
+    directory), memoized for this process (see the module docstring). Raises
+    :class:`~arena.bots.files.BotFileError` for a directory holding a symlink, FIFO, socket or
+    device, or over its caps."""
     return _HASHES.hash(directory)
 
 
-@dataclass(frozen=True)
-class _File:
-    parts: tuple[str, ...]
-    path: str
-    info: os.stat_result
-
-    @property
-    def rel(self) -> str:
-        return "/".join(self.parts)
-
-
-def _counts(name: str) -> bool:
-    return not name.startswith(".") and name != "__pycache__"
-
-
-def _scan(root: Path) -> list[_File]:
-    """The files that count under ``root``, in path order (by path components)."""
-    found: list[_File] = []
-    pending: list[tuple[tuple[str, ...], str]] = [((), str(root))]
-    while pending:
-        parts, directory = pending.pop()
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                if not _counts(entry.name):
-                    continue
-                rel = (*parts, entry.name)
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append((rel, entry.path))
-                    continue
-                try:
-                    info = os.stat(entry.path)  # through a symlink, to its target
-                except OSError:  # a dangling symlink
-                    continue
-                if stat.S_ISREG(info.st_mode):
-                    found.append(_File(rel, entry.path, info))
-    found.sort(key=lambda f: f.parts)
-    return found
-
-
-def _fingerprint(files: list[_File]) -> Fingerprint:
+def _fingerprint(files: list[BotFile]) -> Fingerprint:
     return tuple(
         (f.rel, f.info.st_size, f.info.st_mtime_ns, f.info.st_ctime_ns, f.info.st_ino)
         for f in files
     )
 
 
-def _content_hash(files: list[_File]) -> str:
+def _content_hash(files: list[BotFile]) -> str:
     digest = hashlib.sha256()
     for file in files:
         digest.update(file.rel.encode() + b"\0")
-        with open(file.path, "rb") as stream:
+        with open(open_bot_file(file), "rb") as stream:
             while chunk := stream.read(_CHUNK):
                 digest.update(chunk)
         digest.update(b"\0")
@@ -132,13 +96,14 @@ class DirectoryHashes:
         """How many lookups the memo answered."""
 
     def hash(self, directory: str | Path) -> str:
-        """The content hash of ``directory`` (empty when it is not a directory)."""
+        """The content hash of ``directory`` (empty when it is not a directory). Raises
+        :class:`~arena.bots.files.BotFileError` for a directory the arena does not read."""
         root = Path(directory)
         if not root.is_dir():
             return ""
         key = str(root.resolve())
         started = time.time_ns()
-        files = _scan(root)
+        files = bot_files(root)
         fingerprint = _fingerprint(files)
         with self._lock:
             memo = self._memo.get(key)

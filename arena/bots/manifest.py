@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from arena.bots.files import check_bot_directory
 from arena.errors import ConfigError
 from arena.model import BotSpec, label_problem
 
@@ -16,7 +17,9 @@ DEFAULT_COMMAND = ("python3", "bot.py")
 
 
 def load_bot_dir(path: str | Path) -> BotSpec:
-    """Read ``<path>/bot.toml``; raise ``ConfigError`` saying what is wrong and where."""
+    """Read ``<path>/bot.toml``; raise ``ConfigError`` saying what is wrong and where (also for
+    a directory holding a symlink, FIFO, socket or device, or over its caps:
+    :mod:`arena.bots.files`)."""
     directory = Path(path).resolve()
     manifest = directory / MANIFEST
     if not manifest.is_file():
@@ -25,7 +28,9 @@ def load_bot_dir(path: str | Path) -> BotSpec:
         data = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{manifest}: {exc}") from None
-    return _spec_from_manifest(data, directory, manifest)
+    spec = _spec_from_manifest(data, directory, manifest)
+    check_bot_directory(directory)
+    return spec
 
 
 def check_label(what: str, value: str, where: str) -> str:

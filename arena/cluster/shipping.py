@@ -14,14 +14,13 @@ import contextlib
 import io
 import os
 import shutil
-import stat
 import tarfile
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.bots.files import bot_files, open_bot_file
 from arena.bots.identity import HASH_PREFIX, directory_hash
 from arena.errors import SandboxError
 from arena.model import BotSpec
@@ -54,36 +53,19 @@ class Shipment:
 
 
 # --- bot directories ------------------------------------------------------------------------
-def _counts(name: str) -> bool:
-    """The files a bot's identity counts (``arena.bots.identity``): no hidden names, no
-    ``__pycache__``."""
-    return not name.startswith(".") and name != "__pycache__"
-
-
-def _files(root: Path) -> Iterator[tuple[str, Path]]:
-    """(relative path, file) of every file that counts under ``root``, in path order; a
-    symlink to a file counts as that file."""
-    for directory, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if _counts(d))
-        for name in sorted(n for n in names if _counts(n)):
-            path = Path(directory) / name
-            with contextlib.suppress(OSError):
-                if stat.S_ISREG(path.stat().st_mode):
-                    yield str(path.relative_to(root)), path
-
-
 def pack_directory(directory: str | Path) -> bytes:
-    """A gzip'd tar of the files of a bot directory that make its identity (modes kept, owners
-    and times not)."""
-    root = Path(directory)
+    """A gzip'd tar of the files of a bot directory that make its identity
+    (:func:`arena.bots.files.bot_files`: regular files only, read without following a link;
+    modes kept, owners and times not). Raises ``BotFileError`` for a directory holding a symlink,
+    FIFO, socket or device, or over its caps."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
-        for rel, path in _files(root):
-            info = tarfile.TarInfo(rel)
-            data = path.read_bytes()
-            info.size = len(data)
-            info.mode = 0o755 if path.stat().st_mode & 0o111 else 0o644
-            tar.addfile(info, io.BytesIO(data))
+        for file in bot_files(directory):
+            info = tarfile.TarInfo(file.rel)
+            info.size = file.info.st_size
+            info.mode = 0o755 if file.executable else 0o644
+            with open(open_bot_file(file), "rb") as stream:
+                tar.addfile(info, stream)
     return buffer.getvalue()
 
 

@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.files import (
+    MAX_DIR_FILES_ENV,
+    MAX_DIR_MB_ENV,
+    BotFileError,
+    check_bot_directory,
+)
 from arena.bots.identity import DirectoryHashes, bot_identity, directory_hash
+from arena.errors import ConfigError
 from arena.model import BotSpec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,22 +97,50 @@ def test_content_counts_mtime_does_not(tmp_path: Path) -> None:
     assert directory_hash(bot) != changed
 
 
-def test_symlinks_count_by_their_target_and_are_not_followed_into_directories(
-    tmp_path: Path,
-) -> None:
+@pytest.mark.parametrize("where", ["notes.txt", "lib/notes.txt", "lib"])
+def test_a_symlink_anywhere_is_refused_naming_its_path(tmp_path: Path, where: str) -> None:
+    """The attack: ``notes.txt -> <ladder state>/deal-secret`` hashed (and shipped) with the
+    target's bytes. Now the directory is refused, naming the link; hidden names stay unread."""
+    secret = tmp_path / "deal-secret"
+    secret.write_text("the ladder's secret\n")
     bot = _bot(tmp_path / "bot")
+    (bot / ".venv").mkdir()
+    (bot / ".venv" / "python").symlink_to("/usr/bin/python3")  # hidden: never read
     first = directory_hash(bot)
-    (bot / "dangling").symlink_to(tmp_path / "nowhere")
-    (bot / "shared").symlink_to(tmp_path / "shared-dir", target_is_directory=True)
-    (tmp_path / "shared-dir").mkdir()
-    (tmp_path / "shared-dir" / "big.bin").write_bytes(b"x" * 100)
-    assert directory_hash(bot) == first
-    (tmp_path / "data.txt").write_text("one\n")
-    (bot / "data.txt").symlink_to(tmp_path / "data.txt")
-    linked = directory_hash(bot)
-    copy = _bot(tmp_path / "copy")
-    (copy / "data.txt").write_text("one\n")
-    assert directory_hash(copy) == linked != first
+    if where == "lib":
+        shutil.rmtree(bot / "lib")
+    (bot / where).symlink_to(secret if where != "lib" else tmp_path)
+    with pytest.raises(BotFileError, match=rf"{bot / where} is a symlink"):
+        directory_hash(bot)
+    with pytest.raises(BotFileError, match="is a symlink"):
+        check_bot_directory(bot)
+    (bot / where).unlink()
+    if where != "lib":
+        assert directory_hash(bot) == first
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    bot = _bot(tmp_path / "bot")
+    os.mkfifo(bot / "pipe")
+    with pytest.raises(BotFileError, match=rf"{bot / 'pipe'} is a FIFO"):
+        directory_hash(bot)
+
+
+def test_the_caps_bound_what_a_directory_may_hold(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    bot = _bot(tmp_path / "bot")
+    (bot / "blob.bin").write_bytes(b"x" * (2 << 20))
+    monkeypatch.setenv(MAX_DIR_MB_ENV, "1")
+    with pytest.raises(BotFileError, match=r"more than 1 MiB .*ARENA_MAX_BOT_DIR_MB"):
+        check_bot_directory(bot)
+    monkeypatch.setenv(MAX_DIR_MB_ENV, "3")
+    check_bot_directory(bot)
+    monkeypatch.setenv(MAX_DIR_FILES_ENV, "2")
+    with pytest.raises(BotFileError, match="more than 2 files"):
+        check_bot_directory(bot)
+    monkeypatch.setenv(MAX_DIR_FILES_ENV, "zero")
+    with pytest.raises(ConfigError, match="ARENA_MAX_BOT_DIR_FILES='zero'"):
+        check_bot_directory(bot)
 
 
 def test_the_memo_reads_contents_only_after_a_change(tmp_path: Path) -> None:
