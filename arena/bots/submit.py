@@ -26,9 +26,9 @@ from arena.bots.images.build import (
     build_bot_image,
     docker_client,
     find_base_image,
-    keep_bot_image,
     pin_image,
 )
+from arena.bots.images.tags import keep_bot_image
 from arena.bots.images.tools import Progress, quiet
 from arena.bots.images.wheels import source_root
 from arena.bots.manifest import MANIFEST, check_label, load_bot_dir

@@ -19,21 +19,18 @@ from __future__ import annotations
 
 from arena.bots.images.build import (
     BASE_TAG,
-    BOT_REPOSITORY,
     DEFAULT_FLAVOR,
     FLAVORS,
     INPUTS_LABEL,
     BaseImage,
     BotImage,
     Flavor,
-    bot_tag,
     build_base_image,
     build_bot_image,
     docker_client,
     find_base_image,
     flavor,
     inputs_key,
-    keep_bot_image,
     layer_digest,
     pin_image,
     require_base_image,
@@ -41,6 +38,7 @@ from arena.bots.images.build import (
 from arena.bots.images.mirror import MIRROR_ENV, debian_mirror
 from arena.bots.images.prune import PruneCandidate, prune_images
 from arena.bots.images.rootfs import PACKAGES, SITE_PACKAGES, SUITE, deterministic_tar
+from arena.bots.images.tags import BOT_REPOSITORY, bot_tag, keep_bot_image
 from arena.bots.images.tools import Progress
 from arena.bots.images.wheels import prepare_wheels, runtime_requirements, source_root
 

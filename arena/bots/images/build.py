@@ -1,7 +1,7 @@
 """Building and pinning images on the engine: the base image flavors, importing a base image
 from its root file system (reused when its inputs are unchanged), building a bot directory's
-Dockerfile on a base, pinning an image by id and layer digest, and the tag that keeps a
-submitted bot's image.
+Dockerfile on a base, pinning an image by id and layer digest (the tags that keep submitted
+bots' images: :mod:`~arena.bots.images.tags`).
 
 The Docker SDK is imported only when an engine is used. Blocking calls only.
 """
@@ -9,7 +9,6 @@ The Docker SDK is imported only when an engine is used. Blocking calls only.
 from __future__ import annotations
 
 import hashlib
-import re
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -282,28 +281,3 @@ def pin_image(reference: str, client: Any = None) -> BotImage:
     except docker.errors.ImageNotFound:
         raise ConfigError(f"no local image {reference!r} (and it is not a directory)") from None
     return BotImage(image.id, layer_digest(image.attrs))
-
-
-BOT_REPOSITORY = "arena-bot"
-"""Repository of the tags that keep submitted bots' images (``arena-bot/NAME:VERSION``)."""
-
-
-def bot_tag(name: str, version: str) -> str:
-    """The Docker tag that keeps a submitted bot's image: ``arena-bot/NAME:VERSION``, with
-    characters Docker does not accept in a repository or tag replaced."""
-    repo = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("._-") or "bot"
-    tag = re.sub(r"[^A-Za-z0-9_.-]+", "-", version).lstrip(".-")[:128] or "latest"
-    return f"{BOT_REPOSITORY}/{repo}:{tag}"
-
-
-def keep_bot_image(image_id: str, name: str, version: str, client: Any = None) -> str:
-    """Tag a submitted bot's image so that ``docker image prune`` and ``arena images prune``
-    leave it alone; returns the tag. Raises ``SandboxError`` when the engine fails."""
-    client = client or docker_client()
-    tag = bot_tag(name, version)
-    repository, _, version_tag = tag.partition(":")
-    try:
-        client.images.get(image_id).tag(repository, version_tag)
-    except Exception as exc:  # noqa: BLE001 — ImageNotFound, APIError
-        raise SandboxError(f"cannot tag {image_id[:19]} as {tag}: {exc}") from exc
-    return tag

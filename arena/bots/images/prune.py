@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.bots.images.build import (
-    BOT_REPOSITORY,
     FLAVORS,
     INPUTS_LABEL,
     docker_client,
     find_base_image,
 )
+from arena.bots.images.tags import BOT_REPOSITORY
 
 
 @dataclass(frozen=True)

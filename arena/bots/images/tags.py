@@ -1,0 +1,34 @@
+"""The tags that keep submitted bots' images on the engine (``arena-bot/NAME:VERSION``): what
+``docker image prune`` and ``arena images prune`` leave alone."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from arena.bots.images.build import docker_client
+from arena.errors import SandboxError
+
+BOT_REPOSITORY = "arena-bot"
+"""Repository of the tags that keep submitted bots' images (``arena-bot/NAME:VERSION``)."""
+
+
+def bot_tag(name: str, version: str) -> str:
+    """The Docker tag that keeps a submitted bot's image: ``arena-bot/NAME:VERSION``, with
+    characters Docker does not accept in a repository or tag replaced."""
+    repo = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("._-") or "bot"
+    tag = re.sub(r"[^A-Za-z0-9_.-]+", "-", version).lstrip(".-")[:128] or "latest"
+    return f"{BOT_REPOSITORY}/{repo}:{tag}"
+
+
+def keep_bot_image(image_id: str, name: str, version: str, client: Any = None) -> str:
+    """Tag a submitted bot's image so that ``docker image prune`` and ``arena images prune``
+    leave it alone; returns the tag. Raises ``SandboxError`` when the engine fails."""
+    client = client or docker_client()
+    tag = bot_tag(name, version)
+    repository, _, version_tag = tag.partition(":")
+    try:
+        client.images.get(image_id).tag(repository, version_tag)
+    except Exception as exc:  # noqa: BLE001 — ImageNotFound, APIError
+        raise SandboxError(f"cannot tag {image_id[:19]} as {tag}: {exc}") from exc
+    return tag
