@@ -1,7 +1,7 @@
 """How the process sandbox runs a bot: the command line that applies the limits and, where the
 arena runs as root on Linux, separates the bot from everything else on the machine.
 
-Two levels, chosen per machine (``isolation_available``):
+Three cases, decided per machine (``unseparated_reason``):
 
 * **Separated** (root, Linux, util-linux's ``unshare``/``setpriv``/``mount``): each bot runs as
   its own unprivileged user (a uid no other running bot has, host-wide), as init of its own PID,
@@ -11,8 +11,10 @@ Two levels, chosen per machine (``isolation_available``):
   socket directory, the Python installation and the arena package); ``/run`` (the Docker socket,
   other referees' sockets) is hidden. When the bot exits or is killed, or the referee dies,
   every process it started dies with its PID namespace.
-* **Development** (anything else, e.g. macOS or a normal user): the bot runs as you; only the
-  resource limits apply. It separates nothing.
+* **Development** (a normal user, or macOS): the bot runs as you; only the resource limits
+  apply. It separates nothing.
+* **Refused**: root where separation is not possible (util-linux missing, not Linux): running
+  every bot as root with only ulimits is never done (``arena.sandbox.process``).
 
 Either way the limits are set by the POSIX shell's ``ulimit`` right before ``exec``: no
 ``preexec_fn`` (Python between fork and exec in a process running gRPC threads can abort the
@@ -47,10 +49,26 @@ STAGE = Path("/mnt")
 mount namespace only)."""
 
 
+def unseparated_reason() -> str | None:
+    """Why the process sandbox cannot separate bots on this host, in plain words; None where it
+    can (root on Linux, util-linux's ``TOOLS`` on PATH, ``STAGE`` present). What a caller that
+    must never run untrusted code unseparated (a cluster worker, a referee running as root)
+    asks."""
+    if not sys.platform.startswith("linux"):
+        return "bots are separated only on Linux"
+    if os.geteuid() != 0:
+        return "bots are separated only when the arena runs as root"
+    missing = [tool for tool in TOOLS if not shutil.which(tool)]
+    if missing:
+        return f"{', '.join(missing)} not found on PATH"
+    if not STAGE.is_dir():
+        return f"{STAGE} is missing (separation stages its mounts there)"
+    return None
+
+
 def isolation_available() -> bool:
     """True where the process sandbox can separate bots: root on Linux with util-linux."""
-    return (sys.platform.startswith("linux") and os.geteuid() == 0 and STAGE.is_dir()
-            and all(shutil.which(tool) for tool in TOOLS))
+    return unseparated_reason() is None
 
 
 def limit_script(limits: Limits) -> str:

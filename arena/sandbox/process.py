@@ -1,7 +1,9 @@
 """The process sandbox: a bot runs as a local subprocess, in its own process group, under
 resource limits. Where the arena runs as root on Linux, each bot is also separated from
-everything else (its own user and namespaces: ``arena.sandbox.isolation``); elsewhere it is for
-development only and separates nothing. The Docker sandbox is the one for untrusted bots.
+everything else (its own user and namespaces: ``arena.sandbox.isolation``); as root where that
+is not possible (util-linux missing), it refuses to run bots at all rather than run them as
+root; as a normal user it is for development only and separates nothing. The Docker sandbox is
+the one for untrusted bots.
 """
 
 from __future__ import annotations
@@ -18,13 +20,33 @@ import arena
 from arena.errors import BotFault, ConfigError, SandboxError
 from arena.model import BotSpec, Termination
 from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
-from arena.sandbox.isolation import BotUser, isolation_available, limited, reserve_user, separated
+from arena.sandbox.isolation import (
+    BotUser,
+    isolation_available,
+    limited,
+    reserve_user,
+    separated,
+    unseparated_reason,
+)
 
 _PYTHON_NAMES = ("python", "python3", "python3.11")
 
 
+def root_refusal() -> str | None:
+    """One line refusing to play bots here, or None: as root, bots run separated or not at all
+    (unseparated, every bot would run as root with only resource limits)."""
+    reason = unseparated_reason()
+    if reason is None or os.geteuid() != 0:
+        return None
+    return (f"refusing to run bots as root unseparated ({reason}): install util-linux "
+            "(unshare, setpriv, mount), or use --sandbox docker")
+
+
 def separation_note() -> str:
     """What the process sandbox does and does not separate here, in plain words."""
+    refusal = root_refusal()
+    if refusal is not None:
+        return refusal
     if isolation_available():
         return ("each bot runs as its own unprivileged user in its own PID, mount, network and "
                 "IPC namespaces: it reaches only its seat's socket, sees no other process, has "
@@ -117,7 +139,8 @@ class ProcessBot:
 
 
 class ProcessSandbox:
-    """Runs bots as local subprocesses (development only; not a security boundary)."""
+    """Runs bots as local subprocesses: separated as root on Linux, refused as root elsewhere,
+    development only (not a security boundary) as a normal user."""
 
     name = "process"
 
@@ -125,6 +148,11 @@ class ProcessSandbox:
         self.limits = limits or Limits()
 
     def check(self, bots: Iterable[BotSpec]) -> None:
+        """``ConfigError`` when bots may not run here at all (as root, unseparated) or when one
+        of them is a submitted image (containers only); with no bots, the first check alone."""
+        refusal = root_refusal()
+        if refusal is not None:
+            raise ConfigError(refusal)
         for bot in bots:
             if not bot.directory:
                 raise ConfigError(
@@ -135,6 +163,9 @@ class ProcessSandbox:
     async def start(self, bot: BotSpec, socket_dir: Path, match_id: str, seat: int) -> ProcessBot:
         if not bot.directory:
             raise SandboxError(f"bot {bot.name} has no directory: the process sandbox needs one")
+        refusal = root_refusal()
+        if refusal is not None:  # not the bot's doing: the match is void
+            raise SandboxError(refusal)
         command = bot_command(bot)
         user: BotUser | None = None
         if isolation_available():
