@@ -54,18 +54,29 @@ def worker(
 @handle_errors
 def certs(
     directory: Annotated[Path, typer.Argument(help="Where to write the files.")],
-    hosts: Annotated[list[str], typer.Option(
-        "--host", help="A host name (or IP address) to make a certificate for; repeat it.")],
+    hosts: Annotated[list[str] | None, typer.Option(
+        "--host", help="A worker host's name (or IP address) to make a certificate for; "
+                       "repeat it.")] = None,
+    head: Annotated[str | None, typer.Option(
+        help="The head's host name (or IP address): its certificate, the only one that may "
+             "submit matches or run a scheduler.")] = None,
 ) -> None:
-    """Make the ladder's CA (once) and a certificate per host, for mutual TLS.
+    """Make the ladder's CA (once), the head's certificate and one per worker host.
 
     Writes ca.pem and ca-key.pem (kept on the head only; an existing CA in DIRECTORY is reused,
-    so hosts can be added later) and HOST.pem and HOST-key.pem per --host. Copy ca.pem,
-    HOST.pem and HOST-key.pem to each host. Keys are written readable by their owner only.
+    so hosts can be added later), HEAD.pem and HEAD-key.pem for --head (role arena-head: the
+    ladder's [cluster] cert and key) and HOST.pem and HOST-key.pem per --host (role
+    arena-worker: they can play matches, never submit them). Copy ca.pem, HOST.pem and
+    HOST-key.pem to each worker host. Keys are written readable by their owner only.
     """
     from arena.cluster.security import make_certs
+    from arena.errors import ConfigError
 
-    made = make_certs(directory, hosts)
-    console.print(f"CA: {made.ca} (key {made.ca_key}: keep it on the head)")
+    if not hosts and head is None:
+        raise ConfigError("nothing to make: name the head (--head HOST) or worker hosts "
+                          "(--host HOST)")
+    made = make_certs(directory, hosts or [], head=head)
+    console.print(f"CA: {made.ca} (key {made.ca_key}: keep it on the head)", markup=False)
     for host, files in made.hosts.items():
-        console.print(f"{host}: {files.cert} {files.key}")
+        role = "head" if host == head else "worker"
+        console.print(f"{host} ({role}): {files.cert} {files.key}", markup=False)

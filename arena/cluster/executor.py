@@ -24,7 +24,6 @@ import logging
 import os
 import re
 import secrets
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,8 +31,14 @@ from typing import Any
 from arena.cluster import MATCH_RESOURCE
 from arena.cluster.live import LiveLog, LiveLogs, relocate
 from arena.cluster.shipping import Needs, Shipment, pack_directory, save_image
-from arena.cluster.task import MatchOutput, MatchTask, TaskOutcome, play_task
-from arena.errors import ClusterError
+from arena.cluster.task import MatchTask, play_task, void_result
+from arena.cluster.verify import (
+    CheckedOutput,
+    Inconsistent,
+    check_needs,
+    check_output,
+    check_void,
+)
 from arena.model import MatchEvent, MatchResult, MatchSpec, Termination
 from arena.referee.log import aborted_name, open_private, private_dir, seat_log_path
 from arena.sandbox.api import Sandbox
@@ -75,20 +80,29 @@ class ClusterPlayer:
                        log_dir: Path, on_event: Callable[[MatchEvent], None] | None = None
                        ) -> MatchResult:
         """Play ``spec`` on the cluster; the logs land in ``log_dir`` (the match log as it
-        grows, then whole)."""
+        grows, then whole). What the worker returns is checked (``arena.cluster.verify``): an
+        inconsistent outcome is a void match, logged with the worker's address."""
         name = sandbox if isinstance(sandbox, str) else sandbox.name
         task = MatchTask(spec, name)
         live = self.live.expect(spec.match_id, log_dir)
+        worker = "?"
         try:
-            outcome = await self._run(task, spec.match_id, None)
+            outcome, worker = await self._run(task, spec.match_id, None)
             if isinstance(outcome, Needs):
-                shipment = await self._shipment(outcome, spec)
-                outcome = await self._run(task, f"{spec.match_id}~shipped", shipment)
-            if isinstance(outcome, Needs):
-                raise ClusterError(f"a worker still lacks {outcome} after it was shipped")
+                shipment = await self._shipment(check_needs(outcome, spec), spec)
+                outcome, worker = await self._run(task, f"{spec.match_id}~shipped", shipment)
+                if isinstance(outcome, Needs):
+                    raise Inconsistent(f"it still lacks {outcome} after it was shipped")
             if isinstance(outcome, MatchResult):
-                return outcome
-            return write_outputs(outcome, log_dir, live)
+                return check_void(outcome, spec)
+            checked = await asyncio.to_thread(check_output, outcome, spec)
+            return write_outputs(checked, spec, log_dir, live)
+        except _GivenUp as given:
+            return given.result
+        except Inconsistent as exc:
+            detail = f"void: the result from worker {worker} was refused: {exc}"
+            log.error("match %s: %s", spec.match_id, detail)
+            return void_result(spec, detail)
         finally:
             self.live.release(spec.match_id)
             live.close()
@@ -98,7 +112,9 @@ class ClusterPlayer:
         encounter = encounter_of(match_id)
         return -self._encounters.setdefault(encounter, len(self._encounters))
 
-    async def _run(self, task: MatchTask, key: str, shipment: Any) -> TaskOutcome:
+    async def _run(self, task: MatchTask, key: str, shipment: Any) -> tuple[Any, str]:
+        """The task's outcome (unchecked: whatever the worker sent) and the address of the
+        worker that holds it. Raises ``_GivenUp`` when the match killed its workers."""
         from distributed.scheduler import KilledWorker
 
         future = self.client.submit(
@@ -106,14 +122,14 @@ class ClusterPlayer:
             resources={MATCH_RESOURCE: 1}, pure=False, retries=0,
         )
         try:
-            outcome: TaskOutcome = await future
-            return outcome
+            outcome = await future
+            return outcome, await self._holder(future)
         except KilledWorker as exc:
             log.warning("match %s killed its workers: a void attempt, replayed by the next run "
                         "(%s)", task.spec.match_id, exc)
-            return given_up(task.spec, f"the match killed the workers that played it ({exc}); "
-                                       "recorded as a void attempt (never rated): the next run "
-                                       "plays it again")
+            raise _GivenUp(given_up(
+                task.spec, f"the match killed the workers that played it ({exc}); recorded as "
+                           "a void attempt (never rated): the next run plays it again")) from None
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
                 await asyncio.shield(self.client.cancel([future]))
@@ -121,20 +137,34 @@ class ClusterPlayer:
         finally:
             future.release()
 
+    async def _holder(self, future: Any) -> str:
+        """The address of the worker that holds ``future``'s outcome ("?" when unknown)."""
+        try:
+            holders = await self.client.who_has([future])
+            return str(next(iter(holders.get(future.key) or ["?"])))
+        except Exception:  # noqa: BLE001 — only for the log line
+            return "?"
+
     async def _shipment(self, needs: Needs, spec: MatchSpec) -> Any:
         """A scattered ``Shipment`` of what a worker lacked (each item packed once per run)."""
         bots: dict[str, bytes] = {}
-        for digest in needs.bots:
-            bot = next((b for b in spec.bots if b.digest == digest), None)
-            if bot is None or not bot.directory:
-                raise ClusterError(f"a worker asked for an unknown bot directory {digest}")
-            bots[digest] = await asyncio.to_thread(pack_directory, bot.directory)
+        for digest in needs.bots:  # check_needs: each is a directory of the spec
+            directory = next(b.directory for b in spec.bots if b.digest == digest)
+            bots[digest] = await asyncio.to_thread(pack_directory, directory or "")
         images = {image: await asyncio.to_thread(self.images, image) for image in needs.images}
         shipment = Shipment(bots, images)
         key = "ship-" + "-".join(sorted([*needs.bots, *needs.images]))
         if key not in self._shipped:
             self._shipped[key] = await self.client.scatter(shipment, hash=False)
         return self._shipped[key]
+
+
+class _GivenUp(Exception):  # noqa: N818 — not an error: the cluster's verdict
+    """The match killed the workers that played it: ``result`` is its void attempt."""
+
+    def __init__(self, result: MatchResult) -> None:
+        super().__init__(result.detail)
+        self.result = result
 
 
 def given_up(spec: MatchSpec, detail: str) -> MatchResult:
@@ -148,17 +178,18 @@ def given_up(spec: MatchSpec, detail: str) -> MatchResult:
     )
 
 
-def write_outputs(output: MatchOutput, log_dir: Path, live: LiveLog | None = None
-                  ) -> MatchResult:
-    """Write a played match's logs into ``log_dir`` and return its result with their local
-    paths. The match log replaces ``live`` (this attempt's live copy: completed first, so a
-    follower holding it reads on to the match end) atomically; any other log of the same id (an
-    earlier attempt's) is kept beside it as ``.aborted-N``."""
+def write_outputs(checked: CheckedOutput, spec: MatchSpec, log_dir: Path,
+                  live: LiveLog | None = None) -> MatchResult:
+    """Write a played match's checked logs into ``log_dir``, at paths made from the SPEC's match
+    id (never from a worker's string), and return its result with those paths. The match log
+    replaces ``live`` (this attempt's live copy: completed first, so a follower holding it
+    reads on to the match end) atomically; any other log of the same id (an earlier attempt's)
+    is kept beside it as ``.aborted-N``. Seat logs are written as ``check_output`` left them:
+    plain text."""
     private_dir(log_dir)
-    result = output.result
-    path = log_dir / f"{result.match_id}.jsonl"
+    path = log_dir / f"{spec.match_id}.jsonl"
     seat_paths: list[str | None] = []
-    for seat, data in enumerate(output.seat_logs):
+    for seat, data in enumerate(checked.seat_logs):
         seat_path = seat_log_path(path, seat)
         if data is None:
             seat_paths.append(None)
@@ -166,18 +197,17 @@ def write_outputs(output: MatchOutput, log_dir: Path, live: LiveLog | None = Non
         with contextlib.suppress(FileNotFoundError):
             seat_path.unlink()
         with open_private(seat_path) as handle:
-            handle.write(zlib.decompress(data).decode("utf-8", "replace"))
+            handle.write(data)
         seat_paths.append(str(seat_path))
-    text = relocate(zlib.decompress(output.log).decode("utf-8"), str(path),
-                    (seat_paths[0], seat_paths[1]))
-    if live is not None and live.holds(output.worker, output.attempt):
+    text = relocate(checked.log, str(path), (seat_paths[0], seat_paths[1]))
+    if live is not None and live.holds(checked.worker, checked.attempt):
         live.complete(text.encode("utf-8"))
     elif path.exists():
         path.rename(aborted_name(path))
     if live is not None:
         live.close()
     _replace_private(path, text)
-    return dataclasses.replace(result, log=str(path))
+    return dataclasses.replace(checked.result, log=str(path))
 
 
 def _replace_private(path: Path, text: str) -> None:

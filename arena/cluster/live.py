@@ -174,7 +174,7 @@ class LiveLog:
         if chunk.offset > self.received:  # a chunk was lost: the final write has it all
             self.stopped = True
             return
-        data = _inflate(chunk.data, self.cap - self.received)
+        data = inflate(chunk.data, self.cap - self.received)
         if data is None:
             self.stopped = True
             return
@@ -225,8 +225,9 @@ class LiveLog:
         return data[:start] + line.encode("utf-8")
 
 
-def _inflate(data: bytes, room: int) -> bytes | None:
-    """``data`` decompressed, None if it holds more than ``room`` bytes (or is not zlib)."""
+def inflate(data: bytes, room: int) -> bytes | None:
+    """``data`` decompressed, None if it holds more than ``room`` bytes (checked while
+    inflating: a zlib bomb stops there) or is not one whole zlib stream."""
     inflater = zlib.decompressobj()
     try:
         out = inflater.decompress(data, max(room, 0) + 1)

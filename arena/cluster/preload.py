@@ -1,20 +1,31 @@
-"""For hosts that start Dask's own worker instead of `arena worker`:
+"""For hosts that start Dask's own processes instead of `arena worker` (and for a scheduler
+that is not hosted in the ladder process):
 
-    dask worker tls://HEAD:8786 --preload arena.cluster.preload --nthreads 1 \\
-        --resources match=1 --nworkers N --tls-ca-file ca.pem --tls-cert HOST.pem \\
-        --tls-key HOST-key.pem
+    dask worker tls://HEAD:8786 --preload arena.cluster.preload \\
+        --preload-nanny arena.cluster.preload --nthreads 1 --resources match=1 --nworkers N \\
+        --tls-ca-file ca.pem --tls-cert HOST.pem --tls-key HOST-key.pem
+    dask scheduler --preload arena.cluster.preload --tls-ca-file ca.pem \\
+        --tls-cert HEAD.pem --tls-key HEAD-key.pem
 
-The preload makes the worker announce this host's arena version and cluster protocol, as
-`arena worker` does; without it the head's version gate refuses the worker.
+The preload guards each of them (``arena.cluster.guard``: a worker host's certificate cannot
+act as the head) and makes a worker announce this host's arena version and cluster protocol, as
+`arena worker` does; without it the head's version gate refuses the worker, and the head refuses
+a scheduler that is not guarded.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from arena.cluster.guard import guard
 from arena.cluster.session import INFO_KEY, arena_info
 
 
-def dask_setup(worker: Any) -> None:
-    """Dask calls this in each worker before it registers with the scheduler."""
-    worker.startup_information[INFO_KEY] = arena_info
+def dask_setup(server: Any) -> None:
+    """Dask calls this in each scheduler, nanny and worker before it handles a message (and a
+    worker before it registers with the scheduler)."""
+    from distributed import Worker
+
+    if isinstance(server, Worker):
+        server.startup_information[INFO_KEY] = arena_info
+    guard(server)

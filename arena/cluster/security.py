@@ -1,13 +1,19 @@
 """Mutual TLS between the hosts of a cluster: a ladder's own CA and one certificate per host
 (``arena cluster certs``), and Dask ``Security`` objects that accept only peers with a
-certificate of that CA (plain TCP and other CAs are refused)."""
+certificate of that CA (plain TCP and other CAs are refused).
+
+Each certificate carries a role in its subject's organizational unit: ``arena-head`` for the head
+(``--head``: its client and its scheduler), ``arena-worker`` for a worker host (``--host``). A
+certificate without a role (made before roles existed) is a worker's. The guard
+(``arena.cluster.guard``) lets only the head's role act as a client or drive workers and nannies.
+"""
 
 from __future__ import annotations
 
 import datetime
 import ipaddress
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +23,10 @@ from arena.errors import ConfigError
 
 CERT_DAYS = 825
 """Validity of the certificates ``make_certs`` writes."""
+HEAD_ROLE = "arena-head"
+"""The role (subject OU) of the head's certificate: the only one that may act as a client."""
+WORKER_ROLE = "arena-worker"
+"""The role of a worker host's certificate (and of any certificate without a role)."""
 
 
 @dataclass(frozen=True)
@@ -26,14 +36,35 @@ class CertFiles:
     ca: Path
     ca_key: Path
     hosts: dict[str, TlsFiles]
-    """Each host's files (the CA, its certificate, its key)."""
+    """Each host's files (the CA, its certificate, its key), the head's among them."""
 
 
-def _name(common_name: str) -> Any:
+def _name(common_name: str, role: str | None = None) -> Any:
     from cryptography import x509
     from cryptography.x509.oid import NameOID
 
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    unit = [x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, role)] if role else []
+    return x509.Name([*unit, x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def certificate_role(cert: Path) -> str:
+    """The role of the certificate in the PEM file ``cert`` (``WORKER_ROLE`` when it names
+    none). Raises ``ConfigError`` for a file that holds no certificate."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
+    try:
+        loaded = x509.load_pem_x509_certificate(cert.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read the certificate {cert}: {exc}") from None
+    units = loaded.subject.get_attributes_for_oid(NameOID.ORGANIZATIONAL_UNIT_NAME)
+    return role_of(str(unit.value) for unit in units)
+
+
+def role_of(units: Iterable[str]) -> str:
+    """The role named by a certificate's organizational units: ``HEAD_ROLE`` only when one of
+    them says so, else ``WORKER_ROLE``."""
+    return HEAD_ROLE if HEAD_ROLE in set(units) else WORKER_ROLE
 
 
 def _write_private(path: Path, data: bytes) -> None:
@@ -51,16 +82,23 @@ def _alt_name(host: str) -> Any:
         return x509.DNSName(host)
 
 
-def make_certs(directory: Path, hosts: Sequence[str], *, ca_name: str = "arena cluster CA"
-               ) -> CertFiles:
+def make_certs(directory: Path, hosts: Sequence[str], *, head: str | None = None,
+               ca_name: str = "arena cluster CA") -> CertFiles:
     """A new CA (``ca.pem``, ``ca-key.pem``) and, per host, ``HOST.pem`` and ``HOST-key.pem``
-    signed by it (EC P-256), in ``directory`` (keys 0600). An existing CA there is reused, so
-    hosts can be added later. Raises ``ConfigError`` for a bad host name."""
+    signed by it (EC P-256), in ``directory`` (keys 0600): the worker role for ``hosts``, the
+    head role for ``head``. An existing CA there is reused, so hosts can be added later. Raises
+    ``ConfigError`` for a bad host name or a host named twice."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
 
-    for host in hosts:
+    roles = {host: WORKER_ROLE for host in hosts}
+    if head is not None:
+        if head in roles:
+            raise ConfigError(f"{head!r} is named as the head and as a worker host: a head's "
+                              "certificate and a worker's must differ")
+        roles[head] = HEAD_ROLE
+    for host in roles:
         if not host or "/" in host or host.startswith("."):
             raise ConfigError(f"not a host name: {host!r}")
     directory.mkdir(parents=True, exist_ok=True)
@@ -84,10 +122,11 @@ def make_certs(directory: Path, hosts: Sequence[str], *, ca_name: str = "arena c
             pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
         ca_path.write_bytes(ca_cert.public_bytes(pem))
     written: dict[str, TlsFiles] = {}
-    for host in hosts:
+    for host, role in roles.items():
         key = ec.generate_private_key(ec.SECP256R1())
         cert = (
-            x509.CertificateBuilder().subject_name(_name(host)).issuer_name(ca_cert.subject)
+            x509.CertificateBuilder().subject_name(_name(host, role))
+            .issuer_name(ca_cert.subject)
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(minutes=5))
             .not_valid_after(now + datetime.timedelta(days=CERT_DAYS))

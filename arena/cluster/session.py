@@ -21,8 +21,9 @@ from distributed.diagnostics.plugin import SchedulerPlugin
 import arena
 from arena.cluster import CLUSTER_PROTOCOL, EVENT_TOPIC, LOG_TOPIC, MATCH_RESOURCE
 from arena.cluster.executor import ClusterPlayer, ImageSource
+from arena.cluster.guard import GUARD_OP, GUARD_VERSION, guard
 from arena.cluster.progress import HostBoard, HostProgress
-from arena.cluster.security import embedded_security, tls_security
+from arena.cluster.security import HEAD_ROLE, certificate_role, embedded_security, tls_security
 from arena.cluster.settings import ALLOWED_FAILURES, ClusterSettings
 from arena.errors import ClusterError
 
@@ -193,6 +194,9 @@ async def _connect(stack: contextlib.AsyncExitStack, settings: ClusterSettings,
     if settings.tls is None:
         raise ClusterError("a cluster of several hosts needs TLS files (ca, cert, key)")
     security = tls_security(settings.tls)
+    if certificate_role(settings.tls.cert) != HEAD_ROLE:
+        raise ClusterError(f"the certificate {settings.tls.cert} is not a head's: make the "
+                           "head's certificate with `arena cluster certs DIR --head HOST`")
     address = settings.scheduler
     if settings.listen is not None:
         scheduler = await stack.enter_async_context(_hosted(settings.listen, security))
@@ -205,7 +209,20 @@ async def _connect(stack: contextlib.AsyncExitStack, settings: ClusterSettings,
             Client(address, security=security, asynchronous=True, timeout="20s"))
     except (OSError, TimeoutError) as exc:
         raise ClusterError(f"cannot reach the scheduler at {address}: {exc}") from None
+    await _check_guarded(client, address)
     return client, address
+
+
+async def _check_guarded(client: Any, address: str) -> None:
+    """``ClusterError`` unless the scheduler runs the arena's guard (``arena.cluster.guard``)."""
+    try:
+        version = await getattr(client.scheduler, GUARD_OP)()
+    except Exception:  # noqa: BLE001 — an old scheduler answers an unknown op with an error
+        version = None
+    if version != GUARD_VERSION:
+        raise ClusterError(f"the scheduler at {address} is not guarded (a worker's certificate "
+                           "could act as the head there): start it with `dask scheduler "
+                           "--preload arena.cluster.preload ...`")
 
 
 def _embedded(workers: int) -> Any:
@@ -232,8 +249,10 @@ def _hosted(listen: str, security: Any) -> Any:
     host, _, port = listen.removeprefix("tls://").rpartition(":")
     if not host or not port.isdigit():
         raise ClusterError(f"the listen address must be tls://HOST:PORT, got {listen!r}")
-    return Scheduler(host=host, port=int(port), protocol="tls", security=security,
-                     dashboard=False, dashboard_address="127.0.0.1:0")
+    scheduler = Scheduler(host=host, port=int(port), protocol="tls", security=security,
+                          dashboard=False, dashboard_address="127.0.0.1:0")
+    guard(scheduler)  # before it listens
+    return scheduler
 
 
 def _subscribe(session: ClusterSession, on_change: Callable[[], None] | None) -> None:

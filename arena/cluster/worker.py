@@ -21,6 +21,7 @@ from typing import Any
 
 from arena.cluster import MATCH_RESOURCE
 from arena.cluster.executor import cpu_slots
+from arena.cluster.guard import guard
 from arena.cluster.security import tls_security
 from arena.cluster.session import INFO_KEY, arena_info, dask_settings, quiet_dask
 from arena.cluster.settings import WORKER_TTL_S, TlsFiles
@@ -29,6 +30,8 @@ from arena.errors import ClusterError, VersionMismatchError
 
 log = logging.getLogger(__name__)
 
+PRELOAD = "arena.cluster.preload"
+"""The module each worker process preloads: its version announcement and its guard."""
 RETRY_S = 1.0
 """Pause between attempts to reach the scheduler."""
 
@@ -133,9 +136,12 @@ async def _join(options: WorkerOptions, security: Any, stop: asyncio.Event) -> N
         Nanny(options.scheduler, nthreads=1, resources={MATCH_RESOURCE: 1},
               security=security, host=options.host, name=f"{prefix}-{index}",
               startup_information={INFO_KEY: arena_info}, env=env,
-              dashboard_address="127.0.0.1:0", silence_logs=logging.WARNING)
+              preload=[PRELOAD], dashboard_address="127.0.0.1:0",
+              silence_logs=logging.WARNING)
         for index in range(count)
     ]
+    for nanny in nannies:  # before they listen; the worker processes guard themselves
+        guard(nanny)
     try:
         await asyncio.gather(*nannies)
     except Exception as exc:  # noqa: BLE001 — the scheduler went away while they started

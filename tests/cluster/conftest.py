@@ -63,14 +63,14 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory: pytest.TempPathFactory) -> CertFiles:
-    """A CA and certificates for a head and two workers."""
-    return make_certs(tmp_path_factory.mktemp("certs"), ["head", "w1", "w2"])
+    """A CA and certificates for a head (its role) and two workers."""
+    return make_certs(tmp_path_factory.mktemp("certs"), ["w1", "w2"], head="head")
 
 
 @pytest.fixture(scope="module")
 def other_certs(tmp_path_factory: pytest.TempPathFactory) -> CertFiles:
-    """Another CA, with a certificate for an intruder."""
-    return make_certs(tmp_path_factory.mktemp("other-certs"), ["intruder"])
+    """Another CA, with a head's certificate for an intruder."""
+    return make_certs(tmp_path_factory.mktemp("other-certs"), [], head="intruder")
 
 
 def cluster_section(address: str, certs: CertFiles, host: str = "head", *,

@@ -20,6 +20,7 @@ from arena.cluster.executor import write_outputs
 from arena.cluster.live import MAX_ATTEMPTS, LiveLogs
 from arena.cluster.session import open_cluster
 from arena.cluster.task import MatchOutput
+from arena.cluster.verify import check_output
 from arena.errors import LogFormatError
 from arena.model import (
     BotSpec,
@@ -51,11 +52,16 @@ def decisions_in(path: Path) -> int:
     return sum(isinstance(e, DecisionEvent) for e in read_events(path)) if path.exists() else 0
 
 
+def m1_spec(seed: int) -> MatchSpec:
+    """The spec of match ``m1`` (the head's)."""
+    bots = (BotSpec("ann", "lost-cities"), BotSpec("bob", "lost-cities"))
+    return MatchSpec("lost-cities", seed, bots, {"rounds": 1}, UNTIMED, match_id="m1")
+
+
 def worker_log(work: Path, seed: int) -> tuple[MatchResult, list[bytes]]:
     """A finished match ``m1`` as a worker's temporary directory holds it: its result and its
     log's lines (in-process policies, seat 0's output kept as a worker's referee would)."""
-    bots = (BotSpec("ann", "lost-cities"), BotSpec("bob", "lost-cities"))
-    spec = MatchSpec("lost-cities", seed, bots, {"rounds": 1}, UNTIMED, match_id="m1")
+    spec = m1_spec(seed)
     players = (LocalPlayer(0, lambda d: d.legal_texts[0]),
                LocalPlayer(1, lambda d: d.legal_texts[-1]))
     result = asyncio.run(Match(spec, sandbox_name="process", log_dir=work).run(players))
@@ -99,7 +105,7 @@ def test_the_live_copy_holds_exactly_the_latest_attempt_and_the_final_log_comple
         output = MatchOutput(result, zlib.compress(b"".join(new)), (zlib.compress(b"out"), None),
                              WORKER, "h", attempt="B")
         logs.release("m1")
-        written = write_outputs(output, head, live)
+        written = write_outputs(check_output(output, m1_spec(4)), m1_spec(4), head, live)
         final = path.read_bytes()
         assert follower.read() == final  # completed to the match end before the replace
     assert written.log == str(path)
@@ -128,7 +134,7 @@ def test_a_follower_of_the_live_copy_ends_with_the_final_logs_events(tmp_path: P
     output = MatchOutput(result, zlib.compress(b"".join(lines)), (zlib.compress(b"x"), None),
                          WORKER, "h", attempt="A")
     logs.release("m1")
-    write_outputs(output, head, live)
+    write_outputs(check_output(output, m1_spec(5)), m1_spec(5), head, live)
     follower.join(20)
     assert followed == list(read_events(path)) and followed[-1] == live_end
 

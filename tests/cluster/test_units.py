@@ -15,7 +15,7 @@ from arena.bots.identity import bot_identity
 from arena.cli.ladder_view import render_live
 from arena.cluster.executor import cpu_slots, encounter_of, relocate
 from arena.cluster.progress import HostBoard
-from arena.cluster.security import make_certs
+from arena.cluster.security import HEAD_ROLE, WORKER_ROLE, certificate_role, make_certs
 from arena.cluster.shipping import Needs, Shipment, pack_directory, unpack_directory
 from arena.cluster.task import MatchOutput, MatchTask, play_task
 from arena.errors import ConfigError, SandboxError
@@ -82,7 +82,10 @@ def test_certificates_chain_to_their_ca_only(tmp_path: Path) -> None:
         assert oct(files.key.stat().st_mode & 0o777) == "0o600"
         context = ssl.create_default_context(cafile=str(files.ca))
         context.load_cert_chain(str(files.cert), str(files.key))
-    again = make_certs(tmp_path / "a", ["w3"])  # the CA is reused: w3 joins the same cluster
+    assert {certificate_role(f.cert) for f in made.hosts.values()} == {WORKER_ROLE}
+    again = make_certs(tmp_path / "a", ["w3"], head="boss")  # the CA is reused: w3 joins
+    assert certificate_role(again.hosts["boss"].cert) == HEAD_ROLE
+    assert certificate_role(again.hosts["w3"].cert) == WORKER_ROLE
     assert again.ca.read_bytes() == made.ca.read_bytes()
     assert other.ca.read_bytes() != made.ca.read_bytes()
     with pytest.raises(ConfigError):
