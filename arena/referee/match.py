@@ -7,6 +7,11 @@ failures make the match void (``internal``), and both players are always closed.
 
 ``play_match`` plays a match between two sandboxed bots (``RemotePlayer``s); ``play_local``
 (``arena.referee.local``) runs the same loop with in-process policies.
+
+What a bot controls is recorded as text, never as something a terminal acts on: the result's
+detail (which quotes a crashed bot's last output line) and the seats' output tails pass through
+``plain_text``; an invalid answer is kept with such characters written as escapes
+(``recorded_answer``), so the log, the store, the report and every view downstream hold text.
 """
 
 from __future__ import annotations
@@ -38,11 +43,12 @@ from arena.model import (
     MatchSpec,
     RoundEndEvent,
     Termination,
+    plain_text,
 )
 from arena.referee.clock import Clock
 from arena.referee.log import MatchLogWriter, open_private, seat_log_path
 from arena.referee.player import DecisionRequest, Player, SeatStart
-from arena.referee.remote import remote_players
+from arena.referee.remote import ANSWER_CHARS, remote_players
 from arena.sandbox import get_sandbox
 from arena.sandbox.api import Sandbox
 from arena.wire import codec_for, encode_observation
@@ -54,6 +60,18 @@ EventSink = Callable[[MatchEvent], None]
 
 def new_match_id(game_id: str) -> str:
     return f"{game_id}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def recorded_answer(answer: str | None) -> str | None:
+    """An answer that is no action of the game, as the log keeps it (at most ``ANSWER_CHARS``):
+    each character ``plain_text`` would drop (an escape sequence's ESC, a C1 control, a bidi
+    control) written as its Python escape (``\\x1b``). Dropping them instead could turn the
+    answer into an action of the game (``discard Y5\\x07 deck``), which the log's replay would
+    then take for a forgery."""
+    if answer is None:
+        return None
+    shown = "".join(c if plain_text(c) else repr(c)[1:-1] for c in answer)
+    return shown[:ANSWER_CHARS]
 
 
 async def play_match(
@@ -225,7 +243,7 @@ class Match:
                 raise BotFault(Termination.ILLEGAL_ACTION, f"illegal action {text!r}", seat)
         except BotFault as fault:  # the forfeiting decision is recorded like any other
             elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
-            answer = text if text is not None else fault.answer
+            answer = text if text is not None else recorded_answer(fault.answer)
             self.emit(DecisionEvent(self.decisions, request.round, seat, answer, elapsed_ms,
                                     fault.termination))
             raise
@@ -280,7 +298,7 @@ class Match:
             winner=winner,
             termination=termination,
             faulty_seat=faulty,
-            detail=detail,
+            detail=plain_text(detail),
             log=None if self.log_path is None else str(self.log_path),
             duration_s=time.perf_counter() - self.started,
             decisions=self.decisions,
@@ -298,7 +316,7 @@ class Match:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()  # an earlier attempt of the same match id
                 with open_private(path) as handle:
-                    handle.write(tail)
+                    handle.write(plain_text(tail))
                 paths.append(str(path))
             except OSError:
                 paths.append(None)
