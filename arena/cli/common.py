@@ -1,4 +1,7 @@
-"""What every command shares: the consoles, domain errors → messages and exit codes, options."""
+"""What every command shares: the consoles, domain errors → messages and exit codes, options.
+
+An error's message may quote what a bot or its author controls (a name, a path, a line of its
+files, its output): it is printed as plain text (``notice``), never as markup."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from arena.errors import (
     ArenaError,
@@ -22,6 +26,7 @@ from arena.errors import (
     SandboxError,
     UnknownGameError,
 )
+from arena.render.text import plain
 
 console = Console()
 err_console = Console(stderr=True)
@@ -55,13 +60,19 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except ArenaError as exc:
             code = next(c for kind, c in EXIT_CODES if isinstance(exc, kind))
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            err_console.print(notice("error", "bold red", exc))
             raise typer.Exit(code) from None
         except KeyboardInterrupt:
             err_console.print("[yellow]interrupted[/]")
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def notice(label: str, style: str, message: object) -> Text:
+    """``label: message`` for the operator, the label styled and the message shown as plain
+    text (``arena.render.text.plain``: never markup, no control characters)."""
+    return Text.assemble((f"{label}:", style), " ", plain(message))
 
 
 def announce_sandbox(requested: str) -> str:
@@ -73,8 +84,8 @@ def announce_sandbox(requested: str) -> str:
     chosen = get_sandbox(requested).name
     if chosen == "process":
         why = "no Docker engine answers" if requested == "auto" else "as asked"
-        err_console.print(f"[bold yellow]warning:[/] playing in the process sandbox ({why}): "
-                          f"{separation_note()}", highlight=False)
+        err_console.print(notice("warning", "bold yellow", f"playing in the process sandbox "
+                                 f"({why}): {separation_note()}"))
     return chosen
 
 

@@ -43,6 +43,7 @@ from arena.ladder.reports import (
 )
 from arena.ladder.runner import run_ladder_blocking
 from arena.referee.log import read_events
+from arena.render.text import plain
 
 DEFAULT_LADDER = Path("ladder/demo.toml")
 LadderArg = Annotated[Path, typer.Argument(help="The ladder definition (TOML).")]
@@ -215,8 +216,8 @@ def report(
         summary = write_report(config, out, lambda log: html_replay(read_events(log)).html)
     except OSError as exc:
         raise ConfigError(f"cannot write the report to {out}: {exc}") from None
-    console.print(f"wrote {summary.index} and {summary.replays} replays in {out}/replays"
-                  + _without_replay(len(summary.problems)), highlight=False)
+    console.print(plain(f"wrote {summary.index} and {summary.replays} replays in {out}/replays"
+                        + _without_replay(len(summary.problems))))
 
 
 def _without_replay(count: int) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.cli.common import err_console
+from arena.cli.common import err_console, notice
 from arena.errors import ArenaError
 from arena.ladder.config import LadderConfig
 from arena.ladder.reports import (
@@ -38,6 +38,7 @@ from arena.ladder.sprt import EloModel, accepted_claim
 from arena.ladder.sprt_pairs import LlrStep, PairBook, llr_path
 from arena.ladder.sprt_run import SprtOutcome, SprtStatus
 from arena.ladder.store import StoredMatch, VoidAttempt
+from arena.model import plain_text
 from arena.render.html.charts import (
     Interval,
     heat_colour,
@@ -313,7 +314,7 @@ def _match_list(data: ReportData) -> Markup:
     rows = []
     for number, m in enumerate(data.matches, start=1):
         link = data.replays.get(m.match_id)
-        name: Markup = (el("a", None, m.match_id, href=link) if link is not None
+        name: Markup = (leaf("a", None, m.match_id, href=link) if link is not None
                         else leaf("span", None, m.match_id,
                               title=data.problems.get(m.match_id, "no replay")))
         rows.append(el(
@@ -339,7 +340,8 @@ def _given_up(attempts: Sequence[VoidAttempt]) -> Markup:
         "match", "cycle/leg", "seat 0", "seat 1", "given up at", "detail")))
     rows = [el("tr", "void", leaf("td", None, a.match_id), leaf("td", None, f"{a.cycle}/{a.leg}"),
                leaf("td", None, a.bots[0]), leaf("td", None, a.bots[1]),
-               leaf("td", None, format_when(a.finished_at)), leaf("td", None, a.detail),
+               leaf("td", None, format_when(a.finished_at)),
+               leaf("td", None, plain_text(a.detail)),
                data_given_up=a.match_id)
             for a in attempts]
     note = (f"{given_up_text(len(attempts))}: their attempts killed the workers that played "
@@ -392,8 +394,7 @@ def write_report(config: LadderConfig, out: Path, make_replay: ReplayMaker) -> S
             page = make_replay(log)
         except ArenaError as exc:
             problems[m.match_id] = f"its log cannot be replayed: {exc}"
-            err_console.print(f"[yellow]warning:[/] no replay of {m.match_id}: {exc}",
-                              highlight=False)
+            err_console.print(notice("warning", "yellow", f"no replay of {m.match_id}: {exc}"))
             continue
         name = f"{REPLAY_DIR}/{replay_name(m.match_id)}"
         (out / name).write_text(page, encoding="utf-8")

@@ -3,6 +3,8 @@
 The renderers are pure (data in, rich renderables out); ``LiveView`` is the live view's model:
 it folds the runner's events into the latest snapshot and renders it when rich asks.
 ``SprtLiveView`` is the same for an SPRT test (`arena sprt`): the LLR between its bounds.
+Every recorded string (a bot's name, a match id, a worker, a detail, a path) is shown through
+``arena.render.text.plain``: as literal text, never markup, with no control characters.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from arena.ladder.schedule import ScheduledMatch
 from arena.ladder.sprt_run import SprtEvent, SprtStatus
 from arena.ladder.store import StoredMatch, VoidAttempt
 from arena.model import MatchResult
+from arena.render.text import plain
 
 REFIT_EVERY_S = 0.5
 """The live standings are refitted at most this often (and once more at the end)."""
@@ -87,7 +90,7 @@ def render_live(name: str, progress: Progress | None, table: Standings | None,
     flight, standings (pure)."""
     parts: list[RenderableType] = []
     if progress is None:
-        parts.append(Text(f"ladder {name}: starting…"))
+        parts.append(plain(f"ladder {name}: starting…"))
     else:
         parts.append(_progress_line(progress, now))
         if progress.given_up:
@@ -108,7 +111,7 @@ def _progress_line(p: Progress, now: float) -> RenderableType:
     elif p.planned and p.done >= p.planned:
         eta = "0:00"
     state = " [stopping: finishing nothing new]" if p.stopping else ""
-    head = Text(
+    head = plain(
         f"ladder {p.ladder}: {p.done}/{p.planned} matches this run "
         f"({p.already + p.done}/{p.scheduled} of the schedule)  "
         f"elapsed {format_clock(elapsed)}  ETA {eta}{state}"
@@ -125,7 +128,8 @@ def _hosts_table(p: Progress) -> Table:
     for col in ("worker", "host", "in flight", "done", "matches/min"):
         table.add_column(col, justify="left" if col in ("worker", "host") else "right")
     for h in p.hosts:
-        table.add_row(h.worker, h.host, str(h.in_flight), str(h.done), f"{h.per_min:.1f}")
+        table.add_row(plain(h.worker), plain(h.host), str(h.in_flight), str(h.done),
+                      f"{h.per_min:.1f}")
     return table
 
 
@@ -134,7 +138,8 @@ def _in_flight_table(p: Progress, now: float) -> Table:
     for col in ("match", "seat 0", "seat 1", "time"):
         table.add_column(col)
     for f in sorted(p.in_flight, key=lambda f: f.started):
-        table.add_row(f.match_id, f.bots[0], f.bots[1], f"{now - f.started:.1f}s")
+        table.add_row(plain(f.match_id), plain(f.bots[0]), plain(f.bots[1]),
+                      f"{now - f.started:.1f}s")
     return table
 
 
@@ -168,13 +173,13 @@ def render_sprt_live(title: str, event: SprtEvent | None, now: float) -> Rendera
     Elo with its 95% interval, matches per minute, the pairs still expected, the matches in
     flight (pure)."""
     if event is None:
-        return Text(f"{title}: starting…")
+        return plain(f"{title}: starting…")
     status, progress = event.status, event.progress
     elapsed = now - progress.started
     per_minute = 60.0 * progress.done / elapsed if elapsed > 0 else 0.0
     state = "  [stopping: finishing nothing new]" if progress.stopping else ""
     return Group(
-        Text(f"{title}  elapsed {format_clock(elapsed)}{state}"),
+        plain(f"{title}  elapsed {format_clock(elapsed)}{state}"),
         llr_bar(status),
         Text(f"{sprt_counts_line(status)}\n{sprt_estimate_line(status)}  "
              f"{per_minute:.1f} matches/min  {progress.done} played this run"),
@@ -239,16 +244,16 @@ def render_report(s: Standings) -> RenderableType:
 
 def render_standings(s: Standings, *, live: bool = False) -> Table:
     """The standings table (with the live Elo column in the live view)."""
-    table = Table(title=f"Ladder {s.ladder}: {s.rated} rated matches"
-                        + (f", {s.void} void" if s.void else ""), title_justify="left")
+    table = Table(title=plain(f"Ladder {s.ladder}: {s.rated} rated matches"
+                              + (f", {s.void} void" if s.void else "")), title_justify="left")
     columns = ["#", "bot", "rating", "95% CI", "matches", "W/D/L", "score", "pts/match"]
     if live:
         columns.append("live Elo")
     for col in columns:
         table.add_column(col, justify="left" if col == "bot" else "right")
     for r in s.rows:
-        cells = [
-            str(r.rank), r.bot, f"{r.rating:.0f}",
+        cells: list[str | Text] = [
+            str(r.rank), plain(r.bot), f"{r.rating:.0f}",
             f"{r.rating - r.ci95:.0f}..{r.rating + r.ci95:.0f}",
             str(r.matches), f"{r.wins}/{r.draws}/{r.losses}", f"{100 * r.score_rate:.1f}%",
             f"{r.points_per_match:.1f}",
@@ -280,7 +285,7 @@ def render_pairing(s: Standings) -> RenderableType:
     for col in ("pair", "0", "1/4", "1/2", "3/4", "1"):
         table.add_column(col, justify="right" if col != "pair" else "left")
     for (a, b), counts in sorted(p.pentanomial.items()):
-        table.add_row(f"{a} vs {b}", *(str(c) for c in counts))
+        table.add_row(plain(f"{a} vs {b}"), *(str(c) for c in counts))
     return Group(Text("\n".join(lines)), table)
 
 
@@ -290,9 +295,9 @@ def render_crosstable(cross: Crosstable) -> Table:
     table = Table(title="Head-to-head (row vs column: W-D-L, score)", title_justify="left")
     table.add_column("bot")
     for name in names:
-        table.add_column(name, justify="center")
+        table.add_column(plain(name), justify="center")
     for a in names:
-        row = [a]
+        row: list[str | Text] = [plain(a)]
         for b in names:
             cell = cross.cells.get((a, b))
             if a == b:
@@ -312,9 +317,9 @@ def render_matches(found: Sequence[StoredMatch]) -> Table:
     for col in ("match", "seat 0", "seat 1", "outcome", "termination", "log"):
         table.add_column(col, overflow="fold")
     for m in found:
-        table.add_row(m.match_id, m.bots[0], m.bots[1], _outcome(m),
+        table.add_row(plain(m.match_id), plain(m.bots[0]), plain(m.bots[1]), plain(_outcome(m)),
                       str(m.termination) + (" (VOID, not rated)" if m.void else ""),
-                      m.log_path or "")
+                      plain(m.log_path or ""))
     return table
 
 
@@ -324,7 +329,8 @@ def render_void_attempts(attempts: Sequence[VoidAttempt]) -> Table:
     for col in ("match", "seat 0", "seat 1", "given up at", "detail"):
         table.add_column(col, overflow="fold")
     for a in attempts:
-        table.add_row(a.match_id, a.bots[0], a.bots[1], format_when(a.finished_at), a.detail)
+        table.add_row(plain(a.match_id), plain(a.bots[0]), plain(a.bots[1]),
+                      format_when(a.finished_at), plain(a.detail))
     return table
 
 

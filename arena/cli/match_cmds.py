@@ -19,6 +19,7 @@ from arena.cli.common import (
 )
 from arena.cli.render import render_match_result, render_replay_report
 from arena.model import MatchResult, TimeControl
+from arena.render.text import plain
 
 DEFAULT_LOG_DIR = Path("matches")
 
@@ -91,7 +92,8 @@ def _play_local(
                               options=options, time_control=time_control)
     first, second = spec.bots
     status = (
-        err_console.status(f"{first.name} vs {second.name}: playing {spec.game}, seed {seed}…")
+        err_console.status(plain(f"{first.name} vs {second.name}: playing {spec.game}, "
+                                 f"seed {seed}…"))
         if output is OutputFormat.human
         else contextlib.nullcontext()
     )

@@ -1,4 +1,7 @@
-"""Pure rendering of results, reports and watch frames (data in, rich renderables out)."""
+"""Pure rendering of results, reports and watch frames (data in, rich renderables out).
+
+Every recorded string (a bot's name, a match id, a detail, an answer, a path) is shown through
+``arena.render.text.plain``: as literal text, never markup, with no control characters."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from arena.model import (
     MatchResult,
     RoundEndEvent,
 )
+from arena.render.text import plain
 
 
 def _winner_text(bots: Sequence[str], winner: int | None, void: bool) -> Text:
@@ -25,15 +29,15 @@ def _winner_text(bots: Sequence[str], winner: int | None, void: bool) -> Text:
         return Text("void (not rated)", style="bold yellow")
     if winner is None:
         return Text("draw", style="bold")
-    return Text(f"{bots[winner]} (seat {winner})", style="bold green")
+    return plain(f"{bots[winner]} (seat {winner})", style="bold green")
 
 
 def render_match_result(result: MatchResult) -> RenderableType:
     """A summary: per-round scores, totals, winner and termination."""
-    table = Table(title=f"{result.game} · match {result.match_id} · seed {result.seed}")
+    table = Table(title=plain(f"{result.game} · match {result.match_id} · seed {result.seed}"))
     table.add_column("round", justify="right")
-    table.add_column(f"{result.bots[0]} (seat 0)", justify="right")
-    table.add_column(f"{result.bots[1]} (seat 1)", justify="right")
+    table.add_column(plain(f"{result.bots[0]} (seat 0)"), justify="right")
+    table.add_column(plain(f"{result.bots[1]} (seat 1)"), justify="right")
     for index, (a, b) in enumerate(result.rounds, start=1):
         table.add_row(str(index), str(a), str(b))
     table.add_row("total", str(result.totals[0]), str(result.totals[1]), style="bold")
@@ -43,12 +47,13 @@ def render_match_result(result: MatchResult) -> RenderableType:
         (str(result.termination), "green" if str(result.termination) == "normal" else "red"),
     )
     if result.faulty_seat is not None:
-        lines.append(f"  (seat {result.faulty_seat}: {result.bots[result.faulty_seat]})")
+        lines.append_text(plain(f"  (seat {result.faulty_seat}: "
+                                f"{result.bots[result.faulty_seat]})"))
     if result.detail:
-        lines.append(f"\ndetail: {result.detail.splitlines()[0][:300]}", style="dim")
+        lines.append_text(plain(f"\ndetail: {result.detail.splitlines()[0][:300]}", "dim"))
     lines.append(f"\n{result.decisions} decisions in {result.duration_s:.2f} s", style="dim")
     if result.log:
-        lines.append(f"\nlog: {result.log}", style="dim")
+        lines.append_text(plain(f"\nlog: {result.log}", "dim"))
     return Group(table, lines)
 
 
@@ -56,8 +61,8 @@ def render_replay_report(report: Any) -> RenderableType:
     status = "finished" if report.finished else "still running (verified so far)"
     text = Text.assemble(
         ("✓ ", "bold green"),
-        f"{report.match_id}: {report.decisions} decisions and {len(report.rounds)} round "
-        f"score(s) agree with the {report.game} rules engine; match {status}.",
+        plain(f"{report.match_id}: {report.decisions} decisions and {len(report.rounds)} round "
+              f"score(s) agree with the {report.game} rules engine; match {status}."),
     )
     if report.result:
         text.append(f"\nresult: totals {list(report.result.totals)}, winner "
@@ -75,18 +80,18 @@ def render_moves(events: Sequence[MatchEvent], bots: Sequence[str], limit: int =
     table.add_column("ms", justify="right", style="dim")
     decisions = [e for e in events if isinstance(e, DecisionEvent)]
     for event in decisions[-limit:]:
-        action = Text(event.action or "(no answer)")
+        action = plain(event.action or "(no answer)")
         if event.fault is not None:
             action = Text.assemble(action, (f"  {event.fault}: forfeit", "bold red"))
-        table.add_row(str(event.n), f"{bots[event.seat]}", action, f"{event.ms:.1f}")
+        table.add_row(str(event.n), plain(bots[event.seat]), action, f"{event.ms:.1f}")
     return table
 
 
 def render_scores(events: Sequence[MatchEvent], bots: Sequence[str]) -> RenderableType:
     table = Table(title="round scores", show_edge=False)
     table.add_column("round", justify="right")
-    table.add_column(bots[0], justify="right")
-    table.add_column(bots[1], justify="right")
+    table.add_column(plain(bots[0]), justify="right")
+    table.add_column(plain(bots[1]), justify="right")
     totals = (0, 0)
     for event in events:
         if isinstance(event, RoundEndEvent):
@@ -119,4 +124,4 @@ def render_frame(
         parts.append(Text.assemble(("match over: ", "bold"),
                                    _winner_text(bots, result.winner, result.void),
                                    f" · totals {list(result.totals)} · {result.termination}"))
-    return Panel(Group(*parts), title=title, title_align="left")
+    return Panel(Group(*parts), title=plain(title), title_align="left")

@@ -12,7 +12,6 @@ import typer
 from rich.console import Group, RenderableType
 from rich.live import Live
 from rich.table import Table
-from rich.text import Text
 from typer.core import TyperGroup
 
 from arena.cli.common import (
@@ -21,6 +20,7 @@ from arena.cli.common import (
     console,
     err_console,
     handle_errors,
+    notice,
     parse_options,
     print_json,
 )
@@ -47,6 +47,7 @@ from arena.ladder.sprt_run import (
     sprt_of,
 )
 from arena.model import TimeControl
+from arena.render.text import plain
 
 GROUP_HELP = (
     "Sequential probability ratio tests (SPRT) on duplicate pairs: is the candidate at least "
@@ -234,7 +235,7 @@ def _play(config: LadderConfig, sandbox: str, max_pairs: int | None,
             summary = run_sprt_blocking(config, max_pairs=max_pairs, concurrency=concurrency,
                                         sandbox=sandbox, on_event=view.update)
     except VoidLegError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err_console.print(notice("error", "bold red", exc))
         raise typer.Exit(3) from None
     if output is OutputFormat.human and not console.is_terminal:
         console.line()
@@ -283,12 +284,12 @@ def render_sprt_summary(summary: SprtSummary) -> RenderableType:
     """The end of a run: the outcome, the calculator's table for the complete pairs, what this
     run played."""
     status, run = summary.status, summary.run
-    parts: list[RenderableType] = [Text(outcome_text(summary), style="bold")]
+    parts: list[RenderableType] = [plain(outcome_text(summary), style="bold")]
     if status.result is not None:
         parts.append(render_result(status.result))
     per_minute = 60.0 * run.played / run.duration_s if run.duration_s > 0 else 0.0
     given_up = f"; {given_up_text(run.given_up)}" if run.given_up else ""
-    parts.append(Text(
+    parts.append(plain(
         f"{status.pairs} complete pairs ({status.pairs_started} begun); this run: {run.played} "
         f"matches in {format_clock(run.duration_s)} ({per_minute:.1f}/min, {run.void} void)"
         f"{given_up}. Matches: arena ladder matches {summary.ladder_file}"))

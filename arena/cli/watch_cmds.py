@@ -11,7 +11,7 @@ import typer
 from rich.console import Console, RenderableType
 from rich.live import Live
 
-from arena.cli.common import console, err_console, handle_errors
+from arena.cli.common import console, err_console, handle_errors, notice
 from arena.cli.render import render_frame
 from arena.errors import ConfigError
 from arena.games import get_game
@@ -20,6 +20,7 @@ from arena.referee.log import follow_events, read_events
 from arena.referee.replay import replay_events
 from arena.render import renderer_for
 from arena.render.html import ReplayPage, replay_page
+from arena.render.text import plain
 
 
 def register(app: typer.Typer) -> None:
@@ -78,7 +79,7 @@ def _source(log: Path | None, follow: bool, referee: str | None, match_id: str |
         raise ConfigError("give a match log, or --referee ADDRESS --match MATCH_ID")
     if follow:
         if not log.exists():
-            err_console.print(f"waiting for {log} to appear (Ctrl-C stops)…")
+            err_console.print(plain(f"waiting for {log} to appear (Ctrl-C stops)…"))
         return follow_events(log)
     if not log.is_file():
         raise ConfigError(f"no match log at {log}")
@@ -104,12 +105,12 @@ def write_html(out: Path, events: Iterable[MatchEvent], seats: Sequence[int | No
         out.write_text(page.html, encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot write {out}: {exc.strerror}") from None
-    console.print(f"wrote {out}: {page.decisions} moves, {len(page.html) / 1024:.0f} KiB",
-                  highlight=False)
+    console.print(plain(f"wrote {out}: {page.decisions} moves, "
+                        f"{len(page.html) / 1024:.0f} KiB"))
     if not page.finished:
-        err_console.print(f"[yellow]note:[/] the log ends after move {page.decisions} without "
-                          "a match end: the page shows the complete moves and says the match "
-                          "is unfinished", highlight=False)
+        err_console.print(notice("note", "yellow", f"the log ends after move {page.decisions} "
+                                 "without a match end: the page shows the complete moves and "
+                                 "says the match is unfinished"))
 
 
 def frames(events: Iterable[MatchEvent], seat: int | None

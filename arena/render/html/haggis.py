@@ -9,7 +9,7 @@ from functools import cache
 
 from arena.games import haggis as h
 from arena.render.html.api import seat_label, to_move_text
-from arena.render.html.markup import Markup, el, leaf
+from arena.render.html.markup import Markup, el, leaf, text
 
 _SUIT_CLASSES = ("hg-r", "hg-g", "hg-b", "hg-y")
 
@@ -74,8 +74,8 @@ def _last_round(summaries: tuple[h.RoundSummary, ...], names: tuple[str, str]) -
 
 def _status(round_index: int, target: int, leader: int, to_move: int | None,
             names: tuple[str, str]) -> Markup:
-    return el("p", "status", f"Round {round_index + 1} · game to {target} · "
-              f"{seat_label(names, leader)} led · ",
+    return el("p", "status", text(f"Round {round_index + 1} · game to {target} · "
+                                  f"{seat_label(names, leader)} led · "),
               leaf("span", "to-move", to_move_text(names, to_move)))
 
 

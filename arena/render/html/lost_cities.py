@@ -18,7 +18,7 @@ from arena.games.lost_cities import (
     round_score,
 )
 from arena.render.html.api import seat_label, to_move_text
-from arena.render.html.markup import Markup, el, leaf
+from arena.render.html.markup import Markup, el, leaf, text
 
 Expeditions = tuple[tuple[tuple[Card, ...], ...], ...]
 _CLASSES = tuple(f"lc-{letter.lower()}" for letter in COLOURS)
@@ -79,8 +79,9 @@ def _status(round_index: int, rounds: int, turn: int, guard: int, to_move: int |
             names: tuple[str, str]) -> Markup:
     guard_text = (f"stall guard reached at turn {guard}: deck draws only" if turn >= guard
                   else f"stall guard at turn {guard}")
-    return el("p", "status", f"Round {round_index + 1} of {rounds} · turn {turn} · "
-              f"{guard_text} · ", leaf("span", "to-move", to_move_text(names, to_move)))
+    return el("p", "status", text(f"Round {round_index + 1} of {rounds} · turn {turn} · "
+                                  f"{guard_text} · "),
+              leaf("span", "to-move", to_move_text(names, to_move)))
 
 
 class LostCitiesBoard:

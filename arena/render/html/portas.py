@@ -8,7 +8,7 @@ from functools import cache
 
 from arena.games.portas import Chest, State, Taken, View
 from arena.render.html.api import seat_label, to_move_text
-from arena.render.html.markup import Markup, el, leaf
+from arena.render.html.markup import Markup, el, leaf, text
 
 
 @cache
@@ -75,8 +75,9 @@ def _status(games: int, index: int, scores: tuple[int, int],
             finished: tuple[tuple[int, int], ...], to_move: int | None,
             names: tuple[str, str]) -> Markup:
     totals = (sum(s[0] for s in finished), sum(s[1] for s in finished))
-    return el("p", "status", f"Game {min(index + 1, games)} of {games} · this game "
-              f"{scores[0]} : {scores[1]} · earlier games {totals[0]} : {totals[1]} · ",
+    return el("p", "status", text(f"Game {min(index + 1, games)} of {games} · this game "
+                                  f"{scores[0]} : {scores[1]} · earlier games {totals[0]} : "
+                                  f"{totals[1]} · "),
               leaf("span", "to-move", to_move_text(names, to_move)))
 
 

@@ -22,6 +22,7 @@ from arena.model import (
     MatchEvent,
     MatchResult,
     Termination,
+    plain_text,
 )
 from arena.render.html.api import HtmlBoard, seat_label
 from arena.render.html.assets import PLAYER
@@ -187,7 +188,8 @@ def _result(result: MatchResult, names: tuple[str, str]) -> Markup:
     elif result.void:
         kind = "result void"
     if result.detail:
-        lines.append(leaf("p", "dim", "detail: " + result.detail.splitlines()[0][:300]))
+        first = plain_text(result.detail.splitlines()[0][:300])
+        lines.append(leaf("p", "dim", "detail: " + first))
     return el("div", kind, *lines, data_zone="result", data_termination=str(result.termination))
 
 
