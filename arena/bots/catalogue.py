@@ -2,10 +2,18 @@
 ``~/.local/share/arena``).
 
 A submitted bot is a pinned container image: name, version, game, image id (``sha256:...``) and
-layer digest (the identity of its code). :func:`arena.bots.resolve_bot` calls :func:`lookup` for
-references that are not directories, so a submitted bot can be used by name in matches and
-ladders. (Not to be confused with the game registry, ``arena.games``, or a container registry:
-the arena never uses one.)
+the identity of its code (column ``digest``: the image id, so a changed CMD, ENTRYPOINT or ENV is
+a new identity; rows written before that keep the layer digest they were rated under).
+
+A submission cannot take another's place: an existing (name, version) is replaced only when
+asked (``replace``, ``arena submit --replace``), a name another bot holds ignoring case is
+refused, and names and versions are identifiers (:mod:`arena.bots.names`), checked and written
+in one write transaction (:func:`adding`). Rows written before these rules keep their names and
+still list and resolve.
+
+:func:`arena.bots.resolve_bot` calls :func:`lookup` for references that are not directories, so
+a submitted bot can be used by name in matches and ladders. (Not to be confused with the game
+registry, ``arena.games``, or a container registry: the arena never uses one.)
 """
 
 from __future__ import annotations
@@ -13,13 +21,13 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots.home import arena_home
-from arena.bots.manifest import check_label
+from arena.bots.names import check_name, check_version, name_key, shown, version_key
 from arena.errors import ConfigError
 from arena.model import BotSpec
 
@@ -56,7 +64,7 @@ class SubmittedBot:
     image: str
     """Pinned image id (``sha256:...``)."""
     digest: str
-    """Layer digest of the image."""
+    """The identity of its code: the image id (rows written before: the layer digest)."""
     created: float
     """Submission time (seconds since the epoch)."""
 
@@ -104,6 +112,82 @@ def _row(row: tuple[str, str, str, str, str, float]) -> SubmittedBot:
     return SubmittedBot(*row)
 
 
+@dataclass(frozen=True)
+class Addition:
+    """A bot being entered in the catalogue (see :func:`adding`)."""
+
+    bot: SubmittedBot
+    """The new entry."""
+    replaced: SubmittedBot | None
+    """The entry of the same name and version it replaces (``replace=True``), else None."""
+
+
+def conflict(rows: Iterable[SubmittedBot], name: str, version: str, replace: bool) -> str | None:
+    """Why ``name``@``version`` may not be entered next to ``rows`` (the catalogue), or None.
+
+    Refused: the same (name, version) unless ``replace``; a name another bot holds ignoring case
+    (or, for a legacy name, whose tag it would share); a version whose tag a legacy version of
+    the same name holds. What to do instead is part of the reason."""
+    key = (name_key(name), version_key(version))
+    for row in rows:
+        if (row.name, row.version) == (name, version):
+            if not replace:
+                return (f"{shown(name)}@{shown(version)} is already in the catalogue (image "
+                        f"{row.image[:19]}): give another --version, or --replace to replace it")
+        elif row.name != name and name_key(row.name) == key[0]:
+            return (f"the name {shown(name)} is taken by the catalogued bot {shown(row.name)} "
+                    "(names are unique ignoring case): choose another name (--name)")
+        elif (name_key(row.name), version_key(row.version)) == key:
+            return (f"{shown(name)}@{shown(version)} would share the tag of the catalogued "
+                    f"{shown(row.name)}@{shown(row.version)}: give another --version")
+    return None
+
+
+def check_new(name: str, version: str, *, replace: bool = False, home: Path | None = None) -> None:
+    """Refuse (``ConfigError``, one line) a name or version outside the alphabets
+    (:mod:`arena.bots.names`) or one that :func:`conflict` refuses: the early check of a
+    submission, before anything is built. :func:`adding` checks again as it writes."""
+    check_name("bot name", name, "arena submit")
+    check_version("bot version", version, "arena submit")
+    with _connect(home) as conn:
+        problem = conflict(_all(conn), name, version, replace)
+    if problem is not None:
+        raise ConfigError(f"refused: {problem}")
+
+
+@contextmanager
+def adding(
+    name: str,
+    version: str,
+    game: str,
+    image: str,
+    digest: str,
+    *,
+    replace: bool = False,
+    home: Path | None = None,
+) -> Iterator[Addition]:
+    """Enter a submitted bot in the catalogue, checked and written in one write transaction
+    (``BEGIN IMMEDIATE``: two submissions cannot both pass the checks). Refuses with
+    ``ConfigError`` what :func:`check_new` refuses. The block runs after the checks, inside the
+    transaction (say, moving the image's tag): the entry is committed when it ends and nothing
+    is written when it raises."""
+    check_name("bot name", name, "the catalogue")
+    check_version("bot version", version, "the catalogue")
+    bot = SubmittedBot(name, version, game, image, digest, time.time())
+    with _connect(home) as conn:
+        conn.execute("BEGIN IMMEDIATE")
+        rows = _all(conn)
+        problem = conflict(rows, name, version, replace)
+        if problem is not None:
+            raise ConfigError(f"refused: {problem}")
+        replaced = next((r for r in rows if (r.name, r.version) == (name, version)), None)
+        conn.execute(
+            "INSERT OR REPLACE INTO bots VALUES (?, ?, ?, ?, ?, ?)",
+            (bot.name, bot.version, bot.game, bot.image, bot.digest, bot.created),
+        )
+        yield Addition(bot, replaced)
+
+
 def add(
     name: str,
     version: str,
@@ -111,33 +195,26 @@ def add(
     image: str,
     digest: str,
     *,
+    replace: bool = False,
     home: Path | None = None,
 ) -> SubmittedBot:
-    """Enter (or replace) a submitted bot in the catalogue; raises ``ConfigError`` for an
-    unusable name."""
-    check_label("bot name", name, "the catalogue")
-    check_label("bot version", version, "the catalogue")
-    if not name or "@" in name or "/" in name or name != name.strip():
-        raise ConfigError(f"bad bot name {name!r}: no '@', '/' or surrounding spaces")
-    if "@" in version:
-        raise ConfigError(f"bad bot version {version!r}: no '@'")
-    bot = SubmittedBot(name, version, game, image, digest, time.time())
-    with _connect(home) as conn:
-        conn.execute(
-            "INSERT OR REPLACE INTO bots VALUES (?, ?, ?, ?, ?, ?)",
-            (bot.name, bot.version, bot.game, bot.image, bot.digest, bot.created),
-        )
-    return bot
+    """Enter a submitted bot in the catalogue (see :func:`adding`); ``ConfigError`` for a name
+    or version outside the alphabets, an existing (name, version) unless ``replace``, or a name
+    another bot holds ignoring case."""
+    with adding(name, version, game, image, digest, replace=replace, home=home) as addition:
+        return addition.bot
+
+
+def _all(conn: sqlite3.Connection) -> list[SubmittedBot]:
+    rows = conn.execute("SELECT name, version, game, image, digest, created FROM bots "
+                        "ORDER BY name, created DESC").fetchall()
+    return [_row(r) for r in rows]
 
 
 def list_bots(*, home: Path | None = None) -> list[SubmittedBot]:
     """Every submitted bot in the catalogue, by name then newest first."""
     with _connect(home) as conn:
-        rows = conn.execute(
-            "SELECT name, version, game, image, digest, created FROM bots "
-            "ORDER BY name, created DESC"
-        ).fetchall()
-    return [_row(r) for r in rows]
+        return _all(conn)
 
 
 def find(name: str, version: str | None = None, *, home: Path | None = None) -> SubmittedBot | None:

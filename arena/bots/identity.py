@@ -1,7 +1,10 @@
 """THE identity of a bot's code: what the ladder records in its bot rows and what the Docker
 sandbox keys its build cache by.
 
-A submitted bot is identified by its image's layer digest (else its image id). A bot directory
+A submitted bot is identified by its image id (recorded in the catalogue as its ``digest``: the
+id covers the layers and the configuration, so the same layers with another CMD, ENTRYPOINT or
+ENV are another bot; catalogue rows written before keep the layer digest they were recorded
+with, so existing ladders and SPRT tests keep their keys). A bot directory
 is identified by a content hash (:func:`directory_hash`): sha256 over the relative path and the
 bytes of every file that counts, in path order. What counts:
 
@@ -47,8 +50,9 @@ Fingerprint = tuple[tuple[str, int, int, int, int], ...]
 
 
 def bot_identity(spec: BotSpec) -> str:
-    """The code identity of a bot: its image digest, else its image id, else the content hash
-    of its directory (empty for a spec with none of them)."""
+    """The code identity of a bot: the identity its spec carries (a submitted bot's, from the
+    catalogue: its image id, or a legacy row's layer digest), else its image id, else the
+    content hash of its directory (empty for a spec with none of them)."""
     if spec.digest:
         return spec.digest
     if spec.image:

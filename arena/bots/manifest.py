@@ -1,4 +1,7 @@
-"""Bot manifests: ``bot.toml`` in a bot directory, read into a :class:`~arena.model.BotSpec`."""
+"""Bot manifests: ``bot.toml`` in a bot directory, read into a :class:`~arena.model.BotSpec`.
+
+Its ``name`` and ``version`` are identifiers (:mod:`arena.bots.names`): a bot controls them, the
+other bot is sent its name, and they end up in tags, tables and logs."""
 
 from __future__ import annotations
 
@@ -7,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots.files import check_bot_directory
+from arena.bots.names import check_name, check_version
 from arena.errors import ConfigError
-from arena.model import BotSpec, label_problem
+from arena.model import BotSpec
 
 MANIFEST = "bot.toml"
 """The manifest's file name in a bot directory."""
@@ -33,16 +37,6 @@ def load_bot_dir(path: str | Path) -> BotSpec:
     return spec
 
 
-def check_label(what: str, value: str, where: str) -> str:
-    """``value`` if it is a usable bot name or version (at most 64 printable characters: a bot
-    controls it, and the other bot is sent its name), else ``ConfigError`` naming ``where``."""
-    problem = label_problem(value)
-    if problem is not None:
-        raise ConfigError(f"{where}: {what} {value[:40]!r}{'…' if len(value) > 40 else ''} "
-                          f"{problem}")
-    return value
-
-
 def _spec_from_manifest(data: dict[str, Any], directory: Path, manifest: Path) -> BotSpec:
     from arena.games import GAME_IDS
 
@@ -60,18 +54,19 @@ def _spec_from_manifest(data: dict[str, Any], directory: Path, manifest: Path) -
     ):
         raise ConfigError(f"{manifest}: 'command' must be a non-empty list of strings")
     version = data.get("version", "")
-    if not isinstance(version, str | int | float):
+    if not isinstance(version, str | int | float) or isinstance(version, bool):
         raise ConfigError(f"{manifest}: 'version' must be a string")
+    version = str(version)
     from arena.bots.images.build import DEFAULT_FLAVOR, FLAVORS
 
     base = data.get("base", DEFAULT_FLAVOR)
     if base not in FLAVORS:
         raise ConfigError(f"{manifest}: 'base' must be one of {', '.join(FLAVORS)}, got {base!r}")
     return BotSpec(
-        name=check_label("'name'", name.strip(), str(manifest)),
+        name=check_name("'name'", name.strip(), str(manifest)),
         game=game,
         directory=str(directory),
         command=tuple(command),
-        version=check_label("'version'", str(version), str(manifest)),
+        version=check_version("'version'", version, str(manifest)) if version else "",
         base=base,
     )

@@ -10,6 +10,7 @@ as :data:`~arena.bots.images.tools.Progress` lines. No terminal output here.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -28,12 +29,14 @@ from arena.bots.images.build import (
     find_base_image,
     pin_image,
 )
+from arena.bots.images.policy import image_problem
 from arena.bots.images.tags import keep_bot_image
 from arena.bots.images.tools import Progress, quiet
 from arena.bots.images.wheels import source_root
-from arena.bots.manifest import MANIFEST, check_label, load_bot_dir
+from arena.bots.manifest import MANIFEST, load_bot_dir
+from arena.bots.names import check_name, check_version
 from arena.errors import ConfigError
-from arena.model import BotSpec, MatchResult, Termination
+from arena.model import BotSpec, MatchResult, Termination, plain_text
 
 SmokeMatch = Callable[[BotSpec], MatchResult]
 """Plays the smoke match of a candidate bot against :func:`smoke_opponent` in the Docker
@@ -54,16 +57,22 @@ class Submission:
     """The Docker tag that keeps its image (``arena-bot/NAME:VERSION``)."""
     smoke: MatchResult
     """The smoke match it played."""
+    replaced: SubmittedBot | None = None
+    """The entry of the same name and version it replaced (``replace=True``), else None."""
 
 
 @dataclass(frozen=True)
-class _Candidate:
-    image: BotImage
+class _Plan:
+    """What is submitted, known before anything is built."""
+
+    target: str
+    directory: Path | None
+    """The bot directory, or None for an image."""
+    manifest: BotSpec | None
+    """Its bot.toml, if it has one."""
     game: str
     name: str
-    """The name to submit under unless one is given."""
     version: str
-    """The version unless one is given (empty: none known)."""
 
 
 def smoke_opponent(game: str) -> BotSpec:
@@ -93,6 +102,7 @@ def submit_bot(
     name: str | None = None,
     version: str | None = None,
     game: str | None = None,
+    replace: bool = False,
     progress: Progress = quiet,
     client: Any = None,
     home: Path | None = None,
@@ -101,36 +111,72 @@ def submit_bot(
     needed) under ``name``/``version`` (default: bot.toml's, or the directory's or image's
     name; a timestamp for the version).
 
-    Builds the missing base image of the bot's flavor first. Raises ``ConfigError`` when the
-    bot is refused (with the reason and the smoke match's log) or cannot be built,
+    The name and version are checked first (identifiers, :mod:`arena.bots.names`; an existing
+    (name, version) only with ``replace``; no name another bot holds ignoring case), before
+    anything is built; the catalogue checks again as it writes, and the image's tag moves only
+    then. Builds the missing base image of the bot's flavor first. Raises ``ConfigError`` when
+    the bot is refused (with the reason and the smoke match's log) or cannot be built,
     ``SandboxError`` when the engine fails. ``home`` is the arena's data directory (default:
     ``$ARENA_HOME``)."""
-    for what, value in (("--name", name), ("--version", version)):
-        if value is not None:  # refused before anything is built
-            check_label(what, value, "arena submit")
-    candidate = _build_or_pin(target, game, progress, client)
-    bot_name = name or candidate.name
-    bot_version = version or candidate.version or time.strftime("%Y%m%d%H%M%S")
-    image = candidate.image
-    bot = BotSpec(bot_name, candidate.game, image=image.image_id, version=bot_version,
-                  digest=image.digest)
+    for what, check, value in (("--name", check_name, name), ("--version", check_version, version)):
+        if value is not None:  # refused before anything is read or built
+            check(what, value, "arena submit")
+    plan = _plan(target, game, name, version)
+    catalogue.check_new(plan.name, plan.version, replace=replace, home=home)
+    image = _image(plan, progress, client)
+    bot = BotSpec(plan.name, plan.game, image=image.image_id, version=plan.version,
+                  digest=image.image_id)
     progress(f"smoke match: {bot.name} vs {smoke_opponent(bot.game).name} in containers")
     result = smoke_match(bot)
-    check_smoke_match(result, bot_name)
-    tag = keep_bot_image(image.image_id, bot_name, bot_version, client)  # spared by prune
-    saved = catalogue.add(bot_name, bot_version, bot.game, image.image_id, image.digest,
-                          home=home)
-    return Submission(saved, tag, result)
+    check_smoke_match(result, plan.name)
+    with catalogue.adding(plan.name, plan.version, plan.game, image.image_id, image.image_id,
+                          replace=replace, home=home) as addition:
+        tag = keep_bot_image(image.image_id, plan.name, plan.version, client)  # spared by prune
+    return Submission(addition.bot, tag, result, addition.replaced)
 
 
-def _build_or_pin(target: str, game: str | None, progress: Progress, client: Any) -> _Candidate:
+def _plan(target: str, game: str | None, name: str | None, version: str | None) -> _Plan:
+    """The name, version and game of a submission, from the flags, bot.toml or the target; a
+    default name outside the alphabet is refused here, saying to give ``--name``."""
     directory = Path(target)
     if directory.is_dir():
-        return _build(directory, game, progress, client)
-    if game is None:
+        plan = _directory_plan(directory, game)
+        source = f"{MANIFEST}'s 'name'" if plan.manifest else "the directory's name"
+    elif game is None:
         raise ConfigError(f"{target!r} is not a directory: give --game for an image")
-    image = pin_image(target, client)
-    return _Candidate(image, game, target.split(":")[0].rsplit("/")[-1], "")
+    else:
+        plan = _Plan(target, None, None, game, target.split(":")[0].rsplit("/")[-1], "")
+        source = "the image's name"
+    if name is None:
+        check_name(f"{source} (or give --name)", plan.name, "arena submit")
+    return dataclasses.replace(plan, name=name or plan.name,
+                               version=version or plan.version or time.strftime("%Y%m%d%H%M%S"))
+
+
+def _directory_plan(directory: Path, game: str | None) -> _Plan:
+    manifest = load_bot_dir(directory) if (directory / MANIFEST).is_file() else None
+    if manifest is None:
+        if game is None:
+            raise ConfigError(f"{directory} has no {MANIFEST}: give --game")
+        return _Plan(str(directory), directory, None, game, directory.name, "")
+    return _Plan(str(directory), directory, manifest, game or manifest.game, manifest.name,
+                 manifest.version)
+
+
+def _image(plan: _Plan, progress: Progress, client: Any) -> BotImage:
+    """Build the bot directory's image (or pin the given one) and check it may be a bot's
+    (:func:`~arena.bots.images.policy.image_problem`; its command is bot.toml's)."""
+    if plan.directory is None:
+        image = pin_image(plan.target, client)
+    else:
+        image = _build(plan.directory, plan.manifest, progress, client)
+    attrs = (client or docker_client()).images.get(image.image_id).attrs
+    problem = image_problem(attrs)
+    if problem is None and plan.manifest is not None:
+        problem = command_mismatch(plan.manifest.command, attrs.get("Config") or {})
+    if problem is not None:
+        raise ConfigError(f"refused: {plain_text(plan.target)}: {problem}")
+    return image
 
 
 def command_mismatch(command: tuple[str, ...], config: dict[str, Any]) -> str | None:
@@ -146,24 +192,13 @@ def command_mismatch(command: tuple[str, ...], config: dict[str, Any]) -> str | 
             " in the Dockerfile, run from a WORKDIR laid out like the bot directory)")
 
 
-def _build(directory: Path, game: str | None, progress: Progress, client: Any) -> _Candidate:
-    manifest = load_bot_dir(directory) if (directory / MANIFEST).is_file() else None
-    bot_game = game or (manifest.game if manifest else None)
-    if bot_game is None:
-        raise ConfigError(f"{directory} has no {MANIFEST}: give --game")
+def _build(directory: Path, manifest: BotSpec | None, progress: Progress,
+           client: Any) -> BotImage:
     flavor = manifest.base if manifest else "python"
     if find_base_image(FLAVORS[flavor].tag, client) is None:
         _build_base(flavor, progress, client)
     progress(f"building the image of {directory}")
-    image = build_bot_image(directory, flavor_name=flavor, client=client)
-    if manifest is not None:
-        engine = client or docker_client()
-        problem = command_mismatch(manifest.command, engine.images.get(image.image_id).attrs
-                                   .get("Config") or {})
-        if problem is not None:
-            raise ConfigError(f"refused: {problem}")
-    name = manifest.name if manifest else directory.name
-    return _Candidate(image, bot_game, name, manifest.version if manifest else "")
+    return build_bot_image(directory, flavor_name=flavor, client=client)
 
 
 def _build_base(flavor: str, progress: Progress, client: Any) -> None:

@@ -87,15 +87,48 @@ def test_resolve_match_bots_checks_the_game(tmp_path: Path) -> None:
     [
         ('name = "' + "n" * (17 * 2**20) + '"', "17825792 characters long (at most 64)"),
         ('name = "' + "n" * 65 + '"', "65 characters long"),
-        ('name = "evil\\u001b[2J"', "non-printable"),
+        ('name = "evil\\u001b[2J"', "'evil[2J' holds characters"),
         ('name = "ok"\nversion = "' + "v" * 65 + '"', "'version'"),
     ],
 )
 def test_names_and_versions_a_bot_controls_are_bounded(tmp_path: Path, line: str,
                                                       says: str) -> None:
     """A 17 MiB name once made every MatchStart to the OTHER bot oversized (its forfeit): a
-    name is at most 64 printable characters, refused at load."""
+    name is at most 64 characters, refused at load (the refusal quotes it shortened and without
+    the escape)."""
     (tmp_path / "bot.toml").write_text(line + '\ngame = "lost-cities"\n' if "game" not in line
                                        else line)
-    with pytest.raises(ConfigError, match=re.escape(says)):
+    with pytest.raises(ConfigError, match=re.escape(says)) as refused:
         load_bot_dir(tmp_path)
+    assert len(str(refused.value)) < 400 and "\x1b" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ('name = "victim "', None),  # surrounding spaces are trimmed, as before
+        ('name = "vic tim"', "'name'"),
+        ('name = "[/]"', "'name'"),
+        ('name = "[b][/b]victim"', "'name'"),
+        ('name = "vi\\u0441tim"', "'name'"),  # a Cyrillic letter that looks like "c"
+        ('name = "ok"\nversion = "1 0"', "'version'"),
+        ('name = "ok"\nversion = ".1"', "'version'"),
+    ],
+)
+def test_names_and_versions_are_identifiers(tmp_path: Path, line: str, key: str | None) -> None:
+    """HOLE 3/5: names are Docker repository components (so two names cannot share a tag or look
+    alike) and never markup; the refusal is one line naming the key and the alphabet."""
+    (tmp_path / "bot.toml").write_text(line + '\ngame = "lost-cities"\n')
+    if key is None:
+        assert load_bot_dir(tmp_path).name == "victim"
+        return
+    with pytest.raises(ConfigError) as refused:
+        load_bot_dir(tmp_path)
+    said = str(refused.value)
+    assert said.startswith(f"{tmp_path / 'bot.toml'}: {key} ") and "\n" not in said
+    assert ("a bot name is" if key == "'name'" else "a bot version is") in said
+
+
+def test_every_sample_bot_has_an_identifier_name() -> None:
+    for manifest in sorted((ROOT / "sample_bots").glob("*/*/bot.toml")):
+        load_bot_dir(manifest.parent)

@@ -4,12 +4,9 @@ terminal library: the caller plays the smoke match and shows the progress."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +18,7 @@ from arena.bots.images import BaseImage
 from arena.bots.submit import check_smoke_match, smoke_opponent, submit_bot
 from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult, Termination
+from tests.bots.conftest import SmokeMatch
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "sample_bots" / "lost-cities" / "random"
@@ -90,39 +88,7 @@ def test_the_bots_package_imports_no_referee_sandbox_or_terminal() -> None:
     assert json.loads(out.stdout) == []
 
 
-# --- whole submissions on the real engine ---------------------------------------------------
-SmokeMatch = Callable[[BotSpec], MatchResult]
-
-
-@pytest.fixture
-def smoke(docker_client: Any, tmp_path: Path) -> tuple[SmokeMatch, list[BotSpec]]:
-    """A real smoke match (one round) in the Docker sandbox; remembers the bots it played."""
-    from arena.referee.match import play_match
-    from arena.referee.service import line_up
-    from arena.sandbox.docker import DockerSandbox
-
-    sandbox = DockerSandbox(client=docker_client)
-    played: list[BotSpec] = []
-
-    def play(bot: BotSpec) -> MatchResult:
-        played.append(bot)
-        lineup = line_up([bot, smoke_opponent(bot.game)], sandbox=sandbox)
-        spec = lineup.match(options={"rounds": 1})
-        return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=tmp_path / "logs"))
-
-    return play, played
-
-
-@pytest.fixture
-def tags(docker_client: Any) -> Iterator[list[str]]:
-    """Tags a test made; removed afterwards."""
-    made: list[str] = []
-    yield made
-    for tag in made:
-        with contextlib.suppress(docker.errors.APIError):
-            docker_client.images.remove(tag)
-
-
+# --- whole submissions on the real engine (fixtures smoke and tags: conftest.py) -----------
 @pytest.mark.docker
 def test_a_legal_bot_is_accepted_kept_and_catalogued(
     base_image: BaseImage,

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from arena.bots.images.build import docker_client
+from arena.bots.names import check_name, check_version, name_key, version_key
 from arena.errors import SandboxError
 
 BOT_REPOSITORY = "arena-bot"
@@ -14,11 +14,12 @@ BOT_REPOSITORY = "arena-bot"
 
 
 def bot_tag(name: str, version: str) -> str:
-    """The Docker tag that keeps a submitted bot's image: ``arena-bot/NAME:VERSION``, with
-    characters Docker does not accept in a repository or tag replaced."""
-    repo = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("._-") or "bot"
-    tag = re.sub(r"[^A-Za-z0-9_.-]+", "-", version).lstrip(".-")[:128] or "latest"
-    return f"{BOT_REPOSITORY}/{repo}:{tag}"
+    """The Docker tag that keeps a submitted bot's image: exactly ``arena-bot/NAME:VERSION``
+    with the name lowercased (one tag per name ignoring case, per version). ``ConfigError``
+    for a name or version outside the alphabets of :mod:`arena.bots.names`."""
+    check_name("bot name", name, "tag")
+    check_version("bot version", version, "tag")
+    return f"{BOT_REPOSITORY}/{name_key(name)}:{version_key(version)}"
 
 
 def keep_bot_image(image_id: str, name: str, version: str, client: Any = None) -> str:
