@@ -1,11 +1,16 @@
 """The Docker sandbox: each bot runs in its own hardened container.
 
-One container per (match, seat), kept for all rounds of the match, removed at its end. The
-container has no network (``network_mode="none"``: only ``lo``), a read-only root, a small
-``noexec`` tmpfs at /tmp, no capabilities, no-new-privileges, the default seccomp profile, pids,
-memory (swap equal: no swap) and CPU limits, user 65534, an init process, bounded logs, and the
-image referenced by id. The seat's socket directory is bind-mounted read-only at ``/arena``; the
-bot finds its socket in ``ARENA_SOCKET``. Blocking Docker SDK calls run in threads.
+One container per (match, seat), kept for all rounds of the match, removed at its end together
+with its anonymous volumes (the janitor's removals too). The container has no network
+(``network_mode="none"``: only ``lo``), a read-only root, a small ``noexec`` tmpfs at /tmp, no
+capabilities, no-new-privileges, the default seccomp profile, pids, memory (swap equal: no swap)
+and CPU limits, user 65534, an init process, no health check, bounded logs, and the image
+referenced by id. The seat's socket directory is bind-mounted read-only at ``/arena``; the bot
+finds its socket in ``ARENA_SOCKET``. Blocking Docker SDK calls run in threads.
+
+``check`` refuses, before any match, a submitted image a bot may not have (``VOLUME``,
+``EXPOSE``, a root ``USER``, over the size cap: :mod:`arena.bots.images.policy`) and a bot
+directory whose Dockerfile says more than the arena builds (:mod:`arena.bots.images.dockerfile`).
 
 A Docker or daemon failure that is not the bot's fault raises ``SandboxError`` (a void match);
 a bot image that fails to build raises ``BotFault`` (``no_start``).
@@ -26,7 +31,7 @@ from typing import Any
 
 from arena.bots.identity import directory_hash
 from arena.errors import BotFault, ConfigError, SandboxError
-from arena.model import BotSpec, Termination
+from arena.model import BotSpec, Termination, plain_text
 from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
 from arena.sandbox.cores import CoreLease, reserve_core
 
@@ -117,7 +122,7 @@ def janitor(client: Any = None) -> int:
         if owner == _owner() or _owner_alive(owner):
             continue
         with contextlib.suppress(Exception):
-            container.remove(force=True)
+            container.remove(force=True, v=True)
             removed += 1
     return removed
 
@@ -253,7 +258,7 @@ class DockerBot:
 
         def remove() -> None:
             with contextlib.suppress(docker.errors.NotFound):
-                self._container.remove(force=True)
+                self._container.remove(force=True, v=True)  # and its anonymous volumes
 
         try:
             retried(remove, REMOVE_DELAYS_S)
@@ -314,22 +319,38 @@ class DockerSandbox:
         return self._client
 
     def check(self, bots: Iterable[BotSpec]) -> None:
-        """Submitted bots need their pinned image; bot directories need the local base image of
-        their flavor (``base`` in bot.toml)."""
+        """Submitted bots need their pinned image, and it must be one a bot may have
+        (:func:`~arena.bots.images.policy.image_problem`: a catalogue row written before that
+        check); a bot directory's Dockerfile must say only what the arena builds
+        (:func:`~arena.bots.images.dockerfile.check_dockerfile`); bot directories need the
+        local base image of their flavor (``base`` in bot.toml). ``ConfigError`` before any
+        match."""
         from arena.bots.images.build import require_base_image
 
         bots = list(bots)
         try:
             for bot in bots:
-                if bot.image and not self._exists(bot.image):
-                    raise ConfigError(
-                        f"the image of {bot.name}@{bot.version} ({bot.image[:19]}) is no longer "
-                        "on this Docker engine: submit the bot again (`arena submit`)"
-                    )
+                if bot.image:
+                    self._check_image(bot, bot.image)
             for flavor in sorted({bot.base for bot in bots if not bot.image}):
                 require_base_image(flavor, self.client)
         except SandboxError as exc:  # no engine
             raise ConfigError(str(exc)) from None
+
+    def _check_image(self, bot: BotSpec, image: str) -> None:
+        from arena.bots.images.policy import image_problem
+
+        attrs = self._attrs(image)
+        who = plain_text(f"{bot.name}@{bot.version}")
+        if attrs is None:
+            raise ConfigError(
+                f"the image of {who} ({image[:19]}) is no longer on this Docker engine: "
+                "submit the bot again (`arena submit`)"
+            )
+        problem = image_problem(attrs)
+        if problem is not None:
+            raise ConfigError(f"refused to run {who} (image {image[:19]}): {problem}; "
+                              "submit a fixed image under a new version")
 
     async def start(self, bot: BotSpec, socket_dir: Path, match_id: str, seat: int) -> DockerBot:
         """Start ``bot`` in a container that can reach only ``socket_dir``."""
@@ -394,6 +415,7 @@ class DockerSandbox:
             "cpuset_cpus": str(core),
             "user": BOT_USER,
             "init": True,
+            "healthcheck": {"test": ["NONE"]},  # no HEALTHCHECK of the image runs
             "ipc_mode": "none",
             "hostname": "bot",
             "ulimits": _ulimits(lim.open_files, fsize),
@@ -462,15 +484,19 @@ class DockerSandbox:
 
     def _exists(self, image_id: str) -> bool:
         """Whether the engine has this image; raises ``SandboxError`` when the engine fails."""
+        return self._attrs(image_id) is not None
+
+    def _attrs(self, image_id: str) -> dict[str, Any] | None:
+        """The image's ``docker image inspect`` attributes, None when the engine does not have
+        it; raises ``SandboxError`` when the engine fails."""
         import docker.errors
 
         try:
-            self.client.images.get(image_id)
+            return dict(self.client.images.get(image_id).attrs)
         except docker.errors.ImageNotFound:
-            return False
+            return None
         except Exception as exc:  # noqa: BLE001 — APIError, connection errors
             raise SandboxError(f"the Docker engine failed: {exc}") from exc
-        return True
 
 
 def _ulimits(open_files: int, file_size: int) -> list[Any]:

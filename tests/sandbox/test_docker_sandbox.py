@@ -82,15 +82,17 @@ def test_hardened_container_reaches_only_its_socket(
     server = _listen(tmp_path / "sock")
     box = DockerSandbox()
 
-    async def scenario() -> tuple[dict[str, Any], Any, dict[str, str]]:
+    async def scenario() -> tuple[dict[str, Any], Any, dict[str, Any]]:
         bot = await box.start(_spec(bot_dir), tmp_path / "sock", "m-probe", 1)
-        labels = docker_client.containers.get(bot.container_id).labels
+        attrs = docker_client.containers.get(bot.container_id).attrs
         report = await asyncio.to_thread(_receive, server)
         info = await bot.wait()
         await bot.stop()
-        return report, info, labels
+        return report, info, attrs
 
-    report, info, labels = asyncio.run(scenario())
+    report, info, attrs = asyncio.run(scenario())
+    labels = attrs["Config"]["Labels"]
+    assert attrs["Config"]["Healthcheck"] == {"Test": ["NONE"]}  # no image HEALTHCHECK runs
     assert info.exit_code == 0 and not info.oom_killed
     assert report["uid"] == 65534 and report["gid"] == 65534
     assert report["interfaces"] == ["lo"]
