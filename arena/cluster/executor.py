@@ -94,7 +94,10 @@ class ClusterPlayer:
                 if isinstance(outcome, Needs):
                     raise Inconsistent(f"it still lacks {outcome} after it was shipped")
             if isinstance(outcome, MatchResult):
-                return check_void(outcome, spec)
+                void = check_void(outcome, spec)
+                log.warning("match %s is void on worker %s: %s", spec.match_id, worker,
+                            void.detail)
+                return void
             checked = await asyncio.to_thread(check_output, outcome, spec)
             return write_outputs(checked, spec, log_dir, live)
         except _GivenUp as given:

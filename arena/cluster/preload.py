@@ -8,9 +8,10 @@ that is not hosted in the ladder process):
         --tls-cert HEAD.pem --tls-key HEAD-key.pem
 
 The preload guards each of them (``arena.cluster.guard``: a worker host's certificate cannot
-act as the head) and makes a worker announce this host's arena version and cluster protocol, as
-`arena worker` does; without it the head's version gate refuses the worker, and the head refuses
-a scheduler that is not guarded.
+act as the head), makes a worker announce this host's arena version and cluster protocol, as
+`arena worker` does, and makes it a worker host's: it plays bots only in containers or in the
+separated process sandbox (``arena.cluster.task.unseparated``). Without it the head's version
+gate refuses the worker, and the head refuses a scheduler that is not guarded.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from arena.cluster.guard import guard
 from arena.cluster.session import INFO_KEY, arena_info
+from arena.cluster.task import serve_as_worker_host
 
 
 def dask_setup(server: Any) -> None:
@@ -28,4 +30,5 @@ def dask_setup(server: Any) -> None:
 
     if isinstance(server, Worker):
         server.startup_information[INFO_KEY] = arena_info
+        serve_as_worker_host()
     guard(server)

@@ -42,6 +42,39 @@ from arena.referee.log import seat_log_path
 
 CACHE_ENV = "ARENA_CACHE"
 """Where a worker host keeps shipped bot directories (default ``~/.cache/arena``)."""
+_WORKER_HOST = False
+"""Set in the worker processes of a worker host (``arena worker``, or Dask's own with the
+arena's preload): they play untrusted bots next to the host's TLS key."""
+
+
+def serve_as_worker_host() -> None:
+    """Mark this process as a worker host's: it plays bots only in containers or in the
+    separated process sandbox (the embedded cluster's workers, on the operator's own machine,
+    play as ``arena match`` does)."""
+    global _WORKER_HOST
+    _WORKER_HOST = True
+
+
+def unseparated(sandbox: str) -> str | None:
+    """Why this worker host refuses to play in ``sandbox`` (None: it plays): on a worker host
+    the process sandbox must separate bots (root, Linux, util-linux), or a bot would run as the
+    worker's own user, with network, next to the host's TLS key."""
+    from arena.sandbox.isolation import unseparated_reason
+
+    if not _WORKER_HOST or sandbox not in ("process", "auto"):
+        return None
+    reason = unseparated_reason()
+    if reason is None:
+        return None
+    if sandbox == "auto":
+        from arena.sandbox import get_sandbox
+
+        if get_sandbox("auto").name != "process":
+            return None
+    return (f"worker host {socket.gethostname()} refuses to play in the process sandbox: it "
+            f"would not separate the bots ({reason}); a worker host plays bots only in "
+            "containers (sandbox = \"docker\") or in the separated process sandbox (run "
+            "`arena worker` as root with util-linux)")
 
 
 @dataclass(frozen=True)
@@ -100,6 +133,9 @@ def play_task(task: MatchTask, shipment: Shipment | None = None) -> TaskOutcome:
             f"this worker runs arena {arena.__version__} (cluster protocol {CLUSTER_PROTOCOL}), "
             f"the head {task.arena_version} (protocol {task.protocol})"
         )
+    refused = unseparated(task.sandbox)
+    if refused is not None:  # void, never a bot's loss: nothing was played
+        return void_result(task.spec, refused)
     cache = worker_cache()
     try:
         if shipment is not None:

@@ -81,13 +81,15 @@ def cluster_section(address: str, certs: CertFiles, host: str = "head", *,
             f'key = "{files.key}"\nwait_s = {wait_s}\nworker_ttl_s = {worker_ttl_s}\n')
 
 
-def start(args: Sequence[str], log: Path, *, pythonpath: Path | None = None
+def start(args: Sequence[str], log: Path, *, pythonpath: Path | None = None,
+          prefix: Sequence[str] = (), env: dict[str, str] | None = None
           ) -> subprocess.Popen[bytes]:
     """``python -m arena.cli.main ARGS`` in its own session, output to ``log``; with
-    ``pythonpath``, the arena package found there (run from that directory)."""
-    env = {**os.environ, "PYTHONPATH": str(pythonpath or ROOT)}
+    ``pythonpath``, the arena package found there (run from that directory); ``prefix``: a
+    command that runs it (e.g. ``setpriv`` to another user); ``env``: more variables."""
+    env = {**os.environ, "PYTHONPATH": str(pythonpath or ROOT), **(env or {})}
     with log.open("wb") as out:
-        return subprocess.Popen([sys.executable, "-m", "arena.cli.main", *args],
+        return subprocess.Popen([*prefix, sys.executable, "-m", "arena.cli.main", *args],
                                 cwd=pythonpath or ROOT,
                                 env=env, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)
