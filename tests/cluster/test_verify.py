@@ -46,7 +46,7 @@ def _honest(tmp_path: Path, seed: int = 4) -> tuple[MatchOutput, MatchSpec]:
 def test_an_honest_outcome_passes_and_a_bots_output_is_plain_text(tmp_path: Path) -> None:
     output, spec = _honest(tmp_path)
     loud = dataclasses.replace(output, seat_logs=(zlib.compress(
-        "crashed \x1b]52;c;ZXZpbA==\x07\x1b[2Jwon\n".encode()), None))
+        b"crashed \x1b]52;c;ZXZpbA==\x07\x1b[2Jwon\n"), None))
     checked = check_output(loud, spec)
     assert checked.result == dataclasses.replace(output.result, detail=checked.result.detail)
     kept = checked.seat_logs[0] or ""
