@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from arena.cli.common import OutputFormat, console, err_console, handle_errors, print_json
 from arena.model import BotSpec, MatchResult
+from arena.render.text import plain
 
 if TYPE_CHECKING:
     from arena.bots.images.tools import Progress
@@ -34,11 +36,12 @@ def register(app: typer.Typer) -> None:
 def _progress(first: str) -> Iterator[Progress]:
     """A spinner showing the current step, and each step printed with the time it started."""
     started = time.monotonic()
-    with console.status(first) as status:
+    with console.status(plain(first)) as status:
 
         def progress(step: str) -> None:
-            console.print(f"  {time.monotonic() - started:5.1f}s {step}", highlight=False)
-            status.update(step)
+            line = plain(step)
+            console.print(Text.assemble(f"  {time.monotonic() - started:5.1f}s ", line))
+            status.update(line)
 
         yield progress
 
@@ -71,21 +74,30 @@ def submit(
         str | None, typer.Option(help="Version (default: bot.toml's, else a timestamp).")
     ] = None,
     game: Annotated[str | None, typer.Option(help="Game id (needed for an image).")] = None,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Replace the catalogued bot of the same name and "
+                           "version (refused without it).")
+    ] = False,
 ) -> None:
     """Build (or take) a bot image, pin it, play a smoke match against the random sample bot in
-    the Docker sandbox, and add the bot to the catalogue if it played a legal match."""
+    the Docker sandbox, and add the bot to the catalogue if it played a legal match.
+
+    A name is letters and digits with '.', '_' or '-' between them (at most 64, unique ignoring
+    case); an existing name and version is replaced only with --replace."""
     from arena.bots.submit import submit_bot
 
     with _progress(f"submitting {target}") as progress:
         done = submit_bot(target, smoke_match=_play_smoke_match, name=name, version=version,
-                          game=game, progress=progress)
+                          game=game, replace=replace, progress=progress)
     saved, smoke = done.bot, done.smoke
-    console.print(
-        f"[green]submitted[/] {saved.name}@{saved.version} ({saved.game}) image "
-        f"{saved.image[:19]} ({done.tag}) digest {saved.digest[:19]}; smoke match "
-        f"{smoke.totals[0]}:{smoke.totals[1]}. Use it as [bold]{saved.name}[/] in `arena match`.",
-        highlight=False,
-    )
+    verb = "replaced" if done.replaced else "submitted"
+    was = f" (was image {done.replaced.image[:19]})" if done.replaced else ""
+    console.print(Text.assemble(
+        (verb, "green"),
+        plain(f" {saved.name}@{saved.version}{was} ({saved.game}) image {saved.image[:19]} "
+              f"({done.tag}); smoke match {smoke.totals[0]}:{smoke.totals[1]}. Use it as "),
+        plain(saved.name, "bold"), " in `arena match`.",
+    ))
 
 
 @bots_app.command("list")
@@ -103,11 +115,12 @@ def list_bots(
         print_json([b.__dict__ for b in bots])
         return
     table = Table(title="submitted bots")
-    for column in ("name", "version", "game", "image", "digest", "submitted"):
+    for column in ("name", "version", "game", "image", "identity", "submitted"):
         table.add_column(column)
     for bot in bots:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(bot.created))
-        table.add_row(bot.name, bot.version, bot.game, bot.image[:19], bot.digest[:19], when)
+        table.add_row(*(plain(cell) for cell in (bot.name, bot.version, bot.game,
+                                                  bot.image[:19], bot.digest[:19], when)))
     console.print(table)
 
 
@@ -184,10 +197,10 @@ def prune(
     for column in ("image", "kind", "own size", "outcome"):
         table.add_column(column, justify="right" if column == "own size" else "left")
     for item in results:
-        if item.reason:
-            outcome = f"kept: {item.reason}"
+        if item.reason:  # may quote a tag or the engine's words
+            outcome = plain(f"kept: {item.reason}")
         else:
-            outcome = "would be removed" if dry_run else "[green]removed[/]"
+            outcome = Text("would be removed") if dry_run else Text("removed", style="green")
         table.add_row(item.image_id[7:19], item.kind, _size(item.size), outcome)
     console.print(table)
     gone = [r for r in results if r.removed or (dry_run and not r.reason)]

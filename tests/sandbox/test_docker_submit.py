@@ -34,8 +34,22 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
     spec = catalogue.lookup("rnd")
     assert spec is not None and spec.image and spec.image.startswith("sha256:")
     assert spec.digest.startswith("sha256:") and spec.game == "lost-cities"
+    assert spec.digest == spec.image  # a submitted bot's identity is its image id
     assert docker_client.images.get(spec.image).id == spec.image
     assert "arena-bot/rnd:1" in docker_client.images.get(spec.image).tags  # spared by prune
+
+    # The same name and version again: refused in one line, unless --replace.
+    again = runner.invoke(app, ["submit", str(ROOT / "sample_bots/lost-cities/random"),
+                                "--name", "rnd"], env={"COLUMNS": "400"})
+    assert again.exit_code == 2, again.output
+    assert again.output.strip().splitlines() == [
+        "error: refused: 'rnd'@'1' is already in the catalogue (image "
+        f"{spec.image[:19]}): give another --version, or --replace to replace it"]
+    replaced = runner.invoke(app, ["submit", str(ROOT / "sample_bots/lost-cities/random"),
+                                   "--name", "rnd", "--replace"])
+    assert replaced.exit_code == 0, replaced.output
+    assert f"replaced rnd@1 (was image {spec.image[:19]})" in " ".join(replaced.output.split())
+    assert catalogue.lookup("rnd") is not None
 
     bad = runner.invoke(app, ["submit", str(ROOT / "sample_bots/hostile/illegal")])
     assert bad.exit_code == 2
@@ -91,3 +105,42 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
 def test_auto_sandbox_picks_docker_when_an_engine_answers(docker_client: Any) -> None:
     assert get_sandbox("auto").name == "docker"
 
+
+
+def test_a_catalogue_of_todays_main_still_lists_resolves_and_runs(
+    base_image: BaseImage, docker_client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MIGRATION: a catalogue row as today's main wrote it (a name with a space, a version with
+    one, the layer digest as identity) lists, resolves, passes the sandbox's check and plays,
+    under the identity it was recorded with (so existing ladders and SPRT keys do not change)."""
+    import sqlite3
+
+    from arena.bots.images import build_bot_image, layer_digest
+    from arena.cli.main import app
+    from tests.bots.test_catalogue import LEGACY_SCHEMA
+
+    random = ROOT / "sample_bots/lost-cities/random"
+    built = build_bot_image(random, client=docker_client)
+    layers = layer_digest(docker_client.images.get(built.image_id).attrs)
+    home = tmp_path / "home"
+    home.mkdir()
+    conn = sqlite3.connect(home / catalogue.DB_NAME)
+    conn.execute(LEGACY_SCHEMA)
+    conn.execute("INSERT INTO bots VALUES ('old random', '1 0', 'lost-cities', ?, ?, 1.0)",
+                 (built.image_id, layers))
+    conn.commit()
+    conn.close()
+    monkeypatch.setenv(HOME_ENV, str(home))
+    runner = CliRunner()
+    listing = runner.invoke(app, ["bots", "list", "--format", "json"])
+    assert listing.exit_code == 0, listing.output
+    assert [(b["name"], b["digest"]) for b in json.loads(listing.stdout)] == [
+        ("old random", layers)]
+    played = runner.invoke(app, ["match", "old random@1 0", str(random), "--sandbox", "docker",
+                                 "-o", "rounds=1", "--format", "json",
+                                 "--log-dir", str(tmp_path / "logs")])
+    assert played.exit_code == 0, played.output
+    result = json.loads(played.stdout)
+    assert result["termination"] == "normal" and result["bots"] == ["old random", "random"]
+    header = json.loads(Path(result["log"]).read_text(encoding="utf-8").splitlines()[0])
+    assert header["bots"][0]["digest"] == layers
