@@ -326,12 +326,15 @@ class DockerSandbox:
         local base image of their flavor (``base`` in bot.toml). ``ConfigError`` before any
         match."""
         from arena.bots.images.build import require_base_image
+        from arena.bots.images.dockerfile import check_dockerfile
 
         bots = list(bots)
         try:
             for bot in bots:
                 if bot.image:
                     self._check_image(bot, bot.image)
+                elif bot.directory:
+                    check_dockerfile(Path(bot.directory))
             for flavor in sorted({bot.base for bot in bots if not bot.image}):
                 require_base_image(flavor, self.client)
         except SandboxError as exc:  # no engine

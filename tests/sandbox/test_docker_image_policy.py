@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ import docker.errors
 import pytest
 from typer.testing import CliRunner
 
-from arena.bots import catalogue
+from arena.bots import catalogue, load_bot_dir
 from arena.bots.home import HOME_ENV
 from arena.bots.images import BaseImage, build_bot_image
 from arena.bots.submit import submit_bot
@@ -139,3 +141,26 @@ def test_the_janitor_removes_leftover_volumes_too(
     for name in volumes:
         with pytest.raises(docker.errors.NotFound):
             docker_client.volumes.get(name)
+
+
+def test_a_refused_dockerfile_is_refused_before_any_match(
+    base_image: BaseImage, docker_client: Any, tmp_path: Path
+) -> None:
+    """A bot directory whose Dockerfile says what the arena does not build (here `RUN`) is one
+    ConfigError from the sandbox's check, naming the line: `arena match` exits 2 with nothing
+    played, instead of a match the bot forfeits (no_start) at its build."""
+    from arena.cli.main import app
+
+    bot = tmp_path / "runner"
+    shutil.copytree(RANDOM, bot, ignore=shutil.ignore_patterns("__pycache__"))
+    dockerfile = bot / "Dockerfile"
+    text = dockerfile.read_text(encoding="utf-8") + "RUN head -c 200G /dev/zero > /fill\n"
+    dockerfile.write_text(text, encoding="utf-8")
+    line = f"{dockerfile} line {text.count(chr(10))}: RUN"
+    with pytest.raises(ConfigError, match=re.escape(line)):
+        DockerSandbox(client=docker_client).check([load_bot_dir(bot)])
+    logs = tmp_path / "logs"
+    out = CliRunner().invoke(app, ["match", str(bot), str(RANDOM), "--sandbox", "docker",
+                                   "--log-dir", str(logs)])
+    assert out.exit_code == 2, out.output
+    assert "line" in out.output and "RUN" in out.output and not logs.exists()
