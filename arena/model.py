@@ -64,6 +64,8 @@ def plain_text(value: str) -> str:
     control characters (escape sequences start with ESC or CSI) except newline and tab, DEL,
     and the bidirectional controls. What a bot or its author controls (its output, an answer it
     gave, a refusal quoting its files) passes through this before it is recorded or shown."""
+    if value.isprintable():  # every character stripped is non-printable: the common case
+        return value
     return value.translate(_UNSAFE_CHARS)
 
 
