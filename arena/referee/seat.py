@@ -22,14 +22,21 @@ from arena.v1 import bot_pb2, bot_pb2_grpc
 
 MAX_BOT_MESSAGE_BYTES = 64 * 1024
 """Largest message a bot may send (a decision is a few dozen bytes). Over it: forfeit."""
-GRPC_RECEIVE_LIMIT = 64 * 1024 * 1024
-"""gRPC's own cut-off, far above MAX_BOT_MESSAGE_BYTES so that an oversized message reaches the
-referee and is named as such. gRPC ends the stream silently on anything bigger (then the bot's
-fate decides: crash, or protocol violation)."""
+GRPC_RECEIVE_LIMIT = 1024 * 1024
+"""gRPC's own cut-off: 16 times MAX_BOT_MESSAGE_BYTES, so that an oversized message still
+reaches the referee and is named as such, and small, because it bounds what one seat can make
+the referee hold (about three messages: see INBOX_LIMIT; at 64 MiB, one seat could make the
+referee hold about 320 MiB). gRPC reads a message's length first and ends the stream on anything
+bigger without reading it; the referee is not told why (the stream just ends), so the bot's fate
+decides what it is called: ``crash`` when it exits, else ``protocol_violation``."""
 MAX_REFEREE_MESSAGE_BYTES = 16 * 1024 * 1024
 """Largest message the referee sends (the SDK accepts this much)."""
-INBOX_LIMIT = 4
-"""Messages buffered per seat; a bot is only ever asked for one at a time."""
+INBOX_LIMIT = 1
+"""Messages buffered per seat: a bot is only ever asked for one at a time, and anything it sends
+out of turn is a violation found at its next turn, so one is enough. What one seat can make the
+referee hold is then about three messages of at most GRPC_RECEIVE_LIMIT: this one, the one the
+reader holds while the inbox is full and the one gRPC is receiving (with BDP probing off, gRPC's
+flow-control window stays small: it reads no further ahead)."""
 
 
 
@@ -93,7 +100,8 @@ class SeatServicer(bot_pb2_grpc.BotServiceServicer):  # type: ignore[misc]  # ge
         try:
             async for message in requests:
                 await self.inbox.put(message)
-            await self.inbox.put(StreamClosed("the bot closed its stream"))
+            await self.inbox.put(StreamClosed(  # gRPC does not say which: see the limit
+                f"the bot closed its stream, or sent a message over {GRPC_RECEIVE_LIMIT} bytes"))
         except asyncio.CancelledError:
             raise
         except grpc.aio.AioRpcError as exc:
@@ -119,6 +127,9 @@ class SeatEndpoint:
                 ("grpc.max_receive_message_length", GRPC_RECEIVE_LIMIT),
                 ("grpc.max_send_message_length", MAX_REFEREE_MESSAGE_BYTES),
                 ("grpc.max_concurrent_streams", 2),
+                # No window growth (BDP probing): a bot that floods out of turn is held at
+                # gRPC's small default window instead of buffered ahead (see INBOX_LIMIT).
+                ("grpc.http2.bdp_probe", 0),
                 # One connection per seat: gRPC closes every further one as soon as it is
                 # accepted, so a bot cannot park connections (descriptors) in the referee.
                 ("grpc.max_allowed_incoming_connections", 1),
