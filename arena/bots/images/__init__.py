@@ -7,7 +7,9 @@ package itself (the bot runtime: ``arena.sdk``, ``arena.games``, ``arena.wire``,
 :mod:`~arena.bots.images.wheels`), stripped and imported with a deterministic tar
 (:mod:`~arena.bots.images.rootfs`): the same inputs give the same layer digest. The image
 carries a label with the hash of its inputs, so an unchanged base is reused instead of rebuilt
-(:mod:`~arena.bots.images.build`, which also builds, pins and keeps bot images).
+(:mod:`~arena.bots.images.build`, which also builds, pins and keeps bot images: from the
+arena's own build context, :mod:`~arena.bots.images.context`, and a Dockerfile that passed
+:mod:`~arena.bots.images.dockerfile`'s allow-list).
 :mod:`~arena.bots.images.prune` removes the builds no longer needed.
 
 Everything here needs a Docker engine, and building a base image needs root (debootstrap,
@@ -19,6 +21,8 @@ from __future__ import annotations
 
 from arena.bots.images.build import (
     BASE_TAG,
+    BUILD_TIMEOUT_ENV,
+    DEFAULT_BUILD_TIMEOUT_S,
     DEFAULT_FLAVOR,
     FLAVORS,
     INPUTS_LABEL,
@@ -27,6 +31,7 @@ from arena.bots.images.build import (
     Flavor,
     build_base_image,
     build_bot_image,
+    build_timeout,
     docker_client,
     find_base_image,
     flavor,
@@ -34,6 +39,12 @@ from arena.bots.images.build import (
     layer_digest,
     pin_image,
     require_base_image,
+)
+from arena.bots.images.dockerfile import (
+    DockerfileError,
+    canonical_dockerfile,
+    check_dockerfile,
+    parse_dockerfile,
 )
 from arena.bots.images.mirror import MIRROR_ENV, debian_mirror
 from arena.bots.images.prune import PruneCandidate, prune_images
@@ -45,6 +56,8 @@ from arena.bots.images.wheels import prepare_wheels, runtime_requirements, sourc
 __all__ = [
     "BASE_TAG",
     "BOT_REPOSITORY",
+    "BUILD_TIMEOUT_ENV",
+    "DEFAULT_BUILD_TIMEOUT_S",
     "DEFAULT_FLAVOR",
     "FLAVORS",
     "INPUTS_LABEL",
@@ -54,12 +67,16 @@ __all__ = [
     "SUITE",
     "BaseImage",
     "BotImage",
+    "DockerfileError",
     "Flavor",
     "Progress",
     "PruneCandidate",
     "bot_tag",
     "build_base_image",
     "build_bot_image",
+    "build_timeout",
+    "canonical_dockerfile",
+    "check_dockerfile",
     "debian_mirror",
     "deterministic_tar",
     "docker_client",
@@ -68,6 +85,7 @@ __all__ = [
     "inputs_key",
     "keep_bot_image",
     "layer_digest",
+    "parse_dockerfile",
     "pin_image",
     "prepare_wheels",
     "prune_images",

@@ -3,19 +3,35 @@ from its root file system (reused when its inputs are unchanged), building a bot
 Dockerfile on a base, pinning an image by id and layer digest (the tags that keep submitted
 bots' images: :mod:`~arena.bots.images.tags`).
 
+A bot directory's build is bounded: the daemon gets the arena's own context (the bot's files,
+:mod:`~arena.bots.images.context`) and the Dockerfile the arena writes once the author's passes
+the allow-list (:mod:`~arena.bots.images.dockerfile`: no ``RUN``, no ``ADD``, no other image),
+with no network, a memory cap and a wall-clock limit (``ARENA_BUILD_TIMEOUT_S``); the image
+must then pass :func:`~arena.bots.images.policy.image_problem` (no volume, no port, no root
+user, within ``ARENA_MAX_IMAGE_MB``). So a build's disk use is bounded by the base and the bot
+directory's cap (``ARENA_MAX_BOT_DIR_MB``).
+
 The Docker SDK is imported only when an engine is used. Blocking calls only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
+import os
 import tempfile
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from arena.bots.files import bot_files
+from arena.bots.images.context import CONTEXT_DOCKERFILE, write_build_context
+from arena.bots.images.dockerfile import BASE_ARG, DOCKERFILE, canonical_dockerfile, read_dockerfile
 from arena.bots.images.mirror import debian_mirror
+from arena.bots.images.policy import image_problem
 from arena.bots.images.rootfs import (
     PACKAGES,
     debootstrap,
@@ -26,7 +42,8 @@ from arena.bots.images.rootfs import (
 )
 from arena.bots.images.tools import Progress, quiet
 from arena.bots.images.wheels import prepare_wheels, wheel_hash
-from arena.errors import ConfigError, SandboxError
+from arena.errors import ArenaError, ConfigError, SandboxError
+from arena.model import plain_text
 
 BASE_TAG = "arena/base:py311"
 """The local tag of the Python bot base image."""
@@ -231,6 +248,29 @@ def import_rootfs(client: Any, tar: Path, tag: str, key: str, command: str) -> A
 
 
 # --- bot images ---------------------------------------------------------------------------
+BUILD_TIMEOUT_ENV = "ARENA_BUILD_TIMEOUT_S"
+"""Environment variable: the wall-clock limit of one bot image build, in seconds."""
+DEFAULT_BUILD_TIMEOUT_S = 300.0
+"""The default wall-clock limit of a bot image build."""
+BUILD_MEMORY_MB = 512
+"""The memory (and memory + swap) cap of whatever the daemon runs for a bot image build."""
+
+
+def build_timeout() -> float:
+    """The build limit (``ARENA_BUILD_TIMEOUT_S`` or the default), in seconds; ``ConfigError``
+    for a value that is not a positive number."""
+    raw = os.environ.get(BUILD_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_BUILD_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise ConfigError(f"{BUILD_TIMEOUT_ENV}={raw!r}: give a positive number of seconds")
+    return value
+
+
 def build_bot_image(
     bot_dir: str | Path,
     *,
@@ -241,34 +281,147 @@ def build_bot_image(
 ) -> BotImage:
     """Build ``bot_dir``'s Dockerfile on a local base image (no network) and pin it.
 
+    The daemon gets the arena's own build context (:mod:`~arena.bots.images.context`: the
+    directory's bot files, the set its identity hashes) and the Dockerfile the arena writes from
+    the author's once it passes :mod:`~arena.bots.images.dockerfile`'s allow-list. The build
+    runs with no network, a memory cap (:data:`BUILD_MEMORY_MB`) and a wall-clock limit
+    (:func:`build_timeout`), and the image must pass
+    :func:`~arena.bots.images.policy.image_problem` (else it is removed).
+
     ``base`` is an image id or tag passed as ``BASE_IMAGE`` (default: the local base image of
     ``flavor_name``, which must exist). Raises ``ConfigError`` when the directory has no
-    Dockerfile or the build fails, ``SandboxError`` when the engine fails.
+    Dockerfile, holds a file the arena does not read, its Dockerfile is refused, or the build
+    fails or runs out of time; ``SandboxError`` when the engine fails.
     """
-    import docker.errors
-
     directory = Path(bot_dir).resolve()
-    if not (directory / "Dockerfile").is_file():
-        raise ConfigError(f"{directory} has no Dockerfile")
+    files = bot_files(directory)
+    dockerfile = next((f for f in files if f.parts == (DOCKERFILE,)), None)
+    if dockerfile is None:
+        raise ConfigError(f"{plain_text(str(directory))} has no {DOCKERFILE}")
+    text = canonical_dockerfile(read_dockerfile(Path(dockerfile.path)), dockerfile.path)
+    limit = build_timeout()
     client = client or docker_client(timeout=600)
     if base is None:
         base = require_base_image(flavor_name, client).image_id
+    with tempfile.TemporaryFile(prefix="arena-context-") as context:
+        write_build_context(files, text, context)
+        context.seek(0)
+        image_id = _BuildRequest(client, directory, limit).run(context, base, tag)
+    return _checked(client, image_id, directory)
+
+
+def _checked(client: Any, image_id: str, directory: Path) -> BotImage:
+    """The built image pinned, or ``ConfigError`` (the image removed) when it may not be a
+    bot's."""
     try:
-        image, _ = client.images.build(
-            path=str(directory),
-            tag=tag,
-            buildargs={"BASE_IMAGE": base},
-            labels={INPUTS_LABEL: ""},  # a bot image is not a base image
-            network_mode="none",
-            pull=False,
-            rm=True,
-            forcerm=True,
-        )
-    except docker.errors.BuildError as exc:
-        raise ConfigError(f"building {directory} failed: {exc.msg}") from exc
-    except docker.errors.APIError as exc:
-        raise SandboxError(f"docker build of {directory} failed: {exc}") from exc
-    return BotImage(image.id, layer_digest(image.attrs))
+        attrs = client.images.get(image_id).attrs
+    except Exception as exc:  # noqa: BLE001 — ImageNotFound, APIError, connection errors
+        raise SandboxError(f"the Docker engine lost the image it built: {exc}") from exc
+    problem = image_problem(attrs)
+    if problem is not None:
+        with contextlib.suppress(Exception):  # tagged elsewhere or in use: leave it
+            client.images.remove(image_id)
+        raise ConfigError(f"the image of {plain_text(str(directory))} is refused: {problem}")
+    return BotImage(image_id, layer_digest(attrs))
+
+
+class _BuildRequest:
+    """One ``POST /build`` of a bot image, given up (the connection closed, which cancels the
+    daemon's build) when its wall-clock limit passes."""
+
+    def __init__(self, client: Any, directory: Path, limit: float) -> None:
+        self.api = client.api
+        self.shown = plain_text(str(directory))
+        self.limit = limit
+        self.deadline = time.monotonic() + limit
+
+    def params(self, base: str, tag: str | None) -> dict[str, str]:
+        """The build's query: the arena's Dockerfile, no network, no pull, the memory cap."""
+        memory = str(BUILD_MEMORY_MB << 20)
+        params = {
+            "dockerfile": CONTEXT_DOCKERFILE,
+            "buildargs": json.dumps({BASE_ARG: base}),
+            "labels": json.dumps({INPUTS_LABEL: ""}),  # a bot image is not a base image
+            "networkmode": "none",
+            "rm": "1",
+            "forcerm": "1",
+            "memory": memory,
+            "memswap": memory,
+        }
+        return params | ({"t": tag} if tag else {})
+
+    def run(self, context: BinaryIO, base: str, tag: str | None) -> str:
+        """Send the context and follow the build; the new image's id."""
+        url = f"{self.api.base_url}/v{self.api.api_version}/build"
+        try:
+            response = self.api.post(
+                url, params=self.params(base, tag), data=context, stream=True,
+                headers={"Content-Type": "application/x-tar"}, timeout=self.limit)
+        except Exception as exc:  # noqa: BLE001 — requests' timeouts and connection errors
+            raise self._failure(exc) from exc
+        try:
+            return self._follow(response)
+        finally:
+            response.close()  # before the end: the daemon sees the client go and cancels
+
+    def _follow(self, response: Any) -> str:
+        if response.status_code != 200:
+            message = _api_message(response)
+            if response.status_code < 500:
+                raise ConfigError(f"building {self.shown} failed: {message}")
+            raise SandboxError(f"docker build of {self.shown} failed: {message}")
+        image_id = ""
+        sock = getattr(response.raw.connection, "sock", None)  # each read waits until the limit
+        lines = response.iter_lines()
+        while True:
+            try:
+                if sock is not None:
+                    sock.settimeout(self._remaining())
+                line = next(lines, None)
+            except Exception as exc:  # noqa: BLE001 — a read timeout, a closed connection
+                raise self._failure(exc) from exc
+            if line is None:
+                break
+            image_id = self._event(line) or image_id
+        if not image_id:
+            raise SandboxError(f"docker build of {self.shown} ended without an image")
+        return image_id
+
+    def _event(self, line: bytes) -> str:
+        """One progress message of the daemon: the image id it names, or ``""``."""
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return ""
+        if not isinstance(event, dict):
+            return ""
+        if "error" in event:
+            raise ConfigError(f"building {self.shown} failed: "
+                              f"{plain_text(str(event['error'])).strip()}")
+        return str((event.get("aux") or {}).get("ID") or "")
+
+    def _remaining(self) -> float:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        return remaining
+
+    def _failure(self, exc: Exception) -> ArenaError:
+        if time.monotonic() >= self.deadline or isinstance(exc, TimeoutError):
+            return ConfigError(
+                f"building {self.shown} took over {self.limit:g} s and was cancelled "
+                f"({BUILD_TIMEOUT_ENV}): a bot image only packs files, so make the bot "
+                "directory smaller (or raise the limit)")
+        return SandboxError(f"docker build of {self.shown} failed: {exc}")
+
+
+def _api_message(response: Any) -> str:
+    """The daemon's error message of a failed request, as plain text."""
+    try:
+        message = str(response.json().get("message") or "")
+    except ValueError:
+        message = response.text
+    return plain_text(message).strip() or f"HTTP {response.status_code}"
 
 
 def pin_image(reference: str, client: Any = None) -> BotImage:
