@@ -17,7 +17,7 @@ head while they grow, for ``arena watch --follow``), ``preload`` (for Dask's own
 
 from __future__ import annotations
 
-CLUSTER_PROTOCOL = 2
+CLUSTER_PROTOCOL = 3
 """Version of what head and workers exchange (the task payload, its outcome and the events). A
 worker whose arena version or cluster protocol differs from the head's is refused."""
 MATCH_RESOURCE = "match"

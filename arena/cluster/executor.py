@@ -7,7 +7,10 @@ directory (``arena.cluster.live``: followable with ``arena watch --follow``). Th
 the task, writes the returned match log (atomically replacing the live copy) and seat logs into
 that directory (private files, as the referee writes them) and returns the result with the local
 paths. A worker that lacked a bot directory or an image answers ``Needs``: the player ships
-exactly that (once per run) and submits the match again (key ``<match id>~shipped``).
+exactly that and submits the match again (key ``<match id>~shipped``): a directory as a Dask
+shipment (once per run), an image from a temporary file in bounded chunks to the worker that
+asked (``arena.cluster.shipping``: never whole in memory; the files are removed at the end).
+A worker asks only for what the spec names (``arena.cluster.verify``).
 
 Faults: Dask plays a match again elsewhere, from the same spec and seed, when its worker dies;
 a match whose attempts killed more workers than ``distributed.scheduler.allowed-failures``
@@ -24,13 +27,23 @@ import logging
 import os
 import re
 import secrets
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from arena.cluster import MATCH_RESOURCE
 from arena.cluster.live import LiveLog, LiveLogs, relocate
-from arena.cluster.shipping import Needs, Shipment, pack_directory, save_image
+from arena.cluster.shipping import (
+    CHUNK_BYTES,
+    Needs,
+    Shipment,
+    load_shipped_image,
+    pack_directory,
+    receive_image_chunk,
+    save_image,
+)
 from arena.cluster.task import MatchTask, play_task, void_result
 from arena.cluster.verify import (
     CheckedOutput,
@@ -39,15 +52,19 @@ from arena.cluster.verify import (
     check_output,
     check_void,
 )
-from arena.model import MatchEvent, MatchResult, MatchSpec, Termination
+from arena.model import MatchEvent, MatchResult, MatchSpec, Termination, plain_text
 from arena.referee.log import aborted_name, open_private, private_dir, seat_log_path
 from arena.sandbox.api import Sandbox
 
 log = logging.getLogger(__name__)
 
 _LEG_SUFFIX = re.compile(r"-l\d+$")
-ImageSource = Callable[[str], bytes]
-"""Image id → its ``docker save`` archive (default: from the head's Docker engine)."""
+ImageSource = Callable[[str, Path], object]
+"""(image id, path) → write the image's ``docker save`` archive into the new file ``path``
+(default: from the head's Docker engine, streamed)."""
+SHIP_ROUNDS = 3
+"""How often one match may ask for what it lacks (a worker of another host may take it after a
+shipment) before it is void."""
 
 
 def encounter_of(match_id: str) -> str:
@@ -55,13 +72,13 @@ def encounter_of(match_id: str) -> str:
     return _LEG_SUFFIX.sub("", match_id)
 
 
-def _head_image(image_id: str) -> bytes:
+def _head_image(image_id: str, path: Path) -> None:
     from arena.sandbox import get_sandbox
     from arena.sandbox.docker import DockerSandbox
 
     box = get_sandbox("docker")
     assert isinstance(box, DockerSandbox)
-    return save_image(box.client, image_id)
+    save_image(box.client, image_id, path)
 
 
 class ClusterPlayer:
@@ -72,7 +89,10 @@ class ClusterPlayer:
         self.images = images or _head_image
         self._encounters: dict[str, int] = {}
         self._shipped: dict[str, Any] = {}
-        """Scattered shipments (Dask futures) by what they hold (a digest or an image id)."""
+        """Scattered shipments (Dask futures) by the digests they hold."""
+        self._spool: Path | None = None
+        """The run's temporary directory of saved images (``close`` removes it)."""
+        self._saved: dict[str, Path] = {}
         self.live = LiveLogs()
         """The live copies of the match logs in flight (the ``LOG_TOPIC`` subscriber)."""
 
@@ -88,11 +108,14 @@ class ClusterPlayer:
         worker = "?"
         try:
             outcome, worker = await self._run(task, spec.match_id, None)
+            for round_ in range(SHIP_ROUNDS):
+                if not isinstance(outcome, Needs):
+                    break
+                shipment = await self._ship(check_needs(outcome, spec), spec, worker, name)
+                key = f"{spec.match_id}~shipped" + (f"-{round_ + 1}" if round_ else "")
+                outcome, worker = await self._run(task, key, shipment)
             if isinstance(outcome, Needs):
-                shipment = await self._shipment(check_needs(outcome, spec), spec)
-                outcome, worker = await self._run(task, f"{spec.match_id}~shipped", shipment)
-                if isinstance(outcome, Needs):
-                    raise Inconsistent(f"it still lacks {outcome} after it was shipped")
+                raise Inconsistent(f"it still lacks {outcome} after it was shipped")
             if isinstance(outcome, MatchResult):
                 void = check_void(outcome, spec)
                 log.warning("match %s is void on worker %s: %s", spec.match_id, worker,
@@ -106,6 +129,9 @@ class ClusterPlayer:
             detail = f"void: the result from worker {worker} was refused: {exc}"
             log.error("match %s: %s", spec.match_id, detail)
             return void_result(spec, detail)
+        except _ShippingFailed as exc:
+            log.error("match %s: %s", spec.match_id, exc)
+            return void_result(spec, str(exc))
         finally:
             self.live.release(spec.match_id)
             live.close()
@@ -148,18 +174,66 @@ class ClusterPlayer:
         except Exception:  # noqa: BLE001 — only for the log line
             return "?"
 
+    async def _ship(self, needs: Needs, spec: MatchSpec, worker: str, sandbox: str) -> Any:
+        """Send a worker what it lacked: images straight into its host's engine, then the
+        scattered ``Shipment`` of its directories (None when it lacked none)."""
+        for image in needs.images:
+            await self._ship_image(image, worker, sandbox)
+        return await self._shipment(needs, spec) if needs.bots else None
+
+    async def _ship_image(self, image_id: str, worker: str, sandbox: str) -> None:
+        """The image's archive, saved once per run to a temporary file, sent to ``worker`` in
+        ``CHUNK_BYTES`` pieces and loaded there: never whole in memory on either side."""
+        try:
+            archive = await self._saved_image(image_id)
+            size = archive.stat().st_size
+            offset = 0
+            with archive.open("rb") as source:
+                while offset == 0 or offset < size:
+                    data = await asyncio.to_thread(source.read, CHUNK_BYTES)
+                    await self.client.run(receive_image_chunk, image_id, offset, data,
+                                          workers=[worker])
+                    offset += len(data)
+                    if not data:
+                        break
+            await self.client.run(load_shipped_image, image_id, size, sandbox,
+                                  workers=[worker])
+        except Exception as exc:  # noqa: BLE001 — the engine, the worker or its cache failed
+            raise _ShippingFailed(f"void: shipping image {image_id[:19]} to worker {worker} "
+                                  f"failed: {plain_text(str(exc))[:300]}") from None
+
+    async def _saved_image(self, image_id: str) -> Path:
+        if image_id not in self._saved:
+            if self._spool is None:
+                self._spool = Path(tempfile.mkdtemp(prefix="arena-images-"))
+            path = self._spool / f"{image_id.removeprefix('sha256:')[:64]}.tar"
+            path.unlink(missing_ok=True)
+            await asyncio.to_thread(self.images, image_id, path)
+            self._saved[image_id] = path
+        return self._saved[image_id]
+
     async def _shipment(self, needs: Needs, spec: MatchSpec) -> Any:
-        """A scattered ``Shipment`` of what a worker lacked (each item packed once per run)."""
+        """A scattered ``Shipment`` of the directories a worker lacked (each packed once per
+        run)."""
         bots: dict[str, bytes] = {}
         for digest in needs.bots:  # check_needs: each is a directory of the spec
             directory = next(b.directory for b in spec.bots if b.digest == digest)
             bots[digest] = await asyncio.to_thread(pack_directory, directory or "")
-        images = {image: await asyncio.to_thread(self.images, image) for image in needs.images}
-        shipment = Shipment(bots, images)
-        key = "ship-" + "-".join(sorted([*needs.bots, *needs.images]))
+        key = "ship-" + "-".join(sorted(needs.bots))
         if key not in self._shipped:
-            self._shipped[key] = await self.client.scatter(shipment, hash=False)
+            self._shipped[key] = await self.client.scatter(Shipment(bots), hash=False)
         return self._shipped[key]
+
+    def close(self) -> None:
+        """Remove the run's saved images."""
+        if self._spool is not None:
+            shutil.rmtree(self._spool, ignore_errors=True)
+            self._spool = None
+        self._saved.clear()
+
+
+class _ShippingFailed(Exception):  # noqa: N818 — the match's void verdict
+    """What a worker lacked could not be shipped: an infrastructure failure, the match void."""
 
 
 class _GivenUp(Exception):  # noqa: N818 — not an error: the cluster's verdict

@@ -179,6 +179,7 @@ async def open_cluster(settings: ClusterSettings | None, *, workers: int,
                     await _wait_for_workers(session, settings.wait_s)
                 yield session
             finally:
+                session.player.close()
                 for topic in TOPICS:
                     session.client.unsubscribe_topic(topic)
 

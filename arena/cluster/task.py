@@ -32,7 +32,6 @@ from arena.cluster.shipping import (
     Needs,
     Shipment,
     image_present,
-    load_image,
     local_directory,
     unpack_directory,
 )
@@ -139,7 +138,7 @@ def play_task(task: MatchTask, shipment: Shipment | None = None) -> TaskOutcome:
     cache = worker_cache()
     try:
         if shipment is not None:
-            receive(shipment, cache, task.sandbox)
+            receive(shipment, cache)
         bots, needs = locate_bots(task.spec.bots, cache, task.sandbox)
     except SandboxError as exc:  # this host's Docker engine failed: void, never a bot's loss
         return void_result(task.spec, f"sandbox failure on {socket.gethostname()}: {exc}")
@@ -154,16 +153,11 @@ def play_task(task: MatchTask, shipment: Shipment | None = None) -> TaskOutcome:
         _report("end", spec.match_id, worker, host)
 
 
-def receive(shipment: Shipment, cache: Path, sandbox: str) -> None:
-    """Put what the head shipped in place: bot directories into the cache, images into the
-    Docker engine (verified by id)."""
+def receive(shipment: Shipment, cache: Path) -> None:
+    """Put the bot directories the head shipped into the cache (images reach the host's engine
+    before the match is submitted again: ``arena.cluster.shipping``)."""
     for digest, data in shipment.bots.items():
         unpack_directory(data, digest, cache)
-    if shipment.images:
-        client = _docker_client(sandbox)
-        for image_id, data in shipment.images.items():
-            if not image_present(client, image_id):
-                load_image(client, data, image_id)
 
 
 def locate_bots(bots: tuple[BotSpec, BotSpec], cache: Path, sandbox: str
@@ -174,7 +168,7 @@ def locate_bots(bots: tuple[BotSpec, BotSpec], cache: Path, sandbox: str
     missing_images: list[str] = []
     for bot in bots:
         if bot.image:
-            if sandbox == "docker" and not image_present(_docker_client(sandbox), bot.image):
+            if sandbox == "docker" and not image_present(docker_client(sandbox), bot.image):
                 missing_images.append(bot.image)
             located.append(bot)
             continue
@@ -188,7 +182,8 @@ def locate_bots(bots: tuple[BotSpec, BotSpec], cache: Path, sandbox: str
     return (located[0], located[1]), needs
 
 
-def _docker_client(sandbox: str) -> Any:
+def docker_client(sandbox: str) -> Any:
+    """The Docker client of this host's ``sandbox`` (``ClusterError`` if it runs no images)."""
     from arena.sandbox import get_sandbox
     from arena.sandbox.docker import DockerSandbox
 

@@ -108,14 +108,15 @@ def test_a_missing_image_is_shipped_from_the_head_and_keeps_its_id(
     shutil.copytree(PACER, unique, ignore=shutil.ignore_patterns("__pycache__"))
     (unique / "nonce.txt").write_text(secrets.token_hex(8))  # an image no one else has
     image_id = build_bot_image(unique, base=base.image_id, client=client).image_id
-    saved = save_image(client, image_id)
+    saved = tmp_path / "saved.tar"
+    save_image(client, image_id, saved)
     client.images.remove(image_id, force=True)
     assert not image_present(client, image_id)
     asked: list[str] = []
 
-    def from_head(wanted: str) -> bytes:
+    def from_head(wanted: str, path: Path) -> None:
         asked.append(wanted)
-        return saved
+        shutil.copy(saved, path)
 
     bot = BotSpec(name="shipped", game="lost-cities", image=image_id, version="1",
                   digest=image_id)

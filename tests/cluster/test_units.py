@@ -5,7 +5,9 @@ directory its host lacks (shipped, unpacked into the cache, checked by content h
 from __future__ import annotations
 
 import dataclasses
+import io
 import ssl
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -112,7 +114,7 @@ def test_a_task_asks_for_a_missing_directory_then_plays_the_shipped_copy(
                      time_control=TimeControl(2000, 0, 10_000), match_id="ship-test")
     task = MatchTask(spec, "process")
     assert play_task(task) == Needs(bots=(bot.digest,))
-    outcome = play_task(task, Shipment({bot.digest: pack_directory(PACER)}, {}))
+    outcome = play_task(task, Shipment({bot.digest: pack_directory(PACER)}))
     assert isinstance(outcome, MatchOutput), outcome
     assert str(outcome.result.termination) == "normal" and outcome.result.decisions > 20
     cached = tmp_path / "cache" / "bots" / bot.digest.removeprefix("dir:sha256:")
@@ -137,3 +139,31 @@ def test_a_host_whose_docker_engine_fails_makes_the_match_void(
     assert isinstance(outcome, MatchResult)
     assert outcome.void and str(outcome.termination) == "internal" and outcome.winner is None
     assert "sandbox failure on" in outcome.detail
+
+
+def _archive(members: list[tuple[tarfile.TarInfo, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for info, data in members:
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_unpacking_a_shipped_directory_is_bounded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    link = tarfile.TarInfo("notes.txt")
+    link.type, link.linkname = tarfile.SYMTYPE, "/etc/shadow"
+    fifo = tarfile.TarInfo("pipe")
+    fifo.type = tarfile.FIFOTYPE
+    big = tarfile.TarInfo("big.bin")
+    big.size = 2 << 20
+    digest = "dir:sha256:" + "0" * 64
+    for members, reason in (([(link, b"")], "not a regular file"),
+                            ([(fifo, b"")], "not a regular file")):
+        with pytest.raises(SandboxError, match=reason):
+            unpack_directory(_archive(members), digest, tmp_path / "cache")
+    monkeypatch.setenv("ARENA_MAX_BOT_DIR_MB", "1")
+    with pytest.raises(SandboxError, match="ARENA_MAX_BOT_DIR_MB"):
+        unpack_directory(_archive([(big, b"\0" * big.size)]), digest, tmp_path / "cache")
+    assert not list((tmp_path / "cache" / "bots").iterdir()), "nothing half-written"
+    assert oct((tmp_path / "cache").stat().st_mode & 0o777) == "0o700"
