@@ -164,3 +164,18 @@ def test_a_refused_dockerfile_is_refused_before_any_match(
                                    "--log-dir", str(logs)])
     assert out.exit_code == 2, out.output
     assert "line" in out.output and "RUN" in out.output and not logs.exists()
+
+
+def test_an_image_over_the_size_cap_is_refused_at_submit(
+    base_image: BaseImage, docker_client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hole 8's cap on a submitted image (ARENA_MAX_IMAGE_MB, default 1024): the random bot's
+    image (about 140 MiB with its base) under a cap of 1 MiB is refused before its smoke
+    match."""
+    image = build_bot_image(RANDOM, client=docker_client).image_id
+    monkeypatch.setenv("ARENA_MAX_IMAGE_MB", "1")
+    home = tmp_path / "home"
+    with pytest.raises(ConfigError, match=r"MiB, over the cap of 1 MiB \(ARENA_MAX_IMAGE_MB\)"):
+        submit_bot(image, smoke_match=_never, game="lost-cities", name="big", version="1",
+                   client=docker_client, home=home)
+    assert catalogue.list_bots(home=home) == []
