@@ -122,13 +122,25 @@ class Addition:
     """The entry of the same name and version it replaces (``replace=True``), else None."""
 
 
-def conflict(rows: Iterable[SubmittedBot], name: str, version: str, replace: bool) -> str | None:
+def conflict(rows: Iterable[SubmittedBot], name: str, version: str, replace: bool,
+             named: bool = True) -> str | None:
     """Why ``name``@``version`` may not be entered next to ``rows`` (the catalogue), or None.
 
     Refused: the same (name, version) unless ``replace``; a name another bot holds ignoring case
     (or, for a legacy name, whose tag it would share); a version whose tag a legacy version of
-    the same name holds. What to do instead is part of the reason."""
+    the same name holds; and, unless ``named`` (the submitter named the bot itself, ``--name``,
+    rather than taking the name its bot.toml gives), any version of a catalogued name: a
+    bot.toml saying ``name = "victim"`` never makes itself the newest version of someone's
+    ``victim``, the one a ladder naming ``victim`` plays (not with ``replace`` either). What
+    to do instead is part of the reason."""
     key = (name_key(name), version_key(version))
+    rows = list(rows)
+    held = [row.version for row in rows if row.name == name]
+    if held and not named:
+        return (f"the catalogue already holds {shown(name)} ({len(held)} version"
+                f"{'s' if len(held) != 1 else ''}), and a name read from the bot (its bot.toml, "
+                "directory or image) never adds to or replaces a catalogued bot: give --name "
+                f"{shown(name)} yourself to submit this as its version, or choose another name")
     for row in rows:
         if (row.name, row.version) == (name, version):
             if not replace:
@@ -143,14 +155,15 @@ def conflict(rows: Iterable[SubmittedBot], name: str, version: str, replace: boo
     return None
 
 
-def check_new(name: str, version: str, *, replace: bool = False, home: Path | None = None) -> None:
+def check_new(name: str, version: str, *, replace: bool = False, named: bool = True,
+              home: Path | None = None) -> None:
     """Refuse (``ConfigError``, one line) a name or version outside the alphabets
     (:mod:`arena.bots.names`) or one that :func:`conflict` refuses: the early check of a
     submission, before anything is built. :func:`adding` checks again as it writes."""
     check_name("bot name", name, "arena submit")
     check_version("bot version", version, "arena submit")
     with _connect(home) as conn:
-        problem = conflict(_all(conn), name, version, replace)
+        problem = conflict(_all(conn), name, version, replace, named)
     if problem is not None:
         raise ConfigError(f"refused: {problem}")
 
@@ -164,6 +177,7 @@ def adding(
     digest: str,
     *,
     replace: bool = False,
+    named: bool = True,
     home: Path | None = None,
 ) -> Iterator[Addition]:
     """Enter a submitted bot in the catalogue, checked and written in one write transaction
@@ -177,7 +191,7 @@ def adding(
     with _connect(home) as conn:
         conn.execute("BEGIN IMMEDIATE")
         rows = _all(conn)
-        problem = conflict(rows, name, version, replace)
+        problem = conflict(rows, name, version, replace, named)
         if problem is not None:
             raise ConfigError(f"refused: {problem}")
         replaced = next((r for r in rows if (r.name, r.version) == (name, version)), None)

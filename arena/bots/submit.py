@@ -112,7 +112,8 @@ def submit_bot(
     name; a timestamp for the version).
 
     The name and version are checked first (identifiers, :mod:`arena.bots.names`; an existing
-    (name, version) only with ``replace``; no name another bot holds ignoring case), before
+    (name, version) only with ``replace``; no name another bot holds ignoring case; a
+    catalogued name only when ``name`` gives it, never from the bot's own bot.toml), before
     anything is built; the catalogue checks again as it writes, and the image's tag moves only
     then. Builds the missing base image of the bot's flavor first. Raises ``ConfigError`` when
     the bot is refused (with the reason and the smoke match's log) or cannot be built,
@@ -122,7 +123,8 @@ def submit_bot(
         if value is not None:  # refused before anything is read or built
             check(what, value, "arena submit")
     plan = _plan(target, game, name, version)
-    catalogue.check_new(plan.name, plan.version, replace=replace, home=home)
+    named = name is not None  # the operator's --name, not a name the bot gives itself
+    catalogue.check_new(plan.name, plan.version, replace=replace, named=named, home=home)
     image = _image(plan, progress, client)
     bot = BotSpec(plan.name, plan.game, image=image.image_id, version=plan.version,
                   digest=image.image_id)
@@ -130,7 +132,7 @@ def submit_bot(
     result = smoke_match(bot)
     check_smoke_match(result, plan.name)
     with catalogue.adding(plan.name, plan.version, plan.game, image.image_id, image.image_id,
-                          replace=replace, home=home) as addition:
+                          replace=replace, named=named, home=home) as addition:
         tag = keep_bot_image(image.image_id, plan.name, plan.version, client)  # spared by prune
     return Submission(addition.bot, tag, result, addition.replaced)
 

@@ -113,11 +113,15 @@ def test_a_legal_bot_is_accepted_kept_and_catalogued(
         f"building the image of {RANDOM}", "smoke match: rnd vs random in containers"
     ]
 
-    # An existing local image: --game is needed, the name comes from the reference.
+    # An existing local image: --game is needed, the name comes from the reference (--name
+    # to add it to a catalogued bot).
     with pytest.raises(ConfigError, match="give --game for an image"):
         submit_bot(done.tag, smoke_match=play, client=docker_client, home=home)
-    again = submit_bot(done.tag, smoke_match=play, game="lost-cities", client=docker_client,
-                       home=home)
+    with pytest.raises(ConfigError, match="the catalogue already holds 'rnd'"):
+        submit_bot(done.tag, smoke_match=play, game="lost-cities", client=docker_client,
+                   home=home)  # a name read from the image never adds a version
+    again = submit_bot(done.tag, smoke_match=play, game="lost-cities", name="rnd",
+                       client=docker_client, home=home)
     tags.append(again.tag)
     assert again.bot.name == "rnd" and again.bot.image == done.bot.image
     assert again.bot.version.isdigit() and len(again.bot.version) == 14  # a timestamp

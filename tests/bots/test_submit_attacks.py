@@ -47,8 +47,10 @@ def test_a_bot_toml_naming_another_bot_cannot_take_it_over(
 ) -> None:
     """ATTACK (hole 3): `name = "victim"` in bot.toml over an existing victim@1 used to replace
     victim's row (INSERT OR REPLACE: its ladder entry and rating), move its tag, and let
-    pruning delete its image. Now it is refused before anything is built; only --replace
-    replaces, and says what it replaced."""
+    pruning delete its image; with another version it would become the newest victim, the one a
+    ladder naming victim plays. Now a name the bot gives itself never adds to or replaces a
+    catalogued bot, and it is refused before anything is built; only the operator's --name adds
+    a version, and only with --replace does it replace one (saying what it replaced)."""
     play, played = smoke
     home = tmp_path / "home"
     victim = submit_bot(str(RANDOM), smoke_match=play, name="victim", version="1",
@@ -58,13 +60,21 @@ def test_a_bot_toml_naming_another_bot_cannot_take_it_over(
     before = catalogue.list_bots(home=home)
 
     steps: list[str] = []
-    for name, says in (("victim", "victim'@'1' is already in the catalogue"),
-                       ("Victim", "the name 'Victim' is taken by the catalogued bot 'victim'"),
-                       ("VICTIM", "the name 'VICTIM' is taken by the catalogued bot 'victim'")):
+    held = "the catalogue already holds 'victim' (1 version), and a name read from the bot"
+    for name, version, replace, says in (
+        ("victim", "1", False, held),
+        ("victim", "2", False, held),  # the newest version: what a ladder naming victim plays
+        ("victim", "1", True, held),   # --replace does not let the bot pick whom it replaces
+        ("Victim", "1", False, "the name 'Victim' is taken by the catalogued bot 'victim'"),
+        ("VICTIM", "1", False, "the name 'VICTIM' is taken by the catalogued bot 'victim'"),
+    ):
         with pytest.raises(ConfigError) as refused:
-            submit_bot(str(_impostor(tmp_path, name)), smoke_match=_never, progress=steps.append,
-                       client=docker_client, home=home)
+            submit_bot(str(_impostor(tmp_path, name, version)), smoke_match=_never,
+                       replace=replace, progress=steps.append, client=docker_client, home=home)
         assert str(refused.value).startswith("refused: ") and says in str(refused.value)
+    with pytest.raises(ConfigError, match="victim'@'1' is already in the catalogue"):
+        submit_bot(str(_impostor(tmp_path, "victim")), smoke_match=_never, name="victim",
+                   progress=steps.append, client=docker_client, home=home)
     with pytest.raises(ConfigError, match="'name' 'vic tim' holds characters"):
         submit_bot(str(_impostor(tmp_path, "vic tim")), smoke_match=_never, client=docker_client,
                    home=home)
@@ -78,8 +88,8 @@ def test_a_bot_toml_naming_another_bot_cannot_take_it_over(
                                                        client=docker_client)}
     assert kept.get(victim.bot.image, "a submitted bot") == "a submitted bot"
 
-    replaced = submit_bot(str(_impostor(tmp_path, "victim")), smoke_match=play, replace=True,
-                          client=docker_client, home=home)
+    replaced = submit_bot(str(_impostor(tmp_path, "victim")), smoke_match=play, name="victim",
+                          replace=True, client=docker_client, home=home)
     assert replaced.replaced == victim.bot and replaced.tag == victim.tag
     assert replaced.bot.image != victim.bot.image
     assert catalogue.lookup("victim", "1", home=home) == replaced.bot.spec()
