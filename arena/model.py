@@ -120,7 +120,9 @@ class BotSpec:
     """Pinned image id (sha256:...) for the Docker sandbox."""
     version: str = ""
     digest: str = ""
-    """Layer digest of a submitted image (identity of the code)."""
+    """The identity of the code (``arena.bots.identity``): a submitted image's id (a catalogue
+    row written before image ids were identities keeps its layer digest), or a directory's
+    content hash."""
     base: str = "python"
     """The local base image flavor a bot directory's image is built on (``python``, ``node``)."""
 
@@ -230,7 +232,8 @@ class BotRecord:
     name: str
     version: str = ""
     digest: str = ""
-    """The code identity (layer digest of a submitted image, or the directory's content hash)."""
+    """The code identity (a submitted image's id, or the layer digest a legacy catalogue row
+    recorded; a directory's content hash)."""
     image: str | None = None
     """The image id that ran (Docker sandbox), else None."""
 
