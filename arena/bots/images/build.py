@@ -362,7 +362,7 @@ class _BuildRequest:
         try:
             return self._follow(response)
         finally:
-            response.close()  # before the end: the daemon sees the client go and cancels
+            response.close()  # always: a build given up is cancelled when its client goes
 
     def _follow(self, response: Any) -> str:
         if response.status_code != 200:
@@ -396,8 +396,7 @@ class _BuildRequest:
         if not isinstance(event, dict):
             return ""
         if "error" in event:
-            raise ConfigError(f"building {self.shown} failed: "
-                              f"{plain_text(str(event['error'])).strip()}")
+            raise ConfigError(f"building {self.shown} failed: {_one_line(str(event['error']))}")
         return str((event.get("aux") or {}).get("ID") or "")
 
     def _remaining(self) -> float:
@@ -421,7 +420,12 @@ def _api_message(response: Any) -> str:
         message = str(response.json().get("message") or "")
     except ValueError:
         message = response.text
-    return plain_text(message).strip() or f"HTTP {response.status_code}"
+    return _one_line(message) or f"HTTP {response.status_code}"
+
+
+def _one_line(text: str) -> str:
+    """What the daemon said, as one line of plain text (it quotes the bot's files and lines)."""
+    return " ".join(plain_text(text).split())
 
 
 def pin_image(reference: str, client: Any = None) -> BotImage:

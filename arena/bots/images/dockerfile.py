@@ -244,7 +244,11 @@ def _split(line: str, number: int, source: str) -> _Line:
         raise DockerfileError(f"{source} line {number}: ends with a \\ but no line follows: "
                               "remove the \\")
     rest, flags = _builder_flags(text[len(head):])
-    return _Line(source, number, head.upper(), flags, rest.strip(" \t"))
+    rest = rest.strip(" \t")
+    if rest.startswith("--"):  # after a `--` word: written again, it would read as a flag
+        raise DockerfileError(f"{source} line {number}: {head.upper()}: {_quote(rest)}: no "
+                              "argument may start with '--' (flags come first)")
+    return _Line(source, number, head.upper(), flags, rest)
 
 
 def _json_list(line: _Line) -> list[str] | None:
