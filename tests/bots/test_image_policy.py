@@ -34,6 +34,8 @@ def test_a_plain_image_passes() -> None:
         ({"User": "root"}, "USER is 'root'"),
         ({"User": "0"}, "USER is '0'"),
         ({"User": "0:0"}, "USER is '0:0'"),
+        ({"Labels": {"arena.base.inputs": "0" * 64}}, "the arena's own label 'arena.base.inputs'"),
+        ({"Labels": {"arena.managed": "1"}}, "the arena's own label 'arena.managed'"),
     ],
 )
 def test_what_would_escape_is_named(config: dict[str, Any], says: str) -> None:
@@ -53,3 +55,11 @@ def test_the_size_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(MAX_IMAGE_MB_ENV, "lots")
     with pytest.raises(ConfigError, match="ARENA_MAX_IMAGE_MB='lots': give a positive whole"):
         max_image_bytes()
+
+
+def test_the_label_of_an_arena_built_bot_image_passes() -> None:
+    from arena.bots.images.build import INPUTS_LABEL
+    from arena.bots.images.policy import BOT_BUILD_LABEL
+
+    assert BOT_BUILD_LABEL == INPUTS_LABEL
+    assert image_problem(_attrs(Labels={INPUTS_LABEL: "", "org.example": "x"})) is None

@@ -4,7 +4,8 @@ directory pass before it is kept or run.
 An image declaring ``VOLUME`` would get a fresh writable host directory per container (past the
 read-only root, and left behind), ``EXPOSE`` asks for a network the arena never gives, a
 ``USER`` of root asks for what the arena never grants (it always runs bots as 65534), and a huge
-image fills the disks of the head and of every worker it is shipped to. Pure: it reads the
+image fills the disks of the head and of every worker it is shipped to; an image carrying the
+arena's own labels could pass for one of its base images. Pure: it reads the
 engine's ``docker image inspect`` attributes.
 """
 
@@ -21,6 +22,12 @@ base layers included)."""
 DEFAULT_MAX_IMAGE_MB = 1024
 """The default cap on a bot image's size."""
 _ROOT_USERS = ("0", "root")
+ARENA_LABEL_PREFIX = "arena."
+"""Image labels the arena sets itself: a bot image may carry none but the empty
+:data:`BOT_BUILD_LABEL`, or it could pass for a base image (a base is found by the hash of its
+inputs in that label) and be built on by every bot."""
+BOT_BUILD_LABEL = "arena.base.inputs"
+"""``arena.bots.images.build.INPUTS_LABEL``: empty on the bot images the arena builds."""
 
 
 def max_image_bytes() -> int:
@@ -50,6 +57,12 @@ def image_problem(attrs: dict[str, Any], max_bytes: int | None = None) -> str | 
     if user.split(":", 1)[0] in _ROOT_USERS:
         return (f"the image's USER is {user!r} (root): bots run as 65534:65534 (remove the USER "
                 "line or name an unprivileged user)")
+    labels = config.get("Labels") or {}
+    claimed = sorted(k for k, v in labels.items() if k.startswith(ARENA_LABEL_PREFIX)
+                     and (k, v) != (BOT_BUILD_LABEL, ""))
+    if claimed:
+        return (f"the image carries the arena's own label {claimed[0]!r}: the arena uses its "
+                "labels to tell its base images from bot images (remove the LABEL)")
     cap = max_image_bytes() if max_bytes is None else max_bytes
     size = int(attrs.get("Size") or 0)
     if size > cap:
