@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena.cli.common import announce_sandbox, err_console, handle_errors
+from arena.cli.common import announce_sandbox, err_console, handle_errors, notice
 from arena.cli.match_cmds import DEFAULT_LOG_DIR
 
 
@@ -19,25 +20,49 @@ def register(app: typer.Typer) -> None:
 
 @handle_errors
 def serve(
-    listen: Annotated[str, typer.Option(help="Admin endpoint: unix:///path/to.sock or "
-                                             "127.0.0.1:PORT (never a network address).")
-                      ] = "unix:///tmp/arena-referee.sock",
+    listen: Annotated[str, typer.Option(help="Admin endpoint: default (a socket in a private "
+                                             "directory of the arena's data directory), "
+                                             "unix:///path/to.sock (in a directory only you "
+                                             "can write to) or 127.0.0.1:PORT (calls need the "
+                                             "token it writes for you; 0: any free port).")
+                      ] = "default",
     log_dir: Annotated[Path, typer.Option(help="Where match logs are written.")
                        ] = DEFAULT_LOG_DIR,
-    sandbox: Annotated[str, typer.Option(help="Default sandbox for matches: auto (containers "
-                                              "when a Docker engine answers), docker or process "
+    sandbox: Annotated[str, typer.Option(help="Where matches play: auto (containers when a "
+                                              "Docker engine answers), docker or process "
                                               "(development only).")] = "auto",
+    allow_sandbox: Annotated[list[str] | None, typer.Option(
+        "--allow-sandbox", help="Another sandbox a request may ask for (process or docker; "
+                                "repeatable). Without it, a request naming another sandbox "
+                                "than --sandbox is refused.")] = None,
 ) -> None:
     """Run a referee that plays matches on request (admin gRPC + gRPC health checking).
 
-    Start matches with `arena match A B --referee ADDRESS`, follow them with
-    `arena watch --referee ADDRESS --match ID`. Stop with Ctrl-C.
+    Only your user (and root) can use it. Start matches with `arena match A B --referee
+    ADDRESS`, follow them with `arena watch --referee ADDRESS --match ID` (ADDRESS as given to
+    --listen; `default` for the default). Stop with Ctrl-C.
     """
-    from arena.referee.server import check_listen_address
+    from arena.referee.access import check_listen_address
+    from arena.referee.server import check_sandboxes
     from arena.referee.server import serve as run_server
 
     check_listen_address(listen)
-    sandbox = announce_sandbox(sandbox)
-    err_console.print(f"referee listening on [bold]{listen}[/] (logs in {log_dir}); Ctrl-C stops")
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run_server(listen, log_dir, sandbox))
+    chosen, allowed = check_sandboxes(sandbox, allow_sandbox or ())
+
+    def listening(address: str, token_file: Path | None) -> None:
+        for name in sorted({chosen, *allowed}):  # once listening: a refusal stays one line
+            announce_sandbox(name)
+        token = "" if token_file is None else f"; its token, for your user: {token_file}"
+        err_console.print(notice("referee listening on", "bold",
+                                 f"{address} (logs in {log_dir}{token}); Ctrl-C stops"))
+
+    async def until_stopped() -> None:
+        # SIGTERM (a service manager's stop) ends it as Ctrl-C does: the socket removed, the
+        # token withdrawn
+        task = asyncio.current_task()
+        assert task is not None
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        await run_server(listen, log_dir, chosen, allow=allowed, announce=listening)
+
+    with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
+        asyncio.run(until_stopped())

@@ -1,7 +1,10 @@
 """`arena serve`: a long-lived referee with an admin gRPC service and gRPC health checking.
 
 The admin endpoint (a Unix socket or a loopback port) is separate from the per-seat bot sockets
-that every match creates: bots never see it. The servicer is thin: decode → one call → encode.
+that every match creates: bots never see it. Only the user who started the server may use it (a
+private socket directory, a token on a loopback port: ``arena.referee.access``), and the server,
+not the request, decides which sandboxes its matches may use: its own (``--sandbox``) and those
+the operator allows (``--allow-sandbox``). The servicer is thin: decode → one call → encode.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import asyncio
 import dataclasses
 import functools
 import logging
-import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.errors import ArenaError, ConfigError
 from arena.model import MatchEndEvent, MatchEvent, MatchResult, MatchSpec, TimeControl
+from arena.referee import access
+from arena.referee.access import check_listen_address
 from arena.referee.log import read_events
 from arena.referee.match import new_match_id, play_match
 from arena.referee.service import prepare_match
@@ -32,20 +37,23 @@ SERVICE_NAME = "arena.v1.RefereeService"
 KEEP_IN_MEMORY = 50
 """Finished matches whose events stay in memory; older ones are streamed from their logs, so a
 long-lived referee does not grow with every match it has played."""
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+Announce = Callable[[str, Path | None], None]
+"""Told once the server listens: its address (a loopback port as bound) and its token file."""
 
 
-def check_listen_address(address: str) -> str:
-    """Only a Unix socket or a loopback port: the admin service is never on a network."""
-    if address.startswith("unix://"):
-        return address
-    host, sep, port = address.rpartition(":")
-    if not sep or host not in LOOPBACK_HOSTS or not port.isdigit():
-        raise ConfigError(
-            f"refusing to listen on {address!r}: use unix:///path/to/socket or "
-            "127.0.0.1:PORT (the admin service is never exposed to a network)"
-        )
-    return address
+def check_sandboxes(sandbox: str, allow: Iterable[str] = ()) -> tuple[str, frozenset[str]]:
+    """The server's sandbox (``auto`` decided now) and the others the operator allows, each
+    checked (``Sandbox.check`` with no bots: e.g. the process sandbox as root without
+    separation); ``ConfigError`` before anything listens."""
+    from arena.sandbox import get_sandbox
+
+    chosen = get_sandbox(sandbox).name
+    extra = frozenset(allow) - {chosen}
+    if "auto" in extra:
+        raise ConfigError("--allow-sandbox names a sandbox (process or docker), not auto")
+    for name in sorted({chosen, *extra}):  # an unknown name is refused here too
+        get_sandbox(name).check(())
+    return chosen, extra
 
 
 @dataclass
@@ -65,14 +73,35 @@ class _Running:
 class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[misc]  # generated
     """Runs matches concurrently in the server's event loop."""
 
-    def __init__(self, log_dir: Path, default_sandbox: str = "process") -> None:
+    def __init__(self, log_dir: Path, sandbox: str = "process",
+                 allowed: Iterable[str] = ()) -> None:
         self.log_dir = log_dir
-        self.default_sandbox = default_sandbox
+        self.sandbox = sandbox
+        """Where matches play unless a request names another the operator allowed."""
+        self.allowed = frozenset({sandbox, *allowed})
         self.matches: dict[str, _Running] = {}
 
+    def sandbox_for(self, requested: str) -> str | None:
+        """The sandbox a request plays in: the server's for "" (or "auto"), the one it names
+        when the operator allowed it; None: refused."""
+        if requested in ("", "auto"):
+            return self.sandbox
+        return requested if requested in self.allowed else None
+
+    def _refusal(self, requested: str) -> str:
+        allowed = " or ".join(sorted(self.allowed))
+        return (f"this referee plays only in the {allowed} sandbox: a request for "
+                f"{requested[:40]!r} is refused (its operator may allow it with "
+                "`arena serve --allow-sandbox NAME`)")
+
     async def StartMatch(self, request: Any, context: Any) -> Any:  # noqa: N802
+        sandbox_name = self.sandbox_for(request.sandbox)
+        if sandbox_name is None:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED,
+                                self._refusal(request.sandbox))
+            raise AssertionError("abort returned")  # abort always raises
         try:
-            spec, sandbox = await asyncio.to_thread(self._prepare, request)
+            spec, sandbox = await asyncio.to_thread(self._prepare, request, sandbox_name)
         except ArenaError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         running = _Running(spec.match_id, spec.game, [b.name for b in spec.bots],
@@ -89,7 +118,7 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
         running.task.add_done_callback(lambda t: self._finished(running, t))
         return admin_pb2.StartMatchResponse(match_id=spec.match_id, log_path=str(running.log_path))
 
-    def _prepare(self, request: Any) -> tuple[MatchSpec, Sandbox]:
+    def _prepare(self, request: Any, sandbox_name: str) -> tuple[MatchSpec, Sandbox]:
         """The match service's spec and sandbox for a request (blocking: it may ask Docker)."""
         if len(request.bots) != 2:
             raise ConfigError("a match needs exactly two bots")
@@ -97,7 +126,7 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
                          request.startup_ms or 10_000)
         spec, sandbox = prepare_match(
             (request.bots[0], request.bots[1]), game=request.game or None,
-            sandbox=request.sandbox or self.default_sandbox,
+            sandbox=sandbox_name,
             seed=request.seed if request.has_seed else None, options=dict(request.options),
             time_control=tc,
         )
@@ -176,32 +205,48 @@ async def _notify(running: _Running) -> None:
 
 
 async def serve(address: str, log_dir: Path, sandbox: str = "process",
-                ready: asyncio.Event | None = None) -> None:
-    """Serve until cancelled; health status SERVING for "" and the referee service."""
+                ready: asyncio.Event | None = None, allow: Iterable[str] = (),
+                announce: Announce | None = None) -> None:
+    """Serve until cancelled; health status SERVING for "" and the referee service. ``address``
+    is checked and bound as ``arena.referee.access`` says (a loopback port gets a token, written
+    for this user and removed at exit); ``sandbox`` and ``allow`` as ``check_sandboxes``."""
     address = check_listen_address(address)
-    server = grpc.aio.server()
-    admin_pb2_grpc.add_RefereeServiceServicer_to_server(RefereeService(log_dir, sandbox), server)
+    sandbox, allowed = check_sandboxes(sandbox, allow)
+    token = None if access.socket_of(address) else access.new_token()
+    server = grpc.aio.server(interceptors=None if token is None else [access.TokenCheck(token)])
+    admin_pb2_grpc.add_RefereeServiceServicer_to_server(
+        RefereeService(log_dir, sandbox, allowed), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    listening, port = _listen(server, address)
+    token_file = None if token is None else access.publish_token(port, token)
     try:
-        bound = server.add_insecure_port(address)
-    except RuntimeError:
-        bound = 0
+        await server.start()
+        for name in ("", SERVICE_NAME):
+            await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+        if announce is not None:
+            announce(listening, token_file)
+        if ready is not None:
+            ready.set()
+        await server.wait_for_termination()
+    finally:
+        if token is not None:  # first: nothing below may be cut short by a cancellation
+            access.withdraw_token(port, token)
+        for name in ("", SERVICE_NAME):
+            await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await server.stop(2.0)
+
+
+def _listen(server: Any, address: str) -> tuple[str, int]:
+    """Bind ``address`` (a socket only where ``access.server_socket`` allows, umask 077); the
+    address it listens on (a loopback port as bound) and the bound port."""
+    socket_path = access.socket_of(address)
+    target = address if socket_path is None else f"unix://{access.server_socket(address)}"
+    bound = access.bind_private(server, target)
     if bound == 0:
         raise ConfigError(
             f"cannot listen on {address}: is the port free, or does the socket's directory "
             "exist and is it writable?"
         )
-    await server.start()
-    if address.startswith("unix://"):  # the admin service is the referee's owner's only
-        os.chmod(address.removeprefix("unix://"), 0o600)
-    for name in ("", SERVICE_NAME):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    if ready is not None:
-        ready.set()
-    try:
-        await server.wait_for_termination()
-    finally:
-        for name in ("", SERVICE_NAME):
-            await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-        await server.stop(2.0)
+    return (target if socket_path is not None else f"{address.rpartition(':')[0]}:{bound}",
+            bound)
