@@ -36,7 +36,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.errors import ConfigError
 from arena.model import TimeControl
 from arena.referee.access import check_listen_address, default_address
-from arena.referee.client import run_on_referee
+from arena.referee.client import run_on_referee, watch_on_referee
 from arena.v1 import admin_pb2, admin_pb2_grpc
 
 from .conftest import RANDOM_BOT, ROOT
@@ -211,7 +211,11 @@ def test_a_socket_planted_by_another_user_is_refused(planted_in: str, work: Path
     fake = _as_other_user(FAKE_REFEREE, str(socket_path), wait=False)
     assert isinstance(fake, subprocess.Popen) and fake.stdout is not None
     try:
-        assert fake.stdout.readline().strip() == "fake referee up"
+        for line in fake.stdout:  # (whatever gRPC may log first)
+            if line.strip() == "fake referee up":
+                break
+        else:
+            raise AssertionError(f"the fake referee did not start ({fake.wait()})")
         with pytest.raises(ConfigError, match="refusing to talk to a referee") as refused:
             run_on_referee(f"unix://{socket_path}", BOTS, None, 1, {}, TimeControl(), "")
         assert "another user could have put the socket there" in str(refused.value)
@@ -294,6 +298,7 @@ def test_a_loopback_port_needs_the_token(work: Path, monkeypatch: pytest.MonkeyP
         monkeypatch.setenv("ARENA_HOME", str(home))  # the client finds the token itself
         result = run_on_referee(address, BOTS, None, 5, {"rounds": "1"}, TimeControl(), "")
         assert str(result.termination) == "normal"
+        assert len(list(watch_on_referee(address, result.match_id))) > result.decisions
         monkeypatch.setenv("ARENA_REFEREE_TOKEN", "y" * 43)
         with pytest.raises(ConfigError, match="refused"):
             run_on_referee(address, BOTS, None, 5, {"rounds": "1"}, TimeControl(), "")
