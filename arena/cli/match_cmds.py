@@ -46,11 +46,14 @@ def match(
                                               )] = 10_000,
     option: Annotated[list[str] | None, typer.Option("--option", "-o", help="Rules option "
                       "KEY=VALUE, repeatable (e.g. rounds=1, starter_rule=cumulative).")] = None,
-    sandbox: Annotated[str, typer.Option(help="process (development, NOT a security boundary), "
-                                              "docker (hardened containers) or auto.")] = "process",
+    sandbox: Annotated[str | None, typer.Option(
+        help="process (development, NOT a security boundary), docker (hardened containers) or "
+             "auto. Default: process; with --referee, the server's own sandbox (it refuses "
+             "another unless started with --allow-sandbox).")] = None,
     log_dir: Annotated[Path, typer.Option(help="Where match logs are written.")] = DEFAULT_LOG_DIR,
     referee: Annotated[str | None, typer.Option(help="Hand the match to a running `arena serve` "
-                       "at this address (unix:///path or 127.0.0.1:PORT).")] = None,
+                       "at this address (unix:///path, 127.0.0.1:PORT, or `default`: the "
+                       "socket `arena serve` listens on by default).")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", help="human: a summary table; "
                                                  "json: one JSON object.")] = OutputFormat.human,
 ) -> None:
@@ -69,10 +72,10 @@ def match(
         from arena.referee.client import run_on_referee
 
         result = run_on_referee(referee, [bot_a, bot_b], game, seed, options, time_control,
-                                sandbox)
+                                sandbox or "")  # empty: the server's sandbox
     else:
-        result = _play_local(bot_a, bot_b, game, seed, options, time_control, sandbox, log_dir,
-                             output)
+        result = _play_local(bot_a, bot_b, game, seed, options, time_control,
+                             sandbox or "process", log_dir, output)
     if output is OutputFormat.json:
         print_json(result.to_json())
     else:

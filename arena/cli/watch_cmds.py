@@ -39,7 +39,8 @@ def watch(
     delay: Annotated[float, typer.Option(help="Seconds per move when replaying a finished log "
                                          "(0: show the final position at once).")] = 0.3,
     referee: Annotated[str | None, typer.Option(help="Follow a match through a running "
-                       "`arena serve` (unix:///path or 127.0.0.1:PORT); needs --match.")] = None,
+                       "`arena serve` (unix:///path, 127.0.0.1:PORT, or `default`: the socket "
+                       "`arena serve` listens on by default); needs --match.")] = None,
     match_id: Annotated[str | None, typer.Option("--match", help="The match id to follow "
                                                  "through --referee.")] = None,
     html: Annotated[Path | None, typer.Option(

@@ -86,8 +86,7 @@ def classify_closed(closed: StreamClosed) -> BotFault:
         )
     return BotFault(
         Termination.PROTOCOL_VIOLATION,
-        f"its stream ended before the match did ({closed.reason}); messages over "
-        f"{MAX_BOT_MESSAGE_BYTES} bytes also end it",
+        f"its stream ended before the match did ({closed.reason})",
     )
 
 

@@ -74,6 +74,18 @@ def test_fault_forfeits_with_named_termination(
     assert report.finished
 
 
+def test_a_message_over_grpcs_receive_limit_still_forfeits(log_dir: Path,
+                                                          socket_root: Path) -> None:
+    """Over gRPC's 1 MiB receive limit (kept low: it bounds what one seat can make the referee
+    hold) the stream just ends, without a reason the referee can read: the bot forfeits as a
+    crash (it exits) or a protocol violation (it stays), never a void match."""
+    result = run_match(TEST_BOTS / "giant", RANDOM_BOT, log_dir, socket_root, move_time_ms=400,
+                       startup_ms=1500)
+    assert result.termination in (Termination.CRASH, Termination.PROTOCOL_VIOLATION), result
+    assert (result.faulty_seat, result.winner, result.void) == (0, 1, False)
+    assert _bot_processes("giant") == []
+
+
 def test_crash_keeps_the_bots_last_words(log_dir: Path, socket_root: Path) -> None:
     result = run_match(TEST_BOTS / "crash", RANDOM_BOT, log_dir, socket_root)
     assert result.termination is Termination.CRASH

@@ -1,4 +1,5 @@
-"""Hostile Lost Cities bot ``oversized``: answers with an 8 MiB message.
+"""Hostile Lost Cities bot ``oversized``: answers with a 512 KiB message (eight times the
+arena's limit, under gRPC's receive limit: named ``oversized_message``).
 
 Plays the first legal action until its third decision, then attacks. Part of the arena's
 hostile-bot suite (tests/sandbox/test_docker_hostile.py): the Docker sandbox must contain it.
@@ -21,7 +22,7 @@ def report(line: str) -> None:
 
 def attack(decision: Decision) -> Any:
     """A message far over the referee's size limit."""
-    return "x" * (8 * 1024 * 1024)
+    return "x" * (512 * 1024)
 
 
 def choose(decision: Decision) -> Any:

@@ -54,7 +54,9 @@ def answer(request: bot_pb2.DecisionRequest, count: int) -> list[bot_pb2.BotMess
             os._exit(3)
         elif MODE == "oversized":
             response.action_text = "x" * (100 * 1024)
-        elif MODE == "huge":
+        elif MODE == "huge":  # over the arena's 64 KiB, under gRPC's 1 MiB receive limit
+            response.action_text = "x" * (900 * 1024)
+        elif MODE == "giant":  # over gRPC's receive limit: the stream ends
             response.action_text = "x" * (5 * 1024 * 1024)
         elif MODE == "wrong_id":
             response.decision_id += 7
