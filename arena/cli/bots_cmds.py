@@ -165,9 +165,10 @@ def wheels(
 ) -> None:
     """Put the bot runtime's wheels (arena, grpcio, protobuf for CPython 3.11) into DEST.
 
-    For bot images built FROM a public Python image (the sample Dockerfiles' default): copy
-    them into the bot directory as `wheels/` and the Dockerfile installs them offline. Images
-    built on `arena images build-base` already have the runtime and skip that step.
+    For bot images you build yourself FROM a plain Python image, where your own `docker
+    build` installs them (a `RUN pip install` the arena refuses in a bot's Dockerfile); then
+    submit that image (`arena submit IMAGE --game GAME --name NAME`). The arena's own bases
+    (`arena images build-base`) already have the runtime.
     """
     from arena.bots.images.wheels import prepare_wheels
 
