@@ -44,7 +44,14 @@ from arena.cluster.shipping import (
     receive_image_chunk,
     save_image,
 )
-from arena.cluster.task import MatchTask, play_task, void_result
+from arena.cluster.task import (
+    MatchTask,
+    TaskOutcome,
+    decode_outcome,
+    encode_shipment,
+    play_task,
+    void_result,
+)
 from arena.cluster.verify import (
     CheckedOutput,
     Inconsistent,
@@ -125,7 +132,8 @@ class ClusterPlayer:
             return write_outputs(checked, spec, log_dir, live)
         except _GivenUp as given:
             return given.result
-        except Inconsistent as exc:
+        except (Inconsistent, _Refused) as exc:
+            worker = exc.worker if isinstance(exc, _Refused) else worker
             detail = f"void: the result from worker {worker} was refused: {exc}"
             log.error("match %s: %s", spec.match_id, detail)
             return void_result(spec, detail)
@@ -141,9 +149,10 @@ class ClusterPlayer:
         encounter = encounter_of(match_id)
         return -self._encounters.setdefault(encounter, len(self._encounters))
 
-    async def _run(self, task: MatchTask, key: str, shipment: Any) -> tuple[Any, str]:
-        """The task's outcome (unchecked: whatever the worker sent) and the address of the
-        worker that holds it. Raises ``_GivenUp`` when the match killed its workers."""
+    async def _run(self, task: MatchTask, key: str, shipment: Any) -> tuple[TaskOutcome, str]:
+        """The task's outcome (decoded, not yet checked against the spec) and the address of the
+        worker that holds it. Raises ``_GivenUp`` when the match killed its workers and
+        ``Inconsistent`` when what came back is no outcome."""
         from distributed.scheduler import KilledWorker
 
         future = self.client.submit(
@@ -151,8 +160,8 @@ class ClusterPlayer:
             resources={MATCH_RESOURCE: 1}, pure=False, retries=0,
         )
         try:
-            outcome = await future
-            return outcome, await self._holder(future)
+            data = await future
+            worker = await self._holder(future)
         except KilledWorker as exc:
             log.warning("match %s killed its workers: a void attempt, replayed by the next run "
                         "(%s)", task.spec.match_id, exc)
@@ -165,6 +174,10 @@ class ClusterPlayer:
             raise
         finally:
             future.release()
+        try:
+            return decode_outcome(data), worker
+        except ValueError as exc:
+            raise _Refused(worker, str(exc)) from None
 
     async def _holder(self, future: Any) -> str:
         """The address of the worker that holds ``future``'s outcome ("?" when unknown)."""
@@ -221,7 +234,8 @@ class ClusterPlayer:
             bots[digest] = await asyncio.to_thread(pack_directory, directory or "")
         key = "ship-" + "-".join(sorted(needs.bots))
         if key not in self._shipped:
-            self._shipped[key] = await self.client.scatter(Shipment(bots), hash=False)
+            self._shipped[key] = await self.client.scatter(encode_shipment(Shipment(bots)),
+                                                           hash=False)
         return self._shipped[key]
 
     def close(self) -> None:
@@ -230,6 +244,14 @@ class ClusterPlayer:
             shutil.rmtree(self._spool, ignore_errors=True)
             self._spool = None
         self._saved.clear()
+
+
+class _Refused(Exception):  # noqa: N818 — the match's void verdict
+    """What a worker returned is no outcome at all."""
+
+    def __init__(self, worker: str, reason: str) -> None:
+        super().__init__(reason)
+        self.worker = worker
 
 
 class _ShippingFailed(Exception):  # noqa: N818 — the match's void verdict

@@ -1,4 +1,5 @@
-"""The guard of a cluster's servers: a worker host's certificate cannot act as the head.
+"""The guard of a cluster's processes: a worker host's certificate cannot act as the head, and
+nothing a worker sends is unpickled.
 
 Every Dask server (scheduler, worker, nanny) dispatches each incoming message's ``op`` through
 its ``handlers``; some of them run code or drive the cluster (``register-client`` and
@@ -6,22 +7,29 @@ its ``handlers``; some of them run code or drive the cluster (``register-client`
 ``run_function``, ``feed``, plugins, ``scatter``, ``restart``...). One CA signs every host, so
 without a guard the key of any worker host (which a bot on it might read) would connect to the
 scheduler as a client, or to another worker or nanny, and run code there: on the head, whose
-state holds the ladder database, the deal secret and the CA key.
+state holds the ladder database, the deal secret and the CA key. And Dask moves Python objects
+as pickles: a message's ``__Pickled__`` parts are unpickled as they are read (on the scheduler
+too), ``Serialized`` parts with whatever serializer their sender names, a task's result type
+and error are unpickled by the client.
 
 ``guard(server)`` installs, before the server handles its first message:
 
 - an op allow-list by the peer's role (the subject OU of its certificate, see
   ``arena.cluster.security``): the head's role may do anything; any other certificate of the CA
   (a worker host's, or one made before roles existed) only what workers and nannies need of the
-  scheduler (``WORKER_OPS``), of another worker (``get_data``) and of their own nanny. Anything
-  else closes the connection, logged as a warning with the peer's address. The handlers dict is
-  wrapped, so handlers added later (plugins) are covered too.
+  scheduler (``SCHEDULER_WORKER_OPS``), of another worker (``get_data``) and of their own nanny.
+  Anything else closes the connection, logged as a warning with the peer's address. The handlers
+  dict is wrapped, so handlers added later (plugins) are covered too.
 - on the scheduler's merged stream handlers: a client's op (``update-graph``...) on a worker's
-  stream is dropped and logged.
-- on every connection from a peer that is not the head: nothing it sends is unpickled. Dask
-  unpickles a message's ``__Pickled__`` parts on read, before any handler runs (on the scheduler
-  too), and a worker or nanny deserializes ``Serialized`` parts with whatever serializer the
-  sender names; such a message closes the connection (only msgpack data is read).
+  stream is dropped and logged; what a worker's ``task-finished`` and ``task-erred`` carry for
+  the client to unpickle (the result's type, the error) is replaced by plain text, and so are the
+  errors workers answer to ``broadcast`` (``Client.run``).
+- in the whole process, on every connection of the guarded cluster (a peer certificate of its
+  CA) whose peer is not the head, incoming and outgoing (the scheduler fetching a result, a
+  worker fetching a shipment from another worker): only msgpack data and ``bytes`` are read
+  (``check_frames``); anything else closes the connection. So what workers hand on is bytes in
+  the arena's own formats (``arena.cluster.task``: the outcome, the shipment), and the head
+  decodes it without unpickling anything.
 
 The embedded cluster needs no guard: its one throw-away certificate is held by the head process
 and the workers it starts.
@@ -31,16 +39,19 @@ from __future__ import annotations
 
 import inspect
 import logging
+import pickle
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from arena.cluster.security import HEAD_ROLE, role_of
+from arena.model import plain_text
 
 log = logging.getLogger(__name__)
 
 GUARD_OP = "arena_guard"
 """The scheduler op a head calls to check that a remote scheduler is guarded."""
-GUARD_VERSION = 1
+GUARD_VERSION = 2
 """What ``GUARD_OP`` answers."""
 SCHEDULER_WORKER_OPS = frozenset({
     "register-worker", "register_nanny", "heartbeat_worker", "unregister", "who_has",
@@ -50,15 +61,24 @@ SCHEDULER_WORKER_OPS = frozenset({
 heartbeats, leave, where a shipment is, events, the head's published versions."""
 WORKER_WORKER_OPS = frozenset({"get_data", "identity"})
 """What another worker may ask of a worker: the data it holds (a shipment)."""
+NANNY_WORKER_OPS = frozenset({"close_gracefully", "identity"})
+"""What a worker process may ask of its nanny (see ``Worker.close``)."""
 WORKER_STREAM_OPS = frozenset({
     "task-finished", "task-erred", "release-worker-data", "add-keys", "long-running",
     "reschedule", "keep-alive", "log-event", "worker-status-change", "request-refresh-who-has",
 })
 """The ops of a worker's stream to the scheduler (any other op there is a client's)."""
-NANNY_WORKER_OPS = frozenset({"close_gracefully", "identity"})
-"""What a worker process may ask of its nanny (see ``Worker.close``)."""
-SAFE_SERIALIZERS = frozenset({"msgpack"})
-"""The serializers whose data is read from a peer that is not the head (msgpack runs no code)."""
+SAFE_TYPES = frozenset(pickle.dumps(bytes, protocol=p)
+                       for p in range(2, pickle.HIGHEST_PROTOCOL + 1))
+"""The pickled types a ``dask``-serialized part from a peer that is not the head may name:
+``bytes`` only (its frames are the bytes themselves)."""
+ERROR_TEXT_CHARS = 500
+"""The most characters of a worker's error text passed on to the client."""
+
+_GUARDED_CAS: set[str] = set()
+"""The names of the CAs of the guarded servers in this process: a connection whose peer's
+certificate they issued, and which is not the head's, is read with ``check_frames`` (other
+connections, e.g. an embedded cluster's, are not this guard's)."""
 
 
 class Refused(ValueError):
@@ -66,10 +86,11 @@ class Refused(ValueError):
 
 
 class _Untrusted(tuple[str, ...]):
-    """The deserializers a guarded connection reads with: marks its reads for ``_loads``."""
+    """The deserializers a connection to a peer that is not the head reads with: marks its
+    reads for the checked ``protocol.loads``."""
 
 
-UNTRUSTED = _Untrusted(SAFE_SERIALIZERS)
+UNTRUSTED = _Untrusted(("msgpack", "dask"))
 
 
 def peer_role(comm: Any) -> str:
@@ -82,24 +103,27 @@ def peer_role(comm: Any) -> str:
 
 
 def guard(server: Any) -> None:
-    """Guard a Dask ``Scheduler``, ``Worker`` or ``Nanny`` (see the module doc); idempotent."""
+    """Guard a Dask ``Scheduler``, ``Worker`` or ``Nanny`` and this process's connections (see
+    the module doc); idempotent."""
     from distributed import Nanny, Scheduler, Worker
 
     if getattr(server, "_arena_guarded", False):
         return
-    _install_loads()
+    ca = _ca_name(server.security)
     if isinstance(server, Scheduler):
         allowed, name = SCHEDULER_WORKER_OPS, "scheduler"
         _guard_streams(server)
         server.handlers[GUARD_OP] = _guard_version
+        server.handlers["broadcast"] = _plain_errors(server.handlers["broadcast"])
     elif isinstance(server, Nanny):
         allowed, name = NANNY_WORKER_OPS, "nanny"
     elif isinstance(server, Worker):
         allowed, name = WORKER_WORKER_OPS, "worker"
     else:
         raise TypeError(f"cannot guard {type(server).__name__}")
+    _install_reads()
+    _GUARDED_CAS.add(ca)
     server.handlers = _GuardedHandlers(server.handlers, allowed, name)
-    server._handle_comm = _distrusting(server._handle_comm)
     server._arena_guarded = True
 
 
@@ -107,6 +131,33 @@ def _guard_version() -> int:
     return GUARD_VERSION
 
 
+def _ca_name(security: Any) -> str:
+    """The common name of the CA a server's ``Security`` trusts; ``ConfigError`` without one
+    (a guarded cluster is mutual TLS only)."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
+    from arena.errors import ConfigError
+
+    ca = getattr(security, "tls_ca_file", None)
+    if not ca:
+        raise ConfigError("a cluster's servers need mutual TLS (--tls-ca-file, --tls-cert, "
+                          "--tls-key)")
+    pem = ca.encode() if ca.startswith("-----BEGIN") else Path(ca).read_bytes()
+    names = x509.load_pem_x509_certificate(pem).subject.get_attributes_for_oid(
+        NameOID.COMMON_NAME)
+    return str(names[0].value) if names else ""
+
+
+def _issuer(comm: Any) -> str | None:
+    """The common name of the CA that issued a connection's peer's certificate."""
+    cert = (getattr(comm, "extra_info", None) or {}).get("peercert") or {}
+    names = [value for rdn in cert.get("issuer", ()) for key, value in rdn
+             if key == "commonName"]
+    return names[0] if names else None
+
+
+# --- ops by role ---------------------------------------------------------------------------------
 class _GuardedHandlers(dict[str, Any]):
     """A server's handlers: an op outside ``allowed`` runs only for the head's role."""
 
@@ -155,11 +206,16 @@ def _head_only(server: str, op: str, handler: Callable[..., Any]) -> Callable[..
     return guarded
 
 
+# --- the scheduler's streams and what it passes on -------------------------------------------
 def _guard_streams(scheduler: Any) -> None:
-    """A client's ops on a worker's stream (the scheduler merges both kinds) are dropped."""
-    for op, handler in list(scheduler.stream_handlers.items()):
+    """A client's ops on a worker's stream are dropped; what a worker's task messages carry for
+    the client to unpickle becomes plain text."""
+    handlers = scheduler.stream_handlers
+    for op, handler in list(handlers.items()):
         if op not in WORKER_STREAM_OPS:
-            scheduler.stream_handlers[op] = _clients_only(op, handler)
+            handlers[op] = _clients_only(op, handler)
+    handlers["task-finished"] = _without_type(handlers["task-finished"])
+    handlers["task-erred"] = _plain_task_error(handlers["task-erred"])
 
 
 def _clients_only(op: str, handler: Callable[..., Any]) -> Callable[..., Any]:
@@ -174,56 +230,85 @@ def _clients_only(op: str, handler: Callable[..., Any]) -> Callable[..., Any]:
     return clients_only
 
 
+def _without_type(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """``task-finished`` without the result's pickled type (the client would unpickle it)."""
+
+    def task_finished(*args: Any, **kwargs: Any) -> Any:
+        kwargs["type"] = None
+        return handler(*args, **kwargs)
+
+    return task_finished
+
+
+def _plain_task_error(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """``task-erred`` with the error as text (the client turns a string into an ``Exception``
+    without unpickling anything)."""
+
+    def task_erred(*args: Any, **kwargs: Any) -> Any:
+        kwargs["exception"] = _error_text(kwargs.get("exception_text"))
+        kwargs["traceback"] = None
+        return handler(*args, **kwargs)
+
+    return task_erred
+
+
+def _plain_errors(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """``broadcast`` (``Client.run``) whose workers' errors reach the client as text."""
+
+    async def broadcast(*args: Any, **kwargs: Any) -> Any:
+        replies = await handler(*args, **kwargs)
+        if isinstance(replies, dict):
+            for address, reply in replies.items():
+                if isinstance(reply, dict) and reply.get("status") == "error":
+                    replies[address] = {"status": "error", "traceback": None,
+                                        "exception": _error_text(reply.get("exception_text"))}
+        return replies
+
+    return broadcast
+
+
+def _error_text(text: Any) -> str:
+    return "a worker failed: " + plain_text(str(text or "no detail"))[:ERROR_TEXT_CHARS]
+
+
 # --- reading what a peer that is not the head sends ---------------------------------------------
-def _distrusting(handle_comm: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """``Server._handle_comm`` reading every connection of a peer that is not the head with the
-    untrusted deserializers."""
-
-    async def handle(comm: Any) -> None:
-        if peer_role(comm) != HEAD_ROLE:
-            _read_untrusted(comm)
-        await handle_comm(comm)
-
-    return handle
-
-
-def _read_untrusted(comm: Any) -> None:
-    from distributed.comm.core import CommClosedError
-
-    read = comm.read
-
-    async def checked(deserializers: Any = None) -> Any:
-        try:
-            return await read(deserializers=UNTRUSTED)
-        except Refused as exc:
-            log.warning("closed the connection of %s: %s", comm.peer_address, exc)
-            comm.abort()
-            raise CommClosedError(f"refused: {exc}") from None
-
-    comm.read = checked
-
-
-def _install_loads() -> None:
-    """Route Dask's ``protocol.loads`` (what every comm's read calls) through ``_loads``."""
+def _install_reads() -> None:
+    """In this process: every TLS connection of a guarded cluster whose peer is not the head
+    reads with ``UNTRUSTED``, checked by ``check_frames`` before Dask decodes it; a refused
+    message closes the connection (logged)."""
     import distributed.protocol as protocol
+    from distributed.comm.core import CommClosedError
+    from distributed.comm.tcp import TLS
 
     if getattr(protocol.loads, "_arena", False):
         return
-    original = protocol.loads
+    original_loads = protocol.loads
+    original_read = TLS.read
 
     def loads(frames: Any, deserialize: bool = True, deserializers: Any = None) -> Any:
         if isinstance(deserializers, _Untrusted):
             check_frames(frames)
             deserializers = tuple(deserializers)
-        return original(frames, deserialize=deserialize, deserializers=deserializers)
+        return original_loads(frames, deserialize=deserialize, deserializers=deserializers)
+
+    async def read(self: Any, deserializers: Any = None) -> Any:
+        if _issuer(self) not in _GUARDED_CAS or peer_role(self) == HEAD_ROLE:
+            return await original_read(self, deserializers)
+        try:
+            return await original_read(self, deserializers=UNTRUSTED)
+        except Refused as exc:
+            log.warning("closed the connection with %s: %s", self.peer_address, exc)
+            self.abort()
+            raise CommClosedError(f"refused: {exc}") from None
 
     loads._arena = True  # type: ignore[attr-defined]
     protocol.loads = loads
+    TLS.read = read
 
 
 def check_frames(frames: list[Any]) -> None:
     """``Refused`` when the message in ``frames`` holds anything read by unpickling: a
-    ``__Pickled__`` part, or a ``Serialized`` one whose serializer is not msgpack."""
+    ``__Pickled__`` part, or a ``Serialized`` one that is neither msgpack nor ``bytes``."""
     from distributed.protocol.core import msgpack
     from distributed.protocol.utils import msgpack_opts
 
@@ -237,10 +322,9 @@ def check_frames(frames: list[Any]) -> None:
                 header = data[0] if isinstance(data, (tuple, list)) and data else None
             else:
                 header = msgpack.loads(frames[int(offset)], use_list=False, **msgpack_opts)
-            serializer = header.get("serializer") if isinstance(header, dict) else None
-            if serializer not in SAFE_SERIALIZERS:
-                raise Refused(f"data serialized with {serializer!r} from a peer that is not "
-                              "the head")
+            if not _safe_header(header):
+                raise Refused("serialized data other than msgpack or bytes from a peer that "
+                              "is not the head")
         return obj
 
     try:
@@ -249,3 +333,12 @@ def check_frames(frames: list[Any]) -> None:
         raise
     except Exception as exc:  # noqa: BLE001 — garbled: Dask's own read reports it
         log.debug("a message did not parse: %s", exc)
+
+
+def _safe_header(header: Any) -> bool:
+    if not isinstance(header, dict):
+        return False
+    serializer = header.get("serializer")
+    if serializer == "msgpack":
+        return True
+    return serializer == "dask" and header.get("type-serialized") in SAFE_TYPES

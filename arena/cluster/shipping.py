@@ -227,10 +227,10 @@ def image_archive(cache: Path, image_id: str) -> Path:
     return private_cache(cache, IMAGES_SUBDIR) / f"{name}.tar"
 
 
-def receive_image_chunk(image_id: str, offset: int, data: bytes) -> int:
+def receive_image_chunk(image_id: str, offset: int, data: bytes) -> bytes:
     """(On a worker, run by the head.) Write ``data`` at ``offset`` of the image's archive in
-    this host's cache (offset 0 starts it anew); returns the archive's size. ``SandboxError``
-    past ``ARENA_MAX_IMAGE_MB`` or out of order."""
+    this host's cache (offset 0 starts it anew). ``SandboxError`` past ``ARENA_MAX_IMAGE_MB`` or
+    out of order. Returns nothing but bytes (what a guarded head reads from a worker)."""
     from arena.cluster.task import worker_cache
 
     archive = image_archive(worker_cache(), image_id)
@@ -244,16 +244,17 @@ def receive_image_chunk(image_id: str, offset: int, data: bytes) -> int:
             raise SandboxError(f"a shipped image's chunk at {offset} does not follow "
                                f"{out.tell()}")
         out.write(data)
-        return out.tell()
+    return b""
 
 
-async def load_shipped_image(image_id: str, size: int, sandbox: str) -> None:
+async def load_shipped_image(image_id: str, size: int, sandbox: str) -> bytes:
     """(On a worker, run by the head.) ``docker load`` the received archive of ``image_id``
     (``size`` bytes) into this host's engine, check its id, remove the archive (in a thread:
     the worker keeps answering its scheduler meanwhile)."""
     import asyncio
 
     await asyncio.to_thread(_load_shipped_image, image_id, size, sandbox)
+    return b""
 
 
 def _load_shipped_image(image_id: str, size: int, sandbox: str) -> None:

@@ -4,6 +4,10 @@
 else the worker's cache, else it answers ``Needs`` and plays nothing), plays the match with
 ``play_match`` in a fresh event loop in this host's sandbox (named, not an object: a sandbox
 does not cross hosts), and returns the result with the match log and the seat logs compressed.
+What it returns, and the shipment it takes, are bytes in the arena's own format
+(``encode_outcome``, ``encode_shipment``: JSON and raw blobs), never pickles: the head decodes a
+worker's answer without running anything a worker chose (``arena.cluster.guard``). It never
+raises: a failure of the arena on this host is the match's void result.
 It reports the match starting and ending on the ``EVENT_TOPIC`` Dask event topic (the head's
 live view) and streams the match log as it grows on ``LOG_TOPIC`` (``arena.cluster.live``: the
 head writes it into the ladder's log directory, for ``arena watch --follow``). A match's log
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import os
 import secrets
 import shutil
@@ -124,9 +129,20 @@ def worker_cache() -> Path:
     return Path(configured) if configured else Path.home() / ".cache" / "arena"
 
 
-def play_task(task: MatchTask, shipment: Shipment | None = None) -> TaskOutcome:
-    """Play ``task`` on this worker (see the module doc). Raises ``ClusterError`` when head and
-    worker differ in version (the session refuses such workers before they get any)."""
+def play_task(task: MatchTask, shipment: bytes | None = None) -> bytes:
+    """Play ``task`` on this worker (see the module doc): its outcome, encoded. ``shipment``:
+    an ``encode_shipment``-ed ``Shipment``."""
+    try:
+        outcome = play(task, None if shipment is None else decode_shipment(shipment))
+    except Exception as exc:  # noqa: BLE001 — the arena failed here: void, never a bot's loss
+        outcome = void_result(task.spec, f"arena failure on {socket.gethostname()}: "
+                                         f"{type(exc).__name__}: {exc}")
+    return encode_outcome(outcome)
+
+
+def play(task: MatchTask, shipment: Shipment | None = None) -> TaskOutcome:
+    """``play_task``'s outcome, not encoded. Raises ``ClusterError`` when head and worker differ
+    in version (the session refuses such workers before they get any)."""
     if (task.arena_version, task.protocol) != (arena.__version__, CLUSTER_PROTOCOL):
         raise ClusterError(
             f"this worker runs arena {arena.__version__} (cluster protocol {CLUSTER_PROTOCOL}), "
@@ -245,3 +261,94 @@ def _report(kind: str, match_id: str, worker: str, host: str) -> None:
 
     get_worker().log_event(EVENT_TOPIC, {"kind": kind, "match_id": match_id, "worker": worker,
                                          "host": host, "time": time.time()})
+
+
+# --- what crosses the wire: bytes, never pickles ---------------------------------------------
+_MAGIC = b"arena-cluster/1\n"
+_MAX_META = 1 << 20
+"""The most bytes of an encoding's JSON part."""
+
+
+def _pack(meta: dict[str, Any], blobs: list[bytes]) -> bytes:
+    """``meta`` (JSON) and ``blobs`` (their lengths in ``meta``) as one bytes object."""
+    head = json.dumps({**meta, "blobs": [len(b) for b in blobs]}).encode("utf-8")
+    return b"".join([_MAGIC, len(head).to_bytes(4, "big"), head, *blobs])
+
+
+def _unpack(data: Any) -> tuple[dict[str, Any], list[bytes]]:
+    """What ``_pack`` made; ``ValueError`` for anything else."""
+    if not isinstance(data, bytes) or not data.startswith(_MAGIC):
+        raise ValueError(f"not an arena encoding but a {type(data).__name__}")
+    start = len(_MAGIC) + 4
+    size = int.from_bytes(data[len(_MAGIC):start], "big")
+    if size > _MAX_META or start + size > len(data):
+        raise ValueError("a malformed arena encoding")
+    meta = json.loads(data[start:start + size])
+    lengths = meta.get("blobs") if isinstance(meta, dict) else None
+    if not (isinstance(lengths, list) and all(type(n) is int and n >= 0 for n in lengths)
+            and start + size + sum(lengths) == len(data)):
+        raise ValueError("a malformed arena encoding")
+    blobs, offset = [], start + size
+    for length in lengths:
+        blobs.append(data[offset:offset + length])
+        offset += length
+    return meta, blobs
+
+
+def encode_outcome(outcome: TaskOutcome) -> bytes:
+    """A task's outcome as bytes (see ``decode_outcome``)."""
+    if isinstance(outcome, Needs):
+        return _pack({"kind": "needs", "bots": list(outcome.bots),
+                      "images": list(outcome.images)}, [])
+    if isinstance(outcome, MatchResult):
+        return _pack({"kind": "void", "result": outcome.to_json()}, [])
+    blobs = [outcome.log]
+    seats: list[int | None] = []
+    for data in outcome.seat_logs:
+        seats.append(None if data is None else len(blobs))
+        if data is not None:
+            blobs.append(data)
+    return _pack({"kind": "played", "result": outcome.result.to_json(), "worker": outcome.worker,
+                  "host": outcome.host, "attempt": outcome.attempt, "seats": seats}, blobs)
+
+
+def decode_outcome(data: Any) -> TaskOutcome:
+    """The outcome ``encode_outcome`` encoded; ``ValueError`` for anything else (nothing in it
+    is run or unpickled: JSON, strings and bytes)."""
+    try:
+        meta, blobs = _unpack(data)
+        kind = meta["kind"]
+        if kind == "needs":
+            return Needs(_strings(meta["bots"]), _strings(meta["images"]))
+        result = MatchResult.from_json(meta["result"])
+        if kind == "void":
+            return result
+        if kind != "played":
+            raise ValueError(f"an outcome of kind {kind!r}")
+        seats = [None if s is None else blobs[int(s)] for s in meta["seats"]][:2]
+        return MatchOutput(result, blobs[0], (seats[0], seats[1]), str(meta["worker"]),
+                           str(meta["host"]), str(meta["attempt"]))
+    except ValueError:
+        raise
+    except Exception as exc:  # noqa: BLE001 — KeyError, TypeError, IndexError...
+        raise ValueError(f"a malformed outcome ({type(exc).__name__}: {exc})") from None
+
+
+def encode_shipment(shipment: Shipment) -> bytes:
+    """A shipment as bytes (bot directories' archives by content hash)."""
+    return _pack({"kind": "shipment", "bots": list(shipment.bots)}, list(shipment.bots.values()))
+
+
+def decode_shipment(data: Any) -> Shipment:
+    """The shipment ``encode_shipment`` encoded; ``ValueError`` for anything else."""
+    meta, blobs = _unpack(data)
+    digests = _strings(meta.get("bots"))
+    if meta.get("kind") != "shipment" or len(digests) != len(blobs):
+        raise ValueError("a malformed shipment")
+    return Shipment(dict(zip(digests, blobs, strict=True)))
+
+
+def _strings(values: Any) -> tuple[str, ...]:
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise ValueError("a malformed list of names")
+    return tuple(values)

@@ -8,19 +8,25 @@ a marker file; none does. The head's certificate still drives the cluster."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
+import os
 import pickle
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arena.bots import load_bot_dir
+from arena.bots.identity import bot_identity
 from arena.cluster.security import CertFiles, tls_security
 from arena.cluster.session import open_cluster
 from arena.cluster.settings import ClusterSettings
 from arena.errors import ClusterError
-from tests.cluster.conftest import LOOPBACK, free_port, start, worker_args
+from arena.model import MatchResult, MatchSpec, TimeControl
+from tests.cluster.conftest import LOOPBACK, ROOT, free_port, pacers, start, worker_args
 
 pytestmark = pytest.mark.slow
 
@@ -35,8 +41,9 @@ class _Touch:
         return Path.touch, (self.path,)
 
 
-def _touch(path: Path) -> None:
+def _touch(path: Path) -> bytes:
     path.touch()
+    return b""  # what a guarded head reads from a worker: bytes, never a pickle
 
 
 async def _refused(call: Any) -> str:
@@ -166,3 +173,61 @@ def test_the_head_needs_the_head_role_and_a_guarded_scheduler(
 
     with pytest.raises(ClusterError, match="is not guarded .* --preload arena.cluster.preload"):
         asyncio.run(unguarded())
+
+    async def preloaded() -> None:  # as `dask scheduler --preload arena.cluster.preload` runs
+        from distributed import Scheduler
+
+        files = certs.hosts["head"]
+        async with Scheduler(host=LOOPBACK, port=0, protocol="tls", dashboard=False,
+                             security=tls_security(files),
+                             preload=["arena.cluster.preload"]) as scheduler:
+            settings = ClusterSettings(scheduler=scheduler.address, tls=files, wait_s=1)
+            async with open_cluster(settings, workers=0):
+                pass
+
+    with pytest.raises(ClusterError, match="no worker joined"):  # past the guard's check
+        asyncio.run(preloaded())
+
+
+def test_a_fake_worker_with_a_stolen_key_cannot_make_the_head_unpickle(
+        tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
+    """A worker started with a stolen worker key joins (it passes the version gate) and answers
+    the head's match with a pickle that would run code on the head, of a class whose import
+    would too. The head unpickles nothing: the match never counts, no mark is left."""
+    address = f"tls://{LOOPBACK}:{free_port()}"
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    files = certs.hosts["w2"]
+    bots = pacers(tmp_path / "bots", ["ann", "bob"])
+    loaded = [load_bot_dir(d) for d in bots]
+    spec = MatchSpec("lost-cities", 3, tuple(  # type: ignore[arg-type]
+        dataclasses.replace(b, digest=bot_identity(b)) for b in loaded), {"rounds": 1},
+        TimeControl(2000, 0, 20_000), match_id="stolen-l0")
+
+    evil = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny",
+         "--preload", "tests.cluster.evil_preload", "--nthreads", "1", "--resources", "match=1",
+         "--host", LOOPBACK, "--tls-ca-file", str(files.ca), "--tls-cert", str(files.cert),
+         "--tls-key", str(files.key), "--no-dashboard"],
+        cwd=ROOT, env={**os.environ, "ARENA_TEST_MARKS": str(marks)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    procs.append(evil)
+
+    async def head() -> Any:
+        mine = ClusterSettings(listen=address, tls=certs.hosts["head"], wait_s=60)
+        async with open_cluster(mine, workers=0) as session:
+            play = asyncio.create_task(session.player(spec, log_dir=tmp_path / "logs"))
+            deadline = asyncio.get_running_loop().time() + 120
+            while not (marks / "gathered").exists() and not play.done():
+                assert asyncio.get_running_loop().time() < deadline, "the match never ran"
+                await asyncio.sleep(0.1)
+            await asyncio.wait({play}, timeout=5)  # what the head does with the answer
+            if not play.done():
+                play.cancel()
+                return "no result"
+            return play.result()
+
+    outcome = asyncio.run(head())
+    assert not isinstance(outcome, MatchResult) or outcome.void, outcome
+    left = sorted(p.name for p in marks.iterdir())
+    assert left == ["gathered", f"imported-{evil.pid}"], "only the attacker's process ran it"

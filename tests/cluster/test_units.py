@@ -19,7 +19,13 @@ from arena.cluster.executor import cpu_slots, encounter_of, relocate
 from arena.cluster.progress import HostBoard
 from arena.cluster.security import HEAD_ROLE, WORKER_ROLE, certificate_role, make_certs
 from arena.cluster.shipping import Needs, Shipment, pack_directory, unpack_directory
-from arena.cluster.task import MatchOutput, MatchTask, play_task
+from arena.cluster.task import (
+    MatchOutput,
+    MatchTask,
+    decode_outcome,
+    encode_shipment,
+    play_task,
+)
 from arena.errors import ConfigError, SandboxError
 from arena.ladder.config import parse_ladder
 from arena.ladder.runner import Progress
@@ -113,8 +119,9 @@ def test_a_task_asks_for_a_missing_directory_then_plays_the_shipped_copy(
     spec = MatchSpec("lost-cities", 7, (elsewhere, bot), options={"rounds": 1},
                      time_control=TimeControl(2000, 0, 10_000), match_id="ship-test")
     task = MatchTask(spec, "process")
-    assert play_task(task) == Needs(bots=(bot.digest,))
-    outcome = play_task(task, Shipment({bot.digest: pack_directory(PACER)}))
+    assert decode_outcome(play_task(task)) == Needs(bots=(bot.digest,))
+    shipment = encode_shipment(Shipment({bot.digest: pack_directory(PACER)}))
+    outcome = decode_outcome(play_task(task, shipment))
     assert isinstance(outcome, MatchOutput), outcome
     assert str(outcome.result.termination) == "normal" and outcome.result.decisions > 20
     cached = tmp_path / "cache" / "bots" / bot.digest.removeprefix("dir:sha256:")
@@ -133,7 +140,7 @@ def test_a_host_whose_docker_engine_fails_makes_the_match_void(
     try:
         bot = BotSpec(name="img", game="lost-cities", image="sha256:" + "1" * 64, version="1")
         spec = MatchSpec("lost-cities", 7, (bot, bot), match_id="no-engine-l0")
-        outcome = play_task(MatchTask(spec, "docker"))
+        outcome = decode_outcome(play_task(MatchTask(spec, "docker")))
     finally:
         sandbox._sandbox.cache_clear()
     assert isinstance(outcome, MatchResult)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import pickle
 import time
 import zlib
 from pathlib import Path
@@ -21,7 +22,13 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from arena.cluster.session import open_cluster
 from arena.cluster.shipping import Needs
-from arena.cluster.task import MatchOutput, MatchTask, play_task
+from arena.cluster.task import (
+    MatchOutput,
+    MatchTask,
+    decode_outcome,
+    encode_outcome,
+    play_task,
+)
 from arena.cluster.verify import (
     SEAT_LOG_CAP,
     Inconsistent,
@@ -107,16 +114,16 @@ class Dishonest(WorkerPlugin):  # type: ignore[misc]
         task.play_task = _dishonest  # what the pickled reference resolves to from now on
 
 
-def _dishonest(task: MatchTask, shipment: Any = None) -> Any:
+def _dishonest(task: MatchTask, shipment: Any = None) -> bytes:
     if task.spec.match_id.endswith("-rival"):
-        return Needs((), (RIVAL_IMAGE,))
-    outcome = play_task(task, shipment)
+        return encode_outcome(Needs((), (RIVAL_IMAGE,)))
+    outcome = decode_outcome(play_task(task, shipment))
     if isinstance(outcome, MatchOutput):
         result = outcome.result
         winner = 1 if result.winner != 1 else 0
         outcome = dataclasses.replace(outcome, result=dataclasses.replace(
             result, winner=winner, totals=result.totals[::-1]))
-    return outcome
+    return encode_outcome(outcome)
 
 
 def test_a_real_worker_that_lies_gets_a_void_match(
@@ -144,3 +151,30 @@ def test_a_real_worker_that_lies_gets_a_void_match(
     assert "an image the match does not name" in results[1].detail
     assert asked == []  # the rival's image was never saved
     assert "from worker tls://127.0.0.1:" in caplog.text
+
+
+def test_what_a_worker_returns_is_decoded_never_unpickled(tmp_path: Path) -> None:
+    output, _ = _honest(tmp_path)
+    for outcome in (output, Needs(("dir:sha256:" + "1" * 64,), (RIVAL_IMAGE,)),
+                    dataclasses.replace(output, seat_logs=(None, b"x"))):
+        again = decode_outcome(encode_outcome(outcome))
+        if isinstance(outcome, MatchOutput):  # the JSON keeps the duration to 0.1 ms
+            assert isinstance(again, MatchOutput)
+            assert again.result.to_json() == outcome.result.to_json()
+            again = dataclasses.replace(again, result=outcome.result)
+        assert again == outcome
+    marker = tmp_path / "unpickled"
+    hostile = [pickle.dumps(_Touch(marker)), b"arena-cluster/1\n\xff\xff\xff\xff",
+               encode_outcome(output)[:-1], b"", "text", None]
+    for data in hostile:
+        with pytest.raises(ValueError):
+            decode_outcome(data)
+    assert not marker.exists()
+
+
+class _Touch:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[Any, tuple[Path]]:
+        return Path.touch, (self.path,)
