@@ -110,17 +110,23 @@ class ClusterPlayer:
         grows, then whole). What the worker returns is checked (``arena.cluster.verify``): an
         inconsistent outcome is a void match, logged with the worker's address."""
         name = sandbox if isinstance(sandbox, str) else sandbox.name
-        task = MatchTask(spec, name)
         live = self.live.expect(spec.match_id, log_dir)
-        worker = "?"
         try:
-            outcome, worker = await self._run(task, spec.match_id, None)
-            for round_ in range(SHIP_ROUNDS):
-                if not isinstance(outcome, Needs):
-                    break
-                shipment = await self._ship(check_needs(outcome, spec), spec, worker, name)
-                key = f"{spec.match_id}~shipped" + (f"-{round_ + 1}" if round_ else "")
-                outcome, worker = await self._run(task, key, shipment)
+            return await self._played(MatchTask(spec, name), log_dir, live)
+        except _GivenUp as given:
+            return given.result
+        except _Void as void:
+            log.error("match %s: %s", spec.match_id, void)
+            return void_result(spec, str(void))
+        finally:
+            self.live.release(spec.match_id)
+            live.close()
+
+    async def _played(self, task: MatchTask, log_dir: Path, live: LiveLog) -> MatchResult:
+        """The match's result once its worker's outcome passed the checks; ``_Void`` if not."""
+        spec = task.spec
+        outcome, worker = await self._outcome(task)
+        try:
             if isinstance(outcome, Needs):
                 raise Inconsistent(f"it still lacks {outcome} after it was shipped")
             if isinstance(outcome, MatchResult):
@@ -129,20 +135,27 @@ class ClusterPlayer:
                             void.detail)
                 return void
             checked = await asyncio.to_thread(check_output, outcome, spec)
-            return write_outputs(checked, spec, log_dir, live)
-        except _GivenUp as given:
-            return given.result
-        except (Inconsistent, _Refused) as exc:
-            worker = exc.worker if isinstance(exc, _Refused) else worker
-            detail = f"void: the result from worker {worker} was refused: {exc}"
-            log.error("match %s: %s", spec.match_id, detail)
-            return void_result(spec, detail)
-        except _ShippingFailed as exc:
-            log.error("match %s: %s", spec.match_id, exc)
-            return void_result(spec, str(exc))
-        finally:
-            self.live.release(spec.match_id)
-            live.close()
+        except Inconsistent as exc:
+            raise _Void(f"void: the result from worker {worker} was refused: {exc}") from None
+        return write_outputs(checked, spec, log_dir, live)
+
+    async def _outcome(self, task: MatchTask) -> tuple[TaskOutcome, str]:
+        """The task's outcome and its worker: played again with what it lacked, shipped, at
+        most ``SHIP_ROUNDS`` times."""
+        spec = task.spec
+        outcome, worker = await self._run(task, spec.match_id, None)
+        for round_ in range(SHIP_ROUNDS):
+            if not isinstance(outcome, Needs):
+                break
+            try:
+                needs = check_needs(outcome, spec)
+            except Inconsistent as exc:
+                raise _Void(f"void: the result from worker {worker} was refused: {exc}"
+                            ) from None
+            shipment = await self._ship(needs, spec, worker, task.sandbox)
+            key = f"{spec.match_id}~shipped" + (f"-{round_ + 1}" if round_ else "")
+            outcome, worker = await self._run(task, key, shipment)
+        return outcome, worker
 
     def priority(self, match_id: str) -> int:
         """Higher runs first: earlier encounters, both legs alike."""
@@ -151,8 +164,8 @@ class ClusterPlayer:
 
     async def _run(self, task: MatchTask, key: str, shipment: Any) -> tuple[TaskOutcome, str]:
         """The task's outcome (decoded, not yet checked against the spec) and the address of the
-        worker that holds it. Raises ``_GivenUp`` when the match killed its workers and
-        ``Inconsistent`` when what came back is no outcome."""
+        worker that holds it. Raises ``_GivenUp`` when the match killed its workers and ``_Void``
+        when what came back is no outcome."""
         from distributed.scheduler import KilledWorker
 
         future = self.client.submit(
@@ -177,7 +190,7 @@ class ClusterPlayer:
         try:
             return decode_outcome(data), worker
         except ValueError as exc:
-            raise _Refused(worker, str(exc)) from None
+            raise _Void(f"void: the result from worker {worker} was refused: {exc}") from None
 
     async def _holder(self, future: Any) -> str:
         """The address of the worker that holds ``future``'s outcome ("?" when unknown)."""
@@ -212,8 +225,8 @@ class ClusterPlayer:
             await self.client.run(load_shipped_image, image_id, size, sandbox,
                                   workers=[worker])
         except Exception as exc:  # noqa: BLE001 — the engine, the worker or its cache failed
-            raise _ShippingFailed(f"void: shipping image {image_id[:19]} to worker {worker} "
-                                  f"failed: {plain_text(str(exc))[:300]}") from None
+            raise _Void(f"void: shipping image {image_id[:19]} to worker {worker} failed: "
+                        f"{plain_text(str(exc))[:300]}") from None
 
     async def _saved_image(self, image_id: str) -> Path:
         if image_id not in self._saved:
@@ -246,16 +259,9 @@ class ClusterPlayer:
         self._saved.clear()
 
 
-class _Refused(Exception):  # noqa: N818 — the match's void verdict
-    """What a worker returned is no outcome at all."""
-
-    def __init__(self, worker: str, reason: str) -> None:
-        super().__init__(reason)
-        self.worker = worker
-
-
-class _ShippingFailed(Exception):  # noqa: N818 — the match's void verdict
-    """What a worker lacked could not be shipped: an infrastructure failure, the match void."""
+class _Void(Exception):  # noqa: N818 — the match's verdict
+    """The match is void: what its worker returned was refused, or what it lacked could not be
+    shipped (the message is the recorded detail)."""
 
 
 class _GivenUp(Exception):  # noqa: N818 — not an error: the cluster's verdict
