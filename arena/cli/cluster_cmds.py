@@ -33,17 +33,22 @@ def worker(
         help="The address the workers listen on (default: this host's address toward the "
              "scheduler).")] = None,
     cache: Annotated[Path | None, typer.Option(
-        help="Where shipped bot directories are kept (default ~/.cache/arena).")] = None,
+        help="Where shipped bot directories are kept (default ~/.cache/arena; made private, "
+             "0700).")] = None,
     name: Annotated[str | None, typer.Option(
         help="The workers' name prefix (default: the host name).")] = None,
 ) -> None:
     """Join a ladder's cluster: play its matches on this host, in this host's sandbox.
 
     Starts one Dask worker process per match slot under Dask nannies (a worker that dies is
-    started again), connected to the head's scheduler with mutual TLS (the ladder's CA). Bots
-    run on this host's Docker engine (build the base image once: `arena images build-base`);
-    bot directories and submitted images this host lacks are shipped from the head. A host
-    whose arena version differs from the head's is refused with one error. Stop with Ctrl-C.
+    started again), connected to the head's scheduler with mutual TLS (the ladder's CA; this
+    host's certificate from `arena cluster certs DIR --host HOST` can play matches, never submit
+    them). Bots run on this host's Docker engine (build the base image once: `arena images
+    build-base`), or in the process sandbox only where it separates them (as root, with
+    util-linux): a process-sandbox match on a host that does not is void, never played. Bot
+    directories and submitted images this host lacks are shipped from the head into the
+    cache (private to this user). A host whose arena version differs from the head's is
+    refused with one error. Stop with Ctrl-C.
     """
     from arena.cluster.worker import WorkerOptions, run_worker
 

@@ -34,8 +34,8 @@ prior = 1.0                          # virtual 50% games per bot in the official
 scheduler = "tls://head:8786"        # submit to a running scheduler, or
 listen = "tls://0.0.0.0:8786"        # host the scheduler in `arena run-ladder` (not both)
 ca = "certs/ca.pem"                  # mutual TLS (required with either): the ladder's CA,
-cert = "certs/head.pem"              # this host's certificate
-key = "certs/head-key.pem"           # and its key (`arena cluster certs`)
+cert = "certs/head.pem"              # the head's certificate (its role: `arena cluster
+key = "certs/head-key.pem"           # certs DIR --head HOST`) and its key
 worker_ttl_s = 60                    # a silent worker is given up after this long
 wait_s = 60                          # how long to wait for the first worker
 ```
