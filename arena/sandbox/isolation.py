@@ -127,16 +127,28 @@ def _under(path: Path, root: Path) -> bool:
 
 
 def hidden_roots(needed: Sequence[Path]) -> list[Path]:
-    """The directories whose host contents a separated bot does not see: ``HIDDEN_ALWAYS`` and
-    the first non-world-traversable ancestor of each needed path; outermost only."""
-    roots = {Path(p) for p in HIDDEN_ALWAYS if Path(p).is_dir()}
-    for path in needed:
+    """The directories whose host contents a separated bot does not see, outermost first:
+    ``HIDDEN_ALWAYS`` and, on the way down to each needed path, every directory that is not
+    world-traversable and that the bot would otherwise see as it is on the host: the first one
+    below ``/``, and the first one below each needed path it passes (a needed path brings its
+    host tree back, so a closed directory inside it, e.g. a worker's 0700 cache inside the
+    arena's checkout, would otherwise bar the bot from its own directory below it)."""
+    wanted = {Path(p) for p in needed}
+    always = {Path(p) for p in HIDDEN_ALWAYS}
+    roots = {p for p in always if p.is_dir()}
+    for path in wanted:
+        real = True  # the bot sees this level as it is on the host
         for ancestor in reversed(path.parents):
-            if ancestor != Path("/") and not _world_traversable(ancestor):
+            if ancestor == Path("/"):
+                continue
+            if ancestor in wanted:
+                real = True
+            elif ancestor in always:
+                real = False
+            elif real and not _world_traversable(ancestor):
                 roots.add(ancestor)
-                break
-    outer = [r for r in roots if not any(o != r and _under(r, o) for o in roots)]
-    return sorted(r for r in outer if not any(_under(r, n) for n in needed))
+                real = False
+    return sorted((r for r in roots if r not in wanted), key=lambda r: (len(r.parts), r))
 
 
 def mount_script(needed: Sequence[Path], tmp_mb: int) -> str:
@@ -145,8 +157,11 @@ def mount_script(needed: Sequence[Path], tmp_mb: int) -> str:
     paths below it. Staging happens on a tmpfs over ``/mnt``, unmounted at the end."""
     lines = ["set -e", f"mount -t tmpfs -o mode=0700 arena-stage {STAGE}"]
     staged = 0
-    for root in hidden_roots(needed):
-        keep = [p for p in needed if _under(p, root)]
+    roots = hidden_roots(needed)
+    for root in roots:  # outermost first: an inner root is inside a path an outer one restored
+        inner = [r for r in roots if r != root and _under(r, root)]
+        keep = sorted(p for p in needed
+                      if _under(p, root) and not any(_under(p, r) for r in inner))
         for index, path in enumerate(keep):
             lines.append(f"mkdir {STAGE}/{staged + index}")
             lines.append(f"mount --bind {shlex.quote(str(path))} {STAGE}/{staged + index}")

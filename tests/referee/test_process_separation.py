@@ -129,3 +129,32 @@ def test_the_arena_keeps_its_logs_and_state_to_itself(work: Path) -> None:
     for path, mode in [(ladder.state_dir, 0o700), (ladder.match_log_dir, 0o700),
                        (writer.path, 0o600), (ladder.state_dir / "deal-secret", 0o600)]:
         assert path.stat().st_mode & 0o777 == mode, path
+
+
+def test_a_bot_in_a_closed_directory_inside_a_needed_one_runs_and_sees_only_itself(
+    work: Path, socket_root: Path
+) -> None:
+    """A worker's private (0700) cache inside the arena's checkout, which every separated bot
+    needs: the bot's own directory below it must run, and the cache must stay closed (before,
+    the closed directory was left as it is on the host, so the bot could not reach its own
+    code: no_start, a loss for a bot that did nothing wrong)."""
+    cache = work / "cache"
+    cache.mkdir(mode=0o700)
+    (cache / "bots").mkdir(mode=0o700)
+    victim = cache / "bots" / "victim"
+    victim.mkdir(mode=0o755)
+    (victim / "bot.py").write_text("SECRET_STRATEGY = 1\n")
+    (victim / "bot.py").chmod(0o644)
+    own = _snoop_copy(work, [f"read {victim / 'bot.py'}", f"read {victim}"])
+    bot = own.rename(cache / "bots" / "snoop")
+    spec = MatchSpec("lost-cities", 5, (load_bot_dir(bot), load_bot_dir(RANDOM_BOT)),
+                     {"rounds": 1}, TimeControl(startup_ms=5000))
+    result = asyncio.run(play_match(spec, sandbox="process", log_dir=work / "logs",
+                                    socket_root=socket_root))
+    assert result.termination is Termination.NORMAL, result.detail
+    tail = (work / "logs" / f"{result.match_id}.seat0.log").read_text()
+    findings = dict(line.removeprefix("[hostile] snoop: ").rsplit(": ", 1)
+                    for line in tail.splitlines()
+                    if line.startswith("[hostile] snoop: ") and ": " in line[17:])
+    for target in (victim / "bot.py", victim):  # the cache shows the bot only its own way in
+        assert findings[f"read {target}"] in ("EACCES", "ENOENT"), (target, findings)
