@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 import stat
+import tarfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,3 +161,31 @@ def open_bot_file(file: BotFile) -> int:
         os.close(fd)
         raise BotFileError(f"{file.path} changed while it was read: try again")
     return fd
+
+
+def tar_entry(name: str, kind: bytes, mode: int, size: int = 0) -> tarfile.TarInfo:
+    """A tar member header as the arena writes them: owner 0, no names, time 0."""
+    info = tarfile.TarInfo(name)
+    info.type, info.mode, info.size = kind, mode, size
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    info.mtime = 0
+    return info
+
+
+def add_to_tar(tar: tarfile.TarFile, files: Iterable[BotFile]) -> None:
+    """Add a bot directory's files (in path order, as :func:`bot_files` gives them) to ``tar``:
+    each parent directory first (0755), files 0755 or 0644 by the execute bit, owners and times
+    zero, contents read without following a link. What a Docker build context and a cluster's
+    shipment of the directory hold."""
+    made: set[tuple[str, ...]] = set()
+    for file in files:
+        for depth in range(1, len(file.parts)):
+            parent = file.parts[:depth]
+            if parent not in made:
+                made.add(parent)
+                tar.addfile(tar_entry("/".join(parent), tarfile.DIRTYPE, 0o755))
+        mode = 0o755 if file.executable else 0o644
+        info = tar_entry(file.rel, tarfile.REGTYPE, mode, file.info.st_size)
+        with open(open_bot_file(file), "rb") as stream:
+            tar.addfile(info, stream)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.bots.files import DirectoryCaps, bot_files, open_bot_file
+from arena.bots.files import DirectoryCaps, add_to_tar, bot_files
 from arena.bots.identity import HASH_PREFIX, directory_hash
 from arena.bots.images.policy import max_image_bytes
 from arena.errors import SandboxError
@@ -82,12 +82,7 @@ def pack_directory(directory: str | Path) -> bytes:
     FIFO, socket or device, or over its caps."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
-        for file in bot_files(directory):
-            info = tarfile.TarInfo(file.rel)
-            info.size = file.info.st_size
-            info.mode = 0o755 if file.executable else 0o644
-            with open(open_bot_file(file), "rb") as stream:
-                tar.addfile(info, stream)
+        add_to_tar(tar, bot_files(directory))
     return buffer.getvalue()
 
 

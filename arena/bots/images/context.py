@@ -18,7 +18,7 @@ import tarfile
 from collections.abc import Iterable
 from typing import BinaryIO
 
-from arena.bots.files import BotFile, open_bot_file
+from arena.bots.files import BotFile, add_to_tar, tar_entry
 
 CONTEXT_DOCKERFILE = ".arena.Dockerfile"
 """The name under which the arena's Dockerfile travels in the build context."""
@@ -26,35 +26,9 @@ CONTEXT_IGNORE = ".dockerignore"
 """The context's ignore file: it names the two files the daemon removes after reading them."""
 
 
-def _entry(name: str, kind: bytes, mode: int, size: int = 0) -> tarfile.TarInfo:
-    info = tarfile.TarInfo(name)
-    info.type, info.mode, info.size = kind, mode, size
-    info.uid = info.gid = 0
-    info.uname = info.gname = ""
-    info.mtime = 0
-    return info
-
-
-def add_bot_files(tar: tarfile.TarFile, files: Iterable[BotFile]) -> None:
-    """Add a bot directory's files (in path order, as :func:`~arena.bots.files.bot_files`
-    gives them) to ``tar``: each parent directory first, modes by the execute bit, owners and
-    times zero, contents read without following a link."""
-    made: set[tuple[str, ...]] = set()
-    for file in files:
-        for depth in range(1, len(file.parts)):
-            parent = file.parts[:depth]
-            if parent not in made:
-                made.add(parent)
-                tar.addfile(_entry("/".join(parent), tarfile.DIRTYPE, 0o755))
-        mode = 0o755 if file.executable else 0o644
-        info = _entry(file.rel, tarfile.REGTYPE, mode, file.info.st_size)
-        with open(open_bot_file(file), "rb") as stream:
-            tar.addfile(info, stream)
-
-
 def _add_text(tar: tarfile.TarFile, name: str, text: str) -> None:
     data = text.encode("utf-8")
-    tar.addfile(_entry(name, tarfile.REGTYPE, 0o644, len(data)), io.BytesIO(data))
+    tar.addfile(tar_entry(name, tarfile.REGTYPE, 0o644, len(data)), io.BytesIO(data))
 
 
 def write_build_context(files: Iterable[BotFile], dockerfile: str, out: BinaryIO) -> None:
@@ -64,4 +38,4 @@ def write_build_context(files: Iterable[BotFile], dockerfile: str, out: BinaryIO
     with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
         _add_text(tar, CONTEXT_DOCKERFILE, dockerfile)
         _add_text(tar, CONTEXT_IGNORE, f"{CONTEXT_DOCKERFILE}\n{CONTEXT_IGNORE}\n")
-        add_bot_files(tar, files)
+        add_to_tar(tar, files)
