@@ -160,10 +160,17 @@ def check_new(name: str, version: str, *, replace: bool = False, named: bool = T
     """Refuse (``ConfigError``, one line) a name or version outside the alphabets
     (:mod:`arena.bots.names`) or one that :func:`conflict` refuses: the early check of a
     submission, before anything is built. :func:`adding` checks again as it writes."""
-    check_name("bot name", name, "arena submit")
-    check_version("bot version", version, "arena submit")
     with _connect(home) as conn:
-        problem = conflict(_all(conn), name, version, replace, named)
+        _refuse(_all(conn), name, version, replace, named, "arena submit")
+
+
+def _refuse(rows: list[SubmittedBot], name: str, version: str, replace: bool, named: bool,
+            where: str) -> None:
+    """``ConfigError`` for a name or version outside the alphabets or what :func:`conflict`
+    refuses next to ``rows``."""
+    check_name("bot name", name, where)
+    check_version("bot version", version, where)
+    problem = conflict(rows, name, version, replace, named)
     if problem is not None:
         raise ConfigError(f"refused: {problem}")
 
@@ -185,15 +192,11 @@ def adding(
     ``ConfigError`` what :func:`check_new` refuses. The block runs after the checks, inside the
     transaction (say, moving the image's tag): the entry is committed when it ends and nothing
     is written when it raises."""
-    check_name("bot name", name, "the catalogue")
-    check_version("bot version", version, "the catalogue")
     bot = SubmittedBot(name, version, game, image, digest, time.time())
     with _connect(home) as conn:
         conn.execute("BEGIN IMMEDIATE")
         rows = _all(conn)
-        problem = conflict(rows, name, version, replace, named)
-        if problem is not None:
-            raise ConfigError(f"refused: {problem}")
+        _refuse(rows, name, version, replace, named, "the catalogue")
         replaced = next((r for r in rows if (r.name, r.version) == (name, version)), None)
         conn.execute(
             "INSERT OR REPLACE INTO bots VALUES (?, ?, ?, ?, ?, ?)",
