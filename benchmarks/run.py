@@ -19,7 +19,8 @@ Figures (targets in parentheses, see README):
   container_lifecycle_machine_cpu_s   CPU seconds the whole machine spends to run, wait for and
                                  remove one hardened container that runs `true`
   cluster_*                      the embedded cluster: start, a no-op task's round trip, and what
-                                 it adds to a trivial match (on the cluster minus in-process)
+                                 it adds to a trivial match (on the cluster minus in-process);
+                                 the head's CPU to verify a returned 3-round match (replay)
   container_*                    Docker sandbox: start -> first decision, decision round trip,
                                  a 3-round match between random container bots (<= 1.2 s)
 Sections that need something absent (e.g. a Docker engine) report null with a reason.
@@ -385,7 +386,31 @@ def cluster_overhead(matches: int, log_dir: Path) -> dict[str, Any]:
             "cluster_match_overhead_ms_median": round(statistics.median(extra) * 1000, 1),
         }
 
-    return asyncio.run(measure())
+    figures = asyncio.run(measure())
+    figures["cluster_verify_cpu_ms_median"] = verify_cpu_ms(matches, log_dir)
+    return figures
+
+
+def verify_cpu_ms(matches: int, log_dir: Path) -> float:
+    """The head's CPU to check one match a worker returned (``arena.cluster.verify``: inflate
+    the log, check it is the spec's match, replay it through the rules and the clocks): a
+    3-round Lost Cities match between two random process bots."""
+    import zlib
+
+    from arena.cluster.task import MatchOutput
+    from arena.cluster.verify import check_output
+
+    spec, box = _spec(LC_RANDOM, LC_RANDOM, 11)
+    spec = replace(spec, match_id="verify-l0")
+    result = asyncio.run(play_match(spec, sandbox=box, log_dir=log_dir))
+    packed = zlib.compress(Path(result.log or "").read_bytes(), 6)
+    output = MatchOutput(result, packed, (None, None), "tls://127.0.0.1:1", "host")
+    costs = []
+    for _ in range(max(matches, 10)):
+        begin = time.process_time()
+        check_output(output, spec)
+        costs.append(time.process_time() - begin)
+    return round(statistics.median(costs) * 1000, 1)
 
 
 def ladder(quick: bool, tmp: Path, sandbox: str, out: dict[str, Any]) -> None:
