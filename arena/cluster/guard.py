@@ -27,9 +27,10 @@ and error are unpickled by the client.
 - in the whole process, on every connection of the guarded cluster (a peer certificate of its
   CA) whose peer is not the head, incoming and outgoing (the scheduler fetching a result, a
   worker fetching a shipment from another worker): only msgpack data and ``bytes`` are read
-  (``check_frames``); anything else closes the connection. So what workers hand on is bytes in
-  the arena's own formats (``arena.cluster.task``: the outcome, the shipment), and the head
-  decodes it without unpickling anything.
+  (``check_frames``), never a compressed frame (Dask would inflate it without a bound; the
+  process never agrees to compress); anything else closes the connection. So what workers
+  hand on is bytes in the arena's own formats (``arena.cluster.task``: the outcome, the
+  shipment), and the head decodes it without unpickling anything.
 
 The embedded cluster needs no guard: its one throw-away certificate is held by the head process
 and the workers it starts.
@@ -276,12 +277,17 @@ def _install_reads() -> None:
     """In this process: every TLS connection of a guarded cluster whose peer is not the head
     reads with ``UNTRUSTED``, checked by ``check_frames`` before Dask decodes it; a refused
     message closes the connection (logged)."""
+    import dask
     import distributed.protocol as protocol
     from distributed.comm.core import CommClosedError
     from distributed.comm.tcp import TLS
 
     if getattr(protocol.loads, "_arena", False):
         return
+    # This process never agrees to compress (a connection compresses only when both ends name
+    # the same compression), so a peer that is not the head has no reason to send a compressed
+    # frame, and check_frames refuses one: Dask would inflate it without bound.
+    dask.config.set({"distributed.comm.compression": False})
     original_loads = protocol.loads
     original_read = TLS.read
 
@@ -307,8 +313,9 @@ def _install_reads() -> None:
 
 
 def check_frames(frames: list[Any]) -> None:
-    """``Refused`` when the message in ``frames`` holds anything read by unpickling: a
-    ``__Pickled__`` part, or a ``Serialized`` one that is neither msgpack nor ``bytes``."""
+    """``Refused`` when the message in ``frames`` holds anything read by unpickling (a
+    ``__Pickled__`` part, or a ``Serialized`` one that is neither msgpack nor ``bytes``) or
+    anything compressed (Dask inflates a frame without a bound)."""
     from distributed.protocol.core import msgpack
     from distributed.protocol.utils import msgpack_opts
 
@@ -337,6 +344,8 @@ def check_frames(frames: list[Any]) -> None:
 
 def _safe_header(header: Any) -> bool:
     if not isinstance(header, dict):
+        return False
+    if any(header.get("compression") or ()):  # a zlib bomb inflates unbounded as it is read
         return False
     serializer = header.get("serializer")
     if serializer == "msgpack":

@@ -174,3 +174,22 @@ def test_unpacking_a_shipped_directory_is_bounded(
         unpack_directory(_archive([(big, b"\0" * big.size)]), digest, tmp_path / "cache")
     assert not list((tmp_path / "cache" / "bots").iterdir()), "nothing half-written"
     assert oct((tmp_path / "cache").stat().st_mode & 0o777) == "0o700"
+
+
+def test_what_a_peer_that_is_not_the_head_may_send() -> None:
+    """The guard's read check (arena.cluster.guard.check_frames) on messages Dask itself
+    encodes: msgpack and bytes pass; a pickle, and a compressed frame (a 1 KiB zlib frame here
+    inflates to 1 MiB, a bomb without a bound), are refused before Dask decodes them."""
+    from distributed.protocol import dumps, to_serialize
+    from distributed.protocol.serialize import ToPickle
+
+    from arena.cluster.guard import Refused, check_frames
+
+    check_frames(dumps({"op": "x", "keys": ["a"], "data": to_serialize(b"\0" * (1 << 20))}))
+    bomb = dumps({"op": "x", "data": to_serialize(b"\0" * (1 << 20))},
+                 context={"compression": "zlib"})
+    assert sum(len(frame) for frame in bomb) < 4096
+    with pytest.raises(Refused, match="serialized data other than msgpack or bytes"):
+        check_frames(bomb)
+    with pytest.raises(Refused, match="a pickled object"):
+        check_frames(dumps({"op": "x", "data": ToPickle(Path("/"))}))
