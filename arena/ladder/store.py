@@ -202,6 +202,10 @@ class StoredMatch:
     log_path: str | None
     duration_s: float
     finished_at: float
+    versions: tuple[str, str] = ("", "")
+    """Each seat's bot version, as recorded (its row in ``bots``)."""
+    identities: tuple[str, str] = ("", "")
+    """Each seat's code identity (a directory's content hash, a submitted image's id)."""
 
     @property
     def score0(self) -> float:
@@ -469,9 +473,15 @@ class LadderStore:
 
     def matches(self, ladder: str) -> list[StoredMatch]:
         """Every recorded match of the ladder, in recording order."""
+        seat0, seat1 = bots_t.alias("seat0"), bots_t.alias("seat1")
         with self._read() as conn:
             rows = conn.execute(
-                select(matches_t).where(matches_t.c.ladder == ladder).order_by(matches_t.c.id)
+                select(matches_t, seat0.c.version.label("version0"),
+                       seat0.c.identity.label("identity0"), seat1.c.version.label("version1"),
+                       seat1.c.identity.label("identity1"))
+                .join(seat0, seat0.c.id == matches_t.c.bot0_id)
+                .join(seat1, seat1.c.id == matches_t.c.bot1_id)
+                .where(matches_t.c.ladder == ladder).order_by(matches_t.c.id)
             ).mappings().all()
         return [_stored(r) for r in rows]
 
@@ -536,8 +546,9 @@ def _stored(r: Any) -> StoredMatch:
         rounds=tuple((int(a), int(b)) for a, b in rounds),
         totals=(int(r["total0"]), int(r["total1"])), log_path=r["log_path"],
         duration_s=float(r["duration_s"]), finished_at=float(r["finished_at"]),
+        versions=(r["version0"] or "", r["version1"] or ""),
+        identities=(r["identity0"] or "", r["identity1"] or ""),
     )
-
 
 
 def _void_attempt(r: Any) -> VoidAttempt:

@@ -54,6 +54,7 @@ def test_round_trip_of_a_match(store: LadderStore) -> None:
     assert m.totals == result.totals and m.rounds == result.rounds
     assert m.winner == result.winner and m.termination is Termination.NORMAL
     assert m.log_path == "/logs/m-2.jsonl" and not m.void
+    assert m.versions == ("1", "1") and m.identities == ("sha256:aaa", "sha256:bbb")
 
 
 def test_live_elo_history_and_void_matches(store: LadderStore) -> None:
