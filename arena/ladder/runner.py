@@ -39,6 +39,7 @@ from arena.cluster.progress import HostProgress
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
 from arena.ladder.schedule import Encounter, ScheduledMatch, build_schedule
+from arena.ladder.status import ScheduleStatus
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec, MatchEvent, MatchResult, MatchSpec, Termination
 from arena.referee.log import private_dir
@@ -99,6 +100,9 @@ class Progress:
     """Per-worker progress (cluster runs): matches in flight, finished, per minute."""
     given_up: int = 0
     """Matches of this run the cluster gave up on (void attempts, played again)."""
+    schedule: ScheduleStatus | None = None
+    """What the schedule type shows (``arena.ladder.status``): an adaptive or continuous
+    ladder's state, a knockout's bracket, a Swiss; None for a round robin or a gauntlet."""
 
 
 class LadderEventKind(enum.StrEnum):

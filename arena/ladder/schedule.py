@@ -20,7 +20,17 @@ from dataclasses import dataclass
 
 ROUND_ROBIN = "round-robin"
 GAUNTLET = "gauntlet"
-SCHEDULE_KINDS = (ROUND_ROBIN, GAUNTLET)
+CONTINUOUS = "continuous"
+"""Runs until stopped, picking up new versions and entrants (``arena.ladder.pairing``)."""
+ADAPTIVE = "adaptive"
+"""Information-driven pairing within a budget of encounters, until the order is known."""
+KNOCKOUT = "knockout"
+"""Single elimination (``arena.ladder.knockout``)."""
+SWISS = "swiss"
+"""N rounds of Dutch-style Swiss pairings (``arena.ladder.swiss``)."""
+SCHEDULE_KINDS = (ROUND_ROBIN, GAUNTLET, CONTINUOUS, ADAPTIVE, KNOCKOUT, SWISS)
+FIXED_KINDS = (ROUND_ROBIN, GAUNTLET)
+"""The kinds whose whole schedule is known in advance (``build_schedule``)."""
 
 
 @dataclass(frozen=True)
