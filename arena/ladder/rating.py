@@ -400,6 +400,23 @@ def _variances(
 # --- duplicate-deal statistics -------------------------------------------------------------
 PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)
 """The five possible per-encounter scores of a duplicate pair (the mean of its two legs)."""
+MIN_RATIO_ENCOUNTERS = 20
+"""Complete encounters (of bots that met at least twice) below which no variance ratio of
+pairing is given. The ratio divides two sample variances; from n encounters each is known only
+to about ±√(2/n) of itself (±32% at 20, ±63% at 5), so below 20 the figure says more about luck
+than about the deals (with 4 encounters of a mirror match it claimed a pair worth 1075 unpaired
+games). The SPRT's ratio uses the same minimum, in pairs."""
+NOT_ENOUGH = "not enough encounters to estimate ({have} of the {need} needed)"
+"""The note when there are fewer than ``MIN_RATIO_ENCOUNTERS``."""
+SAME_PAIRED_DIFFERENCE = "every paired difference is the same: nothing to estimate"
+"""The note when the paired variance is 0 (mirror bots: each leg undoes the other)."""
+SAME_GAME = "every game scored the same: nothing to estimate"
+"""The note when the unpaired variance is 0."""
+NO_REPEAT = "no two bots have met twice yet: nothing to compare"
+"""The note when no pair of bots has two complete encounters (each pair's own mean is removed,
+so a pair met once tells nothing about the spread)."""
+_DEGENERATE = 1e-12
+"""A variance this small against the other is rounding error, i.e. 0."""
 
 
 @dataclass(frozen=True)
@@ -415,6 +432,14 @@ class PairingStats:
     margin_ratio: float | None
     """The same ratio for the point margin (total difference) of the games."""
     per_pair_margin_ratio: dict[tuple[str, str], float] = field(default_factory=dict)
+    """The margin ratio of each pair that has one (``MIN_RATIO_ENCOUNTERS`` complete encounters
+    and a variance to measure)."""
+    score_note: str = ""
+    """Why ``score_ratio`` is None, in words ("not enough encounters to estimate (4 of the 20
+    needed)", "every paired difference is the same: nothing to estimate"); "" when it is a
+    figure."""
+    margin_note: str = ""
+    """Why ``margin_ratio`` is None; "" when it is a figure."""
 
     @property
     def score_reduction(self) -> float | None:
@@ -426,13 +451,19 @@ class PairingStats:
         return None if self.margin_ratio is None else 1.0 - self.margin_ratio
 
 
-def _pooled_ratio(groups: Iterable[Sequence[tuple[float, float]]]) -> float | None:
-    """Pooled within-group Var(x0 + x1) / (Var(x0) + Var(x1)); None if not measurable."""
+def _pooled_ratio(groups: Iterable[Sequence[tuple[float, float]]]) -> tuple[float | None, str]:
+    """Pooled within-group Var(x0 + x1) / (Var(x0) + Var(x1)), or None and why not.
+
+    Only groups (pairs of bots) with at least two encounters count; below
+    ``MIN_RATIO_ENCOUNTERS`` of their encounters, or when either variance is 0, there is no
+    figure."""
     sum_pair = sum_x0 = sum_x1 = 0.0
+    counted = 0
     for legs in groups:
         m = len(legs)
         if m < 2:
             continue
+        counted += m
         mean0 = sum(x0 for x0, _ in legs) / m
         mean1 = sum(x1 for _, x1 in legs) / m
         for x0, x1 in legs:
@@ -440,9 +471,16 @@ def _pooled_ratio(groups: Iterable[Sequence[tuple[float, float]]]) -> float | No
             sum_x0 += d0 * d0
             sum_x1 += d1 * d1
             sum_pair += (d0 + d1) * (d0 + d1)
-    if sum_x0 + sum_x1 <= 0.0:
-        return None
-    return sum_pair / (sum_x0 + sum_x1)
+    unpaired = sum_x0 + sum_x1
+    if counted == 0:
+        return None, NO_REPEAT
+    if counted < MIN_RATIO_ENCOUNTERS:
+        return None, NOT_ENOUGH.format(have=counted, need=MIN_RATIO_ENCOUNTERS)
+    if unpaired <= 0.0:
+        return None, SAME_GAME
+    if sum_pair <= _DEGENERATE * unpaired:
+        return None, SAME_PAIRED_DIFFERENCE
+    return sum_pair / unpaired, ""
 
 
 def pairing_stats(records: Iterable[GameRecord]) -> PairingStats:
@@ -452,7 +490,12 @@ def pairing_stats(records: Iterable[GameRecord]) -> PairingStats:
     margin) in each leg, x0 and x1. Unpaired games would have variance Var(x0) + Var(x1) for the
     sum of two games; the paired sum has Var(x0 + x1) = Var(x0) + Var(x1) + 2 Cov(x0, x1). The
     ratio is pooled over pairs (each pair's own means removed, so strength differences do not
-    count as noise). A ratio below 1 is variance the shared deals removed."""
+    count as noise). A ratio below 1 is variance the shared deals removed.
+
+    No figure is claimed that the results cannot support: below ``MIN_RATIO_ENCOUNTERS``
+    complete encounters of pairs that met twice, or when a variance is 0 (mirror bots: every
+    paired difference is the same), the ratio is None and ``score_note``/``margin_note`` say
+    why."""
     legs_by_encounter: dict[tuple[str, str, str], dict[int, tuple[float, float]]] = {}
     for rec in records:
         if rec.encounter is None:
@@ -481,13 +524,17 @@ def pairing_stats(records: Iterable[GameRecord]) -> PairingStats:
         counts[round((s0 + s1) * 2)] += 1
     per_pair: dict[tuple[str, str], float] = {}
     for pair, legs_list in by_pair_margin.items():
-        ratio = _pooled_ratio([legs_list])
+        ratio, _ = _pooled_ratio([legs_list])
         if ratio is not None:
             per_pair[pair] = ratio
+    score_ratio, score_note = _pooled_ratio(by_pair_score.values())
+    margin_ratio, margin_note = _pooled_ratio(by_pair_margin.values())
     return PairingStats(
         pentanomial={pair: (c[0], c[1], c[2], c[3], c[4]) for pair, c in penta.items()},
         encounters=complete,
-        score_ratio=_pooled_ratio(by_pair_score.values()),
-        margin_ratio=_pooled_ratio(by_pair_margin.values()),
+        score_ratio=score_ratio,
+        margin_ratio=margin_ratio,
         per_pair_margin_ratio=per_pair,
+        score_note=score_note,
+        margin_note=margin_note,
     )

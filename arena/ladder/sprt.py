@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from arena.errors import ArenaError, ConfigError
+from arena.ladder.rating import MIN_RATIO_ENCOUNTERS, SAME_GAME
 
 CELL_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """The candidate's mean score per game in each pentanomial cell (cell / 4)."""
@@ -451,25 +452,38 @@ class PairingVariance:
     σ²_game / 2; a ratio below 1 is variance the shared deal removed (``1 − ratio`` of it), and
     then a pair tells as much as ``2 / ratio`` independent games, so an SPRT needs about
     ``ratio`` times the games it would need unpaired. Above 1 the pairing cost variance.
-    Computed from the counts as they are (no empty-cell prior)."""
+    Computed from the counts as they are (no empty-cell prior). Below ``MIN_RATIO_PAIRS``
+    pairs, or when a variance is 0 (mirror bots: every pair scores ½), there is no figure to
+    claim: the ratio is None and ``note`` says why."""
 
     pair_variance: float
     """Var(pair score), the pair score being the candidate's mean score over both legs."""
     game_variance: float
     """σ²_game, the variance of a single game's score (1, ½, 0)."""
     ratio: float | None
-    """``pair_variance / (game_variance / 2)``; None if every game had the same score."""
+    """``pair_variance / (game_variance / 2)``; None when it cannot be estimated (``note``)."""
     draw_pairs: int
     """How many of the n2 pairs were two draws rather than a win and a loss (the counts alone
     do not say, and the game variance depends on it)."""
     ratio_range: tuple[float | None, float | None]
     """The ratio if every n2 pair was a win and a loss, and if every one was two draws: the
-    range the ratio can take when the split is unknown."""
+    range the ratio can take when the split is unknown (an end is None where it cannot be
+    estimated)."""
+    note: str = ""
+    """Why ``ratio`` is None, in words ("not enough pairs to estimate (4 of the 20 needed)",
+    "every pair scored the same: nothing to estimate"); "" when it is a figure."""
 
     @property
     def reduction(self) -> float | None:
         """``1 − ratio``: the fraction of the variance the pairing removed."""
         return None if self.ratio is None else 1.0 - self.ratio
+
+
+MIN_RATIO_PAIRS = MIN_RATIO_ENCOUNTERS
+"""Pairs below which no variance ratio is given (as the ladder's standings; see
+``arena.ladder.rating.MIN_RATIO_ENCOUNTERS`` for why 20)."""
+SAME_PAIR = "every pair scored the same: nothing to estimate"
+"""The note when the pair variance is 0 (every pair a win and a loss: a mirror match)."""
 
 
 def pairing_variance(counts: Pentanomial, draw_pairs: int = 0) -> PairingVariance:
@@ -482,13 +496,16 @@ def pairing_variance(counts: Pentanomial, draw_pairs: int = 0) -> PairingVarianc
                           f"got {draw_pairs}")
     pair_var = _moments([n / counts.pairs for n in counts.counts])[1]
     game_var = _game_variance(counts, draw_pairs)
+    ratio, note = _ratio(counts.pairs, pair_var, game_var)
     return PairingVariance(
         pair_variance=pair_var,
         game_variance=game_var,
-        ratio=_ratio(pair_var, game_var),
+        ratio=ratio,
         draw_pairs=draw_pairs,
-        ratio_range=(_ratio(pair_var, _game_variance(counts, 0)),
-                     _ratio(pair_var, _game_variance(counts, counts.counts[2]))),
+        ratio_range=(_ratio(counts.pairs, pair_var, _game_variance(counts, 0))[0],
+                     _ratio(counts.pairs, pair_var,
+                            _game_variance(counts, counts.counts[2]))[0]),
+        note=note,
     )
 
 
@@ -506,8 +523,15 @@ def _game_variance(counts: Pentanomial, draw_pairs: int) -> float:
     return max(squares / games - mean * mean, 0.0)
 
 
-def _ratio(pair_variance: float, game_variance: float) -> float | None:
-    return None if game_variance <= 0.0 else pair_variance / (game_variance / 2.0)
+def _ratio(pairs: int, pair_variance: float, game_variance: float) -> tuple[float | None, str]:
+    """The ratio, or None and why it cannot be estimated."""
+    if pairs < MIN_RATIO_PAIRS:
+        return None, f"not enough pairs to estimate ({pairs} of the {MIN_RATIO_PAIRS} needed)"
+    if game_variance <= 0.0:
+        return None, SAME_GAME
+    if pair_variance <= 1e-12 * game_variance:
+        return None, SAME_PAIR
+    return pair_variance / (game_variance / 2.0), ""
 
 
 def expected_pairs(llr_value: float, pairs: int, llr_bounds: tuple[float, float]) -> float | None:

@@ -184,3 +184,64 @@ def test_pentanomial_counts() -> None:
     stats = pairing_stats(recs)
     assert stats.pentanomial == {("a", "b"): (1, 0, 1, 1, 1)}
     assert stats.encounters == 4
+
+
+# --- honest small-sample statistics (issue 20, point 6) ----------------------------------------
+def mirror(encounters: int, pair: tuple[str, str] = ("greedy", "greedy-copy")
+           ) -> list[GameRecord]:
+    """A bot against its copy: the deal decides which seat wins, by how much, and both legs
+    alike, so the two legs undo each other (the paired difference is always 0)."""
+    a, b = pair
+    recs = []
+    for e in range(encounters):
+        seat0_wins = e % 3 != 0
+        margin = float(5 + 3 * e) if seat0_wins else -float(4 + e)
+        recs.append(GameRecord(a, b, 1.0 if seat0_wins else 0.0, f"m{e}", margin, 0))
+        recs.append(GameRecord(b, a, 1.0 if seat0_wins else 0.0, f"m{e}", margin, 1))
+    return recs
+
+
+def test_a_mirror_match_claims_no_variance_ratio() -> None:
+    """The quickstart's greedy against a copy of greedy: the old code claimed "paired variance
+    = 0.00 x unpaired (+100% reduction, worth 1075.2x as many unpaired games)"."""
+    few = pairing_stats(mirror(4))
+    assert few.encounters == 4
+    assert few.score_ratio is None and few.margin_ratio is None
+    assert few.score_note == "not enough encounters to estimate (4 of the 20 needed)"
+    assert few.margin_note == few.score_note
+    assert few.score_reduction is None and few.margin_reduction is None
+    many = pairing_stats(mirror(40))
+    assert many.score_ratio is None and many.margin_ratio is None
+    assert many.margin_note == "every paired difference is the same: nothing to estimate"
+    assert many.score_note == many.margin_note
+    assert many.per_pair_margin_ratio == {}
+
+
+def test_no_ratio_below_the_minimum_then_a_figure() -> None:
+    rng = random.Random(5)
+    recs = simulate(rng, {"a": 100.0, "b": 0.0}, encounters=19)
+    below = pairing_stats(recs)
+    assert below.margin_ratio is None and below.margin_note.startswith("not enough encounters")
+    recs = []
+    for e in range(20):  # margins with a real, measurable spread
+        luck, noise = rng.gauss(0, 20), rng.gauss(0, 5)
+        recs.append(GameRecord("a", "b", 1.0, f"e{e}", 10 + luck, 0))
+        recs.append(GameRecord("b", "a", 0.0, f"e{e}", -10 + luck + noise, 1))
+    enough = pairing_stats(recs)
+    assert enough.margin_ratio is not None and enough.margin_note == ""
+    assert ("a", "b") in enough.per_pair_margin_ratio
+    # every game scored the same (a won all): no score spread to compare against
+    assert enough.score_ratio is None
+    assert enough.score_note == "every game scored the same: nothing to estimate"
+
+
+def test_pairs_met_once_give_no_ratio() -> None:
+    names = [f"b{k}" for k in range(8)]
+    recs = []
+    for e, (a, b) in enumerate((a, b) for i, a in enumerate(names) for b in names[i + 1:]):
+        recs.append(GameRecord(a, b, 1.0, f"e{e}", 7.0, 0))
+        recs.append(GameRecord(b, a, 0.0, f"e{e}", -3.0, 1))
+    stats = pairing_stats(recs)
+    assert stats.encounters == 28
+    assert stats.margin_ratio is None
+    assert stats.margin_note == "no two bots have met twice yet: nothing to compare"

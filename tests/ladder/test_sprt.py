@@ -287,26 +287,42 @@ def test_logistic_elo_is_clamped_at_extreme_scores() -> None:
 # --- the variance ratio of pairing ----------------------------------------------------------------
 def test_independent_legs_have_ratio_one() -> None:
     # two independent fair coin games: LL, WL, WL, WW in the proportions 1 : 2 : 1
-    pairing = pairing_variance(Pentanomial((1, 0, 2, 0, 1)))
+    pairing = pairing_variance(Pentanomial((5, 0, 10, 0, 5)))
     assert pairing.pair_variance == pytest.approx(0.125)
     assert pairing.game_variance == pytest.approx(0.25)
     assert pairing.ratio == pytest.approx(1.0)
     assert pairing.reduction == pytest.approx(0.0)
+    assert pairing.note == ""
 
 
-def test_anti_correlated_legs_remove_all_variance() -> None:
-    # every pair a win and a loss: the deal decided every game, the pair score never moves
-    pairing = pairing_variance(Pentanomial((0, 0, 10, 0, 0)))
-    assert pairing.ratio == 0.0 and pairing.reduction == 1.0
-    # ... unless those were all draws: then no game varied at all
-    drawn = pairing_variance(Pentanomial((0, 0, 10, 0, 0)), draw_pairs=10)
-    assert drawn.ratio is None and drawn.reduction is None
-    assert drawn.ratio_range == (0.0, None)
+def test_mirror_pairs_claim_no_ratio() -> None:
+    # every pair a win and a loss (a bot against itself): the pair score never moves, and a
+    # ratio of 0 ("a pair worth infinitely many games") would be a claim nothing supports
+    pairing = pairing_variance(Pentanomial((0, 0, 20, 0, 0)))
+    assert pairing.ratio is None and pairing.reduction is None
+    assert pairing.note == "every pair scored the same: nothing to estimate"
+    assert pairing.ratio_range == (None, None)
+    # ... and if those were all draws, no game varied at all
+    drawn = pairing_variance(Pentanomial((0, 0, 20, 0, 0)), draw_pairs=20)
+    assert drawn.ratio is None and drawn.note == "every game scored the same: nothing to estimate"
+
+
+def test_too_few_pairs_claim_no_ratio() -> None:
+    # the same proportions as the independent case, but 4 pairs: 1.0 would be luck's figure
+    small = pairing_variance(Pentanomial((1, 0, 2, 0, 1)))
+    assert small.ratio is None and small.reduction is None
+    assert small.note == "not enough pairs to estimate (4 of the 20 needed)"
+    assert small.ratio_range == (None, None)
+    assert small.pair_variance == pytest.approx(0.125)  # the raw moments are still there
+    result = evaluate(Pentanomial((1, 0, 2, 0, 1)), SprtParams(0.0, 50.0)).to_json()
+    assert result["variance_ratio"] is None and result["variance_reduction"] is None
+    assert pairing_variance(Pentanomial((5, 0, 10, 0, 4))).note.startswith("not enough")
+    assert pairing_variance(Pentanomial((5, 0, 10, 0, 5))).ratio is not None
 
 
 def test_correlated_legs_double_the_variance() -> None:
     # LL and WW only: both legs always agree, a pair tells no more than one game
-    pairing = pairing_variance(Pentanomial((1, 0, 0, 0, 1)))
+    pairing = pairing_variance(Pentanomial((10, 0, 0, 0, 10)))
     assert pairing.ratio == pytest.approx(2.0)
 
 
