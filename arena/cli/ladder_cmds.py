@@ -6,7 +6,9 @@ with ``arena.cli.ladder_view``. A command's docstring is its help text.
 
 from __future__ import annotations
 
+import enum
 import inspect
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,18 +30,24 @@ from arena.cli.ladder_view import (
     render_matches,
     render_report,
     render_summary,
+    render_versions,
     render_void_attempts,
 )
 from arena.cli.watch_cmds import html_replay
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, load_ladder
 from arena.ladder.reports import (
+    history_csv,
+    history_json,
     load_crosstable,
+    load_history,
     load_matches,
     load_standings,
+    load_versions,
     load_void_attempts,
     match_json,
     open_store,
+    rates_versions,
 )
 from arena.ladder.runner import run_ladder_blocking
 from arena.referee.log import read_events
@@ -54,10 +62,10 @@ def register(app: typer.Typer) -> None:
     app.command("run-ladder", help=help_of(run_ladder))(run_ladder)
     group = typer.Typer(
         help="Read a ladder's results: standings with 95% intervals, head-to-head, matches, "
-             "and a browsable report.",
+             "the rating history, and a browsable report.",
         no_args_is_help=True,
     )
-    for command in (standings, crosstable, matches, report):
+    for command in (standings, crosstable, matches, history, report):
         group.command(command.__name__, help=help_of(command))(command)
     app.add_typer(group, name="ladder")
 
@@ -129,6 +137,10 @@ def standings(
     ladder: LadderArg = DEFAULT_LADDER,
     output: Annotated[OutputFormat, typer.Option(
         "--format", help="human: a table; json: one JSON object.")] = OutputFormat.human,
+    versions: Annotated[bool, typer.Option(
+        "--versions", help="List every version of every bot instead: each rated as a player "
+                           "of its own, with its encounters, when it first and last played, "
+                           "current or retired.")] = False,
 ) -> None:
     """The official standings: Bradley-Terry ratings with 95% intervals.
 
@@ -140,13 +152,26 @@ def standings(
     (wins plus half the draws, per match) and game points per match. The JSON also gives each
     bot's live (incremental) Elo.
 
+    A continuous ladder rates each version of a bot as a player of its own (name@version), so
+    every result stays with the version that played it: the table shows each bot at its current
+    version (the one that started playing last), with that version's own interval, and
+    --versions lists them all (the retired ones too), for any ladder.
+
     Below the table: how many matches the cluster gave up on (they killed the workers that
     played them: void, never rated, played again; `arena ladder matches` lists them), then what
     the duplicate deals bought, measured on the ladder's own results (the variance of paired vs
     unpaired results, for the score and for the point margin), and the pentanomial counts of
     each pair.
     """
-    result = load_standings(load_ladder(ladder))
+    config = load_ladder(ladder)
+    if versions:
+        rows = load_versions(config)
+        if output is OutputFormat.json:
+            print_json({"ladder": config.name, "versions": [r.to_json() for r in rows]})
+        else:
+            console.print(render_versions(rows))
+        return
+    result = load_standings(config)
     if output is OutputFormat.json:
         print_json(result.to_json())
         return
@@ -170,9 +195,11 @@ def matches(
 ) -> None:
     """Every recorded match: id, bots, outcome, termination and log path.
 
-    Void matches are listed and marked; they are never rated. Watch a match with
-    `arena watch LOG`. The JSON gives one object per match, with its encounter, cycle, leg,
-    seed, winner and per-round points as well.
+    Below each bot: the version it played with and the first 8 hex digits of its code identity
+    (its directory's content hash or its image's id), as the store recorded them. Void matches
+    are listed and marked; they are never rated. Watch a match with `arena watch LOG`. The JSON
+    gives one object per match, with its encounter, cycle, leg, seed, winner, per-round points,
+    and each seat's version and full code identity as well.
 
     Below the table, the matches the cluster gave up on, if any (they killed the workers that
     played them): when and why. They are void and never rated, and they are not recorded
@@ -188,6 +215,41 @@ def matches(
     console.print(render_matches(found))
     if given_up:
         console.print(render_void_attempts(given_up))
+
+
+class HistoryFormat(enum.StrEnum):
+    """What `arena ladder history` writes."""
+
+    csv = "csv"
+    json = "json"
+
+
+@handle_errors
+def history(
+    ladder: LadderArg = DEFAULT_LADDER,
+    output: Annotated[HistoryFormat, typer.Option(
+        "--format", help="csv: a header, then one row per player per step; json: one "
+                         "object.")] = HistoryFormat.csv,
+) -> None:
+    """The rating history: every player's official rating and 95% interval after each
+    encounter, recomputed from the store.
+
+    After each complete encounter (both matches of a duplicate pair), in the order they
+    completed, the Bradley-Terry fit of the standings is made again over the encounters
+    complete by then: the last step is the standings. A player is a bot, or in a continuous
+    ladder a version of one (name@version).
+
+    CSV columns: step, encounter_id, time (UTC, ISO 8601), player, rating, ci95 (the interval's
+    half-width), low, high. The JSON is one object: the ladder, whether it rates names or
+    versions, and the steps in order, each with its encounter, time and every player's rating
+    and interval. `arena ladder report` draws the same history.
+    """
+    config = load_ladder(ladder)
+    points = load_history(config)
+    if output is HistoryFormat.json:
+        print_json(history_json(config.name, points, versions=rates_versions(config)))
+        return
+    sys.stdout.write(history_csv(points))
 
 
 @handle_errors

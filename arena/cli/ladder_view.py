@@ -1,33 +1,40 @@
 """How a ladder looks on the terminal: the live views of a run and the report renderers.
 
 The renderers are pure (data in, rich renderables out); ``LiveView`` is the live view's model:
-it folds the runner's events into the latest snapshot and renders it when rich asks.
-``SprtLiveView`` is the same for an SPRT test (`arena sprt`): the LLR between its bounds.
-Every recorded string (a bot's name, a match id, a worker, a detail, a path) is shown through
-``arena.render.text.plain``: as literal text, never markup, with no control characters.
+it folds the runner's events into the latest snapshot and renders it when rich asks, with the
+schedule type's state (``Progress.schedule``: ``arena.cli.schedule_view``) between the matches
+in flight and the standings. ``SprtLiveView`` is the same for an SPRT test (`arena sprt`): the
+LLR between its bounds. Every recorded string (a bot's name, a version, a match id, a worker, a
+detail, a pairing reason, a path) is shown through ``arena.render.text.plain``: as literal
+text, never markup, with no control characters.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rich.console import Group, RenderableType
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from arena.cli.schedule_view import format_clock, render_schedule
 from arena.ladder.config import LadderConfig
 from arena.ladder.reports import (
     Crosstable,
     Standings,
+    VersionRow,
     format_when,
     given_up_text,
+    rates_versions,
+    seat_version,
     standings_of,
 )
 from arena.ladder.runner import LadderEvent, LadderEventKind, Progress, RunSummary
 from arena.ladder.schedule import ScheduledMatch
 from arena.ladder.sprt_run import SprtEvent, SprtStatus
+from arena.ladder.status import AdaptiveStatus, ScheduleStatus
 from arena.ladder.store import StoredMatch, VoidAttempt
 from arena.model import MatchResult
 from arena.render.text import plain
@@ -38,13 +45,20 @@ REFIT_EVERY_S = 0.5
 
 # --- live view -------------------------------------------------------------------------------
 class LiveView:
-    """Collects run events; renders the latest immutable snapshot (rich calls ``__rich__``)."""
+    """Collects run events; renders the latest immutable snapshot (rich calls ``__rich__``).
 
-    def __init__(self, config: LadderConfig, previous: Sequence[StoredMatch]) -> None:
+    A continuous ladder rates versions, which a run's events do not name (a result names bots):
+    its live standings are refitted from ``reload`` (the ladder's recorded matches, read again
+    from the store) instead of from the events."""
+
+    def __init__(self, config: LadderConfig, previous: Sequence[StoredMatch],
+                 reload: Callable[[], Sequence[StoredMatch]] | None = None) -> None:
         self.config = config
         self.results: list[StoredMatch] = list(previous)
         """The ladder's recorded matches: those before the run, then this run's new ones."""
         self.progress: Progress | None = None
+        self.reload = reload if rates_versions(config) else None
+        """Reads the recorded matches again (a continuous ladder's live standings)."""
         self.table: Standings | None = self._standings({})
         self._refit_at = 0.0
 
@@ -59,6 +73,8 @@ class LiveView:
             self.results.append(stored_from_result(event.result, event.match))
         now = time.monotonic()
         if now - self._refit_at > REFIT_EVERY_S or event.progress.done == event.progress.planned:
+            if self.reload is not None:
+                self.results = list(self.reload())
             self.table = self._standings(event.progress.elo)
             self._refit_at = now
 
@@ -66,10 +82,11 @@ class LiveView:
         if all(m.void for m in self.results):
             return None
         return standings_of(self.config.name, self.results, prior=self.config.rating.prior,
-                            live=live)
+                            live=live, versions=rates_versions(self.config))
 
     def __rich__(self) -> RenderableType:
-        return render_live(self.config.name, self.progress, self.table, time.monotonic())
+        return render_live(self.config.name, self.progress, self.table, time.monotonic(),
+                           wall=time.time())
 
 
 def stored_from_result(result: MatchResult, m: ScheduledMatch) -> StoredMatch:
@@ -84,10 +101,11 @@ def stored_from_result(result: MatchResult, m: ScheduledMatch) -> StoredMatch:
 
 
 def render_live(name: str, progress: Progress | None, table: Standings | None,
-                now: float) -> RenderableType:
+                now: float, *, wall: float | None = None) -> RenderableType:
     """The live view of a run: progress bar with ETA, the matches the cluster gave up on (if
     any), the cluster's workers (matches in flight and finished, matches/min), matches in
-    flight, standings (pure)."""
+    flight, the schedule type's state (``wall``: ``time.time()`` now, for the ages), standings
+    (pure)."""
     parts: list[RenderableType] = []
     if progress is None:
         parts.append(plain(f"ladder {name}: starting…"))
@@ -98,6 +116,8 @@ def render_live(name: str, progress: Progress | None, table: Standings | None,
         if progress.hosts:
             parts.append(_hosts_table(progress))
         parts.append(_in_flight_table(progress, now))
+        if progress.schedule is not None:
+            parts.append(render_schedule(progress.schedule, wall))
     if table is not None:
         parts.append(render_standings(table, live=True))
     return Group(*parts)
@@ -105,12 +125,15 @@ def render_live(name: str, progress: Progress | None, table: Standings | None,
 
 def _progress_line(p: Progress, now: float) -> RenderableType:
     elapsed = now - p.started
+    state = " [stopping: finishing nothing new]" if p.stopping else ""
+    if _runs_until_stopped(p.schedule):
+        return plain(f"ladder {p.ladder}: {p.done} matches this run  elapsed "
+                     f"{format_clock(elapsed)}  runs until stopped (Ctrl-C){state}")
     eta = "--:--"
     if p.done and p.planned > p.done:
         eta = format_clock(elapsed / p.done * (p.planned - p.done))
     elif p.planned and p.done >= p.planned:
         eta = "0:00"
-    state = " [stopping: finishing nothing new]" if p.stopping else ""
     head = plain(
         f"ladder {p.ladder}: {p.done}/{p.planned} matches this run "
         f"({p.already + p.done}/{p.scheduled} of the schedule)  "
@@ -120,6 +143,11 @@ def _progress_line(p: Progress, now: float) -> RenderableType:
     line = Table.grid()  # a grid row ends the bar's line (a bare ProgressBar does not)
     line.add_row(bar)
     return Group(head, line)
+
+
+def _runs_until_stopped(status: ScheduleStatus | None) -> bool:
+    """A continuous ladder: no plan, no ETA."""
+    return isinstance(status, AdaptiveStatus) and status.budget is None
 
 
 def _hosts_table(p: Progress) -> Table:
@@ -141,14 +169,6 @@ def _in_flight_table(p: Progress, now: float) -> Table:
         table.add_row(plain(f.match_id), plain(f.bots[0]), plain(f.bots[1]),
                       f"{now - f.started:.1f}s")
     return table
-
-
-def format_clock(seconds: float) -> str:
-    """Whole seconds as m:ss, or h:mm:ss from an hour on (negative: 0:00)."""
-    s = int(max(seconds, 0))
-    if s >= 3600:
-        return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
-    return f"{s // 60}:{s % 60:02d}"
 
 
 # --- live view of an SPRT test --------------------------------------------------------------
@@ -245,7 +265,9 @@ def render_report(s: Standings) -> RenderableType:
 def render_standings(s: Standings, *, live: bool = False) -> Table:
     """The standings table (with the live Elo column in the live view)."""
     table = Table(title=plain(f"Ladder {s.ladder}: {s.rated} rated matches"
-                              + (f", {s.void} void" if s.void else "")), title_justify="left")
+                              + (f", {s.void} void" if s.void else "")
+                              + (_versions_note(s) if s.by_version else "")),
+                  title_justify="left")
     columns = ["#", "bot", "rating", "95% CI", "matches", "W/D/L", "score", "pts/match"]
     if live:
         columns.append("live Elo")
@@ -266,6 +288,11 @@ def render_standings(s: Standings, *, live: bool = False) -> Table:
     if live:
         table.caption = "rating: Bradley-Terry fit so far; live Elo: incremental"
     return table
+
+
+def _versions_note(s: Standings) -> str:
+    retired = "1 retired version" if s.retired == 1 else f"{s.retired} retired versions"
+    return f"; each bot at its current version, {retired} (--versions lists them)"
 
 
 def render_pairing(s: Standings) -> RenderableType:
@@ -312,15 +339,57 @@ def render_crosstable(cross: Crosstable) -> Table:
 
 
 def render_matches(found: Sequence[StoredMatch]) -> Table:
-    """The match list; void matches are marked."""
+    """The match list; each seat's bot with its version and the first hex digits of its code
+    identity (as recorded) below it; void matches are marked."""
     table = Table(title=f"{len(found)} matches", title_justify="left")
     for col in ("match", "seat 0", "seat 1", "outcome", "termination", "log"):
         table.add_column(col, overflow="fold")
     for m in found:
-        table.add_row(plain(m.match_id), plain(m.bots[0]), plain(m.bots[1]), plain(_outcome(m)),
+        table.add_row(plain(m.match_id), _seat(m, 0), _seat(m, 1), plain(_outcome(m)),
                       str(m.termination) + (" (VOID, not rated)" if m.void else ""),
                       plain(m.log_path or ""))
     return table
+
+
+def _seat(m: StoredMatch, seat: int) -> Text:
+    """A seat's bot, and its version below it (dim) when one was recorded."""
+    text = plain(m.bots[seat])
+    version = seat_version(m, seat)
+    if version:
+        text.append("\n")
+        text.append_text(plain(version, style="dim"))
+    return text
+
+
+def render_versions(rows: Sequence[VersionRow]) -> Table:
+    """Every version of every bot (`arena ladder standings --versions`): each rated as a player
+    of its own, with its encounters, when it first and last played, current or retired. Only
+    the player column folds, so it reads in 100 columns."""
+    table = Table(title=f"{len(rows)} versions", title_justify="left")
+    table.add_column("player", overflow="fold", min_width=12)
+    table.add_column("identity", no_wrap=True)
+    for col in ("rating", "95% CI", "enc."):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("first / last played", no_wrap=True)
+    table.add_column("state", no_wrap=True)
+    for r in rows:
+        rating, interval = "—", "—"
+        if r.rating is not None and r.ci95 is not None:
+            rating = f"{r.rating:.0f}"
+            interval = f"{r.rating - r.ci95:.0f}..{r.rating + r.ci95:.0f}"
+        table.add_row(plain(r.player), plain(r.short_identity), rating, interval,
+                      str(r.encounters),
+                      f"{format_minute(r.first_played)}\n{format_minute(r.last_played)}",
+                      "current" if r.current else "retired")
+    table.caption = ("each version rated as a player of its own (Bradley-Terry over every "
+                     "version's matches); enc.: encounters with a rated match; times in UTC; "
+                     "current: the bot's latest version, retired: replaced by a newer one")
+    return table
+
+
+def format_minute(timestamp: float) -> str:
+    """A ``time.time()`` value as ``YYYY-MM-DD HH:MM`` (UTC)."""
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(timestamp))
 
 
 def render_void_attempts(attempts: Sequence[VoidAttempt]) -> Table:

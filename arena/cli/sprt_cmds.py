@@ -24,7 +24,8 @@ from arena.cli.common import (
     parse_options,
     print_json,
 )
-from arena.cli.ladder_view import SprtLiveView, format_clock
+from arena.cli.ladder_view import SprtLiveView
+from arena.cli.schedule_view import format_clock
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, LadderConfig, load_ladder
 from arena.ladder.reports import given_up_text

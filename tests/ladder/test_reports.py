@@ -79,6 +79,7 @@ def test_match_json() -> None:
         "game_version": 1, "seed": 7, "bots": ["alpha", "gamma"], "winner": 1,
         "termination": "normal", "faulty_seat": 0, "void": False, "rounds": [[5, 25]],
         "totals": [5, 25], "log": "/logs/m2.jsonl", "duration_s": 0.25,
+        "versions": ["", ""], "identities": ["", ""],
     }
 
 

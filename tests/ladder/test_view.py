@@ -9,7 +9,6 @@ from rich.console import Console, RenderableType
 
 from arena.cli.ladder_view import (
     LiveView,
-    format_clock,
     render_crosstable,
     render_live,
     render_matches,
@@ -20,6 +19,7 @@ from arena.cli.ladder_view import (
     render_void_attempts,
     stored_from_result,
 )
+from arena.cli.schedule_view import format_clock
 from arena.ladder.config import parse_ladder
 from arena.ladder.reports import crosstable_of, standings_of
 from arena.ladder.runner import InFlight, LadderEvent, LadderEventKind, Progress, RunSummary
