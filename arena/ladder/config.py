@@ -17,8 +17,8 @@ log_dir = "state/demo/matches"       # optional; default <state_dir>/matches
 rounds = 3
 
 [schedule]
-type = "round-robin"                 # or "gauntlet" (then: challenger = "<an entrant>")
-cycles = 10
+type = "round-robin"                 # or "gauntlet" (then: challenger = "<an entrant>"), or
+cycles = 10                          # "continuous", "adaptive", "knockout", "swiss" (below)
 
 [time_control]
 move_time_ms = 1000
@@ -56,6 +56,36 @@ model = "logistic"                   # optional; or "normalized"
 max_pairs = 400                      # optional; no bound by default
 ```
 
+The other schedule types (``arena.ladder.sources`` runs them) have keys of their own;
+``cycles`` and ``challenger`` belong to a round robin and a gauntlet only:
+
+```toml
+[schedule]                           # a ladder that never stops: new versions are picked up
+type = "continuous"
+placement = 4                        # encounters a new version plays first (default 4)
+fairness = 8                         # every current version plays at least once every K
+                                     # encounters (default: twice the current versions)
+refresh_s = 10                       # how often the entrants are looked at again (default 10)
+catalogue = false                    # true: also every submitted bot of the game (its latest
+                                     # version); ``entrants`` may then be empty
+
+[schedule]                           # information-driven pairing within a budget
+type = "adaptive"
+encounters = 60                      # the budget (required)
+confidence = 0.95                    # stop once every adjacent pair is ordered this surely
+fairness = 8                         # as above
+
+[schedule]                           # single elimination
+type = "knockout"
+encounters = 1                       # duplicate encounters per tie (default 1)
+seed_from = "demo.toml"              # seeds: that ladder's official standings (names not in
+                                     # it follow in entrant order); default: the entrant order
+
+[schedule]                           # Dutch-style Swiss
+type = "swiss"
+rounds = 3                           # 1 .. the most a field of this size allows
+```
+
 Any problem is one ``ConfigError`` naming the key and the line.
 """
 
@@ -71,8 +101,19 @@ from typing import Any
 
 from arena.cluster.settings import ClusterSettings, TlsFiles
 from arena.errors import ConfigError
-from arena.ladder.schedule import GAUNTLET, ROUND_ROBIN, SCHEDULE_KINDS
+from arena.ladder.pairing import DEFAULT_CONFIDENCE, DEFAULT_PLACEMENT
+from arena.ladder.schedule import (
+    ADAPTIVE,
+    CONTINUOUS,
+    FIXED_KINDS,
+    GAUNTLET,
+    KNOCKOUT,
+    ROUND_ROBIN,
+    SCHEDULE_KINDS,
+    SWISS,
+)
 from arena.ladder.sprt import EloModel, SprtParams
+from arena.ladder.swiss import max_rounds
 from arena.model import TimeControl
 
 SANDBOXES = ("process", "docker", "auto")
@@ -83,13 +124,29 @@ _TOP_KEYS = {
     "database", "log_dir", "options", "schedule", "time_control", "rating", "sprt", "cluster",
 }
 _SECTION_KEYS = {
-    "schedule": {"type", "cycles", "challenger"},
+    "schedule": {"type", "cycles", "challenger", "placement", "fairness", "refresh_s",
+                 "catalogue", "encounters", "confidence", "seed_from", "rounds"},
     "time_control": {"move_time_ms", "time_bank_ms", "startup_ms"},
     "rating": {"elo_k", "start", "prior"},
     "sprt": {"candidate", "baseline", "elo0", "elo1", "alpha", "beta", "model", "max_pairs"},
     "cluster": {"scheduler", "listen", "ca", "cert", "key", "worker_ttl_s", "wait_s"},
 }
 _SPRT_PARAMS = ("elo0", "elo1", "alpha", "beta")
+_KIND_KEYS: dict[str, tuple[str, ...]] = {
+    "cycles": FIXED_KINDS,
+    "challenger": (GAUNTLET,),
+    "placement": (CONTINUOUS,),
+    "refresh_s": (CONTINUOUS,),
+    "catalogue": (CONTINUOUS,),
+    "fairness": (CONTINUOUS, ADAPTIVE),
+    "encounters": (ADAPTIVE, KNOCKOUT),
+    "confidence": (ADAPTIVE,),
+    "seed_from": (KNOCKOUT,),
+    "rounds": (SWISS,),
+}
+"""The schedule keys that belong to some schedule types only."""
+DEFAULT_REFRESH_S = 10.0
+"""How often a continuous ladder looks at its entrants again, by default (seconds)."""
 
 
 @dataclass(frozen=True)
@@ -106,13 +163,33 @@ class RatingConfig:
 
 @dataclass(frozen=True)
 class ScheduleConfig:
-    """Which encounters a cycle holds."""
+    """Which encounters the ladder plays (see the module doc for each type's keys)."""
 
     kind: str = ROUND_ROBIN
-    """"round-robin" or "gauntlet"."""
+    """One of ``SCHEDULE_KINDS``: "round-robin", "gauntlet", "continuous", "adaptive",
+    "knockout", "swiss"."""
     cycles: int = 1
+    """Cycles of a round robin or a gauntlet."""
     challenger: str | None = None
     """The gauntlet's challenger (one of the entrants as written)."""
+    placement: int = DEFAULT_PLACEMENT
+    """Continuous: the placement encounters a new version plays first."""
+    fairness: int = 0
+    """Continuous, adaptive: every current player plays at least once every ``fairness``
+    encounters (0: twice the number of current players)."""
+    refresh_s: float = DEFAULT_REFRESH_S
+    """Continuous: how often the entrants (and the catalogue) are looked at again."""
+    catalogue: bool = False
+    """Continuous: every submitted bot of the ladder's game plays too (its latest version)."""
+    encounters: int = 1
+    """Adaptive: the budget of encounters; knockout: the encounters of a tie."""
+    confidence: float = DEFAULT_CONFIDENCE
+    """Adaptive: it stops once every adjacent pair is ordered at least this surely."""
+    seed_from: Path | None = None
+    """Knockout: the ladder file whose official standings seed the bracket (None: the
+    entrant order)."""
+    rounds: int = 1
+    """Swiss: the number of rounds."""
 
 
 @dataclass(frozen=True)
@@ -217,6 +294,7 @@ class _Parser:
         self.where = where
         self.base = source.parent if source is not None else Path(".")
         self.source = source
+        self.top: Mapping[str, Any] = {}
 
     def line_of(self, section: str | None, key: str) -> int | None:
         """The 1-based line where ``key`` is set (in ``[section]`` or the top level)."""
@@ -267,6 +345,7 @@ class _Parser:
                 )
 
     def parse(self, data: Mapping[str, Any]) -> LadderConfig:
+        self.top = data
         self.unknown(data, None, _TOP_KEYS)
         for section in ("options", *_SECTION_KEYS):
             if section in data and not isinstance(data[section], dict):
@@ -277,7 +356,10 @@ class _Parser:
         game = self.get(data, None, "game", str, required=True)
         self.check_game(game)
         sprt = self.sprt(data) if "sprt" in data else None
-        entrants = (sprt.candidate, sprt.baseline) if sprt is not None else self.entrants(data)
+        table = data.get("schedule", {})
+        kind = self.kind(table)
+        entrants = ((sprt.candidate, sprt.baseline) if sprt is not None
+                    else self.entrants(data, kind, table))
         options = dict(data.get("options", {}))
         self.check_options(game, options)
         state = self.get(data, None, "state_dir", str)
@@ -289,7 +371,7 @@ class _Parser:
             entrants=entrants,
             base_dir=self.base,
             state_dir=state_dir,
-            schedule=self.schedule(data.get("schedule", {}), entrants),
+            schedule=self.schedule(table, kind, entrants),
             options=options,
             time_control=self.time_control(data.get("time_control", {})),
             concurrency=self.positive(data, None, "concurrency", os.cpu_count() or 1),
@@ -326,12 +408,16 @@ class _Parser:
             bad = next((k for k in options if k in str(exc)), "")
             raise self.error("options", bad, str(exc)) from None
 
-    def entrants(self, data: Mapping[str, Any]) -> tuple[str, ...]:
-        value = self.get(data, None, "entrants", list, required=True)
+    def entrants(self, data: Mapping[str, Any], kind: str,
+                 schedule: Mapping[str, Any]) -> tuple[str, ...]:
+        catalogue = kind == CONTINUOUS and schedule.get("catalogue") is True
+        value = self.get(data, None, "entrants", list, [], required=not catalogue)
         if not all(isinstance(v, str) and v.strip() for v in value):
             raise self.error(None, "entrants", "must be a list of bot directories or names")
-        if len(value) < 2:
-            raise self.error(None, "entrants", "a ladder needs at least two entrants")
+        if len(value) < 2 and not catalogue:
+            raise self.error(None, "entrants", f"a {kind} ladder needs at least two entrants"
+                             + (" (or `catalogue = true` in [schedule])"
+                                if kind == CONTINUOUS else ""))
         if len(set(value)) != len(value):
             dup = next(v for v in value if value.count(v) > 1)
             raise self.error(None, "entrants", f"{dup!r} is listed twice")
@@ -369,20 +455,92 @@ class _Parser:
         budget = self.positive(table, "sprt", "max_pairs", 1) if "max_pairs" in table else None
         return SprtConfig(bots[0], bots[1], params, budget)
 
-    def schedule(self, table: Mapping[str, Any], entrants: tuple[str, ...]) -> ScheduleConfig:
-        self.unknown(table, "schedule", _SECTION_KEYS["schedule"])
-        kind = self.get(table, "schedule", "type", str, ROUND_ROBIN)
+    def kind(self, table: Mapping[str, Any]) -> str:
+        """The schedule's type (checked before the entrants: it says what they may be)."""
+        if not isinstance(table, dict):
+            return ROUND_ROBIN  # parse() names the section
+        kind: str = self.get(table, "schedule", "type", str, ROUND_ROBIN)
         if kind not in SCHEDULE_KINDS:
             raise self.error("schedule", "type", f"must be one of {', '.join(SCHEDULE_KINDS)}")
+        return kind
+
+    def schedule(self, table: Mapping[str, Any], kind: str,
+                 entrants: tuple[str, ...]) -> ScheduleConfig:
+        self.unknown(table, "schedule", _SECTION_KEYS["schedule"])
+        for key, kinds in _KIND_KEYS.items():
+            if key in table and kind not in kinds:
+                raise self.error("schedule", key, f"belongs to a {' or '.join(kinds)} schedule, "
+                                                  f"not to a {kind} one")
+        if kind in FIXED_KINDS:
+            return self.fixed_schedule(table, kind, entrants)
+        if kind in (KNOCKOUT, SWISS) and not self.get(self.top, None, "duplicate", bool, True):
+            raise self.error(None, "duplicate", f"every game of a {kind} is a duplicate "
+                                                "encounter: leave duplicate = true")
+        d = ScheduleConfig()
+        return ScheduleConfig(
+            kind,
+            placement=self.positive(table, "schedule", "placement", d.placement),
+            fairness=self.positive(table, "schedule", "fairness", 1) if "fairness" in table
+            else 0,
+            refresh_s=self.above_zero(table, "refresh_s", d.refresh_s),
+            catalogue=self.get(table, "schedule", "catalogue", bool, False),
+            encounters=self.encounters(table, kind),
+            confidence=self.confidence(table),
+            seed_from=self.seed_from(table),
+            rounds=self.rounds(table, kind, len(entrants)),
+        )
+
+    def fixed_schedule(self, table: Mapping[str, Any], kind: str,
+                       entrants: tuple[str, ...]) -> ScheduleConfig:
         cycles = self.positive(table, "schedule", "cycles", 1)
         challenger = self.get(table, "schedule", "challenger", str)
         if kind == GAUNTLET and challenger is None:
             raise self.error("schedule", "challenger", "a gauntlet needs a challenger")
         if challenger is not None and challenger not in entrants:
             raise self.error("schedule", "challenger", "must be one of the entrants")
-        if kind == ROUND_ROBIN and challenger is not None:
-            raise self.error("schedule", "challenger", "only a gauntlet has a challenger")
         return ScheduleConfig(kind, cycles, challenger)
+
+    def encounters(self, table: Mapping[str, Any], kind: str) -> int:
+        if kind == ADAPTIVE and "encounters" not in table:
+            raise self.error("schedule", "encounters", "an adaptive ladder needs its budget of "
+                                                       "encounters")
+        return self.positive(table, "schedule", "encounters", 1)
+
+    def confidence(self, table: Mapping[str, Any]) -> float:
+        value: float = self.get(table, "schedule", "confidence", float, DEFAULT_CONFIDENCE)
+        if not 0.5 < value < 1:
+            raise self.error("schedule", "confidence", f"must be between 0.5 and 1 (both "
+                                                       f"excluded), got {value}")
+        return value
+
+    def seed_from(self, table: Mapping[str, Any]) -> Path | None:
+        value: str | None = self.get(table, "schedule", "seed_from", str)
+        if value is None:
+            return None
+        path = self.base / value
+        if not value.strip() or not path.is_file():
+            raise self.error("schedule", "seed_from", f"{path} is not a ladder file")
+        if self.source is not None and path.resolve() == self.source.resolve():
+            raise self.error("schedule", "seed_from", "a knockout cannot be seeded from itself")
+        return path
+
+    def rounds(self, table: Mapping[str, Any], kind: str, players: int) -> int:
+        if kind != SWISS:
+            return 1
+        rounds = self.positive(table, "schedule", "rounds", 1) if "rounds" in table else None
+        if rounds is None:
+            raise self.error("schedule", "rounds", "a Swiss needs its number of rounds")
+        most = max_rounds(players)
+        if rounds > most:
+            raise self.error("schedule", "rounds", f"{rounds} rounds need more opponents than "
+                             f"{players} players have: at most {most} rounds without a rematch")
+        return rounds
+
+    def above_zero(self, table: Mapping[str, Any], key: str, default: float) -> float:
+        value: float = self.get(table, "schedule", key, float, default)
+        if not value > 0 or value == float("inf"):
+            raise self.error("schedule", key, f"must be a number of seconds above 0, got {value}")
+        return value
 
     def time_control(self, table: Mapping[str, Any]) -> TimeControl:
         self.unknown(table, "time_control", _SECTION_KEYS["time_control"])

@@ -11,8 +11,12 @@ cluster gives up on (its attempts killed too many workers) is void: recorded as 
 (never rated, not a recorded match) and played again by the next run.
 
 The execution itself, ``run_matches``, is the one place that plays matches and records them. It
-takes them from a ``MatchSource``: a fixed plan for a ladder (``PlannedMatches``), or a source
-that decides what to play next as results land (an SPRT test, ``arena.ladder.sprt_run``).
+takes them from a ``MatchSource``: a fixed plan for a round robin or a gauntlet
+(``PlannedMatches``), or a source that decides what to play next as results land (an SPRT test,
+``arena.ladder.sprt_run``; an adaptive or continuous ladder, a knockout, a Swiss,
+``arena.ladder.sources``). A ``ScheduleSource`` also shows where its schedule stands (every
+event's ``Progress.schedule``), may grow the lineup while it runs (a continuous ladder's new
+versions) and says why it stopped by itself (``RunSummary.stopped``).
 
 The match-playing function is a parameter, so the scheduling logic runs in tests with a fast
 in-process player. By default every match is one task on a Dask cluster (``arena.cluster``): the
@@ -33,12 +37,21 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from arena.cluster.progress import HostProgress
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
-from arena.ladder.schedule import Encounter, ScheduledMatch, build_schedule
+from arena.ladder.schedule import (
+    ADAPTIVE,
+    CONTINUOUS,
+    FIXED_KINDS,
+    KNOCKOUT,
+    SWISS,
+    Encounter,
+    ScheduledMatch,
+    build_schedule,
+)
 from arena.ladder.status import ScheduleStatus
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec, MatchEvent, MatchResult, MatchSpec, Termination
@@ -152,6 +165,10 @@ class RunSummary:
     given_up: int = 0
     """Of the void ones, the matches the cluster gave up on (recorded as void attempts, never
     rated; the next run plays them again)."""
+    stopped: str = ""
+    """Why the schedule itself has nothing more to play, in words ("every adjacent pair is
+    separated at 95%", "the budget of 40 encounters is spent", "greedy won the knockout");
+    "" for a fixed schedule, or while there is more."""
 
 
 EventSink = Callable[[LadderEvent], None]
@@ -176,6 +193,23 @@ class MatchSource(Protocol):
     def exhausted(self) -> bool:
         """True: the source knows it has nothing (more) to play (a run whose source is
         exhausted from the start opens no cluster). False when it has, or cannot tell."""
+        ...
+
+
+@runtime_checkable
+class ScheduleSource(MatchSource, Protocol):
+    """A source that shows where its schedule stands (``arena.ladder.sources``)."""
+
+    def lineup(self) -> Lineup:
+        """The bots the seats of its matches index (it may grow while the run goes on)."""
+        ...
+
+    def status(self) -> ScheduleStatus:
+        """Where the schedule stands (each event's ``Progress.schedule``)."""
+        ...
+
+    def stopped(self) -> str:
+        """Why it has nothing more to play, in words ("" while it has)."""
         ...
 
 
@@ -294,13 +328,22 @@ class _Run:
         self.given_up = 0
         self.last: MatchResult | None = None
         self.stopping = False
+        self.lineup_of: Callable[[], Lineup] = lambda: lineup
+        self.schedule: Callable[[], ScheduleStatus | None] = lambda: None
+
+    def follow(self, source: MatchSource) -> None:
+        """Take the bots of the matches and the schedule's status from ``source`` when it is
+        a ``ScheduleSource``."""
+        if isinstance(source, ScheduleSource):
+            self.lineup_of = source.lineup
+            self.schedule = source.status
 
     def progress(self) -> Progress:
         return Progress(
             ladder=self.config.name, scheduled=self.scheduled, already=self.already,
             planned=self.planned, done=self.done, in_flight=tuple(self.in_flight.values()),
             elo=dict(self.elo), started=self.started, last=self.last, stopping=self.stopping,
-            hosts=self.hosts(), given_up=self.given_up,
+            hosts=self.hosts(), given_up=self.given_up, schedule=self.schedule(),
         )
 
     def emit(self, kind: LadderEventKind, match: ScheduledMatch | None = None,
@@ -309,8 +352,9 @@ class _Run:
             self.on_event(LadderEvent(kind, self.progress(), match, result, applied))
 
     def spec_of(self, m: ScheduledMatch) -> MatchSpec:
-        return self.lineup.match(m.seats, seed=m.seed, options=self.config.options,
-                                 time_control=self.config.time_control, match_id=m.match_id)
+        return self.lineup_of().match(m.seats, seed=m.seed, options=self.config.options,
+                                      time_control=self.config.time_control,
+                                      match_id=m.match_id)
 
     async def worker(self, source: MatchSource) -> None:
         while not self.stopping:
@@ -328,7 +372,7 @@ class _Run:
         log_dir = self.config.match_log_dir
         private_dir(log_dir)
         try:
-            result = await self.play(spec, sandbox=self.lineup.sandbox, log_dir=log_dir)
+            result = await self.play(spec, sandbox=self.lineup_of().sandbox, log_dir=log_dir)
         finally:
             self.in_flight.pop(m.match_id, None)
         if self.stopping:
@@ -381,6 +425,13 @@ async def run_ladder(
     if config.sprt is not None:
         raise ConfigError(f"ladder {config.name!r} is an SPRT test (it has an [sprt] section): "
                           "run it with `arena sprt --ladder FILE`")
+    if config.schedule.kind not in FIXED_KINDS:
+        if cycles is not None:
+            raise ConfigError(f"ladder {config.name!r} is a {config.schedule.kind}: it has no "
+                              "cycles (--cycles is for a round robin or a gauntlet)")
+        return await _run_schedule(config, play=play, resolve=resolve, max_matches=max_matches,
+                                   concurrency=concurrency, sandbox=sandbox, on_event=on_event,
+                                   stop=stop, store=store)
     # with the real referee, the sandbox checks that every entrant can run in it at all
     lineup = line_up_entrants(config, resolve, sandbox, check=play is None)
     schedule = ladder_schedule(config, cycles)
@@ -393,6 +444,52 @@ async def run_ladder(
             already=sum(1 for e in schedule for m in e.matches if m.match_id in recorded),
             planned=len(planned),
         )
+
+
+async def _run_schedule(config: LadderConfig, *, play: PlayMatch | None,
+                        resolve: ResolveBot | None, max_matches: int | None,
+                        concurrency: int | None, sandbox: str | None,
+                        on_event: EventSink | None, stop: asyncio.Event | None,
+                        store: LadderStore | None) -> RunSummary:
+    """``run_ladder`` for the schedule types that decide as they go (``arena.ladder.sources``):
+    their source, opened over the store, hands out the matches."""
+    from arena.ladder.sources import EncounterSource, open_source
+
+    check = play is None
+    with open_run_store(config, store) as db:
+        if config.schedule.kind == CONTINUOUS:
+            from arena.ladder.continuous import ContinuousSource
+            from arena.sandbox import get_sandbox
+
+            box = get_sandbox(sandbox or config.sandbox)
+            if check:
+                box.check([])
+            source: EncounterSource = ContinuousSource(config, db, box, ladder_secret(config),
+                                           resolve or default_resolve, check, max_matches)
+        else:
+            lineup = line_up_entrants(config, resolve, sandbox, check=check)
+            source = open_source(config, db, lineup, ladder_secret(config), max_matches)
+        size = schedule_size(config, len(source.lineup().bots))
+        already = len(source.matches)
+        return await run_matches(
+            config, source.lineup(), source, db, play=play, concurrency=concurrency,
+            on_event=on_event, stop=stop, scheduled=size, already=min(already, size),
+            planned=max(size - already, 0) if max_matches is None else max_matches)
+
+
+def schedule_size(config: LadderConfig, players: int) -> int:
+    """The matches a schedule that decides as it goes holds, as far as it can be told before:
+    an adaptive ladder's budget, a Swiss's rounds, a knockout's ties at one encounter each (a
+    level tie adds more); 0 for a continuous ladder (it never ends)."""
+    legs = 2 if config.duplicate else 1
+    kind = config.schedule.kind
+    if kind == ADAPTIVE:
+        return config.schedule.encounters * legs
+    if kind == SWISS:
+        return config.schedule.rounds * (players // 2) * legs
+    if kind == KNOCKOUT:
+        return (players - 1) * config.schedule.encounters * legs
+    return 0
 
 
 @contextlib.contextmanager
@@ -434,15 +531,19 @@ async def run_matches(
     ``scheduled``, ``already`` and ``planned`` size the run for the events' ``Progress`` and the
     summary (0 when the source cannot tell). Raises what the player or the store raise."""
     run = _Run(config, store, lineup, play, on_event)
+    run.follow(source)
     run.scheduled, run.already, run.planned = scheduled, already, planned
     width = max(1, concurrency or config.concurrency)
     async with contextlib.AsyncExitStack() as stack:
         if play is None and not source.exhausted():
             width = await _on_cluster(stack, run, width)
         interrupted = await _drive(run, source, width, stop or asyncio.Event())
-    remaining = max(run.scheduled - run.already - run.done, 0)
+    stopped = ""
+    if isinstance(source, ScheduleSource) and source.exhausted():
+        stopped = source.stopped()
+    remaining = 0 if stopped else max(run.scheduled - run.already - run.done, 0)
     return RunSummary(run.done, run.already, remaining, run.void, interrupted,
-                      time.monotonic() - run.started, run.given_up)
+                      time.monotonic() - run.started, run.given_up, stopped)
 
 
 async def _on_cluster(stack: contextlib.AsyncExitStack, run: _Run, width: int) -> int:

@@ -471,8 +471,10 @@ class LadderStore:
             rows = conn.execute(select(matches_t.c.match_id).where(matches_t.c.ladder == ladder))
             return {r[0] for r in rows}
 
-    def matches(self, ladder: str) -> list[StoredMatch]:
-        """Every recorded match of the ladder, in recording order."""
+    def matches(self, ladder: str, skip: int = 0) -> list[StoredMatch]:
+        """Every recorded match of the ladder, in recording order; ``skip``: all but the first
+        ``skip`` of them (rows are only ever appended, so a reader that already holds ``skip``
+        matches reads just the new ones)."""
         seat0, seat1 = bots_t.alias("seat0"), bots_t.alias("seat1")
         with self._read() as conn:
             rows = conn.execute(
@@ -481,7 +483,7 @@ class LadderStore:
                        seat1.c.identity.label("identity1"))
                 .join(seat0, seat0.c.id == matches_t.c.bot0_id)
                 .join(seat1, seat1.c.id == matches_t.c.bot1_id)
-                .where(matches_t.c.ladder == ladder).order_by(matches_t.c.id)
+                .where(matches_t.c.ladder == ladder).order_by(matches_t.c.id).offset(skip)
             ).mappings().all()
         return [_stored(r) for r in rows]
 
