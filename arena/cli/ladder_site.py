@@ -32,6 +32,7 @@ from arena.ladder.reports import (
     load_rating_history,
     load_void_attempts,
     open_store,
+    ratio_note,
     standings_of,
 )
 from arena.ladder.sprt import EloModel, accepted_claim
@@ -246,9 +247,10 @@ def _pairing(s: Standings) -> Markup:
                         section_id="pairing")
     lines: list[Markup] = [leaf("p", None, f"{p.encounters} complete encounters (the same deal "
                                 "twice, seats swapped).")]
-    for label, ratio in (("score (W/D/L)", p.score_ratio), ("point margin", p.margin_ratio)):
+    for label, ratio, note in (("score (W/D/L)", p.score_ratio, p.score_note),
+                               ("point margin", p.margin_ratio, p.margin_note)):
         if ratio is None:
-            lines.append(leaf("p", None, f"{label}: not measurable yet"))
+            lines.append(leaf("p", None, f"{label}: {ratio_note(note)}", data_ratio="none"))
         else:
             change = (f"{100 * (1 - ratio):.0f}% less variance" if ratio <= 1 else
                       f"{100 * (ratio - 1):.0f}% more variance: no gain from the pairing here")

@@ -28,6 +28,7 @@ from arena.ladder.reports import (
     format_when,
     given_up_text,
     rates_versions,
+    ratio_note,
     seat_version,
     standings_of,
 )
@@ -301,9 +302,10 @@ def render_pairing(s: Standings) -> RenderableType:
     if p.encounters == 0:
         return Text("duplicate deals: no complete encounters yet")
     lines = [f"duplicate deals: {p.encounters} complete encounters (same deal, seats swapped)"]
-    for label, ratio in (("score (W/D/L)", p.score_ratio), ("point margin", p.margin_ratio)):
+    for label, ratio, note in (("score (W/D/L)", p.score_ratio, p.score_note),
+                               ("point margin", p.margin_ratio, p.margin_note)):
         if ratio is None:
-            lines.append(f"  {label}: not measurable yet")
+            lines.append(f"  {label}: {ratio_note(note)}")
         else:
             gain = f", worth {1 / ratio:.1f}x as many unpaired games" if ratio > 0 else ""
             lines.append(f"  {label}: paired variance = {ratio:.2f} x unpaired "

@@ -28,7 +28,7 @@ from arena.cli.ladder_view import SprtLiveView
 from arena.cli.schedule_view import format_clock
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, LadderConfig, load_ladder
-from arena.ladder.reports import given_up_text
+from arena.ladder.reports import NOT_ESTIMABLE, given_up_text, ratio_note
 from arena.ladder.sprt import (
     Decision,
     EloModel,
@@ -328,9 +328,10 @@ def render_result(result: SprtResult) -> Table:
     table.add_row(unit, f"{estimate.elo:+.1f} (95%: {estimate.low:+.1f} to {estimate.high:+.1f})")
     table.add_row("LOS", f"{100 * estimate.los:.2f}%")
     table.add_row("pairing", _pairing_text(result))
-    table.caption = (f"variance ratio if every N2 pair was a win and a loss / two draws: "
-                     f"{_ratio_text(pairing.ratio_range[0])} / "
-                     f"{_ratio_text(pairing.ratio_range[1])}")
+    low, high = pairing.ratio_range
+    table.caption = ("variance ratio if every N2 pair was a win and a loss / two draws: "
+                     + (f"{_ratio_text(low)} / {_ratio_text(high)}" if (low, high) != (None, None)
+                        else ratio_note(pairing.note)))
     return table
 
 
@@ -344,7 +345,7 @@ def _decision_text(decision: Decision, params: SprtParams, unit: str) -> str:
 def _pairing_text(result: SprtResult) -> str:
     ratio = result.pairing.ratio
     if ratio is None:
-        return "variance ratio not measurable (every game scored the same)"
+        return f"variance ratio: {ratio_note(result.pairing.note)}"
     text = (f"paired variance = {ratio:.2f} x two independent games "
             f"({100 * (1 - ratio):+.0f}% reduction")
     if ratio > 0:
@@ -353,4 +354,5 @@ def _pairing_text(result: SprtResult) -> str:
 
 
 def _ratio_text(ratio: float | None) -> str:
-    return "n/a" if ratio is None else f"{ratio:.2f}"
+    return NOT_ESTIMABLE if ratio is None else f"{ratio:.2f}"
+

@@ -257,7 +257,9 @@ class Standings:
             "duplicate_deals": {
                 "encounters": p.encounters,
                 "score_variance_ratio": _round(p.score_ratio),
+                "score_variance_note": _note(p.score_ratio, p.score_note),
                 "margin_variance_ratio": _round(p.margin_ratio),
+                "margin_variance_note": _note(p.margin_ratio, p.margin_note),
                 "pentanomial": [
                     {"bots": list(pair), "counts": list(c)}
                     for pair, c in sorted(p.pentanomial.items())
@@ -268,6 +270,27 @@ class Standings:
 
 def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
+
+
+def _note(ratio: float | None, note: str) -> str | None:
+    return None if ratio is not None else ratio_note(note)
+
+
+NOT_ESTIMABLE = "not enough to estimate"
+"""What is shown instead of a variance ratio of pairing that the results cannot support."""
+
+
+def ratio_note(note: str) -> str:
+    """What the terminal, the JSON and the report show instead of a variance ratio that cannot
+    be estimated, given the statistics' reason (``PairingStats.score_note``,
+    ``PairingVariance.note``): the reason when it says how much is missing ("not enough
+    encounters to estimate (4 of the 20 needed)"), else "not enough to estimate" and the
+    reason ("... (every paired difference is the same: nothing to estimate)")."""
+    if not note:
+        return NOT_ESTIMABLE
+    if note.startswith("not enough"):
+        return note
+    return f"{NOT_ESTIMABLE} ({note})"
 
 
 def standings_of(ladder: str, matches: Sequence[StoredMatch], *, prior: float = 1.0,
