@@ -11,8 +11,10 @@ resolved; a new code identity of an entrant is a new **version**, a player of it
 * it first plays ``placement`` encounters (priority over every other rule), against opponents
   spread over the standings (``pairing.choose``);
 * the version it replaces stops playing (retired: its results stay recorded against it). An
-  entrant's next version is taken up only once the current one has played its placement, so an
-  author who submits without pause cannot keep the ladder playing placements of theirs;
+  entrant's next version is taken up only once the current one has played its placement and
+  the ladder has handed out a window of encounters since it came (twice the placement, at
+  least the fairness window), so an author who submits without pause gets at most
+  ``placement`` encounters of every window for placements and cannot starve the others;
 * a bot directory is **snapshotted** when a version is seen: its files are copied to
   ``<state_dir>/versions/bots/<content hash>/`` (packed and unpacked as a cluster ships a
   directory, the copy's hash checked), so the version that plays is the version recorded even
@@ -260,6 +262,8 @@ class Scan:
     found: tuple[Found, ...]
     notice: str = ""
     """Why the ladder file was not taken ("" when it was)."""
+    taken: tuple[tuple[str, ...], bool] = ((), False)
+    """The entrant list and the catalogue switch this look went by."""
 
 
 def catalogue_names(game: str, taken: Iterable[str]) -> list[str]:
@@ -283,25 +287,31 @@ def snapshot(spec: BotSpec, identity: str, root: Path) -> BotSpec:
     return replace(load_bot_dir(target), digest=identity)
 
 
+def entrant_list(config: LadderConfig, last: tuple[tuple[str, ...], bool]
+                 ) -> tuple[tuple[str, ...], bool, str]:
+    """The entrants and the catalogue switch the ladder file says now: (entrants, catalogue,
+    "") — or, when the file no longer parses, ``last`` and why it was not taken."""
+    if config.source is None:
+        return (*last, "")
+    try:
+        again = load_ladder(config.source)
+    except ConfigError as exc:
+        return (*last, f"the ladder file was not taken, the entrants stay as they were: {exc}")
+    return again.entrants, again.schedule.catalogue, ""
+
+
 def scan(config: LadderConfig, resolve: ResolveBot, sandbox: Sandbox | None,
-         known: Mapping[str, str], refused: Mapping[str, str]) -> Scan:
+         known: Mapping[str, str], refused: Mapping[str, str],
+         last: tuple[tuple[str, ...], bool]) -> Scan:
     """Look at the entrants (see the module doc): ``known`` maps a reference to its current
     version's identity (not snapshotted or checked again), ``refused`` an identity to why it
-    was refused; ``sandbox`` checks every new version (None: no check). Does I/O: run it in a
-    thread."""
-    refs, notice = config.entrants, ""
-    catalogue = config.schedule.catalogue
-    if config.source is not None:
-        try:
-            again = load_ladder(config.source)
-        except ConfigError as exc:
-            notice = f"the ladder file was not taken, the entrants stay as they were: {exc}"
-        else:
-            refs, catalogue = again.entrants, again.schedule.catalogue
-    if catalogue:
-        refs = (*refs, *catalogue_names(config.game, refs))
+    was refused; ``sandbox`` checks every new version (None: no check); ``last`` is the
+    entrant list and catalogue switch last taken (kept when the file no longer parses). Does
+    I/O: run it in a thread."""
+    entrants, catalogue, notice = entrant_list(config, last)
+    refs = (*entrants, *catalogue_names(config.game, entrants)) if catalogue else entrants
     found = tuple(look(config, ref, resolve, sandbox, known, refused) for ref in refs)
-    return Scan(tuple(refs), found, notice)
+    return Scan(tuple(refs), found, notice, (entrants, catalogue))
 
 
 def look(config: LadderConfig, ref: str, resolve: ResolveBot, sandbox: Sandbox | None,
@@ -343,6 +353,7 @@ class ContinuousSource(AdaptiveSource):
         self.resolve = resolve
         self.check = check
         self.notice = ""
+        self.taken = (config.entrants, config.schedule.catalogue)
         self.refused_ids: dict[str, str] = {}
         self._keys = self.book.keys()
         self._refreshing = False
@@ -422,12 +433,12 @@ class ContinuousSource(AdaptiveSource):
         """One look at the entrants (I/O)."""
         known = {ref: self.book.bots[i].digest for ref, i in self.book.current.items()}
         box = self._lineup.sandbox if self.check else None
-        return scan(self.config, self.resolve, box, known, self.refused_ids)
+        return scan(self.config, self.resolve, box, known, self.refused_ids, self.taken)
 
     def apply(self, result: Scan) -> None:
         """Take a look's findings: new versions adopted (or left for later, or refused),
         entrants no longer listed withdrawn."""
-        self.notice = result.notice
+        self.notice, self.taken = result.notice, result.taken
         for ref in [r for r in self.book.current if r not in result.refs]:
             self.write({"event": WITHDRAWN, "ref": ref})
         for found in result.found:
@@ -453,11 +464,27 @@ class ContinuousSource(AdaptiveSource):
                             **(spec_record(spec) if spec is not None else {})})
             return
         assert spec is not None
-        if current is not None and self.placement().get(
-                self._keys.key(version_of(self.book.bots[current]))):
-            return  # its current version has placement left: the new one waits for it
+        if current is not None and not self.may_replace(current):
+            return  # the new version waits for its turn (a later look takes it)
         self.write({"event": ADOPTED, "ref": ref, "after": self.encounters(),
                     **spec_record(spec)})
+
+    def may_replace(self, current: int) -> bool:
+        """Whether an entrant's current version may be replaced now: once it has played its
+        placement and the ladder has handed out ``replace_window`` encounters since it came
+        (so an author who submits without pause gets at most ``placement`` encounters of
+        every window for placements, and every other player keeps its share)."""
+        key = self._keys.key(version_of(self.book.bots[current]))
+        if self.placement().get(key):
+            return False
+        return self.encounters() - self.book.adopted_after.get(current, 0) >= \
+            self.replace_window()
+
+    def replace_window(self) -> int:
+        """Encounters between two versions of one entrant taken up: twice the placement, and
+        at least the fairness window (``fairness``, else twice the current players)."""
+        fairness = self.config.schedule.fairness or 2 * len(self.book.current)
+        return max(2 * self.config.schedule.placement, fairness)
 
     def write(self, record: dict[str, Any]) -> None:
         """Record an event (``VERSIONS_FILE``) and take it into the book and the lineup."""

@@ -180,3 +180,94 @@ def test_sprt_errors_name_the_key_and_the_line(tail: str, key: str, line: int,
 def test_a_test_has_no_schedule_and_two_named_bots(text: str, key: str) -> None:
     with pytest.raises(ConfigError, match=f"key '{key}'"):
         parse_ladder(text)
+
+
+# --- the schedule types that decide as they go (issue 20) -------------------------------------
+HEAD = 'name = "x"\ngame = "lost-cities"\nentrants = ["a", "b", "c"]\n'
+
+
+def test_each_schedule_type_parses_with_its_defaults() -> None:
+    continuous = parse_ladder(HEAD + '[schedule]\ntype = "continuous"\n').schedule
+    assert (continuous.kind, continuous.placement, continuous.fairness, continuous.refresh_s,
+            continuous.catalogue) == ("continuous", 4, 0, 10.0, False)
+    adaptive = parse_ladder(HEAD + '[schedule]\ntype = "adaptive"\nencounters = 40\n'
+                                   "fairness = 5\n").schedule
+    assert (adaptive.encounters, adaptive.confidence, adaptive.fairness) == (40, 0.95, 5)
+    knockout = parse_ladder(HEAD + '[schedule]\ntype = "knockout"\n').schedule
+    assert (knockout.encounters, knockout.seed_from) == (1, None)
+    swiss = parse_ladder(HEAD + '[schedule]\ntype = "swiss"\nrounds = 3\n').schedule
+    assert swiss.rounds == 3  # three players: byes need distinct players too
+
+
+def test_a_continuous_ladder_of_the_catalogue_needs_no_entrants() -> None:
+    config = parse_ladder('name = "x"\ngame = "lost-cities"\n'
+                          '[schedule]\ntype = "continuous"\ncatalogue = true\n')
+    assert config.entrants == () and config.schedule.catalogue
+
+
+def test_a_knockout_is_seeded_from_another_ladder_file(tmp_path: Path) -> None:
+    (tmp_path / "league.toml").write_text('name = "league"\ngame = "lost-cities"\n'
+                                          'entrants = ["a", "b"]\n')
+    path = tmp_path / "cup.toml"
+    path.write_text(HEAD + '[schedule]\ntype = "knockout"\nseed_from = "league.toml"\n'
+                           "encounters = 2\n")
+    config = load_ladder(path)
+    assert config.schedule.seed_from == tmp_path / "league.toml"
+    assert config.schedule.encounters == 2
+
+
+@pytest.mark.parametrize(
+    ("tail", "key", "line", "words"),
+    [
+        # the issue's three: a knockout of one bot, a Swiss with more rounds than opponents
+        # allow, K < 1
+        ('[schedule]\ntype = "knockout"\n', "entrants", 3, "at least two entrants"),
+        ('[schedule]\ntype = "swiss"\nrounds = 4\n', "schedule.rounds", 6, "at most 3 rounds"),
+        ('[schedule]\ntype = "continuous"\nfairness = 0\n', "schedule.fairness", 6,
+         "positive integer"),
+        ('[schedule]\ntype = "adaptive"\nencounters = 9\nfairness = -1\n', "schedule.fairness",
+         7, "positive integer"),
+        ('[schedule]\ntype = "adaptive"\n', "schedule.encounters", 4, "budget"),
+        ('[schedule]\ntype = "adaptive"\nencounters = 0\n', "schedule.encounters", 6,
+         "positive integer"),
+        ('[schedule]\ntype = "adaptive"\nencounters = 9\nconfidence = 1.0\n',
+         "schedule.confidence", 7, "between 0.5 and 1"),
+        ('[schedule]\ntype = "adaptive"\nencounters = 9\nconfidence = 0.5\n',
+         "schedule.confidence", 7, "between 0.5 and 1"),
+        ('[schedule]\ntype = "continuous"\nplacement = 0\n', "schedule.placement", 6,
+         "positive integer"),
+        ('[schedule]\ntype = "continuous"\nrefresh_s = 0\n', "schedule.refresh_s", 6,
+         "above 0"),
+        ('[schedule]\ntype = "continuous"\ncatalogue = "yes"\n', "schedule.catalogue", 6,
+         "true or false"),
+        ('[schedule]\ntype = "swiss"\n', "schedule.rounds", 4, "number of rounds"),
+        ('[schedule]\ntype = "swiss"\nrounds = 0\n', "schedule.rounds", 6, "positive integer"),
+        ('[schedule]\ntype = "knockout"\nseed_from = "nowhere.toml"\n', "schedule.seed_from",
+         6, "not a ladder file"),
+        ('[schedule]\ntype = "knockout"\ncycles = 2\n', "schedule.cycles", 6,
+         "round-robin or gauntlet"),
+        ('[schedule]\ntype = "swiss"\nrounds = 1\nchallenger = "a"\n', "schedule.challenger",
+         7, "gauntlet"),
+        ('[schedule]\ntype = "round-robin"\nrounds = 2\n', "schedule.rounds", 6, "swiss"),
+        ('[schedule]\ntype = "adaptive"\nencounters = 9\nplacement = 2\n',
+         "schedule.placement", 7, "continuous"),
+        ('[schedule]\ntype = "gauntlet"\nchallenger = "a"\nencounters = 2\n',
+         "schedule.encounters", 7, "adaptive or knockout"),
+        ('duplicate = false\n[schedule]\ntype = "swiss"\nrounds = 1\n', "duplicate", 4,
+         "duplicate encounter"),
+    ],
+)
+def test_schedule_errors_name_the_key_and_the_line(tail: str, key: str, line: int,
+                                                   words: str) -> None:
+    head = HEAD.replace('["a", "b", "c"]', '["a"]') if key == "entrants" else HEAD
+    with pytest.raises(ConfigError) as info:
+        parse_ladder(head + tail, source=Path("ladder/x.toml"))
+    message = str(info.value)
+    assert f"key {key!r} (line {line})" in message and words in message, message
+    assert "\n" not in message
+
+
+def test_a_continuous_ladder_needs_two_entrants_or_the_catalogue() -> None:
+    with pytest.raises(ConfigError, match="catalogue = true"):
+        parse_ladder('name = "x"\ngame = "lost-cities"\nentrants = ["a"]\n'
+                     '[schedule]\ntype = "continuous"\n')

@@ -1,0 +1,320 @@
+"""Continuous ladders: they run until stopped and pick up new versions and entrants while they
+run. With the fast in-process player (versions, placement, the entrant list edited or broken,
+names that are another entrant's, a flood of versions, resume) and a real ladder (process
+sandbox) whose bot directory gets a new version while it runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.bots import catalogue
+from arena.bots.identity import directory_hash
+from arena.ladder.config import LadderConfig, load_ladder
+from arena.ladder.continuous import SNAPSHOTS, VERSIONS_FILE
+from arena.ladder.reports import load_matches
+from arena.ladder.runner import LadderEvent, LadderEventKind, RunSummary, run_ladder
+from arena.ladder.schedule import slug
+from arena.ladder.sources import PAIRINGS_FILE, encounter_number, schedule_status
+from arena.ladder.status import AdaptiveStatus
+from arena.ladder.store import LadderStore
+from arena.model import BotSpec
+from tests.ladder.fakes import FakePlayer
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_bots" / "lost-cities"
+
+
+class Bots:
+    """Entrants by name whose version (and so code identity) a test changes while it runs."""
+
+    def __init__(self, **versions: str) -> None:
+        self.versions = dict(versions)
+        self.names: dict[str, str] = {}
+        """A reference → the name its bot.toml gives (default: the reference)."""
+
+    def __call__(self, ref: str, base_dir: Path) -> BotSpec:
+        from arena.errors import ConfigError
+
+        if ref not in self.versions:
+            raise ConfigError(f"no bot {ref!r}")
+        version = self.versions[ref]
+        return BotSpec(name=self.names.get(ref, ref), game="lost-cities", command=("true",),
+                       version=version, digest=f"fake:{ref}:{version}")
+
+
+def ladder(tmp_path: Path, entrants: str = '"alpha", "beta", "gamma"',
+           schedule: str = "placement = 2\nrefresh_s = 0.02") -> LadderConfig:
+    path = tmp_path / "cont.toml"
+    path.write_text(f'name = "cont"\ngame = "lost-cities"\nentrants = [{entrants}]\n'
+                    f'concurrency = 2\n[schedule]\ntype = "continuous"\n{schedule}\n')
+    return load_ladder(path)
+
+
+def run(cfg: LadderConfig, bots: Bots, until: Callable[[LadderEvent, int], bool],
+        player: FakePlayer | None = None, **kwargs: Any) -> RunSummary:
+    """Run until ``until(event, matches finished)`` says so (at most 400 matches)."""
+    stop = asyncio.Event()
+    finished = 0
+
+    def on_event(event: LadderEvent) -> None:
+        nonlocal finished
+        finished += event.kind is LadderEventKind.MATCH_FINISHED
+        if until(event, finished) or finished >= 400:
+            stop.set()
+
+    return asyncio.run(run_ladder(cfg, play=player or FakePlayer(delay=0.002), resolve=bots,
+                                  on_event=on_event, stop=stop, **kwargs))
+
+
+def status(event: LadderEvent) -> AdaptiveStatus:
+    assert isinstance(event.progress.schedule, AdaptiveStatus)
+    return event.progress.schedule
+
+
+def states(event: LadderEvent) -> dict[str, str]:
+    return {p.player: p.state for p in status(event).players}
+
+
+def versions(cfg: LadderConfig) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in
+            (cfg.state_dir / VERSIONS_FILE).read_text().splitlines()]
+
+
+def decisions(cfg: LadderConfig) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in
+            (cfg.state_dir / PAIRINGS_FILE).read_text().splitlines()]
+
+
+def first_encounter_after_adoption(cfg: LadderConfig, key: str) -> int:
+    """How many encounters were handed out after ``key`` was adopted before its first one (0:
+    its first encounter was the very next)."""
+    name, version = key.split("@")
+    adopted = next(r for r in versions(cfg) if r["event"] == "adopted" and r["name"] == name
+                   and r["version"] == version)
+    first = next(encounter_number(slug(cfg.name), d["encounter"]) for d in decisions(cfg)
+                 if key in d["pair"])
+    return first - adopted["after"]
+
+
+def test_a_new_version_plays_its_placement_first_and_replaces_the_old(tmp_path: Path) -> None:
+    cfg = ladder(tmp_path)
+    bots = Bots(alpha="1", beta="1", gamma="1")
+    seen: list[LadderEvent] = []
+
+    def until(event: LadderEvent, finished: int) -> bool:
+        seen.append(event)
+        if finished == 16:
+            bots.versions["beta"] = "2"
+        played = {p.player: p.encounters for p in status(event).players}
+        return played.get("beta@2", 0) >= 3
+
+    summary = run(cfg, bots, until)
+    assert summary.interrupted and summary.stopped == ""
+    last = states(seen[-1])
+    assert last["beta@1"] == "retired (replaced by beta@2)"
+    assert last["beta@2"] == "playing" and last["alpha@1"] == "playing"
+    # placement first: the new version's first two encounters were placement encounters,
+    # the first of them the very next encounter handed out
+    assert first_encounter_after_adoption(cfg, "beta@2") <= 1
+    rules = [d["rule"] for d in decisions(cfg) if "beta@2" in d["pair"]]
+    assert rules[:1] == ["placement"]
+    # the retired version plays no more; every result stays with the version that played it
+    adopted = next(r["after"] for r in versions(cfg) if r["version"] == "2")
+    late = [d for d in decisions(cfg) if encounter_number("cont", d["encounter"]) >= adopted]
+    assert late and not any("beta@1" in d["pair"] for d in late)
+    for m in load_matches(cfg):
+        for seat in (0, 1):
+            if m.bots[seat] == "beta":
+                assert m.identities[seat] == f"fake:beta:{m.versions[seat]}"
+
+
+def test_the_operator_adds_and_removes_entrants_and_a_broken_file_changes_nothing(
+        tmp_path: Path) -> None:
+    cfg = ladder(tmp_path)
+    assert cfg.source is not None
+    text = cfg.source.read_text()
+    bots = Bots(alpha="1", beta="1", gamma="1", delta="1")
+    notices: list[str] = []
+
+    def until(event: LadderEvent, finished: int) -> bool:
+        if finished == 10:
+            cfg.source.write_text(text.replace('"gamma"]', '"gamma", "delta"]'))
+        if finished == 30:
+            cfg.source.write_text(text.replace('"beta", "gamma"]', '"gamma", "delta"]'))
+        if finished == 50:
+            cfg.source.write_text("entrants = [")  # an edit half saved
+        notices.extend(d.reason for d in status(event).decisions if not d.encounter_id)
+        return finished >= 70
+
+    run(cfg, bots, until)
+    events = [(r["event"], r["ref"]) for r in versions(cfg)]
+    assert events == [("adopted", "alpha"), ("adopted", "beta"), ("adopted", "gamma"),
+                      ("adopted", "delta"), ("withdrawn", "beta")]
+    assert any("the ladder file was not taken" in n for n in notices)
+    late = [d for d in decisions(cfg) if encounter_number("cont", d["encounter"]) >= 22]
+    assert late and not any("beta@1" in d["pair"] for d in late)
+    assert any("delta@1" in d["pair"] for d in late)
+    with LadderStore(cfg.database_url) as db:
+        rest = schedule_status(cfg, db)
+    assert isinstance(rest, AdaptiveStatus) and rest.kind == "continuous"
+    assert {p.player: p.state for p in rest.players}["beta@1"] == "retired (withdrawn)"
+
+
+def test_a_name_another_entrant_holds_is_refused(tmp_path: Path) -> None:
+    cfg = ladder(tmp_path, entrants='"alpha", "beta", "impostor"')
+    bots = Bots(alpha="1", beta="1", impostor="1")
+    bots.names["impostor"] = "alpha"  # its bot.toml claims another entrant's name
+    last: list[LadderEvent] = []
+    run(cfg, bots, lambda event, finished: last.append(event) is None and finished >= 10)
+    refused = [p for p in status(last[-1]).players if p.state.startswith("refused")]
+    assert [(p.player, p.state) for p in refused] == [
+        ("alpha@1", "refused: the name alpha is entrant 'alpha''s")]
+    assert {m.identities for m in load_matches(cfg)} <= {("fake:alpha:1", "fake:beta:1"),
+                                                        ("fake:beta:1", "fake:alpha:1")}
+
+
+def test_an_entrant_that_does_not_resolve_is_refused_and_two_players_are_waited_for(
+        tmp_path: Path) -> None:
+    cfg = ladder(tmp_path, entrants='"alpha", "ghost"')
+    bots = Bots(alpha="1")
+    player = FakePlayer()
+    looks: list[AdaptiveStatus] = []
+
+    def until(event: LadderEvent, finished: int) -> bool:
+        looks.append(status(event))
+        return len(looks) >= 3
+
+    stop = asyncio.Event()
+
+    async def main() -> RunSummary:
+        async def later() -> None:
+            await asyncio.sleep(0.5)  # the ladder waits for a second player meanwhile
+            stop.set()
+
+        task = asyncio.create_task(later())
+        summary = await run_ladder(cfg, play=player, resolve=bots, stop=stop)
+        await task
+        return summary
+
+    summary = asyncio.run(main())
+    assert summary.played == 0 and player.calls == [] and summary.interrupted
+    with LadderStore(cfg.database_url) as db:
+        rest = schedule_status(cfg, db)
+    assert isinstance(rest, AdaptiveStatus)
+    assert [(p.player, p.state) for p in rest.players] == [
+        ("alpha@1", "placement 1/2"), ("ghost", "refused: no bot 'ghost'")]
+
+
+def test_an_author_who_never_stops_submitting_starves_no_one(tmp_path: Path) -> None:
+    cfg = ladder(tmp_path, entrants='"alpha", "beta", "gamma", "delta"')
+    bots = Bots(alpha="1", beta="1", gamma="1", delta="1")
+    submitted = 1
+
+    def until(event: LadderEvent, finished: int) -> bool:
+        nonlocal submitted
+        if event.kind is LadderEventKind.MATCH_FINISHED:  # a new version after every match
+            submitted += 1
+            bots.versions["alpha"] = str(submitted)
+        return finished >= 160
+
+    run(cfg, bots, until)
+    pairs = [d["pair"] for d in decisions(cfg)]
+    for name in ("beta", "gamma", "delta"):
+        share = sum(any(p.startswith(f"{name}@") for p in pair) for pair in pairs) / len(pairs)
+        assert share >= 1 / 8, (name, share)  # the issue's floor: 1/(2N) of the encounters
+    adopted = [r for r in versions(cfg) if r["ref"] == "alpha" and r["event"] == "adopted"]
+    assert 2 <= len(adopted) < len(pairs) / 2  # each version played its placement first
+
+
+def test_a_resumed_continuous_ladder_keeps_its_versions(tmp_path: Path) -> None:
+    cfg = ladder(tmp_path)
+    bots = Bots(alpha="1", beta="1", gamma="1")
+
+    def until(event: LadderEvent, finished: int) -> bool:
+        if finished == 10:
+            bots.versions["gamma"] = "2"
+        return finished >= 30
+
+    run(cfg, bots, until)
+    before = versions(cfg)
+    first = [p.player for p in _rest(cfg).players]
+    run(cfg, bots, lambda event, finished: finished >= 10)
+    assert versions(cfg) == before  # nothing new was seen: nothing adopted again
+    assert [p.player for p in _rest(cfg).players][3:] == first[3:] == ["gamma@1"]
+    assert len({m.match_id for m in load_matches(cfg)}) == len(load_matches(cfg)) >= 40
+
+
+def _rest(cfg: LadderConfig) -> AdaptiveStatus:
+    with LadderStore(cfg.database_url) as db:
+        rest = schedule_status(cfg, db)
+    assert isinstance(rest, AdaptiveStatus)
+    return rest
+
+
+# --- a real continuous ladder ---------------------------------------------------------------
+@pytest.mark.slow
+def test_a_real_bot_directory_gets_a_new_version_while_the_ladder_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    mine = tmp_path / "mine"
+    shutil.copytree(SAMPLES / "greedy", mine)
+    manifest = mine / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('name = "greedy"', 'name = "mine"'))
+    # a submitted bot of the game: the catalogue joins, its image is refused by the process
+    # sandbox, never played, and the ladder goes on
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
+    catalogue.add("boxed", "1", "lost-cities", "sha256:" + "0" * 64, "sha256:" + "0" * 64)
+    path = tmp_path / "real.toml"
+    path.write_text(
+        f'name = "real"\ngame = "lost-cities"\nentrants = ["{mine}", "{SAMPLES / "random"}", '
+        f'"{SAMPLES / "greedy"}"]\nconcurrency = 2\nseed = 9\nsandbox = "process"\n'
+        "[options]\nrounds = 1\n"
+        '[schedule]\ntype = "continuous"\nplacement = 1\nrefresh_s = 0.2\ncatalogue = true\n')
+    cfg = load_ladder(path)
+    stop = asyncio.Event()
+    finished = 0
+    last: list[AdaptiveStatus] = []
+
+    def on_event(event: LadderEvent) -> None:
+        nonlocal finished
+        last[:] = [status(event)]
+        if event.kind is not LadderEventKind.MATCH_FINISHED:
+            return
+        finished += 1
+        if finished == 4:  # a new version: bot.toml and the code change
+            manifest.write_text(manifest.read_text().replace('version = "1"',
+                                                             'version = "2"'))
+            with (mine / "bot.py").open("a") as code:
+                code.write("\n# version 2\n")
+        played = {p.player: p.encounters for p in last[0].players}
+        if played.get("mine@2", 0) >= 1 or finished >= 40:
+            stop.set()
+
+    summary = asyncio.run(run_ladder(cfg, on_event=on_event, stop=stop))
+    assert summary.interrupted and finished < 40, "the new version never played"
+    delay = first_encounter_after_adoption(cfg, "mine@2")
+    with capsys.disabled():
+        print(f"\nnew version's first encounter: {delay} encounters after it was seen")
+    assert delay <= 1  # playing within two encounters of being seen (the issue's target)
+    by_player = {p.player: p.state for p in last[0].players}
+    assert by_player["mine@1"] == "retired (replaced by mine@2)"
+    assert by_player["boxed@1"].startswith("refused: boxed is a submitted container image")
+    # the version that played is the snapshot of the directory as it was seen
+    recorded = {(m.versions[s], m.identities[s]) for m in load_matches(cfg)
+                for s in (0, 1) if m.bots[s] == "mine"}
+    assert {v for v, _ in recorded} == {"1", "2"}
+    new = next(i for v, i in recorded if v == "2")
+    snapshot = cfg.state_dir / SNAPSHOTS / "bots" / new.removeprefix("dir:sha256:")
+    assert directory_hash(snapshot) == new == directory_hash(mine)
+    assert (snapshot / "bot.py").read_text().endswith("# version 2\n")
+    assert oct(snapshot.stat().st_mode & 0o777) == oct(0o755)
+    for m in load_matches(cfg):
+        assert m.termination == "normal", m.detail
+        assert "boxed" not in m.bots
