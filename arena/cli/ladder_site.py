@@ -2,8 +2,13 @@
 
 ``report_page`` is pure (the ladder's data in, one self-contained HTML page out): the standings
 with their 95% intervals drawn as a chart, what the duplicate deals bought (the paired variance
-figures), the cross-table as a heat map, the rating history over the run and the match list,
-each match linked to its replay. When the ladder is an SPRT test (``arena sprt``: a ladder file
+figures, or why there is not enough to estimate them), the cross-table as a heat map, the
+rating history (the official fit after each complete encounter, as `arena ladder history`
+exports it) and the match list (each seat's bot with its version and code identity), each match
+linked to its replay. A continuous ladder's page also lists every version of every bot; a
+schedule type with a state of its own shows it after the standings: a knockout's bracket (an
+SVG), a Swiss's table, score groups and round, an adaptive or continuous ladder's latest
+pairing decisions and players. When the ladder is an SPRT test (``arena sprt``: a ladder file
 with an ``[sprt]`` section), the page opens with the test: its hypotheses and bounds, the
 decision, the pentanomial counts, the Elo estimate with its interval and LOS, and the LLR path
 over the complete pairs between the two bound lines. The matches the cluster gave up on (void
@@ -19,29 +24,50 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.cli.common import err_console, notice
+from arena.cli.schedule_view import (
+    adaptive_headline,
+    bracket_headline,
+    encounter_score,
+    groups_text,
+    pairings_text,
+    round_name,
+    seeded,
+    swiss_headline,
+)
 from arena.errors import ArenaError
 from arena.ladder.config import LadderConfig
+from arena.ladder.knockout import Bracket, Tie
 from arena.ladder.reports import (
     Crosstable,
-    RatingStep,
+    HistoryPoint,
     Standings,
+    VersionRow,
     crosstable_of,
     format_when,
     given_up_text,
+    history_of,
     load_matches,
-    load_rating_history,
     load_void_attempts,
     open_store,
+    rates_versions,
     ratio_note,
+    seat_version,
     standings_of,
+    versions_of,
 )
+from arena.ladder.sources import schedule_status
 from arena.ladder.sprt import EloModel, accepted_claim
 from arena.ladder.sprt_pairs import LlrStep, PairBook, llr_path
 from arena.ladder.sprt_run import SprtOutcome, SprtStatus
+from arena.ladder.status import AdaptiveStatus, ScheduleStatus
 from arena.ladder.store import StoredMatch, VoidAttempt
+from arena.ladder.swiss import SwissState
 from arena.model import plain_text
 from arena.render.html.charts import (
+    BracketBox,
+    BracketSeat,
     Interval,
+    bracket_chart,
     heat_colour,
     interval_chart,
     line_chart,
@@ -98,8 +124,8 @@ class ReportData:
     crosstable: Crosstable
     matches: Sequence[StoredMatch]
     """Every recorded match, void ones included, in recording order."""
-    history: Sequence[RatingStep]
-    """Every live Elo update, in order."""
+    history: Sequence[HistoryPoint]
+    """The rating history: every player's official rating after each complete encounter."""
     replays: Mapping[str, str] = field(default_factory=dict)
     """match id → the replay page's path relative to index.html."""
     problems: Mapping[str, str] = field(default_factory=dict)
@@ -108,6 +134,10 @@ class ReportData:
     """The SPRT test, when the ladder is one."""
     given_up: Sequence[VoidAttempt] = ()
     """The matches the cluster gave up on (void attempts), in recording order."""
+    schedule: ScheduleStatus | None = None
+    """The schedule type's state: a bracket, a Swiss, an adaptive or continuous ladder's."""
+    versions: Sequence[VersionRow] = ()
+    """Every version of every bot (a continuous ladder's page lists them)."""
 
 
 @dataclass(frozen=True)
@@ -134,8 +164,8 @@ def report_page(data: ReportData) -> str:
         leaf("p", "meta", f"{s.rated} rated matches, {s.void} void (recorded, never rated)"
              f"{given_up} · {len(s.rows)} bots"),
         _sprt(data.sprt) if data.sprt is not None else "",
-        _standings(s), _pairing(s), _crosstable(data.crosstable),
-        _history(data.history, [r.bot for r in s.rows]),
+        _standings(s), _schedule(data.schedule), _versions(data.versions), _pairing(s),
+        _crosstable(data.crosstable), _history(data.history, [r.bot for r in s.rows]),
         _match_list(data),
     )
     return document(title, body)
@@ -289,24 +319,171 @@ def _crosstable(cross: Crosstable) -> Markup:
                     section_id="crosstable-section")
 
 
-def _history(history: Sequence[RatingStep], bots: Sequence[str]) -> Markup:
-    """The live Elo over the run, one line per bot (in standings order: the interval chart's
-    colours)."""
+def _history(history: Sequence[HistoryPoint], players: Sequence[str]) -> Markup:
+    """The official rating of each player after each complete encounter, one line per player
+    (the standings' order first: the interval chart's colours)."""
     if not history:
-        return _section("Rating history", leaf("p", None, "No rated match yet."),
+        return _section("Rating history", leaf("p", None, "No complete encounter yet."),
                         section_id="history")
-    order: dict[str, int] = {}
-    series: dict[str, list[tuple[float, float]]] = {bot: [] for bot in bots}
-    for step in history:
-        number = order.setdefault(step.match_id, len(order) + 1)
-        series.setdefault(step.bot, []).append((float(number), step.rating))
-    series = {bot: points for bot, points in series.items() if points}
-    chart = line_chart(series, title="live Elo after each rated match",
-                       x_label="rated match", y_label="live Elo")
+    series: dict[str, list[tuple[float, float]]] = {player: [] for player in players}
+    for point in history:
+        series.setdefault(point.player, []).append((float(point.step), point.rating))
+    series = {player: points for player, points in series.items() if points}
+    chart = line_chart(series, title="official rating after each complete encounter",
+                       x_label="complete encounters", y_label="rating")
+    note = ("The Bradley–Terry rating of each player (each version, in a continuous ladder) "
+            "after each complete encounter, fitted again from the store over the encounters "
+            "complete by then, in the order they completed: the last point is the standings. "
+            "Not the live Elo. `arena ladder history --format csv` exports it with the 95% "
+            "intervals.")
     return _section("Rating history", el("div", "chart", chart, id="history-chart"),
-                    leaf("p", "dim", "The live (incremental) Elo of each bot after each of its "
-                         "rated matches, in the order they were recorded."),
-                    section_id="history")
+                    leaf("p", "dim", note), section_id="history")
+
+
+# --- the schedule types' states ------------------------------------------------------------------
+def _schedule(status: ScheduleStatus | None) -> Markup:
+    if status is None:
+        return ""
+    if isinstance(status, Bracket):
+        return _bracket(status)
+    if isinstance(status, SwissState):
+        return _swiss(status)
+    return _adaptive(status)
+
+
+def _bracket(bracket: Bracket) -> Markup:
+    """The knockout: the bracket as an SVG, then every tie as a table row."""
+    rounds = len(bracket.rounds)
+    names = [round_name(r, rounds) for r in range(rounds)]
+    boxes = [_box(tie) for ties in bracket.rounds for tie in ties]
+    chart = bracket_chart(names, boxes, title="the bracket", champion=bracket.champion)
+    head = el("tr", None, *(leaf("th", None, h) for h in (
+        "round", "players", "encounters", "through", "decided by")))
+    rows = [el("tr", None, leaf("td", None, names[tie.round]), leaf("td", None, _players(tie)),
+               leaf("td", None, ", ".join(encounter_score(r, tie.players[0])
+                                          for r in tie.results)),
+               leaf("td", None, tie.winner or "—"), leaf("td", None, tie.decided_by or "—"),
+               data_tie=f"{tie.round}-{tie.slot}")
+            for ties in bracket.rounds for tie in ties]
+    note = ("Single elimination, seeded: byes go to the top seeds. A tie is won on the score "
+            "over its encounters, then on the point margin; still level, it gets another "
+            "encounter (a few at most, then the better seed goes through). Each encounter's "
+            "score is the first player's, with its point margin.")
+    return _section("Knockout", leaf("p", "decision", bracket_headline(bracket)),
+                    el("div", "chart", chart, id="bracket-chart"),
+                    el("table", "grid", head, *rows, id="ties"), leaf("p", "dim", note),
+                    section_id="knockout")
+
+
+def _players(tie: Tie) -> str:
+    """``(1) alpha vs (8) eta``, or ``(1) alpha: bye``."""
+    if tie.decided_by == "bye":
+        return f"{seeded(tie, 0 if tie.players[0] is not None else 1)}: bye"
+    return f"{seeded(tie, 0)} vs {seeded(tie, 1)}"
+
+
+def _box(tie: Tie) -> BracketBox:
+    """A tie as the bracket chart draws it."""
+    if tie.decided_by == "bye":
+        seat = 0 if tie.players[0] is not None else 1
+        seats = (BracketSeat(seeded(tie, seat), "", True), BracketSeat("bye", "", False))
+        return BracketBox(tie.round, tie.slot, seats, "through on a bye", _players(tie))
+    seats = (BracketSeat(seeded(tie, 0), _tie_score(tie, 0),
+                         tie.winner is not None and tie.winner == tie.players[0]),
+             BracketSeat(seeded(tie, 1), _tie_score(tie, 1),
+                         tie.winner is not None and tie.winner == tie.players[1]))
+    if tie.winner is not None:
+        note = tie.decided_by
+    elif None in tie.players:
+        note = "waiting for the tie before it"
+    else:
+        note = f"{len(tie.results)} of {tie.needed} encounters played"
+    detail = f"{_players(tie)}: " + (", ".join(
+        encounter_score(r, tie.players[0]) for r in tie.results) or "nothing played yet")
+    return BracketBox(tie.round, tie.slot, seats, note, detail)
+
+
+def _tie_score(tie: Tie, seat: int) -> str:
+    """A player's score over the tie's encounters ("" before any)."""
+    player = tie.players[seat]
+    if player is None or not tie.results:
+        return ""
+    return f"{sum(r.score_of(player) for r in tie.results if player in r.players):g}"
+
+
+def _swiss(state: SwissState) -> Markup:
+    """The Swiss: its table, then the score groups and the pairings of the round being
+    played."""
+    head = el("tr", None, *(leaf("th", "num" if h in ("#", "score", "Buchholz", "SB", "byes")
+                                 else None, h)
+                            for h in ("#", "player", "score", "Buchholz", "SB", "byes",
+                                      "opponents")))
+    rows = [el("tr", None, leaf("td", "num", r.rank), leaf("td", None, r.player),
+               leaf("td", "num", f"{r.score:g}", data_score=r.player),
+               leaf("td", "num", f"{r.buchholz:g}"), leaf("td", "num", f"{r.sonneborn_berger:g}"),
+               leaf("td", "num", r.byes), leaf("td", None, ", ".join(r.opponents)))
+            for r in state.table]
+    parts: list[Markup] = [leaf("p", "decision", swiss_headline(state)),
+                           el("table", "grid", head, *rows, id="swiss")]
+    if not state.finished:
+        if state.groups:
+            parts.append(leaf("p", None, f"Score groups before round {state.current + 1}: "
+                              f"{groups_text(state.groups)}", id="score-groups"))
+        current = next((r for r in state.rounds if r.index == state.current), None)
+        if current is not None:
+            parts.append(leaf("p", None, f"Round {current.index + 1}: {pairings_text(current)}",
+                              id="swiss-round"))
+    note = ("A round is one duplicate encounter, so seats do not matter: 1 for the player who "
+            "scored more than half of its points, ½ for a level one, a bye 1 (at most one a "
+            "player). Pairings: by score group, top half against bottom half, no rematch. "
+            "Ties: Buchholz (the opponents' scores), then Sonneborn–Berger (SB: the scores of "
+            "the opponents beaten, half of those drawn), then the initial order.")
+    return _section("Swiss", *parts, leaf("p", "dim", note), section_id="swiss-section")
+
+
+def _adaptive(status: AdaptiveStatus) -> Markup:
+    """An adaptive or continuous ladder: the latest pairing decisions and every player."""
+    decisions = [el("li", None, leaf("span", "dim", format_when(d.at)), " ",
+                    leaf("span", None, plain_text(d.reason))) for d in status.decisions]
+    head = el("tr", None, *(leaf("th", None, h) for h in (
+        "player", "state", "encounters", "matches in the last hour", "last match")))
+    rows = [el("tr", None, leaf("td", None, p.player), leaf("td", None, plain_text(p.state)),
+               leaf("td", "num", p.encounters), leaf("td", "num", p.matches_last_hour),
+               leaf("td", None, "never" if p.last_match_at is None
+                    else format_when(p.last_match_at)), data_player=p.player)
+            for p in status.players]
+    return _section(
+        "Pairing decisions", leaf("p", "decision", adaptive_headline(status)),
+        leaf("p", None, "Latest pairing decisions, newest first:") if decisions else "",
+        el("ul", None, *decisions, id="decisions") if decisions else "",
+        el("table", "grid", head, *rows, id="players"),
+        leaf("p", "dim", "Each encounter is chosen to learn the most about the order of the "
+             "standings, under fairness rules: new versions play their placement encounters "
+             "first, nobody waits long, no pair twice in a row while others are open."),
+        section_id="decisions-section")
+
+
+def _versions(rows: Sequence[VersionRow]) -> Markup:
+    """Every version of every bot, each rated as a player of its own (a continuous ladder)."""
+    if not rows:
+        return ""
+    head = el("tr", None, *(leaf("th", None, h) for h in (
+        "player", "identity", "rating", "95% interval", "encounters", "first played",
+        "last played", "state")))
+    body = [el("tr", None if r.current else "dim", leaf("td", None, r.player),
+               leaf("td", None, r.short_identity),
+               leaf("td", "num", "—" if r.rating is None else f"{r.rating:.0f}"),
+               leaf("td", "num", "—" if r.rating is None or r.ci95 is None
+                    else f"{r.rating - r.ci95:.0f} .. {r.rating + r.ci95:.0f}"),
+               leaf("td", "num", r.encounters), leaf("td", None, format_when(r.first_played)),
+               leaf("td", None, format_when(r.last_played)),
+               leaf("td", None, "current" if r.current else "retired"), data_version=r.player)
+            for r in rows]
+    return _section("Versions", el("table", "grid", head, *body, id="versions"),
+                    leaf("p", "dim", "Every version of every bot, rated as a player of its own "
+                         "in one fit: every result stays with the version that played it. The "
+                         "standings show each bot at its current version."),
+                    section_id="versions-section")
 
 
 def _match_list(data: ReportData) -> Markup:
@@ -321,8 +498,8 @@ def _match_list(data: ReportData) -> Markup:
                               title=data.problems.get(m.match_id, "no replay")))
         rows.append(el(
             "tr", "void" if m.void else None, leaf("td", "num", number), el("td", None, name),
-            leaf("td", None, f"{m.cycle}/{m.leg}"), leaf("td", None, m.bots[0]),
-            leaf("td", None, m.bots[1]), leaf("td", "num", f"{m.totals[0]} – {m.totals[1]}"),
+            leaf("td", None, f"{m.cycle}/{m.leg}"), _seat(m, 0), _seat(m, 1),
+            leaf("td", "num", f"{m.totals[0]} – {m.totals[1]}"),
             leaf("td", None, _outcome(m)), leaf("td", None, str(m.termination)),
             leaf("td", "num", f"{m.duration_s:.1f}"), data_match=m.match_id))
     missing = len(data.matches) - len(data.replays)
@@ -332,6 +509,14 @@ def _match_list(data: ReportData) -> Markup:
     return _section("Matches", leaf("p", "dim", note),
                     el("table", "grid", head, *rows, id="matches"), _given_up(data.given_up),
                     section_id="matches-section")
+
+
+def _seat(m: StoredMatch, seat: int) -> Markup:
+    """A seat's bot, with its version and identity (dim) when they were recorded."""
+    version = seat_version(m, seat)
+    if not version:
+        return leaf("td", None, m.bots[seat])
+    return el("td", None, m.bots[seat], " ", leaf("span", "dim", version))
 
 
 def _given_up(attempts: Sequence[VoidAttempt]) -> Markup:
@@ -380,9 +565,9 @@ def write_report(config: LadderConfig, out: Path, make_replay: ReplayMaker) -> S
     """Write ``out/index.html`` and ``out/replays/<match>.html`` for every match with a log."""
     with open_store(config) as db:
         matches = load_matches(config, db)
-        history = load_rating_history(config, db)
         live = db.live_elo(config.name)
         given_up = load_void_attempts(config, db)
+        status = schedule_status(config, db)
     prior = config.rating.prior
     (out / REPLAY_DIR).mkdir(parents=True, exist_ok=True)
     replays: dict[str, str] = {}
@@ -401,11 +586,14 @@ def write_report(config: LadderConfig, out: Path, make_replay: ReplayMaker) -> S
         name = f"{REPLAY_DIR}/{replay_name(m.match_id)}"
         (out / name).write_text(page, encoding="utf-8")
         replays[m.match_id] = name
+    versions = rates_versions(config)
     data = ReportData(config.name, config.game,
                       standings_of(config.name, matches, prior=prior, live=live,
-                                   given_up=len(given_up)),
-                      crosstable_of(matches, prior=prior), matches, history, replays, problems,
-                      sprt_report(config, matches, given_up), given_up)
+                                   given_up=len(given_up), versions=versions),
+                      crosstable_of(matches, prior=prior, versions=versions), matches,
+                      history_of(config, matches), replays, problems,
+                      sprt_report(config, matches, given_up), given_up, status,
+                      versions_of(matches, prior=prior) if versions else ())
     index = out / "index.html"
     index.write_text(report_page(data), encoding="utf-8")
     return SiteSummary(index, len(replays), problems)

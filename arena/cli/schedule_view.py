@@ -75,8 +75,8 @@ def _players_table(players: Sequence[PlayerActivity], wall: float | None) -> Tab
     table = Table(title="Players", title_justify="left")
     table.add_column("player", overflow="fold", max_width=PLAYER_WIDTH)
     table.add_column("state", overflow="fold")
-    for column in ("encounters", "matches, last hour", "last match"):
-        table.add_column(column, justify="right")
+    for column in ("encounters", "matches in 1 h", "last match"):
+        table.add_column(column, justify="right", no_wrap=True)
     for p in players:
         last = "never" if p.last_match_at is None else _when(p.last_match_at, wall)
         table.add_row(plain(p.player), plain(p.state), str(p.encounters),

@@ -3,10 +3,10 @@ the versions of each bot and the rating history.
 
 Everything here is a pure function of the recorded matches (``StoredMatch``), except the
 loaders (``load_standings``, ``load_crosstable``, ``load_matches``, ``load_versions``,
-``load_history``, ``load_rating_history``, ``load_void_attempts``), which read them from the
-ladder's store. Void matches are listed but never rated: every W/D/L figure comes from one
-tally, ``head_to_head``, over the rated matches. The matches the cluster gave up on
-(``VoidAttempt``) are kept apart: counted and listed, never rated, played again.
+``load_history``, ``load_void_attempts``), which read them from the ladder's store. Void
+matches are listed but never rated: every W/D/L figure comes from one tally, ``head_to_head``,
+over the rated matches. The matches the cluster gave up on (``VoidAttempt``) are kept apart:
+counted and listed, never rated, played again.
 
 **Who is a player.** A continuous ladder (``schedule.type = "continuous"``) rates each version
 of a bot as a player of its own (``name@version``: ``arena.ladder.versions``), so every result
@@ -470,18 +470,6 @@ def iso_time(timestamp: float) -> str:
 
 # --- rating history --------------------------------------------------------------------------
 @dataclass(frozen=True)
-class RatingStep:
-    """A bot's live Elo after one rated match (the ladder's rating history, in order)."""
-
-    match_id: str
-    bot: str
-    rating: float
-    """The live Elo after the match."""
-    delta: float
-    """What the match changed."""
-
-
-@dataclass(frozen=True)
 class HistoryPoint:
     """A player's official rating after one step of the rating history."""
 
@@ -651,13 +639,6 @@ def load_void_attempts(config: LadderConfig, store: LadderStore | None = None
     """The matches the cluster gave up on (void attempts), in the order they were recorded."""
     with open_store(config, store) as db:
         return db.void_attempts(config.name)
-
-
-def load_rating_history(config: LadderConfig, store: LadderStore | None = None
-                        ) -> list[RatingStep]:
-    """Every live Elo update of the ladder, in the order the matches were applied."""
-    with open_store(config, store) as db:
-        return [RatingStep(*row) for row in db.elo_history(config.name)]
 
 
 @contextlib.contextmanager

@@ -13,10 +13,11 @@ from typer.testing import CliRunner
 from arena.cli.ladder_site import ReportData, replay_name, report_page, write_report
 from arena.cli.main import app
 from arena.ladder.config import load_ladder
+from arena.ladder.knockout import Bracket, Tie
 from arena.ladder.reports import (
     crosstable_of,
+    load_history,
     load_matches,
-    load_rating_history,
     load_standings,
     standings_of,
 )
@@ -25,7 +26,9 @@ from arena.ladder.store import VoidAttempt
 from arena.model import Termination
 from arena.render.html.charts import Interval, heat_colour, interval_chart, line_chart, ticks
 from tests.html.support import mini_ladder, page_data
+from tests.ladder import statuses
 from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve, stored
+from tests.ladder.versioned import versioned_ladder
 
 runner = CliRunner()
 
@@ -68,17 +71,24 @@ def load_standings_rows(index: str) -> list[tuple[str, ...]]:
     return re.findall(r'<tr><td class="num">(\d+)</td><td>([^<]+)</td>', table.group(1))
 
 
-def test_the_rating_history_follows_every_rated_match(ladder: Path) -> None:
+def test_the_rating_history_chart_is_the_refitted_history(ladder: Path, tmp_path: Path) -> None:
     config = load_ladder(ladder)
-    history = load_rating_history(config)
+    history = load_history(config)
     matches = load_matches(config)
-    assert len(history) == 2 * len(matches)  # both bots of every (rated) match
-    assert [h.match_id for h in history[::2]] == [m.match_id for m in matches]
-    last = {h.bot: h.rating for h in history}
-    live = {r.bot: r.live_elo for r in load_standings(config).rows}
-    assert last == live  # the history ends at the live Elo
-    first = {h.bot: h.rating - h.delta for h in reversed(history)}
-    assert set(first.values()) == {1500.0}  # every bot starts at 1500
+    assert max(p.step for p in history) == len(matches) // 2  # one step per encounter
+    last = {p.player: p.rating for p in history if p.step == len(matches) // 2}
+    assert last == {r.bot: r.rating for r in load_standings(config).rows}
+    out = tmp_path / "site"
+    assert runner.invoke(app, ["ladder", "report", str(ladder), "--out", str(out)]).exit_code == 0
+    index = (out / "index.html").read_text(encoding="utf-8")
+    chart = re.search(r'<div class="chart" id="history-chart">(.*?)</div>', index, re.S)
+    assert chart is not None
+    assert "official rating after each complete encounter" in chart.group(1)
+    lines = re.findall(r'points="([^"]+)"><title>([^<]+)</title>', chart.group(1))
+    assert sorted(name for _, name in lines) == ["ann", "ben", "cy"]
+    for points, name in lines:  # a point from the first step the bot appears in
+        assert len(points.split()) == sum(1 for p in history if p.player == name)
+    assert "Not the live Elo" in index and "arena ladder history" in index
 
 
 def test_a_match_without_a_log_is_listed_without_a_replay(ladder: Path, tmp_path: Path
@@ -122,7 +132,7 @@ def test_report_page_from_recorded_matches() -> None:
     assert '<a href="replays/m1.html">m1</a>' in html
     assert 'title="its log is missing">m2<' in html
     assert "&lt;b&gt;cy&lt;/b&gt;" in html and "<b>cy" not in html
-    assert "No rated match yet." in html  # no history given
+    assert "No complete encounter yet." in html  # no history given
     assert "<td>void</td>" in html
 
 
@@ -174,3 +184,77 @@ def test_charts() -> None:
     lines = line_chart({"a": [(1, 1500), (2, 1510)], "b": [(1, 1500), (2, 1490)]}, title="t",
                        x_label="match", y_label="elo")
     assert lines.count("<polyline") == 2
+
+
+# --- the schedule types' states -----------------------------------------------------------------
+def _page(schedule: object = None, **more: object) -> str:
+    matches = [stored("m1", ("alpha", "delta"), (30, 10), winner=0, encounter="e1", leg=0)]
+    return report_page(ReportData("t", "lost-cities", standings_of("t", matches),
+                                  crosstable_of(matches), matches, [],
+                                  schedule=schedule, **more))  # type: ignore[arg-type]
+
+
+def test_a_knockout_report_draws_its_bracket_as_svg() -> None:
+    html = _page(statuses.bracket())
+    chart = re.search(r'<div class="chart" id="bracket-chart">(<svg.*?</svg>)</div>', html,
+                      re.S)
+    assert chart is not None
+    svg = chart.group(1)
+    ties = re.findall(r'<g data-tie="(\d-\d)"><title>([^<]*)</title>', svg)
+    assert [t for t, _ in ties] == ["0-0", "0-1", "0-2", "0-3", "1-0", "1-1", "2-0"]
+    assert dict(ties)["0-1"] == "(4) delta vs (5) eps: 1-1 (+37)"
+    assert ">point margin +37 after a level" in svg  # the note (clipped: the table has it all)
+    delta = re.findall(r'<text[^>]*?( font-weight="bold")?>\(4\) delta</text>', svg)
+    assert delta == [' font-weight="bold"', ""]  # through in round 1 (bold), out in round 2
+    assert svg.count("<polyline") == 6  # each tie but the final joined to the next round
+    assert "champion" not in svg and ">final<" in svg and ">quarter-final<" in svg
+    rows = re.findall(r'<tr data-tie="(\d-\d)">(.*?)</tr>', html)
+    assert len(rows) == 7
+    assert "<td>waiting" not in html and "<td>point margin +37 after a level score</td>" in html
+    assert "knockout: 5 seeds, 1 encounter per tie · now: the semi-final" in html
+    done = _page(statuses.decided())
+    assert re.search(r'data-champion="">champion: \[red\]beta\[/\]</text>', done)
+
+
+def test_bracket_names_are_text_in_the_svg() -> None:
+    tie = Tie(0, 0, ("<i>x</i>", "y&z"), (1, 2), (), None, "", 1)
+    html = _page(Bracket(("<i>x</i>", "y&z"), 1, ((tie,),), None))
+    assert "<i>x" not in html and "(1) &lt;i&gt;x&lt;/i&gt;" in html
+    assert "(2) y&amp;z" in html and "0 of 1 encounters played" in html
+
+
+def test_a_swiss_report_shows_its_table_groups_and_round() -> None:
+    html = _page(statuses.swiss())
+    table = re.search(r'<table class="grid" id="swiss">(.*?)</table>', html, re.S)
+    assert table is not None
+    rows = re.findall(r'<tr><td class="num">(\d)</td><td>([^<]+)</td><td class="num" '
+                      r'data-score="[^"]+">([^<]+)</td><td class="num">([^<]+)</td>'
+                      r'<td class="num">([^<]+)</td><td class="num">(\d)</td><td>([^<]*)</td>',
+                      table.group(1))
+    assert rows[1] == ("2", "eps", "1", "0", "0", "1", "")
+    assert rows[2] == ("3", "[red]beta[/]", "0.5", "0.5", "0.25", "0", "gamma")
+    assert "Score groups before round 2: 1: alpha, eps · 0.5: [red]beta[/], gamma · 0: " \
+           "delta" in html
+    assert "Round 2: alpha vs eps (to play), [red]beta[/] vs gamma 1-0, bye: delta" in html
+    assert "swiss: round 2 of 3, 5 players" in html and "Buchholz" in html
+
+
+def test_an_adaptive_report_shows_its_decisions_and_players() -> None:
+    html = _page(statuses.adaptive("adaptive", 40))
+    assert "adaptive: 12 of at most 40 encounters · 1 of 2 adjacent pairs separated" in html
+    decisions = re.findall(r"<li>(.*?)</li>", html)
+    assert len(decisions) == 2 and "greedy@2 vs strong@1: intervals overlap 38%" in decisions[0]
+    assert 'data-player="strong@1"' in html
+    assert "\x1b" not in html and "refused: [2Jbot.toml says [link=x]y[/link]" in html
+
+
+def test_a_continuous_ladders_report_lists_its_versions(tmp_path: Path) -> None:
+    config = versioned_ladder(tmp_path)
+    index = write_report(config, tmp_path / "site", lambda log: "").index.read_text("utf-8")
+    versions = re.findall(r'<tr(?: class="dim")? data-version="([^"]+)">.*?<td>(current|retired)'
+                          r"</td></tr>", index)
+    assert versions == [("alpha@1", "retired"), ("alpha@2", "current"), ("beta@1", "current"),
+                        ("gamma@1", "current")]
+    rows = load_standings_rows(index)
+    assert sorted(bot for _, bot in rows) == ["alpha@2", "beta@1", "gamma@1"]
+    assert re.search(r"<td>alpha <span class=\"dim\">2 · [0-9a-f]{8}</span></td>", index)

@@ -106,6 +106,7 @@ svg text { font: 11px "DejaVu Sans", Arial, sans-serif; fill: var(--ink); }
 .report section { background: var(--panel); border: 1px solid var(--line); border-radius: 8px;
   padding: 10px 14px; margin: 12px 0; }
 .heat td.cell { text-align: center; min-width: 6em; }
+.chart { overflow-x: auto; }
 .decision { font-weight: bold; font-size: 15px; }
 .decision[data-outcome=H1] { color: var(--good); } .decision[data-outcome=H0] { color: var(--bad); }
 a { color: var(--accent); }

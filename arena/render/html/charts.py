@@ -224,3 +224,99 @@ def heat_colour(rate: float) -> str:
         t = (rate - 0.5) / 0.5
         red, green, blue = 255 - 145 * t, 255 - 50 * t, 255 - 140 * t
     return f"rgb({red:.0f},{green:.0f},{blue:.0f})"
+
+
+# --- a knockout's bracket --------------------------------------------------------------------
+@dataclass(frozen=True)
+class BracketSeat:
+    """One side of a tie in a bracket chart."""
+
+    label: str
+    """The player as shown (``(1) alpha``), ``bye`` or ``?`` (not known yet)."""
+    score: str
+    """Its score over the tie's encounters (``1.5``), "" before any."""
+    won: bool
+    """It went through."""
+
+
+@dataclass(frozen=True)
+class BracketBox:
+    """One tie of a bracket chart."""
+
+    round: int
+    """0 for the first round."""
+    slot: int
+    """Top to bottom within the round; slots ``2s`` and ``2s + 1`` feed slot ``s`` of the next
+    round."""
+    seats: tuple[BracketSeat, BracketSeat]
+    note: str
+    """One short line under the players: how it was decided, or what it waits for."""
+    detail: str
+    """The tooltip: every encounter's score."""
+
+
+BRACKET_COLUMN = 230
+"""A round's width in a bracket chart."""
+_LABEL_CHARS = 26
+"""The longest label drawn in a bracket box (a longer one ends in … and shows in full in the
+tooltip)."""
+
+
+_NOTE_CHARS = 34
+"""The longest note drawn under a bracket box's players."""
+
+
+def _clip(label: str, most: int = _LABEL_CHARS) -> str:
+    return label if len(label) <= most else label[:most - 1] + "…"
+
+
+def bracket_chart(rounds: Sequence[str], boxes: Sequence[BracketBox], *, title: str,
+                  champion: str | None = None) -> str:
+    """A single-elimination bracket: one column per round (``rounds`` are their names), each
+    tie a box with its two players and scores (the one who went through in bold), a line
+    under them (``note``) and a tooltip (``detail``); lines join each tie to the tie it feeds,
+    and the champion stands right of the final. Boxes carry ``data-tie="round-slot"``."""
+    gap, box_w, box_h, unit, top, left = 34, BRACKET_COLUMN - 34, 50, 62, 30, 10
+    first = max((b.slot for b in boxes if b.round == 0), default=0) + 1
+    width = left + BRACKET_COLUMN * len(rounds) + (190 if champion is not None else 10)
+    height = top + unit * max(first, 1) + 10
+
+    def x(round_: int) -> float:
+        return left + round_ * BRACKET_COLUMN
+
+    def middle(box: BracketBox) -> float:
+        return top + (box.slot + 0.5) * unit * float(2 ** box.round)
+
+    body = [f"<title>{text(title)}</title>"]
+    for index, name in enumerate(rounds):
+        body.append(_text(x(index) + box_w / 2, 16, name, "middle", ' font-weight="bold"'))
+    for box in boxes:
+        body.extend(_bracket_box(box, x(box.round), middle(box) - box_h / 2, box_w, box_h))
+        if box.round + 1 < len(rounds):
+            y, parent_y = middle(box), top + (box.slot // 2 + 0.5) * unit * 2.0 ** (box.round + 1)
+            elbow = x(box.round) + box_w + gap / 2
+            body.append(f'<polyline fill="none" stroke="#8a93a3" stroke-width="1" points="'
+                        f'{x(box.round) + box_w:.1f},{y:.1f} {elbow:.1f},{y:.1f} '
+                        f'{elbow:.1f},{parent_y:.1f} {x(box.round + 1):.1f},{parent_y:.1f}"/>')
+    if champion is not None and rounds:
+        y = top + unit * 2 ** (len(rounds) - 1) / 2
+        body.append(_line(x(len(rounds) - 1) + box_w, y, x(len(rounds)), y, "#8a93a3"))
+        body.append(_text(x(len(rounds)) + 4, y + 4, f"champion: {_clip(champion)}", "start",
+                          ' font-weight="bold" data-champion=""'))
+    return _svg(width, height, title, body)
+
+
+def _bracket_box(box: BracketBox, x0: float, y0: float, width: float, height: float
+                 ) -> list[str]:
+    body = [f'<g data-tie="{box.round}-{box.slot}"><title>{text(box.detail)}</title>',
+            f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{width:.1f}" height="{height:.1f}" '
+            'rx="4" fill="#ffffff" stroke="#b6bfcc"/>']
+    for row, seat in enumerate(box.seats):
+        y = y0 + 15 + 15 * row
+        weight = ' font-weight="bold"' if seat.won else ""
+        body.append(_text(x0 + 6, y, _clip(seat.label), "start", weight))
+        body.append(_text(x0 + width - 6, y, seat.score, "end", weight))
+    body.append(_text(x0 + 6, y0 + height - 5, _clip(box.note, _NOTE_CHARS), "start",
+                      ' style="fill:#5b6575"'))
+    body.append("</g>")
+    return body
