@@ -342,8 +342,13 @@ class EncounterSource:
         self.changed()
 
     # -- helpers
+    def room(self) -> bool:
+        """Whether the run's bound (``max_matches``) lets another encounter start (the legs
+        handed out and queued are fewer)."""
+        return self.max_matches is None or self.handed + len(self.queue) < self.max_matches
+
     def take(self) -> ScheduledMatch | None:
-        if not self.queue and (self.max_matches is None or self.handed < self.max_matches):
+        if not self.queue and self.room():
             self.pick()
         if not self.queue:
             return None
@@ -441,7 +446,7 @@ class KnockoutSource(EncounterSource):
             a, b = tie.players
             if encounter_id in self.outstanding or encounter_id in self.abandoned:
                 continue
-            if a is not None and b is not None:
+            if a is not None and b is not None and self.room():
                 self.start(encounter_id, tie.round, (a, b))
 
     def stopped(self) -> str:
@@ -472,7 +477,8 @@ class SwissSource(EncounterSource):
         state = self.state()
         for a, b in state.to_play():
             encounter_id = swiss.encounter_id(self.prefix, state.current, a, b)
-            if encounter_id not in self.outstanding and encounter_id not in self.abandoned:
+            if encounter_id not in self.outstanding and encounter_id not in self.abandoned \
+                    and self.room():
                 self.start(encounter_id, state.current, (a, b))
 
     def stopped(self) -> str:
