@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import inspect
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -33,6 +34,7 @@ from arena.cli.ladder_view import (
     render_versions,
     render_void_attempts,
 )
+from arena.cli.schedule_view import render_schedule
 from arena.cli.watch_cmds import html_replay
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, load_ladder
@@ -48,8 +50,11 @@ from arena.ladder.reports import (
     match_json,
     open_store,
     rates_versions,
+    schedule_json,
 )
 from arena.ladder.runner import run_ladder_blocking
+from arena.ladder.sources import schedule_status
+from arena.ladder.status import AdaptiveStatus, ScheduleStatus
 from arena.referee.log import read_events
 from arena.render.text import plain
 
@@ -85,8 +90,9 @@ def run_ladder(
         "--matches", min=1,
         help="Stop after about N matches in this run (rounded up to whole encounters).")] = None,
     cycles: Annotated[int | None, typer.Option(
-        min=1, help="Number of cycles of the schedule (overrides the file; raise it to extend "
-                    "a finished ladder).")] = None,
+        min=1, help="Number of cycles of a round robin or a gauntlet (overrides the file; "
+                    "raise it to extend a finished ladder). The other schedule types have no "
+                    "cycles.")] = None,
     concurrency: Annotated[int | None, typer.Option(
         min=1, help="Matches played at once (the embedded cluster's worker processes; with a "
                     "[cluster] at least its workers' match slots). Default: the file's, else "
@@ -97,16 +103,30 @@ def run_ladder(
              "process (development only: a warning says what it does not separate). Default: "
              "the file's, else auto.")] = None,
 ) -> None:
-    """Play a ladder's scheduled matches with a live view, then print the standings.
+    """Play a ladder's matches with a live view, then print the standings.
 
-    The live view shows the progress with an ETA, the matches in flight and the standings so far
-    with the live (incremental) Elo. At the end: what the run did, then the official standings
-    and what the duplicate deals bought (as `arena ladder standings` prints them).
+    The live view shows the progress with an ETA, the matches in flight, where the schedule
+    stands and the standings so far with the live (incremental) Elo. At the end: what the run
+    did, then the official standings and what the duplicate deals bought (as `arena ladder
+    standings` prints them).
+
+    The schedule type ([schedule] type in the ladder file) decides which encounters are played.
+    round-robin and gauntlet: a fixed schedule of N cycles. adaptive: each encounter is chosen
+    to learn the most about the order of the standings (the live view shows the last pairing
+    reasons, each bot's matches in the last hour and how many adjacent pairs are separated); it
+    stops once every adjacent pair is separated at the configured confidence or its budget of
+    encounters is spent, and says which. continuous: runs until you stop it (Ctrl-C), picking up
+    new versions of its entrants (and new entrants) while it runs; a new version first plays
+    its placement encounters, the one it replaces stops playing, and each version is rated as a
+    player of its own. knockout: single elimination (the live view draws the bracket; at the end
+    the champion). swiss: N rounds of score-group pairings without rematches (at the end, the
+    final table with Buchholz and Sonneborn-Berger).
 
     Each result is stored the moment it lands: in SQLite under the ladder's state directory, or
     in the database the ladder file names (`database = ...`, e.g. PostgreSQL). So a run can be
     stopped (Ctrl-C) or even killed and started again: finished matches are kept, nothing is
-    counted twice, and matches that were in flight are replayed with the same deals.
+    counted twice, matches that were in flight are replayed with the same deals, and a
+    knockout, a Swiss or an adaptive ladder carries on with the pairings it would have made.
 
     With duplicate deals (the ladder file's default) every encounter is two matches: the same
     deal twice with the seats swapped.
@@ -120,7 +140,8 @@ def run_ladder(
         raise typer.BadParameter(f"must be one of {', '.join(SANDBOXES)}", param_hint="--sandbox")
     config = load_ladder(ladder)
     chosen = announce_sandbox(sandbox or config.sandbox)
-    view = LiveView(config, load_matches(config, missing_ok=True))
+    view = LiveView(config, load_matches(config, missing_ok=True),
+                    reload=lambda: load_matches(config, missing_ok=True))
     with Live(view, console=console, refresh_per_second=4, transient=False):
         summary = run_ladder_blocking(
             config, max_matches=max_matches, cycles=cycles, concurrency=concurrency,
@@ -128,8 +149,13 @@ def run_ladder(
         )
     if not console.is_terminal:
         console.line()
-    console.print(render_summary(summary))
-    console.print(render_report(load_standings(config)))
+    with open_store(config) as db:
+        status = schedule_status(config, db)
+        standings_now = load_standings(config, db)
+    console.print(render_summary(summary, status))
+    if status is not None and not isinstance(status, AdaptiveStatus):
+        console.print(render_schedule(status))  # the bracket and its champion, the Swiss table
+    console.print(render_report(standings_now))
 
 
 @handle_errors
@@ -157,11 +183,18 @@ def standings(
     version (the one that started playing last), with that version's own interval, and
     --versions lists them all (the retired ones too), for any ladder.
 
+    A knockout's standings open with its bracket (each tie's players and seeds, every
+    encounter's score, the winner and how the tie was decided) and a Swiss's with its table
+    (score, Buchholz, Sonneborn-Berger, byes, opponents), the score groups and the round being
+    played; an adaptive or continuous ladder's end with its latest pairing decisions and each
+    player's state. The JSON gives them as "schedule".
+
     Below the table: how many matches the cluster gave up on (they killed the workers that
     played them: void, never rated, played again; `arena ladder matches` lists them), then what
     the duplicate deals bought, measured on the ladder's own results (the variance of paired vs
-    unpaired results, for the score and for the point margin), and the pentanomial counts of
-    each pair.
+    unpaired results, for the score and for the point margin; below 20 encounters, or when a
+    variance is 0, it says there is not enough to estimate it, and why), and the pentanomial
+    counts of each pair.
     """
     config = load_ladder(ladder)
     if versions:
@@ -171,11 +204,23 @@ def standings(
         else:
             console.print(render_versions(rows))
         return
-    result = load_standings(config)
+    with open_store(config) as db:
+        result = load_standings(config, db)
+        status = schedule_status(config, db)
     if output is OutputFormat.json:
-        print_json(result.to_json())
+        data = result.to_json()
+        print_json(data if status is None else {**data, "schedule": schedule_json(status)})
         return
-    console.print(render_report(result))
+    console.print(*_with_schedule(render_report(result), status))
+
+
+def _with_schedule(report: Any, status: ScheduleStatus | None) -> list[Any]:
+    """The standings and the schedule type's state: a bracket or a Swiss first (the result of
+    the tournament), an adaptive or continuous ladder's pairing after the standings."""
+    if status is None:
+        return [report]
+    shown = render_schedule(status, wall=time.time())
+    return [report, shown] if isinstance(status, AdaptiveStatus) else [shown, report]
 
 
 @handle_errors

@@ -245,15 +245,22 @@ def sprt_estimate_line(status: SprtStatus) -> str:
 
 
 # --- reports ---------------------------------------------------------------------------------
-def render_summary(summary: RunSummary) -> Text:
-    """One line on what the run did (and one on the matches the cluster gave up on)."""
+def render_summary(summary: RunSummary, status: ScheduleStatus | None = None) -> Text:
+    """One line on what the run did (and one on the matches the cluster gave up on, one on why
+    the schedule is over). A continuous ladder (``status``) has nothing "still to play": it runs
+    until stopped."""
     state = "stopped early" if summary.interrupted else "done"
     line = (f"{state}: {summary.played} matches played in {format_clock(summary.duration_s)} "
-            f"({summary.void} void), {summary.skipped} already recorded, "
-            f"{summary.remaining} still to play")
+            f"({summary.void} void), {summary.skipped} already recorded")
+    if _runs_until_stopped(status):
+        line += "; a continuous ladder runs until stopped: run it again to carry on"
+    else:
+        line += f", {summary.remaining} still to play"
     if summary.given_up:
         line += f"\n{given_up_text(summary.given_up)}"
-    return Text(line)
+    if summary.stopped:
+        line += f"\nfinished: {summary.stopped}"
+    return plain(line)
 
 
 def render_report(s: Standings) -> RenderableType:

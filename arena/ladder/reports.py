@@ -29,12 +29,13 @@ import csv
 import io
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
 from arena.ladder.encounters import fold
+from arena.ladder.knockout import Bracket
 from arena.ladder.rating import (
     Fit,
     GameRecord,
@@ -46,7 +47,8 @@ from arena.ladder.rating import (
     fit_pairs,
     pairing_stats,
 )
-from arena.ladder.schedule import CONTINUOUS
+from arena.ladder.schedule import CONTINUOUS, KNOCKOUT, SWISS
+from arena.ladder.status import AdaptiveStatus, ScheduleStatus
 from arena.ladder.store import LadderStore, StoredMatch, VoidAttempt
 from arena.ladder.versions import Version, legs_of
 from arena.model import plain_text
@@ -448,6 +450,17 @@ def seat_version(m: StoredMatch, seat: int) -> str:
     the code identity (``2 · 3f2a9c1b``); "" when neither was recorded."""
     short = Version(m.bots[seat], m.versions[seat], m.identities[seat]).short_identity
     return " · ".join(part for part in (m.versions[seat], short) if part)
+
+
+# --- the schedule types' states -------------------------------------------------------------
+def schedule_json(status: ScheduleStatus) -> dict[str, Any]:
+    """A schedule type's state as JSON data: its ``type`` ("knockout", "swiss", "adaptive",
+    "continuous") and every field of the status (``arena.ladder.status``)."""
+    if isinstance(status, AdaptiveStatus):
+        return {"type": status.kind, **asdict(status)}
+    if isinstance(status, Bracket):
+        return {"type": KNOCKOUT, **asdict(status)}
+    return {"type": SWISS, **asdict(status), "finished": status.finished}
 
 
 # --- matches the cluster gave up on ----------------------------------------------------------

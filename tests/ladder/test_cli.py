@@ -124,7 +124,7 @@ def test_each_help_text_is_the_commands_docstring() -> None:
     assert isinstance(ladder, TyperGroup)
     commands = {"run-ladder": (root.commands["run-ladder"], ladder_cmds.run_ladder)} | {
         name: (ladder.commands[name], getattr(ladder_cmds, name))
-        for name in ("standings", "crosstable", "matches")
+        for name in ("standings", "crosstable", "matches", "history")
     }
     for name, (command, func) in commands.items():
         doc = inspect.getdoc(func) or ""
