@@ -407,12 +407,14 @@ class ContinuousSource(AdaptiveSource):
     # -- running
     async def next_match(self) -> ScheduledMatch | None:
         """The next leg; while there is none, look at the entrants again when it is time,
-        and wait (a continuous ladder never runs out)."""
+        and wait (a continuous ladder never runs out: only the run's bound ends it)."""
         while True:
             await self.refresh_if_due()
             match = self.take()
             if match is not None:
                 return match
+            if not self.room():
+                return None  # the run's bound (--matches) is reached
             await self.wait(None if self._refreshing
                             else max(0.05, self._next_look - time.monotonic()))
 
