@@ -258,3 +258,22 @@ def test_a_continuous_ladders_report_lists_its_versions(tmp_path: Path) -> None:
     rows = load_standings_rows(index)
     assert sorted(bot for _, bot in rows) == ["alpha@2", "beta@1", "gamma@1"]
     assert re.search(r"<td>alpha <span class=\"dim\">2 · [0-9a-f]{8}</span></td>", index)
+
+
+def test_the_site_of_a_knockout_and_of_a_swiss_run_by_the_ladder(tmp_path: Path) -> None:
+    """The report reads the schedule's state from the store, as `arena ladder standings`."""
+    field = '["alpha", "beta", "gamma", "delta", "eps"]'
+    for kind, keys, section in (("knockout", "encounters = 1", "bracket-chart"),
+                                ("swiss", "rounds = 2", "swiss")):
+        path = tmp_path / f"{kind}.toml"
+        path.write_text(f'name = "{kind}"\ngame = "lost-cities"\nentrants = {field}\n'
+                        f'[schedule]\ntype = "{kind}"\n{keys}\n')
+        config = load_ladder(path)
+        summary = asyncio.run(run_ladder(config, play=FakePlayer(), resolve=fake_resolve))
+        index = write_report(config, tmp_path / kind, lambda log: "").index.read_text("utf-8")
+        assert f'id="{section}"' in index, kind
+        if kind == "knockout":
+            champion = summary.stopped.removesuffix(" won the knockout")
+            assert f'data-champion="">champion: {champion}</text>' in index
+        else:
+            assert "swiss: finished after 2 rounds, 5 players" in index
