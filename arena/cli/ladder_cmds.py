@@ -306,12 +306,15 @@ def report(
 ) -> None:
     """Write the ladder's report as a static site: OUT/index.html and one replay per match.
 
-    The index shows the standings with their 95% intervals drawn as a chart, what the duplicate
-    deals bought (the paired variance figures), the cross-table as a heat map, the rating
-    history over the run and the match list (then the matches the cluster gave up on: when and
-    why); for an SPRT test (`arena sprt`) it opens with the
-    test: its bounds, decision, pentanomial counts, Elo, LOS and the LLR path over the pairs.
-    Each match links to its replay
+    The index shows the standings with their 95% intervals drawn as a chart; a knockout's
+    bracket (an SVG), a Swiss's table, score groups and round, or an adaptive or continuous
+    ladder's latest pairing decisions and players; a continuous ladder's versions; what the
+    duplicate deals bought (the paired variance figures, or why there is not enough to
+    estimate them); the cross-table as a heat map; the rating history (each player's official
+    rating after each complete encounter, as `arena ladder history` exports it) and the match
+    list with each seat's version (then the matches the cluster gave up on: when and why); for
+    an SPRT test (`arena sprt`) it opens with the test: its bounds, decision, pentanomial
+    counts, Elo, LOS and the LLR path over the pairs. Each match links to its replay
     (OUT/replays/MATCH.html, the page `arena watch LOG --html` writes). Every page is one
     self-contained file: it opens offline, from a disk or any static web server.
 

@@ -271,13 +271,15 @@ def render_report(s: Standings) -> RenderableType:
 
 
 def render_standings(s: Standings, *, live: bool = False) -> Table:
-    """The standings table (with the live Elo column in the live view)."""
+    """The standings table (with the live Elo column in the live view, unless the ladder rates
+    versions: the live Elo is kept by name)."""
+    live_elo = live and not s.by_version
     table = Table(title=plain(f"Ladder {s.ladder}: {s.rated} rated matches"
                               + (f", {s.void} void" if s.void else "")
                               + (_versions_note(s) if s.by_version else "")),
                   title_justify="left")
     columns = ["#", "bot", "rating", "95% CI", "matches", "W/D/L", "score", "pts/match"]
-    if live:
+    if live_elo:
         columns.append("live Elo")
     for col in columns:
         table.add_column(col, justify="left" if col == "bot" else "right")
@@ -288,17 +290,20 @@ def render_standings(s: Standings, *, live: bool = False) -> Table:
             str(r.matches), f"{r.wins}/{r.draws}/{r.losses}", f"{100 * r.score_rate:.1f}%",
             f"{r.points_per_match:.1f}",
         ]
-        if live:
+        if live_elo:
             cells.append("" if r.live_elo is None else f"{r.live_elo:.0f}")
         table.add_row(*cells)
     table.caption = ("rating: Bradley-Terry fit, precision-weighted mean 1500; 95% CI: the "
                      "larger of the Fisher and encounter-clustered estimates")
     if live:
-        table.caption = "rating: Bradley-Terry fit so far; live Elo: incremental"
+        table.caption = "rating: Bradley-Terry fit so far" + (
+            "; live Elo: incremental" if live_elo else "")
     return table
 
 
 def _versions_note(s: Standings) -> str:
+    if not s.retired:
+        return "; each bot at its current version"
     retired = "1 retired version" if s.retired == 1 else f"{s.retired} retired versions"
     return f"; each bot at its current version, {retired} (--versions lists them)"
 

@@ -154,5 +154,7 @@ def test_the_live_view_of_a_continuous_ladder_rates_versions(tmp_path: Path) -> 
     assert reads and view.table is not None
     assert "alpha@3" in {r.bot for r in view.table.rows}
     assert "alpha@2" not in {r.bot for r in view.table.rows}
+    shown = text_of(view, width=WIDTH)
+    assert "alpha@3" in shown and "live Elo" not in shown  # the live Elo is kept by name
     other = parse_ladder('name = "x"\ngame = "lost-cities"\nentrants = ["a", "b"]\n')
     assert LiveView(other, [], reload=reload).reload is None  # names: the events suffice
