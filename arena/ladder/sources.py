@@ -398,20 +398,21 @@ class EncounterSource:
 
     def start(self, encounter_id: str, cycle: int, pair: tuple[str, str]) -> bool:
         """Queue an encounter of ``pair`` (``pair[0]`` in seat 0 of leg 0): both legs with a
-        fresh deal, or only the missing leg of a cut one (its recorded seed, seats swapped).
-        False when a player is not in the lineup (the encounter is left alone)."""
-        seats = (self.index_of(pair[0]), self.index_of(pair[1]))
+        fresh deal, or only the missing leg of a cut one (its recorded seed, the recorded
+        leg's seats swapped). False when a player is not in the lineup (the encounter is left
+        alone)."""
         cut = self.partial(encounter_id)
+        if cut is not None:  # the recorded leg's seats, swapped
+            pair = (self.player_key(cut, 1), self.player_key(cut, 0))
+        seats = (self.index_of(pair[0]), self.index_of(pair[1]))
         if seats[0] is None or seats[1] is None:
             self.abandon(encounter_id)
             return False
         a, b = seats[0], seats[1]
         if cut is not None:
-            if self.player_key(cut, 0) == pair[1]:
-                a, b = b, a  # the recorded leg had pair[1] in seat 0: seats swap back
             missing = 1 - cut.leg
             legs = [ScheduledMatch(f"{encounter_id}-l{missing}", encounter_id, cut.cycle,
-                                   missing, cut.seed, (b, a) if missing else (a, b))]
+                                   missing, cut.seed, (a, b))]
         else:
             seed = encounter_seed(self.config.name, self.config.seed, cycle, encounter_id,
                                   self.secret)
@@ -559,9 +560,8 @@ class AdaptiveSource(EncounterSource):
         for encounter_id, legs in self.recorded.items():
             if self.number_of(encounter_id) >= 0 and self.partial(encounter_id) is not None:
                 first = legs[0]
-                pair = (self.player_key(first, 0), self.player_key(first, 1))
                 self.start(encounter_id, first.cycle,
-                           pair if first.leg == 0 else (pair[1], pair[0]))
+                           (self.player_key(first, 0), self.player_key(first, 1)))
 
     def separation(self) -> pairing.Separation:
         """How surely the current players are ordered by the complete encounters."""

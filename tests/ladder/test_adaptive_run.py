@@ -131,6 +131,31 @@ def test_an_encounter_cut_between_its_legs_is_completed_first(tmp_path: Path) ->
     assert len(load_matches(cfg)) == 24
 
 
+def test_an_encounter_whose_second_leg_landed_first_is_completed_with_its_first(
+        tmp_path: Path) -> None:
+    cfg = ladder(tmp_path, concurrency=2)
+    stop = asyncio.Event()
+
+    class FirstLegSlow(FakePlayer):
+        async def __call__(self, spec: MatchSpec, **kwargs: Any) -> Any:
+            self.delay = 1.0 if spec.match_id.endswith("-l0") else 0.0
+            return await super().__call__(spec, **kwargs)
+
+    def on_event(event: LadderEvent) -> None:
+        if event.kind is LadderEventKind.MATCH_FINISHED:
+            stop.set()  # leg 1 is recorded, leg 0 still in flight: dropped
+
+    first = run(cfg, FirstLegSlow(), stop=stop, on_event=on_event)
+    assert first.interrupted and first.played == 1
+    [leg1] = load_matches(cfg)
+    assert leg1.leg == 1
+    player = FakePlayer()
+    run(cfg, player)
+    resumed = player.calls[0]
+    assert resumed.match_id == leg1.match_id.replace("-l1", "-l0") and resumed.seed == leg1.seed
+    assert (resumed.bots[0].name, resumed.bots[1].name) == leg1.bots[::-1]
+
+
 def test_the_players_are_frozen_at_the_first_run(tmp_path: Path) -> None:
     cfg = ladder(tmp_path)
     run(cfg, max_matches=2)

@@ -109,11 +109,11 @@ def test_kill_9_mid_knockout_then_resume(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_kill_9_mid_swiss_then_resume(tmp_path: Path) -> None:
     whole, cut = crash_and_resume(tmp_path, field(tmp_path, 5),
-                                  'type = "swiss"\nrounds = 3', 5)
+                                  'type = "swiss"\nrounds = 2', 5)
     states = [status(whole), status(cut)]
     for state in states:
         assert isinstance(state, SwissState) and state.finished
-        assert sorted(r.byes for r in state.table) == [0, 0, 1, 1, 1]  # odd field: 3 byes
+        assert sorted(r.byes for r in state.table) == [0, 0, 0, 1, 1]  # odd field: a bye a round
         assert all(len(set(r.opponents)) == len(r.opponents) for r in state.table)
     assert [(r.pairings, r.bye, r.results) for r in states[0].rounds] == \
         [(r.pairings, r.bye, r.results) for r in states[1].rounds]
