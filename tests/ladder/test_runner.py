@@ -217,3 +217,19 @@ def test_the_deal_secret_is_made_once_and_kept(tmp_path: Path) -> None:
     assert [e.seed for e in ladder_schedule(cfg)] == [e.seed for e in first]
     secret_file.write_text("another secret")
     assert [e.seed for e in ladder_schedule(cfg)] != [e.seed for e in first]
+
+
+def test_a_fixed_schedule_shows_no_schedule_status_and_keeps_its_files(tmp_path: Path) -> None:
+    """A round robin as before issue 20: no schedule status, no state files of the new types,
+    nothing that stopped by itself."""
+    from arena.ladder.sources import schedule_status, tournament_players
+
+    cfg = config(tmp_path, cycles=1)
+    events: list[LadderEvent] = []
+    summary = run(cfg, FakePlayer(), on_event=events.append)
+    assert summary.stopped == "" and all(e.progress.schedule is None for e in events)
+    assert tournament_players(cfg) is None
+    with LadderStore(cfg.database_url) as db:
+        assert schedule_status(cfg, db) is None
+    files = {p.name for p in cfg.state_dir.iterdir()}
+    assert files & {"players.json", "pairings.jsonl", "versions.jsonl", "versions"} == set()

@@ -228,3 +228,12 @@ def test_directory_hash_tracks_content(tmp_path: Path) -> None:
     assert directory_hash(tmp_path) == first
     (tmp_path / "bot.py").write_text("print(2)\n")
     assert directory_hash(tmp_path) != first
+
+
+def test_a_reader_that_holds_some_matches_reads_only_the_new_ones(store: LadderStore) -> None:
+    for n in range(5):
+        store.record_match("lad", fake_result(spec(f"m-{n}", n)), (A, B))
+        store.record_match("other", fake_result(spec(f"o-{n}", n)), (A, B))
+    every = store.matches("lad")
+    assert [m.match_id for m in store.matches("lad", skip=3)] == ["m-3", "m-4"]
+    assert store.matches("lad", skip=3) == every[3:] and store.matches("lad", skip=5) == []
