@@ -375,6 +375,9 @@ class ContinuousSource(AdaptiveSource):
     def player_key(self, match: StoredMatch, seat: int) -> str:
         return self._keys.key(seat_version(match, seat))
 
+    def key_of(self, index: int) -> str:
+        return self._keys.key(version_of(self.book.bots[index]))
+
     def keyed_legs(self, matches: Sequence[StoredMatch]) -> list[Leg]:
         return keyed(matches, self._keys)
 
@@ -386,8 +389,8 @@ class ContinuousSource(AdaptiveSource):
                 self._keys.add(seat_version(match, seat))
 
     def placement(self) -> dict[str, int]:
-        return placement_left(self.current(), self.keyed_legs(self.matches),
-                              self.pairs.values(), self.config.schedule.placement)
+        return placement_left(self.current(), self.all_legs(), self.in_flight(),
+                              self.config.schedule.placement)
 
     def entries(self) -> list[PlayerEntry]:
         return entries(self.book, self._keys, self.placement(), self.config.schedule.placement)
@@ -497,8 +500,7 @@ class ContinuousSource(AdaptiveSource):
             self._lineup = replace(self._lineup, bots=tuple(self.book.bots))
             for bot in self._lineup.bots:
                 self._keys.add(version_of(bot))
-        self._legs = None
-        self._separation = None
+        self.forget_legs()
 
     def forget_lost(self) -> None:
         """A current version whose snapshot is gone is no one's current version (the next

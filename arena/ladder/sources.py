@@ -113,7 +113,7 @@ def read_lines(path: Path, last: int | None = None) -> list[dict[str, Any]]:
         with path.open("rb") as handle:
             if last is not None:
                 size = handle.seek(0, os.SEEK_END)
-                handle.seek(max(0, size - 512 * (last + 1)))
+                handle.seek(max(0, size - 2048 * (last + 1)))
             raw = handle.read()
     except FileNotFoundError:
         return []
@@ -256,8 +256,8 @@ class EncounterSource:
         self.queue: collections.deque[ScheduledMatch] = collections.deque()
         self.outstanding: dict[str, set[str]] = {}
         """Encounters handed out (or queued) with legs not recorded yet: their match ids."""
-        self.pairs: dict[str, tuple[str, str]] = {}
-        """The players of each outstanding encounter."""
+        self.pairs: dict[str, tuple[int, int]] = {}
+        """The players (lineup indexes) of each outstanding encounter."""
         self.out = 0
         self.handed = 0
         self.given_up: collections.Counter[str] = collections.Counter()
@@ -265,6 +265,7 @@ class EncounterSource:
         self._changed = asyncio.Event()
         self._status: ScheduleStatus | None = None
         self._legs: list[Leg] | None = None
+        self._all_legs: list[Leg] | None = None
         self.read_store()
 
     # -- what a subclass says
@@ -287,6 +288,14 @@ class EncounterSource:
     def index_of(self, key: str) -> int | None:
         """The lineup index of a player (None: not in the lineup)."""
         return next((i for i, bot in enumerate(self._lineup.bots) if bot.name == key), None)
+
+    def key_of(self, index: int) -> str:
+        """The player a lineup index is (its bot's name here)."""
+        return self._lineup.bots[index].name
+
+    def in_flight(self) -> tuple[tuple[str, str], ...]:
+        """The players of the encounters handed out (or queued) and not recorded yet."""
+        return tuple((self.key_of(a), self.key_of(b)) for a, b in self.pairs.values())
 
     def keyed_legs(self, matches: Sequence[StoredMatch]) -> list[Leg]:
         """The recorded matches as legs of encounters, named by ``player_key``."""
@@ -375,13 +384,22 @@ class EncounterSource:
         for match in new:
             self.recorded.setdefault(match.encounter_id or match.match_id, []).append(match)
         if new:
-            self._legs = None
+            self.forget_legs()
+
+    def forget_legs(self) -> None:
+        """The legs are read again (new matches, or players' keys changed)."""
+        self._legs = self._all_legs = None
+
+    def all_legs(self) -> list[Leg]:
+        """Every recorded leg, named by ``player_key``."""
+        if self._all_legs is None:
+            self._all_legs = self.keyed_legs(self.matches)
+        return self._all_legs
 
     def legs(self) -> list[Leg]:
         """The legs of the complete encounters (what the pure functions see)."""
         if self._legs is None:
-            self._legs = complete_legs(self.matches, self.keyed_legs(self.matches),
-                                       self.per_encounter)
+            self._legs = complete_legs(self.matches, self.all_legs(), self.per_encounter)
         return self._legs
 
     def abandon(self, encounter_id: str) -> None:
@@ -421,7 +439,7 @@ class EncounterSource:
                                    order) for leg, order in enumerate(orders)]
         self.queue.extend(legs)
         self.outstanding[encounter_id] = {m.match_id for m in legs}
-        self.pairs[encounter_id] = pair
+        self.pairs[encounter_id] = (a, b)
         return True
 
 
@@ -570,8 +588,8 @@ class AdaptiveSource(EncounterSource):
                                                   self.config.rating.prior)
         return self._separation
 
-    def read_store(self) -> None:
-        super().read_store()
+    def forget_legs(self) -> None:
+        super().forget_legs()
         self._separation = None
 
     def stopped(self) -> str:
@@ -587,7 +605,7 @@ class AdaptiveSource(EncounterSource):
         """Choose the next encounter, queue it and log the decision."""
         choice = pairing.choose(pairing.PairingInput(
             players=self.current(), legs=tuple(self.legs()),
-            in_flight=tuple(self.pairs.values()), placement=self.placement(),
+            in_flight=self.in_flight(), placement=self.placement(),
             placement_total=self.config.schedule.placement,
             fairness_k=self.config.schedule.fairness, prior=self.config.rating.prior))
         if choice is None:
@@ -611,7 +629,7 @@ class AdaptiveSource(EncounterSource):
     def compute_status(self) -> AdaptiveStatus:
         return adaptive_status(
             self.kind, self.entries(), self.separation() if len(self.current()) > 1 else None,
-            self.keyed_legs(self.matches), encounters=self.encounters(),
+            self.all_legs(), encounters=self.encounters(),
             budget=self.config.schedule.encounters if self.kind == ADAPTIVE else None,
             decisions=(*self.notices(), *self.decisions)[:MAX_DECISIONS],
             confidence=self.config.schedule.confidence,
