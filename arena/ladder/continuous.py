@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -309,7 +310,12 @@ def scan(config: LadderConfig, resolve: ResolveBot, sandbox: Sandbox | None,
     entrant list and catalogue switch last taken (kept when the file no longer parses). Does
     I/O: run it in a thread."""
     entrants, catalogue, notice = entrant_list(config, last)
-    refs = (*entrants, *catalogue_names(config.game, entrants)) if catalogue else entrants
+    refs = entrants
+    if catalogue:
+        try:
+            refs = (*entrants, *catalogue_names(config.game, entrants))
+        except (ArenaError, OSError, sqlite3.Error) as exc:
+            notice = f"the catalogue of submitted bots could not be read: {exc}"
     found = tuple(look(config, ref, resolve, sandbox, known, refused) for ref in refs)
     return Scan(tuple(refs), found, notice, (entrants, catalogue))
 

@@ -544,7 +544,7 @@ class AdaptiveSource(EncounterSource):
         self.players = tuple(players)
         self.clock = clock
         self.decisions: collections.deque[Decision] = collections.deque(
-            reversed(read_decisions(config)), maxlen=MAX_DECISIONS)
+            read_decisions(config), maxlen=MAX_DECISIONS)
         self._separation: pairing.Separation | None = None
         super().__init__(config, store, lineup, secret, max_matches)
         self.number = 1 + max((self.number_of(e) for e in self.recorded), default=-1)

@@ -107,8 +107,16 @@ def test_a_resumed_run_pairs_as_an_uninterrupted_one(tmp_path: Path) -> None:
     first = run(cut, max_matches=6)
     assert first.played == 6 and first.stopped == ""
     run(cut, max_matches=8)
-    run(cut)
+    events: list[LadderEvent] = []
+    run(cut, on_event=events.append)
     assert played(cut) == played(whole)
+    # the live status of a resumed run lists the decisions of every run, newest first
+    live = events[-1].progress.schedule
+    with LadderStore(whole.database_url) as db:
+        rest = schedule_status(whole, db)
+    assert isinstance(live, AdaptiveStatus) and isinstance(rest, AdaptiveStatus)
+    assert [(d.encounter_id, d.reason) for d in live.decisions] == \
+        [(d.encounter_id, d.reason) for d in rest.decisions]
 
 
 def test_an_encounter_cut_between_its_legs_is_completed_first(tmp_path: Path) -> None:
