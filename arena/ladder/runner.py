@@ -419,9 +419,11 @@ async def run_ladder(
     store: LadderStore | None = None,
 ) -> RunSummary:
     """Play the ladder's unrecorded matches (see the module doc); returns when the schedule
-    (or the ``max_matches`` bound) is done or ``stop`` is set. Raises ``ConfigError`` for bad
-    entrants or an SPRT test's ladder file, ``StoreError`` for database trouble, and whatever
-    the player raises for infrastructure failures (bot faults are results, not exceptions)."""
+    (or the ``max_matches`` bound) is done or ``stop`` is set (a continuous ladder: only then).
+    Raises ``ConfigError`` for bad entrants, an SPRT test's ladder file, ``cycles`` for a
+    schedule that has none, or a tournament whose entrants are not the bots it began with,
+    ``StoreError`` for database trouble, and whatever the player raises for infrastructure
+    failures (bot faults are results, not exceptions)."""
     if config.sprt is not None:
         raise ConfigError(f"ladder {config.name!r} is an SPRT test (it has an [sprt] section): "
                           "run it with `arena sprt --ladder FILE`")
