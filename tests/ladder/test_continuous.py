@@ -185,12 +185,6 @@ def test_an_entrant_that_does_not_resolve_is_refused_and_two_players_are_waited_
     cfg = ladder(tmp_path, entrants='"alpha", "ghost"')
     bots = Bots(alpha="1")
     player = FakePlayer()
-    looks: list[AdaptiveStatus] = []
-
-    def until(event: LadderEvent, finished: int) -> bool:
-        looks.append(status(event))
-        return len(looks) >= 3
-
     stop = asyncio.Event()
 
     async def main() -> RunSummary:
