@@ -41,7 +41,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -732,7 +732,3 @@ def open_source(config: LadderConfig, store: LadderStore, lineup: Lineup, secret
         return AdaptiveSource(config, store, lineup, secret, players, max_matches)
     raise ConfigError(f"ladder {config.name!r} is a {kind}: it has no schedule source")
 
-
-def replace_lineup(lineup: Lineup, bots: Sequence[Any]) -> Lineup:
-    """``lineup`` with ``bots`` appended."""
-    return replace(lineup, bots=(*lineup.bots, *bots))
