@@ -66,6 +66,7 @@ weight is its chance of being wrong over the chance the confidence allows)."""
 MIN_PRIOR = 1e-6
 """The prior the pairing fit uses when the ladder's is 0, so a player without games has a
 (very wide) rating instead of none."""
+WEIGHT_POWER = 1.0
 LEGS_PER_ENCOUNTER = 2
 """Games an encounter adds to the model (a duplicate pair)."""
 _NORMAL = NormalDist()
@@ -244,8 +245,11 @@ class _View:
     """Per adjacent pair of ``order``: the probability their order is right."""
 
     @classmethod
-    def of(cls, players: Sequence[str], digest: _Snapshot, prior: float) -> _View:
-        model = _model(digest, prior)
+    def of(cls, players: tuple[str, ...], digest: _Snapshot, prior: float) -> _View:
+        return _cached_view(players, _model(digest, prior))
+
+    @classmethod
+    def fitted(cls, players: tuple[str, ...], model: Model) -> _View:
         index = {name: k for k, name in enumerate(model.names)}
         rank = {p: k for k, p in enumerate(players)}
         order = tuple(sorted(players, key=lambda p: (-model.theta[index[p]], rank[p])))
@@ -256,6 +260,12 @@ class _View:
     def separation(self) -> Separation:
         return Separation(self.order, tuple(
             (a, b, p) for a, b, p in zip(self.order, self.order[1:], self.sure, strict=False)))
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_view(players: tuple[str, ...], model: Model) -> _View:
+    """The view of one fit (shared by the choices of a batch and the stop rule)."""
+    return _View.fitted(players, model)
 
 
 def _order_probability(model: Model, better: int, worse: int) -> float:
@@ -414,12 +424,15 @@ class _Gains:
         self.weights = []
         for k, sure in enumerate(view.sure):
             variance = self._variance(k, k + 1)
-            need = min(1.0, (1.0 - sure) / max(1.0 - state.confidence, 1e-12))
+            need = min(1.0, (1.0 - sure) / max(1.0 - state.confidence, 1e-12)) ** WEIGHT_POWER
             self.weights.append(max(need, MIN_WEIGHT) / variance if variance > 0 else 0.0)
         diffs = [[x - y for x, y in zip(row, row[1:], strict=False)] for row in self.sigma]
         weighted = [[w * x for w, x in zip(self.weights, row, strict=True)] for row in diffs]
-        self.gram = [[dot(wrow, drow) for drow in diffs]
-                     for wrow in weighted]
+        size = len(diffs)
+        self.gram = [[0.0] * size for _ in range(size)]
+        for i in range(size):
+            for j in range(i, size):
+                self.gram[i][j] = self.gram[j][i] = dot(weighted[i], diffs[j])
 
     def _information(self, a: int, b: int) -> float:
         theta = self.view.model.theta
