@@ -454,6 +454,7 @@ def _adaptive(status: AdaptiveStatus) -> Markup:
             for p in status.players]
     return _section(
         "Pairing decisions", leaf("p", "decision", adaptive_headline(status)),
+        leaf("p", None, f"Note: {plain_text(status.notice)}") if status.notice else "",
         leaf("p", None, "Latest pairing decisions, newest first:") if decisions else "",
         el("ul", None, *decisions, id="decisions") if decisions else "",
         el("table", "grid", head, *rows, id="players"),

@@ -55,6 +55,8 @@ def render_adaptive(status: AdaptiveStatus, wall: float | None = None) -> Render
     """The headline, the latest pairing decisions (one line each, newest first) and each
     player's state, encounters, matches in the last hour and the time since its last match."""
     parts: list[RenderableType] = [plain(adaptive_headline(status), style="bold")]
+    if status.notice:
+        parts.append(plain(f"note: {status.notice}", style="yellow"))
     if status.decisions:
         parts.append(Text("Latest pairings (newest first):"))
         parts.extend(_decision_line(d, wall) for d in status.decisions)

@@ -64,7 +64,7 @@ from arena.ladder.sources import (
     read_decisions,
     read_lines,
 )
-from arena.ladder.status import AdaptiveStatus, Decision
+from arena.ladder.status import AdaptiveStatus
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.ladder.versions import Version, VersionKeys, legs_of
 from arena.model import BotSpec
@@ -358,7 +358,7 @@ class ContinuousSource(AdaptiveSource):
         self.book = read_book(config)
         self.resolve = resolve
         self.check = check
-        self.notice = ""
+        self.notice_text = ""
         self.taken = (config.entrants, config.schedule.catalogue)
         self.refused_ids: dict[str, str] = {}
         self._keys = self.book.keys()
@@ -401,10 +401,8 @@ class ContinuousSource(AdaptiveSource):
     def entries(self) -> list[PlayerEntry]:
         return entries(self.book, self._keys, self.placement(), self.config.schedule.placement)
 
-    def notices(self) -> tuple[Decision, ...]:
-        if not self.notice:
-            return ()
-        return (Decision("", ("", ""), self.notice, self.clock()),)
+    def notice(self) -> str:
+        return self.notice_text
 
     def stopped(self) -> str:
         """Never: a continuous ladder runs until it is stopped."""
@@ -449,7 +447,7 @@ class ContinuousSource(AdaptiveSource):
     def apply(self, result: Scan) -> None:
         """Take a look's findings: new versions adopted (or left for later, or refused),
         entrants no longer listed withdrawn."""
-        self.notice, self.taken = result.notice, result.taken
+        self.notice_text, self.taken = result.notice, result.taken
         for ref in [r for r in self.book.current if r not in result.refs]:
             self.write({"event": WITHDRAWN, "ref": ref})
         for found in result.found:

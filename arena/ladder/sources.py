@@ -622,16 +622,16 @@ class AdaptiveSource(EncounterSource):
             "at": decision.at, "encounter": encounter_id, "pair": list(choice.pair),
             "rule": choice.rule, "reason": choice.reason})
 
-    def notices(self) -> tuple[Decision, ...]:
-        """Lines the status shows before the decisions (none here)."""
-        return ()
+    def notice(self) -> str:
+        """What the status says besides the decisions (nothing here)."""
+        return ""
 
     def compute_status(self) -> AdaptiveStatus:
         return adaptive_status(
             self.kind, self.entries(), self.separation() if len(self.current()) > 1 else None,
             self.all_legs(), encounters=self.encounters(),
             budget=self.config.schedule.encounters if self.kind == ADAPTIVE else None,
-            decisions=(*self.notices(), *self.decisions)[:MAX_DECISIONS],
+            decisions=tuple(self.decisions)[:MAX_DECISIONS], notice=self.notice(),
             confidence=self.config.schedule.confidence,
             stopped="" if self.out or self.queue else self.stopped(), now=self.clock())
 
@@ -659,7 +659,8 @@ def name_entries(players: Sequence[str], matches: Sequence[StoredMatch]) -> list
 def adaptive_status(kind: str, entries: Sequence[PlayerEntry],
                     separation: pairing.Separation | None, all_legs: Sequence[Leg], *,
                     encounters: int, budget: int | None, decisions: Sequence[Decision],
-                    confidence: float, stopped: str, now: float) -> AdaptiveStatus:
+                    confidence: float, stopped: str, now: float,
+                    notice: str = "") -> AdaptiveStatus:
     """The status of an adaptive or continuous ladder: ``separation`` of its current players
     (None: fewer than two), ``all_legs`` every recorded leg (the activity)."""
     order = separation.order if separation is not None else ()
@@ -670,7 +671,7 @@ def adaptive_status(kind: str, entries: Sequence[PlayerEntry],
         players=players,
         separated=separation.separated(confidence) if separation is not None else 0,
         adjacent=len(separation.adjacent) if separation is not None else 0,
-        confidence=confidence, stopped=stopped)
+        confidence=confidence, stopped=stopped, notice=notice)
 
 
 # --- opening a source and the status of a ladder at rest -------------------------------------

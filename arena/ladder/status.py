@@ -64,6 +64,9 @@ class AdaptiveStatus:
     stopped: str = ""
     """Why it stopped, in words ("every adjacent pair is separated at 95%", "the budget of 40
     encounters is spent"); "" while it runs."""
+    notice: str = ""
+    """Something the operator should know that is no pairing decision ("the ladder file does
+    not parse: the last good entrant list stays"); "" when there is none."""
 
 
 MAX_DECISIONS = 10
