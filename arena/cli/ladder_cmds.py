@@ -52,7 +52,7 @@ from arena.ladder.reports import (
     rates_versions,
     schedule_json,
 )
-from arena.ladder.runner import run_ladder_blocking
+from arena.ladder.runner import LadderEvent, run_ladder_blocking
 from arena.ladder.sources import schedule_status
 from arena.ladder.status import AdaptiveStatus, ScheduleStatus
 from arena.referee.log import read_events
@@ -142,11 +142,21 @@ def run_ladder(
     chosen = announce_sandbox(sandbox or config.sandbox)
     view = LiveView(config, load_matches(config, missing_ok=True),
                     reload=lambda: load_matches(config, missing_ok=True))
-    with Live(view, console=console, refresh_per_second=4, transient=False):
+    live = Live(view, console=console, refresh_per_second=4, transient=False)
+
+    def on_event(event: LadderEvent) -> None:
+        if not live.is_started:  # the first event: what refuses a run has been checked
+            live.start()
+        view.update(event)
+
+    try:
         summary = run_ladder_blocking(
             config, max_matches=max_matches, cycles=cycles, concurrency=concurrency,
-            sandbox=chosen, on_event=view.update,
+            sandbox=chosen, on_event=on_event,
         )
+    finally:
+        if live.is_started:
+            live.stop()
     if not console.is_terminal:
         console.line()
     with open_store(config) as db:

@@ -157,3 +157,12 @@ def test_run_ladder_ends_a_knockout_with_its_champion(tmp_path: Path,
     assert "finished: greedy won the knockout" in said
     assert "knockout: 2 seeds, 1 encounter per tie · champion: greedy" in said
     assert "final: (1) greedy vs (2) random" in said
+    # Other entrants for the same tournament: refused in one line, before any live view.
+    path.write_text(path.read_text().replace(f'"{SAMPLES / "random"}"',
+                                             f'"{SAMPLES / "strong"}"'))
+    again = runner.invoke(main_app, ["run-ladder", str(path)], env={"COLUMNS": "400"})
+    assert again.exit_code == 2, again.output
+    warning, error = " ".join(again.output.split()).split(" error: ")
+    assert warning.startswith("warning: playing in the process sandbox") and "Ladder" not in warning
+    assert error.startswith("ladder 'cup': the knockout began with greedy, random; its "
+                            "entrants now lack random and add strong")
