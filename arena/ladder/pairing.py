@@ -66,7 +66,6 @@ weight is its chance of being wrong over the chance the confidence allows)."""
 MIN_PRIOR = 1e-6
 """The prior the pairing fit uses when the ladder's is 0, so a player without games has a
 (very wide) rating instead of none."""
-WEIGHT_POWER = 1.0
 LEGS_PER_ENCOUNTER = 2
 """Games an encounter adds to the model (a duplicate pair)."""
 _NORMAL = NormalDist()
@@ -354,9 +353,11 @@ def _placement(state: PairingInput, players: Sequence[str], view: _View,
                open_pairs: Sequence[tuple[str, str]]) -> Choice | None:
     """A placement encounter of the first new player that has one to play and a free
     opponent."""
+    placing = [p for p in players if state.placement.get(p, 0) > 0]
+    if not placing:
+        return None
     available = {frozenset(p) for p in open_pairs}
     total = max(state.placement_total, 1)
-    placing = [p for p in players if state.placement.get(p, 0) > 0]
     for player in placing:
         others = [p for p in view.order if p != player and p not in placing]
         others = others or [p for p in view.order if p != player]
@@ -371,15 +372,16 @@ def _placement(state: PairingInput, players: Sequence[str], view: _View,
     return None
 
 
-def _fair_or_informed(state: PairingInput, players: Sequence[str], view: _View,
+def _fair_or_informed(state: PairingInput, players: tuple[str, ...], view: _View,
                       history: _History, open_pairs: Sequence[tuple[str, str]]) -> Choice:
     gains = _Gains(state, players, view)
-    scores = [gains.of(a, b) for a, b in open_pairs]
-    ranked = [open_pairs[k] for k in sorted(range(len(open_pairs)), key=lambda k: -scores[k])]
+    scores = gains.scores(open_pairs)
+    best = open_pairs[max(range(len(open_pairs)), key=lambda k: (scores[k], -k))]
     k_window = state.fairness_k if state.fairness_k > 0 else 2 * len(players)
     slack = {p: k_window - 1 - history.wait(p) for p in players}
-    if _reachable(slack, ranked[0], k_window):
-        return gains.choice(ranked[0], history)
+    if _reachable(slack, best, k_window):
+        return gains.choice(best, history)
+    ranked = [open_pairs[k] for k in sorted(range(len(open_pairs)), key=lambda k: -scores[k])]
     arrival = {p: k for k, p in enumerate(players)}
     for due in sorted(players, key=lambda p: (slack[p], arrival[p])):
         theirs = [pair for pair in ranked if due in pair]
@@ -401,64 +403,102 @@ def _reachable(slack: Mapping[str, int], pair: tuple[str, str], k_window: int) -
     return all(s >= t // 2 for t, s in enumerate(after))
 
 
+@dataclass(frozen=True)
+class _Base:
+    """The information rule's matrices for one fit (shared by the choices of a batch)."""
+
+    theta: list[float]
+    """Log-strengths of the current players in rank order."""
+    sigma: list[list[float]]
+    """Their covariance Σ, rows and columns in rank order."""
+    diffs: list[list[float]]
+    """D: per player, the adjacent differences of its row of Σ."""
+    weights: list[float]
+    """Per adjacent pair: how much its order is wanted over the variance of its difference."""
+    gram: list[list[float]]
+    """G = D W Dᵀ."""
+
+
+@functools.lru_cache(maxsize=4)
+def _base(players: tuple[str, ...], model: Model, confidence: float) -> _Base:
+    view = _cached_view(players, model)
+    idx = [view.index[p] for p in view.order]
+    sigma = [[model.cov[i][j] for j in idx] for i in idx]
+    weights = []
+    for k, sure in enumerate(view.sure):
+        variance = sigma[k][k] + sigma[k + 1][k + 1] - 2.0 * sigma[k][k + 1]
+        need = min(1.0, (1.0 - sure) / max(1.0 - confidence, 1e-12))
+        weights.append(max(need, MIN_WEIGHT) / variance if variance > 0 else 0.0)
+    diffs = [[x - y for x, y in zip(row, row[1:], strict=False)] for row in sigma]
+    weighted = [[w * x for w, x in zip(weights, row, strict=True)] for row in diffs]
+    size = len(diffs)
+    gram = [[0.0] * size for _ in range(size)]
+    for i in range(size):
+        row, weighted_row = gram[i], weighted[i]
+        for j in range(i, size):
+            row[j] = gram[j][i] = dot(weighted_row, diffs[j])
+    return _Base([model.theta[i] for i in idx], sigma, diffs, weights, gram)
+
+
 class _Gains:
     """The information rule's gain of every candidate pair (see the module doc).
 
-    With Σ the covariance of the current players' log-strengths in rank order (after the
-    encounters in flight), one more encounter of a and b (information I along u = e_a − e_b)
-    shrinks the variance of the k-th adjacent difference by I (Σu)_k,k+1² / (1 + I uᵀΣu). With
-    d_a the adjacent differences of row a of Σ and w_k the weights over the variances, the
-    weighted sum is I / (1 + I uᵀΣu) × (G_aa + G_bb − 2 G_ab), G = D W Dᵀ: one matrix for all
-    candidates."""
+    With Σ the covariance of the current players' log-strengths in rank order, one more
+    encounter of a and b (information I along u = e_a − e_b) shrinks the variance of the k-th
+    adjacent difference by I (Σu)_k,k+1² / (1 + I uᵀΣu). With D the adjacent differences of
+    Σ's rows and W the weights over the variances, the weighted sum is
+    I / (1 + I uᵀΣu) × (G_aa + G_bb − 2 G_ab), G = D W Dᵀ: one matrix for all candidates. An
+    encounter in flight updates Σ, D and G by low-rank terms (the weights stay those of the
+    recorded results)."""
 
-    def __init__(self, state: PairingInput, players: Sequence[str], view: _View) -> None:
+    def __init__(self, state: PairingInput, players: tuple[str, ...], view: _View) -> None:
         self.view = view
-        model, order = view.model, view.order
-        self.position = {p: k for k, p in enumerate(order)}
-        idx = [view.index[p] for p in order]
-        # Σ over the current players, rows in rank order; in-flight encounters applied
-        self.sigma = [[model.cov[i][j] for j in idx] for i in idx]
+        self.position = {p: k for k, p in enumerate(view.order)}
+        base = _base(players, view.model, state.confidence)
+        self.theta, self.weights = base.theta, base.weights
+        self.sigma, self.diffs, self.gram = base.sigma, base.diffs, base.gram
         for a, b in state.in_flight:
             if a in self.position and b in self.position and a != b:
                 self._update(self.position[a], self.position[b])
-        self.weights = []
-        for k, sure in enumerate(view.sure):
-            variance = self._variance(k, k + 1)
-            need = min(1.0, (1.0 - sure) / max(1.0 - state.confidence, 1e-12)) ** WEIGHT_POWER
-            self.weights.append(max(need, MIN_WEIGHT) / variance if variance > 0 else 0.0)
-        diffs = [[x - y for x, y in zip(row, row[1:], strict=False)] for row in self.sigma]
-        weighted = [[w * x for w, x in zip(self.weights, row, strict=True)] for row in diffs]
-        size = len(diffs)
-        self.gram = [[0.0] * size for _ in range(size)]
-        for i in range(size):
-            for j in range(i, size):
-                self.gram[i][j] = self.gram[j][i] = dot(weighted[i], diffs[j])
 
     def _information(self, a: int, b: int) -> float:
-        theta = self.view.model.theta
-        p = 1.0 / (1.0 + math.exp(-(theta[self.view.index[self.view.order[a]]]
-                                    - theta[self.view.index[self.view.order[b]]])))
+        p = 1.0 / (1.0 + math.exp(self.theta[b] - self.theta[a]))
         return LEGS_PER_ENCOUNTER * p * (1.0 - p)
 
-    def _variance(self, a: int, b: int) -> float:
-        sigma = self.sigma
-        return sigma[a][a] + sigma[b][b] - 2.0 * sigma[a][b]
-
     def _update(self, a: int, b: int) -> None:
-        """Σ after one more encounter between rank positions a and b (Sherman–Morrison)."""
+        """Σ, D and G after one more encounter between rank positions a and b
+        (Sherman–Morrison: Σ' = Σ − f s sᵀ, s = Σu; D' = D − f s δᵀ, δ the adjacent differences
+        of s; G' = G − f (s rᵀ + r sᵀ) + f² (δᵀWδ) s sᵀ, r = D W δ). New lists: the base is
+        shared."""
         s = [x - y for x, y in zip(self.sigma[a], self.sigma[b], strict=True)]
         info = self._information(a, b)
-        factor = info / (1.0 + info * (s[a] - s[b]))
-        self.sigma = [[v - factor * si * sj for v, sj in zip(row, s, strict=True)]
+        f = info / (1.0 + info * (s[a] - s[b]))
+        delta = [x - y for x, y in zip(s, s[1:], strict=False)]
+        w_delta = [w * x for w, x in zip(self.weights, delta, strict=True)]
+        r = [dot(row, w_delta) for row in self.diffs]
+        q = f * f * dot(delta, w_delta)
+        self.gram = [[g - f * (si * rj + ri * sj) + q * si * sj
+                      for g, rj, sj in zip(row, r, s, strict=True)]
+                     for row, si, ri in zip(self.gram, s, r, strict=True)]
+        self.sigma = [[v - f * si * sj for v, sj in zip(row, s, strict=True)]
                       for row, si in zip(self.sigma, s, strict=True)]
+        self.diffs = [[d - f * si * dk for d, dk in zip(row, delta, strict=True)]
+                      for row, si in zip(self.diffs, s, strict=True)]
 
-    def of(self, first: str, second: str) -> float:
-        """The weighted relative reduction of the adjacent pairs' variances."""
-        a, b = self.position[first], self.position[second]
-        info = self._information(a, b)
-        gram = self.gram
-        return (info / (1.0 + info * self._variance(a, b))
-                * (gram[a][a] + gram[b][b] - 2.0 * gram[a][b]))
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """Each pair's weighted relative reduction of the adjacent pairs' variances (one loop:
+        it runs over every open pair before every encounter)."""
+        position, theta, sigma, gram = self.position, self.theta, self.sigma, self.gram
+        exp = math.exp
+        out = []
+        for first, second in pairs:
+            a, b = position[first], position[second]
+            p = 1.0 / (1.0 + exp(theta[b] - theta[a]))
+            info = LEGS_PER_ENCOUNTER * p * (1.0 - p)
+            row_a, gram_a = sigma[a], gram[a]
+            tau = row_a[a] + sigma[b][b] - 2.0 * row_a[b]
+            out.append(info / (1.0 + info * tau) * (gram_a[a] + gram[b][b] - 2.0 * gram_a[b]))
+        return out
 
     def choice(self, pair: tuple[str, str], history: _History) -> Choice:
         """The information rule's choice of ``pair``, better-ranked first, with its reason:
