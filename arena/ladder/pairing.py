@@ -26,8 +26,9 @@ encounter one clustered observation as in the standings. The choice, in this ord
    1 (an unseparated pair counts fully), and at least ``MIN_WEIGHT`` so a continuous ladder
    whose order is known keeps spreading its games. A pair that has played much already gains
    little (its difference is known better): that is the "weighted by how little they played".
-   Encounters in flight are counted as if played (the same update), so concurrent choices
-   spread over the field rather than pile onto one pair.
+   Encounters in flight are counted as if played (the same update; the weights stay those of
+   the recorded results), so concurrent choices spread over the field rather than pile onto
+   one pair. The reason names the adjacent pair the encounter teaches most about.
 
 Never a pair that is in flight, and not the pair of the last encounter (the last one handed
 out) while another pair is open. Seats: ``pair[0]`` is whichever of the two sat in seat 0 of an
@@ -106,8 +107,9 @@ class Choice:
     """Who meets whom (``pair[0]`` sits in seat 0 of the first leg)."""
     reason: str
     """One line: why this pair ("placement 1/4: strong@3 vs greedy@1 (rank 2 of 3)",
-    "fairness: random@1 has waited 7 encounters", "greedy@1 vs strong@2: intervals overlap
-    38%")."""
+    "fairness: random@1 has waited 7 encounters", "greedy@1 vs strong@2: ordered 71% surely
+    after 3 encounters", "greedy@1 vs random@1 (met 4 times): to order strong@2 and greedy@1
+    (80% sure)")."""
     rule: str
     """"placement", "fairness" or "information"."""
 
@@ -404,40 +406,42 @@ def _reachable(slack: Mapping[str, int], pair: tuple[str, str], k_window: int) -
 
 
 @dataclass(frozen=True)
-class _Base:
-    """The information rule's matrices for one fit (shared by the choices of a batch)."""
+class _Matrices:
+    """What the information rule reads from the covariance of the current players."""
 
-    theta: list[float]
-    """Log-strengths of the current players in rank order."""
     sigma: list[list[float]]
-    """Their covariance Σ, rows and columns in rank order."""
-    diffs: list[list[float]]
-    """D: per player, the adjacent differences of its row of Σ."""
+    """Σ, rows and columns in rank order."""
     weights: list[float]
     """Per adjacent pair: how much its order is wanted over the variance of its difference."""
     gram: list[list[float]]
-    """G = D W Dᵀ."""
+    """G = D W Dᵀ, D holding the adjacent differences of each row of Σ."""
+
+    @classmethod
+    def of(cls, sigma: list[list[float]], sure: Sequence[float], confidence: float
+           ) -> _Matrices:
+        weights = []
+        for k, probability in enumerate(sure):
+            variance = sigma[k][k] + sigma[k + 1][k + 1] - 2.0 * sigma[k][k + 1]
+            need = min(1.0, (1.0 - probability) / max(1.0 - confidence, 1e-12))
+            weights.append(max(need, MIN_WEIGHT) / variance if variance > 0 else 0.0)
+        diffs = [[x - y for x, y in zip(row, row[1:], strict=False)] for row in sigma]
+        weighted = [[w * x for w, x in zip(weights, row, strict=True)] for row in diffs]
+        size = len(diffs)
+        gram = [[0.0] * size for _ in range(size)]
+        for i in range(size):
+            row, weighted_row = gram[i], weighted[i]
+            for j in range(i, size):
+                row[j] = gram[j][i] = dot(weighted_row, diffs[j])
+        return cls(sigma, weights, gram)
 
 
 @functools.lru_cache(maxsize=4)
-def _base(players: tuple[str, ...], model: Model, confidence: float) -> _Base:
+def _base(players: tuple[str, ...], model: Model, confidence: float) -> _Matrices:
+    """The matrices of a fit with nothing in flight (shared by the stop rule's and a batch's
+    calls)."""
     view = _cached_view(players, model)
     idx = [view.index[p] for p in view.order]
-    sigma = [[model.cov[i][j] for j in idx] for i in idx]
-    weights = []
-    for k, sure in enumerate(view.sure):
-        variance = sigma[k][k] + sigma[k + 1][k + 1] - 2.0 * sigma[k][k + 1]
-        need = min(1.0, (1.0 - sure) / max(1.0 - confidence, 1e-12))
-        weights.append(max(need, MIN_WEIGHT) / variance if variance > 0 else 0.0)
-    diffs = [[x - y for x, y in zip(row, row[1:], strict=False)] for row in sigma]
-    weighted = [[w * x for w, x in zip(weights, row, strict=True)] for row in diffs]
-    size = len(diffs)
-    gram = [[0.0] * size for _ in range(size)]
-    for i in range(size):
-        row, weighted_row = gram[i], weighted[i]
-        for j in range(i, size):
-            row[j] = gram[j][i] = dot(weighted_row, diffs[j])
-    return _Base([model.theta[i] for i in idx], sigma, diffs, weights, gram)
+    return _Matrices.of([[model.cov[i][j] for j in idx] for i in idx], view.sure, confidence)
 
 
 class _Gains:
@@ -447,43 +451,37 @@ class _Gains:
     encounter of a and b (information I along u = e_a − e_b) shrinks the variance of the k-th
     adjacent difference by I (Σu)_k,k+1² / (1 + I uᵀΣu). With D the adjacent differences of
     Σ's rows and W the weights over the variances, the weighted sum is
-    I / (1 + I uᵀΣu) × (G_aa + G_bb − 2 G_ab), G = D W Dᵀ: one matrix for all candidates. An
-    encounter in flight updates Σ, D and G by low-rank terms (the weights stay those of the
-    recorded results)."""
+    I / (1 + I uᵀΣu) × (G_aa + G_bb − 2 G_ab), G = D W Dᵀ: one matrix for all candidates.
+    Encounters in flight update Σ first (Sherman–Morrison), and the relative reductions are
+    then relative to the variances they leave."""
 
     def __init__(self, state: PairingInput, players: tuple[str, ...], view: _View) -> None:
         self.view = view
         self.position = {p: k for k, p in enumerate(view.order)}
-        base = _base(players, view.model, state.confidence)
-        self.theta, self.weights = base.theta, base.weights
-        self.sigma, self.diffs, self.gram = base.sigma, base.diffs, base.gram
-        for a, b in state.in_flight:
-            if a in self.position and b in self.position and a != b:
-                self._update(self.position[a], self.position[b])
+        self.theta = [view.model.theta[view.index[p]] for p in view.order]
+        """Log-strengths in rank order."""
+        matrices = _base(players, view.model, state.confidence)
+        flying = [(self.position[a], self.position[b]) for a, b in state.in_flight
+                  if a in self.position and b in self.position and a != b]
+        if flying:
+            sigma = matrices.sigma
+            for a, b in flying:
+                sigma = self._updated(sigma, a, b)
+            matrices = _Matrices.of(sigma, view.sure, state.confidence)
+        self.sigma, self.weights, self.gram = matrices.sigma, matrices.weights, matrices.gram
 
     def _information(self, a: int, b: int) -> float:
         p = 1.0 / (1.0 + math.exp(self.theta[b] - self.theta[a]))
         return LEGS_PER_ENCOUNTER * p * (1.0 - p)
 
-    def _update(self, a: int, b: int) -> None:
-        """Σ, D and G after one more encounter between rank positions a and b
-        (Sherman–Morrison: Σ' = Σ − f s sᵀ, s = Σu; D' = D − f s δᵀ, δ the adjacent differences
-        of s; G' = G − f (s rᵀ + r sᵀ) + f² (δᵀWδ) s sᵀ, r = D W δ). New lists: the base is
-        shared."""
-        s = [x - y for x, y in zip(self.sigma[a], self.sigma[b], strict=True)]
+    def _updated(self, sigma: list[list[float]], a: int, b: int) -> list[list[float]]:
+        """Σ after one more encounter between rank positions a and b (Sherman–Morrison:
+        Σ − f s sᵀ, s = Σ (e_a − e_b)); a new matrix, the base is shared."""
+        s = [x - y for x, y in zip(sigma[a], sigma[b], strict=True)]
         info = self._information(a, b)
         f = info / (1.0 + info * (s[a] - s[b]))
-        delta = [x - y for x, y in zip(s, s[1:], strict=False)]
-        w_delta = [w * x for w, x in zip(self.weights, delta, strict=True)]
-        r = [dot(row, w_delta) for row in self.diffs]
-        q = f * f * dot(delta, w_delta)
-        self.gram = [[g - f * (si * rj + ri * sj) + q * si * sj
-                      for g, rj, sj in zip(row, r, s, strict=True)]
-                     for row, si, ri in zip(self.gram, s, r, strict=True)]
-        self.sigma = [[v - f * si * sj for v, sj in zip(row, s, strict=True)]
-                      for row, si in zip(self.sigma, s, strict=True)]
-        self.diffs = [[d - f * si * dk for d, dk in zip(row, delta, strict=True)]
-                      for row, si in zip(self.diffs, s, strict=True)]
+        return [[v - f * si * sj for v, sj in zip(row, s, strict=True)]
+                for row, si in zip(sigma, s, strict=True)]
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """Each pair's weighted relative reduction of the adjacent pairs' variances (one loop:
@@ -514,8 +512,8 @@ class _Gains:
             reason = f"{first} vs {second}: ordered {sure} surely after {met} encounters"
         else:
             upper, lower = self.view.order[k], self.view.order[k + 1]
-            reason = (f"{first} vs {second}: to order {upper} and {lower} ({sure} sure), "
-                      f"{met} encounters between them")
+            reason = (f"{first} vs {second} (met {met} times): to order {upper} and {lower} "
+                      f"({sure} sure)")
         return Choice((first, second), reason, "information")
 
 
