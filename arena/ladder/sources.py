@@ -607,7 +607,8 @@ class AdaptiveSource(EncounterSource):
             players=self.current(), legs=tuple(self.legs()),
             in_flight=self.in_flight(), placement=self.placement(),
             placement_total=self.config.schedule.placement,
-            fairness_k=self.config.schedule.fairness, prior=self.config.rating.prior))
+            fairness_k=self.config.schedule.fairness, prior=self.config.rating.prior,
+            confidence=self.config.schedule.confidence))
         if choice is None:
             return
         number = self.number

@@ -589,6 +589,7 @@ class SprtResult:
             "elo_ci95": [self.estimate.low, self.estimate.high],
             "los": self.estimate.los,
             "variance_ratio": self.pairing.ratio,
+            "variance_note": "" if self.pairing.ratio is not None else self.pairing.note,
             "variance_reduction": self.pairing.reduction,
             "variance_ratio_range": list(self.pairing.ratio_range),
             "draw_pairs": self.pairing.draw_pairs,

@@ -148,7 +148,8 @@ class SprtStatus:
                 "pentanomial": list(self.counts.counts), "pairs": 0, "llr": 0.0,
                 "lower_bound": lower, "upper_bound": upper, "decision": str(Decision.CONTINUE),
                 "score": None, "elo": None, "elo_ci95": None, "los": None,
-                "variance_ratio": None, "variance_reduction": None,
+                "variance_ratio": None, "variance_note": "no complete pair yet",
+                "variance_reduction": None,
                 "variance_ratio_range": [None, None], "draw_pairs": 0,
             }
         return {**data, "outcome": str(self.outcome), "max_pairs": self.max_pairs,

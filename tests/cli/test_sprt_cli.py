@@ -14,7 +14,8 @@ from arena.ladder.sprt import EloModel, Pentanomial, SprtParams, evaluate
 runner = CliRunner()
 JSON_FIELDS = {"model", "elo0", "elo1", "alpha", "beta", "pentanomial", "pairs", "llr",
                "lower_bound", "upper_bound", "decision", "score", "elo", "elo_ci95", "los",
-               "variance_ratio", "variance_reduction", "variance_ratio_range", "draw_pairs"}
+               "variance_ratio", "variance_note", "variance_reduction", "variance_ratio_range",
+               "draw_pairs"}
 
 
 def test_json_has_every_field_and_the_module_values() -> None:
