@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import typer
+
 from arena.cluster.executor import given_up
 from arena.ladder.store import StoredMatch
 from arena.model import BotSpec, MatchResult, MatchSpec, Termination
@@ -98,3 +100,17 @@ SAMPLE_MATCHES = [
     stored("m4", ("beta", "gamma"), (20, 8), winner=0, encounter="e2"),
 ]
 """Recorded matches for report and view tests: a draw, a forfeit, a void match."""
+
+
+def ladder_app() -> typer.Typer:
+    """A root app with only the ladder commands (`run-ladder`, `arena ladder ...`)."""
+    from arena.cli import ladder_cmds
+
+    app = typer.Typer()
+
+    @app.callback()
+    def root() -> None:
+        """Test root."""
+
+    ladder_cmds.register(app)
+    return app

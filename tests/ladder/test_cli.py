@@ -18,18 +18,7 @@ from arena.cli import ladder_cmds, ladder_view
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_standings
 from arena.ladder.runner import Progress, ladder_schedule, run_ladder
-from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """Test root."""
-
-    ladder_cmds.register(app)
-    return app
+from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve, ladder_app
 
 
 def _ladder(tmp_path: Path) -> Path:
@@ -43,7 +32,7 @@ def _ladder(tmp_path: Path) -> Path:
 
 def test_standings_json(tmp_path: Path) -> None:
     path = _ladder(tmp_path)
-    out = CliRunner().invoke(_app(), ["ladder", "standings", str(path), "--format", "json"])
+    out = CliRunner().invoke(ladder_app(), ["ladder", "standings", str(path), "--format", "json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert [r["bot"] for r in data["standings"]] == ["alpha", "beta", "gamma"]
@@ -57,10 +46,10 @@ def test_human_commands(tmp_path: Path) -> None:
     path = _ladder(tmp_path)
     runner = CliRunner()
     for args in (["standings"], ["crosstable"], ["matches"]):
-        out = runner.invoke(_app(), ["ladder", *args, str(path)])
+        out = runner.invoke(ladder_app(), ["ladder", *args, str(path)])
         assert out.exit_code == 0, out.output
         assert "alpha" in out.output
-    out = runner.invoke(_app(), ["ladder", "matches", str(path), "--format", "json"])
+    out = runner.invoke(ladder_app(), ["ladder", "matches", str(path), "--format", "json"])
     rows = json.loads(out.output)
     assert len(rows) == 24 and all(r["log"] for r in rows)
 
@@ -74,18 +63,18 @@ def test_matches_the_cluster_gave_up_on_are_counted_and_listed(
     asyncio.run(run_ladder(cfg, play=FakePlayer(given_up_ids={lost}), resolve=fake_resolve))
     monkeypatch.setattr(ladder_cmds.console, "width", 200)  # no folded cells
     runner = CliRunner()
-    out = runner.invoke(_app(), ["ladder", "standings", str(path)])
+    out = runner.invoke(ladder_app(), ["ladder", "standings", str(path)])
     assert out.exit_code == 0, out.output
     assert "1 match was given up by the cluster (void: never rated, played again)" in out.output
-    data = json.loads(runner.invoke(_app(), ["ladder", "standings", str(path), "--format",
+    data = json.loads(runner.invoke(ladder_app(), ["ladder", "standings", str(path), "--format",
                                              "json"]).output)
     assert (data["rated_matches"], data["void_matches"], data["given_up_matches"]) == (1, 0, 1)
-    out = runner.invoke(_app(), ["ladder", "matches", str(path)])
+    out = runner.invoke(ladder_app(), ["ladder", "matches", str(path)])
     assert out.exit_code == 0, out.output
     recorded, given_up = out.output.split("1 match was given up by the cluster")
     assert lost not in recorded and "1 matches" in recorded
     assert lost in given_up and GIVEN_UP in given_up and " UTC " in given_up
-    rows = json.loads(runner.invoke(_app(), ["ladder", "matches", str(path), "--format",
+    rows = json.loads(runner.invoke(ladder_app(), ["ladder", "matches", str(path), "--format",
                                              "json"]).output)
     assert [r["match_id"] for r in rows] == [ladder_schedule(cfg)[0].matches[0].match_id]
 
@@ -93,12 +82,12 @@ def test_matches_the_cluster_gave_up_on_are_counted_and_listed(
 def test_missing_results_are_one_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "empty.toml"
     path.write_text('name = "empty"\ngame = "lost-cities"\nentrants = ["a", "b"]\n')
-    out = CliRunner().invoke(_app(), ["ladder", "standings", str(path)])
+    out = CliRunner().invoke(ladder_app(), ["ladder", "standings", str(path)])
     assert out.exit_code == 2
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "bad"\ngame = "lost-cities"\nentrants = ["a", "b"]\n[schedule]\n'
                    "cycles = -1\n")
-    out = CliRunner().invoke(_app(), ["ladder", "standings", str(bad)])
+    out = CliRunner().invoke(ladder_app(), ["ladder", "standings", str(bad)])
     assert out.exit_code == 2
 
 
@@ -118,7 +107,7 @@ def test_live_view_renders_a_snapshot(tmp_path: Path) -> None:
 
 
 def test_each_help_text_is_the_commands_docstring() -> None:
-    root = typer.main.get_command(_app())
+    root = typer.main.get_command(ladder_app())
     assert isinstance(root, TyperGroup)
     ladder = root.commands["ladder"]
     assert isinstance(ladder, TyperGroup)

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from arena.cli import ladder_cmds
@@ -18,24 +17,13 @@ from arena.cli.ladder_view import render_summary
 from arena.cli.main import app as main_app
 from arena.ladder.config import load_ladder
 from arena.ladder.runner import RunSummary, run_ladder
-from tests.ladder.fakes import FakePlayer, fake_resolve
+from tests.ladder.fakes import FakePlayer, fake_resolve, ladder_app
 from tests.ladder.statuses import adaptive, bracket
 from tests.ladder.test_view import text_of
 
 runner = CliRunner()
 FIELD = '["alpha", "beta", "gamma", "delta", "eps"]'
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """Test root."""
-
-    ladder_cmds.register(app)
-    return app
 
 
 @pytest.fixture(autouse=True)
@@ -52,9 +40,9 @@ def _played(tmp_path: Path, kind: str, keys: str) -> tuple[Path, RunSummary]:
 
 
 def _standings(path: Path) -> tuple[str, dict[str, object]]:
-    human = runner.invoke(_app(), ["ladder", "standings", str(path)])
+    human = runner.invoke(ladder_app(), ["ladder", "standings", str(path)])
     assert human.exit_code == 0, human.output
-    data = runner.invoke(_app(), ["ladder", "standings", str(path), "--format", "json"])
+    data = runner.invoke(ladder_app(), ["ladder", "standings", str(path), "--format", "json"])
     assert data.exit_code == 0, data.output
     return human.output, json.loads(data.output)
 

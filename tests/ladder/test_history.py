@@ -10,10 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from arena.cli import ladder_cmds
 from arena.ladder.rating import fit
 from arena.ladder.reports import (
     by_version,
@@ -26,21 +24,10 @@ from arena.ladder.reports import (
 )
 from arena.ladder.store import LadderStore
 from arena.model import Termination
-from tests.ladder.fakes import stored
+from tests.ladder.fakes import ladder_app, stored
 from tests.ladder.versioned import B1, bot, record_encounters, versioned_ladder
 
 runner = CliRunner()
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """Test root."""
-
-    ladder_cmds.register(app)
-    return app
 
 
 def test_each_step_is_the_fit_of_the_encounters_complete_by_then(tmp_path: Path) -> None:
@@ -102,7 +89,7 @@ def test_a_step_without_a_fit_is_left_out() -> None:
 def test_history_csv_and_json_from_the_cli(tmp_path: Path) -> None:
     config = versioned_ladder(tmp_path)
     assert config.source is not None
-    out = runner.invoke(_app(), ["ladder", "history", str(config.source)])
+    out = runner.invoke(ladder_app(), ["ladder", "history", str(config.source)])
     assert out.exit_code == 0, out.output
     rows = list(csv.DictReader(io.StringIO(out.output)))
     assert list(rows[0]) == ["step", "encounter_id", "time", "player", "rating", "ci95", "low",
@@ -115,7 +102,7 @@ def test_history_csv_and_json_from_the_cli(tmp_path: Path) -> None:
         assert float(row["low"]) == pytest.approx(point.rating - point.ci95, abs=0.1)
         assert row["time"].endswith("Z") and "T" in row["time"]
     assert {row["player"] for row in rows} == {"alpha@1", "alpha@2", "beta@1", "gamma@1"}
-    out = runner.invoke(_app(), ["ladder", "history", str(config.source), "--format", "json"])
+    out = runner.invoke(ladder_app(), ["ladder", "history", str(config.source), "--format", "json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data["ladder"] == "vers" and data["rated_by"] == "version"
@@ -124,14 +111,14 @@ def test_history_csv_and_json_from_the_cli(tmp_path: Path) -> None:
     standings = load_standings(config)
     assert {r["player"]: r["rating"] for r in last["ratings"]} == \
         {r.name: round(r.rating, 1) for r in standings.fit.ratings}
-    bad = runner.invoke(_app(), ["ladder", "history", str(config.source), "--format", "xml"])
+    bad = runner.invoke(ladder_app(), ["ladder", "history", str(config.source), "--format", "xml"])
     assert bad.exit_code == 2
 
 
 def test_a_ladder_rating_names_exports_names(tmp_path: Path) -> None:
     config = versioned_ladder(tmp_path, kind="round-robin")
     assert config.source is not None
-    data = json.loads(runner.invoke(_app(), ["ladder", "history", str(config.source),
+    data = json.loads(runner.invoke(ladder_app(), ["ladder", "history", str(config.source),
                                              "--format", "json"]).output)
     assert data["rated_by"] == "name"
     assert {r["player"] for r in data["steps"][-1]["ratings"]} == {"alpha", "beta", "gamma"}

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from arena.cli import ladder_cmds
@@ -29,21 +28,10 @@ from arena.model import BotSpec, MatchResult, MatchSpec
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 from tests.html.support import random_policy, sample_policy
-from tests.ladder.fakes import stored
+from tests.ladder.fakes import ladder_app, stored
 from tests.ladder.test_view import text_of
 
 runner = CliRunner()
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """Test root."""
-
-    ladder_cmds.register(app)
-    return app
 
 
 @pytest.fixture(scope="module")
@@ -75,14 +63,14 @@ def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_quickstart_case_claims_no_ratio(quickstart: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ladder_cmds.console, "width", 200)
-    out = runner.invoke(_app(), ["ladder", "standings", str(quickstart)])
+    out = runner.invoke(ladder_app(), ["ladder", "standings", str(quickstart)])
     assert out.exit_code == 0, out.output
     said = " ".join(out.output.split())
     assert "duplicate deals: 4 complete encounters" in said
     assert "point margin: not enough encounters to estimate (4 of the 20 needed)" in said
     assert "score (W/D/L): not enough encounters to estimate (4 of the 20 needed)" in said
     assert "paired variance" not in said and "worth" not in said
-    data = json.loads(runner.invoke(_app(), ["ladder", "standings", str(quickstart),
+    data = json.loads(runner.invoke(ladder_app(), ["ladder", "standings", str(quickstart),
                                              "--format", "json"]).output)["duplicate_deals"]
     assert data["margin_variance_ratio"] is None and data["score_variance_ratio"] is None
     assert data["margin_variance_note"] == "not enough encounters to estimate (4 of the 20 needed)"

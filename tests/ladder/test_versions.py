@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from arena.cli import ladder_cmds
@@ -22,21 +21,11 @@ from arena.ladder.reports import (
     versions_of,
 )
 from arena.ladder.store import LadderStore
+from tests.ladder.fakes import ladder_app
 from tests.ladder.test_view import row_of, text_of
 from tests.ladder.versioned import A1, A2, B1, bot, record_encounters, versioned_ladder
 
 runner = CliRunner()
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """Test root."""
-
-    ladder_cmds.register(app)
-    return app
 
 
 @pytest.fixture(autouse=True)
@@ -46,7 +35,7 @@ def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _invoke(*args: str) -> str:
-    out = runner.invoke(_app(), ["ladder", *args])
+    out = runner.invoke(ladder_app(), ["ladder", *args])
     assert out.exit_code == 0, out.output
     return out.output
 
