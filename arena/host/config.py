@@ -1,0 +1,476 @@
+"""Competition files: a TOML file → a frozen ``Competition`` (and one generated ladder file per
+game it hosts).
+
+```toml
+[competition]
+name = "spring"                      # required; an identifier (names the ladders: spring-<game>)
+state_dir = "spring-state"           # optional; relative to this file (default "<stem>-state")
+database = "sqlite:////abs/c.db"     # optional; any SQLAlchemy URL (default: SQLite
+                                     # <state_dir>/competition.sqlite3); a relative SQLite path
+                                     # is relative to this file
+sandbox = "docker"                   # "docker" (default) | "process" (tests only: no isolation
+                                     # worth the name against an adversary)
+
+[server]
+listen = "127.0.0.1:7443"            # the public gRPC API (TLS always); port 0: any free port
+tls_cert = "certs/server.pem"        # the server's certificate and key (`arena host-certs`),
+tls_key = "certs/server.key"         # relative to this file
+metrics = "127.0.0.1:9464"           # the Prometheus endpoint; "" turns it off
+
+[site]
+dir = "spring-state/site"            # the public page (default <state_dir>/site)
+refresh_s = 30                       # regenerated at most this often while results arrive
+
+[visibility]
+logs = "own-seat"                    # "own-seat" | "participants" | "public": who sees a
+                                     # finished match's log (a running one: own seat only)
+
+[quotas]
+max_upload_mb = 5                    # a bot directory's tar (MiB)
+max_image_upload_mb = 512            # a `docker save` stream (MiB); 0: no image submissions
+submissions_per_day = 5              # per contestant, a rolling 24 hours
+active_bots = 3                      # distinct bot names with an entered version, per contestant
+
+[games.lost-cities]                  # one table per hosted game (at least one)
+reference = "greedy"                 # sample_bots/<game>/<reference>: every submission's
+                                     # validation opponent (default "greedy")
+house = ["random", "greedy"]         # sample bots the house enters (default: [reference])
+
+[games.lost-cities.ladder]           # the ladder file's own keys (arena.ladder.config) ...
+concurrency = 2
+[games.lost-cities.ladder.options]   # ... and its tables: options, schedule (placement,
+rounds = 3                           # fairness, refresh_s), time_control, rating, cluster
+[games.lost-cities.ladder.schedule]
+placement = 4
+```
+
+The competition sets a ladder's ``name``, ``game``, ``entrants``, ``state_dir``, ``database``,
+``log_dir``, ``sandbox`` and its schedule's ``type`` (continuous) and ``catalogue`` (true); the
+rest is checked exactly as in a ladder file. Any problem is one ``ConfigError`` naming the file,
+the key and the line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import make_url
+from sqlalchemy.exc import ArgumentError
+
+from arena.bots.images.wheels import source_root
+from arena.bots.names import name_problem
+from arena.errors import ConfigError
+from arena.ladder.config import _Parser
+from arena.ladder.schedule import CONTINUOUS
+from arena.ladder.sources import write_private
+
+VISIBILITIES = ("own-seat", "participants", "public")
+"""Who may read a finished match's log: its own seat's view only, every participant's
+contestant, everybody."""
+SANDBOXES = ("docker", "process")
+"""The sandboxes a competition may run bots in."""
+DATABASE_FILE = "competition.sqlite3"
+"""The competition's SQLite file in its state directory (unless ``database`` names another)."""
+MIB = 1024 * 1024
+"""Bytes in the quotas' megabyte (a mebibyte)."""
+DEFAULT_REFERENCE = "greedy"
+"""The default validation opponent (a sample bot of every game)."""
+_SECTIONS: dict[str, set[str]] = {
+    "competition": {"name", "state_dir", "database", "sandbox"},
+    "server": {"listen", "tls_cert", "tls_key", "metrics"},
+    "site": {"dir", "refresh_s"},
+    "visibility": {"logs"},
+    "quotas": {"max_upload_mb", "max_image_upload_mb", "submissions_per_day", "active_bots"},
+    "games": set(),
+}
+_GAME_KEYS = {"reference", "house", "ladder"}
+_FIXED_LADDER_KEYS = ("name", "game", "entrants", "state_dir", "database", "log_dir", "sandbox",
+                      "sprt")
+"""Ladder keys the competition sets itself."""
+_FIXED_SCHEDULE_KEYS = ("type", "catalogue")
+_CLUSTER_FILES = ("ca", "cert", "key")
+_ADDRESS = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9_.-]+)):(?P<port>\d{1,5})")
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """One hosted game: its validation opponent, the house's entrants and its ladder's keys."""
+
+    game: str
+    """A registered game id (``arena.games``)."""
+    reference: str = DEFAULT_REFERENCE
+    """The sample bot (``sample_bots/<game>/<reference>``) every submission is validated
+    against."""
+    house: tuple[str, ...] = (DEFAULT_REFERENCE,)
+    """The sample bots the house enters in the ladder (directory names under
+    ``sample_bots/<game>``)."""
+    ladder: Mapping[str, Any] = field(default_factory=dict)
+    """The ``[games.<game>.ladder]`` table: extra ladder-file keys (checked by the ladder's
+    parser when the file is loaded)."""
+
+    def sample_dir(self, bot: str) -> Path:
+        """The directory of one of this game's sample bots."""
+        return source_root() / "sample_bots" / self.game / bot
+
+    @property
+    def reference_dir(self) -> Path:
+        """The validation opponent's bot directory."""
+        return self.sample_dir(self.reference)
+
+    @property
+    def house_dirs(self) -> tuple[Path, ...]:
+        """The house bots' directories (the ladder's entrants)."""
+        return tuple(self.sample_dir(bot) for bot in self.house)
+
+
+@dataclass(frozen=True)
+class Quotas:
+    """What one contestant may send."""
+
+    max_upload_bytes: int = 5 * MIB
+    """The largest bot directory tar (``max_upload_mb``)."""
+    max_image_upload_bytes: int = 512 * MIB
+    """The largest ``docker save`` stream (``max_image_upload_mb``); 0: images refused."""
+    submissions_per_day: int = 5
+    """Submissions per contestant in a rolling 24 hours (refused ones count; failures of the
+    server do not)."""
+    active_bots: int = 3
+    """Distinct bot names with an entered version, per contestant."""
+
+
+@dataclass(frozen=True)
+class Competition:
+    """A parsed, validated competition file."""
+
+    name: str
+    """The competition's identifier (its ladders are ``<name>-<game>``)."""
+    path: Path
+    """The competition file (absolute)."""
+    state_dir: Path
+    """Everything the server keeps (absolute): see the properties."""
+    listen: str
+    """The public API's address, ``host:port`` (port 0: any free port)."""
+    tls_cert: Path
+    """The server's certificate (PEM, absolute)."""
+    tls_key: Path
+    """The server's private key (PEM, absolute)."""
+    database: str
+    """The SQLAlchemy URL of the competition's database (ladders, contestants, submissions)."""
+    metrics: str
+    """The Prometheus endpoint's ``host:port``; "" when off."""
+    site_dir: Path
+    """Where the public page is written (absolute)."""
+    site_refresh_s: float
+    """The page is regenerated at most this often (seconds)."""
+    sandbox: str
+    """One of ``SANDBOXES``."""
+    logs: str
+    """Who sees a finished match's log: one of ``VISIBILITIES``."""
+    games: tuple[GameSettings, ...]
+    """The hosted games (at least one), in file order."""
+    quotas: Quotas = Quotas()
+    """What a contestant may send."""
+
+    @property
+    def home(self) -> Path:
+        """The server's ARENA_HOME: the catalogue of submitted bots."""
+        return self.state_dir / "home"
+
+    @property
+    def uploads(self) -> Path:
+        """Uploads in flight and unpacked bot directories (private)."""
+        return self.state_dir / "uploads"
+
+    @property
+    def ladders(self) -> Path:
+        """The generated ladder files and their state directories."""
+        return self.state_dir / "ladders"
+
+    @property
+    def logs_dir(self) -> Path:
+        """Match logs (``<game>/`` of the ladders, ``validation/`` of the submissions)."""
+        return self.state_dir / "logs"
+
+    def game(self, name: str) -> GameSettings:
+        """The settings of a hosted game; ``ConfigError`` if the competition does not host it."""
+        for settings in self.games:
+            if settings.game == name:
+                return settings
+        hosted = ", ".join(g.game for g in self.games)
+        raise ConfigError(f"the competition {self.name!r} does not host the game {name!r} "
+                          f"(it hosts: {hosted})")
+
+    def ladder_name(self, game: str) -> str:
+        """The name of the game's ladder (its match ids start with it)."""
+        return f"{self.name}-{self.game(game).game}"
+
+
+def host_port(address: str) -> tuple[str, int]:
+    """``(host, port)`` of a ``host:port`` or ``[v6]:port`` address; ``ConfigError`` if it is
+    neither."""
+    m = _ADDRESS.fullmatch(address)
+    if m is None or int(m["port"]) > 65535:
+        raise ConfigError(f"{address!r} is not HOST:PORT (e.g. 127.0.0.1:7443, [::1]:7443)")
+    return m["v6"] or m["host"], int(m["port"])
+
+
+def load_competition(path: str | os.PathLike[str]) -> Competition:
+    """Read and validate a competition file (also every hosted game's ladder keys). Raises
+    ``ConfigError`` naming the file, the key and the line."""
+    file = Path(path).absolute()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read the competition file: "
+                          f"{exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: invalid TOML: {exc}") from None
+    competition = _CompetitionParser(text, file).competition(data)
+    for settings in competition.games:
+        keys = _LadderKeys(text, file, settings.game)
+        keys.check_fixed(settings.ladder)
+        keys.parse(ladder_data(competition, settings.game))
+    return competition
+
+
+def ladder_data(c: Competition, game: str) -> dict[str, Any]:
+    """The ladder file of a hosted game as TOML data: a continuous ladder of the catalogue,
+    the house bots as entrants, over the competition's database, plus the game's ladder keys."""
+    settings = c.game(game)
+    extra = settings.ladder
+    data: dict[str, Any] = {
+        "name": c.ladder_name(game),
+        "game": game,
+        "entrants": [str(d) for d in settings.house_dirs],
+        "sandbox": c.sandbox,
+        "state_dir": str(c.ladders / game),
+        "log_dir": str(c.logs_dir / game),
+        "database": c.database,
+    }
+    data.update({k: v for k, v in extra.items() if not isinstance(v, dict)})
+    for table, value in extra.items():
+        if isinstance(value, dict):
+            data[table] = dict(value)
+    data["schedule"] = {**data.get("schedule", {}), "type": CONTINUOUS, "catalogue": True}
+    cluster = data.get("cluster")
+    if isinstance(cluster, dict):  # certificate paths are the competition file's
+        base = c.path.parent
+        data["cluster"] = {k: str(base / v) if k in _CLUSTER_FILES and isinstance(v, str) else v
+                           for k, v in cluster.items()}
+    return data
+
+
+def ladder_file(c: Competition, game: str) -> Path:
+    """Write ``<ladders>/<game>.toml`` (atomically, only if it changed) and return its path; the
+    server loads it with ``arena.ladder.config.load_ladder``."""
+    path = c.ladders / f"{c.game(game).game}.toml"
+    text = "\n".join([
+        f"# Written by `arena host` from {c.path}: edit that file, not this one.",
+        toml_text(ladder_data(c, game)),
+    ])
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        write_private(path, text)
+    return path
+
+
+def toml_text(data: Mapping[str, Any]) -> str:
+    """TOML of a table of scalars, lists and (one level of) tables."""
+    top = [f"{key} = {_value(v)}" for key, v in data.items() if not isinstance(v, dict)]
+    tables = [f"\n[{key}]\n" + "".join(f"{k} = {_value(x)}\n" for k, x in v.items())
+              for key, v in data.items() if isinstance(v, dict)]
+    return "\n".join(top) + "\n" + "".join(tables)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)  # TOML spells inf and nan as Python does
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {_value(v)}"
+                               for k, v in value.items()) + "}"
+    return json.dumps(str(value))  # a JSON string is a TOML basic string
+
+
+class _CompetitionParser(_Parser):
+    """The ladder parser's helpers (key lookup, types, line numbers) over a competition file."""
+
+    def __init__(self, text: str, file: Path) -> None:
+        super().__init__(text, str(file), file)
+        self.file = file
+
+    def competition(self, data: Mapping[str, Any]) -> Competition:
+        """The competition of the file's data (its games' ladder keys are checked apart)."""
+        self.unknown(data, None, set(_SECTIONS))
+        for section in _SECTIONS:
+            if section in data and not isinstance(data[section], dict):
+                raise self.error(None, section, "must be a table")
+            if section != "games":
+                self.unknown(data.get(section, {}), section, _SECTIONS[section])
+        table = data.get("competition", {})
+        name = self.get(table, "competition", "name", str, required=True)
+        problem = name_problem(name)
+        if problem is not None:
+            raise self.error("competition", "name", f"{problem}: it is an identifier (letters "
+                             "and digits with single '.', '_' or '-' between them)")
+        state_dir = self.path(table, "competition", "state_dir", f"{self.file.stem}-state")
+        server = data.get("server", {})
+        site = data.get("site", {})
+        return Competition(
+            name=name,
+            path=self.file,
+            state_dir=state_dir,
+            listen=self.address(server, "listen", "127.0.0.1:7443"),
+            tls_cert=self.path(server, "server", "tls_cert", "certs/server.pem"),
+            tls_key=self.path(server, "server", "tls_key", "certs/server.key"),
+            database=self.database(table, state_dir),
+            metrics=self.address(server, "metrics", "127.0.0.1:9464", optional=True),
+            site_dir=self.path(site, "site", "dir", str(state_dir / "site")),
+            site_refresh_s=self.seconds(site, "site", "refresh_s", 30.0),
+            sandbox=self.one_of(table, "competition", "sandbox", SANDBOXES),
+            logs=self.one_of(data.get("visibility", {}), "visibility", "logs", VISIBILITIES),
+            games=self.games(data.get("games", {})),
+            quotas=self.quotas(data.get("quotas", {})),
+        )
+
+    def path(self, table: Mapping[str, Any], section: str, key: str, default: str) -> Path:
+        value: str = self.get(table, section, key, str, default)
+        if not value.strip():
+            raise self.error(section, key, "must be a path (relative to the competition file)")
+        return Path(os.path.normpath(self.file.parent / value))
+
+    def address(self, table: Mapping[str, Any], key: str, default: str,
+                optional: bool = False) -> str:
+        value: str = self.get(table, "server", key, str, default)
+        if optional and value == "":
+            return value
+        try:
+            host_port(value)
+        except ConfigError as exc:
+            raise self.error("server", key, str(exc) + ("; \"\" turns it off" if optional
+                                                         else "")) from None
+        return value
+
+    def database(self, table: Mapping[str, Any], state_dir: Path) -> str:
+        value: str | None = self.get(table, "competition", "database", str)
+        if value is None:
+            return f"sqlite:///{state_dir / DATABASE_FILE}"
+        try:
+            url = make_url(value)
+        except ArgumentError:
+            raise self.error("competition", "database", "must be a SQLAlchemy URL (e.g. "
+                             "postgresql+psycopg://user@host/db)") from None
+        if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+            database = Path(os.path.normpath(self.file.parent / str(url.database)))
+            return f"sqlite:///{database}"
+        return value
+
+    def seconds(self, table: Mapping[str, Any], section: str, key: str, default: float) -> float:
+        value: float = self.get(table, section, key, float, default)
+        if not 0 < value < float("inf"):
+            raise self.error(section, key, f"must be a number of seconds above 0, got {value}")
+        return value
+
+    def one_of(self, table: Mapping[str, Any], section: str, key: str,
+               choices: tuple[str, ...]) -> str:
+        value: str = self.get(table, section, key, str, choices[0])
+        if value not in choices:
+            raise self.error(section, key, f"must be one of {', '.join(choices)}, got {value!r}")
+        return value
+
+    def quotas(self, table: Mapping[str, Any]) -> Quotas:
+        d = Quotas()
+        return Quotas(
+            max_upload_bytes=self.megabytes(table, "max_upload_mb", d.max_upload_bytes, 1),
+            max_image_upload_bytes=self.megabytes(table, "max_image_upload_mb",
+                                                  d.max_image_upload_bytes, 0),
+            submissions_per_day=self.positive(table, "quotas", "submissions_per_day",
+                                              d.submissions_per_day),
+            active_bots=self.positive(table, "quotas", "active_bots", d.active_bots),
+        )
+
+    def megabytes(self, table: Mapping[str, Any], key: str, default: int, least: int) -> int:
+        value: float = self.get(table, "quotas", key, float, default / MIB)
+        size = value * MIB
+        if not least <= size < 2**62:
+            smallest = "0 or more" if least == 0 else "above 0"
+            raise self.error("quotas", key, f"must be a number of MiB {smallest}, got {value}")
+        return int(size)
+
+    def games(self, table: Mapping[str, Any]) -> tuple[GameSettings, ...]:
+        if not table:
+            raise self.error(None, "games", "is required: at least one [games.<game>] table "
+                             "(e.g. [games.lost-cities])")
+        from arena.games import GAME_IDS
+
+        games = []
+        for game, settings in table.items():
+            section = f"games.{game}"
+            if game not in GAME_IDS:
+                raise self.error("games", game, f"unknown game; known: {', '.join(GAME_IDS)}")
+            if not isinstance(settings, dict):
+                raise self.error("games", game, "must be a table")
+            games.append(self.game(game, section, settings))
+        return tuple(games)
+
+    def game(self, game: str, section: str, table: Mapping[str, Any]) -> GameSettings:
+        self.unknown(table, section, _GAME_KEYS)
+        reference = self.sample(game, section, "reference",
+                                self.get(table, section, "reference", str, DEFAULT_REFERENCE))
+        house = self.get(table, section, "house", list, [reference])
+        if not all(isinstance(bot, str) for bot in house):
+            raise self.error(section, "house", "must be a list of sample bot names")
+        if len(set(house)) != len(house):
+            raise self.error(section, "house", "names a sample bot twice")
+        for bot in house:
+            self.sample(game, section, "house", bot)
+        ladder = self.get(table, section, "ladder", dict, {})
+        return GameSettings(game, reference, tuple(house), ladder)
+
+    def sample(self, game: str, section: str, key: str, bot: str) -> str:
+        """``bot`` if it names a sample bot of ``game``."""
+        folder = source_root() / "sample_bots" / game
+        if name_problem(bot) is not None or not (folder / bot / "bot.toml").is_file():
+            known = sorted(p.name for p in folder.iterdir() if (p / "bot.toml").is_file()) \
+                if folder.is_dir() else []
+            raise self.error(section, key, f"{bot!r} is not a sample bot of {game} (known: "
+                             f"{', '.join(known) or 'none'})")
+        return bot
+
+
+class _LadderKeys(_Parser):
+    """The ladder parser over a game's generated ladder data, its errors naming the
+    ``[games.<game>.ladder]`` keys of the competition file."""
+
+    def __init__(self, text: str, file: Path, game: str) -> None:
+        super().__init__(text, str(file), file)
+        self.prefix = f"games.{game}.ladder"
+
+    def error(self, section: str | None, key: str, message: str) -> ConfigError:
+        return super().error(f"{self.prefix}.{section}" if section else self.prefix, key,
+                             message)
+
+    def check_fixed(self, user: Mapping[str, Any]) -> None:
+        """Refuse, in the user's ``[games.<game>.ladder]`` table, the keys the competition
+        sets itself."""
+        for key in _FIXED_LADDER_KEYS:
+            if key in user:
+                raise self.error(None, key, "is set by the competition: remove it")
+        schedule = user.get("schedule", {})
+        if not isinstance(schedule, dict):
+            raise self.error(None, "schedule", "must be a table")
+        for key in _FIXED_SCHEDULE_KEYS:
+            if key in schedule:
+                raise self.error("schedule", key, "is set by the competition (a continuous "
+                                 "ladder of the catalogue): remove it")
