@@ -1,5 +1,6 @@
 """`arena submit`, `arena bots list`, `arena images ...`: container bots. Each command parses its
-arguments, makes one call into ``arena.bots`` and renders the outcome."""
+arguments, makes one call into ``arena.bots`` and renders the outcome; `arena submit --server`
+hands over to ``arena.cli.remote_cmds`` (a competition server's submission)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.cli.common import OutputFormat, console, err_console, handle_errors, print_json
+from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult
 from arena.render.text import plain
 
@@ -65,29 +67,57 @@ def _play_smoke_match(bot: BotSpec) -> MatchResult:
 @handle_errors
 def submit(
     target: Annotated[
-        str, typer.Argument(help="A bot directory with a Dockerfile, or a local image.")
-    ],
+        str | None, typer.Argument(help="A bot directory with a Dockerfile, or a local image.")
+    ] = None,
     name: Annotated[
         str | None, typer.Option(help="Name to submit under (default: bot.toml's).")
     ] = None,
     version: Annotated[
-        str | None, typer.Option(help="Version (default: bot.toml's, else a timestamp).")
+        str | None, typer.Option(help="Version (default: bot.toml's, else a timestamp; a "
+                                 "server assigns its own).")
     ] = None,
     game: Annotated[str | None, typer.Option(help="Game id (needed for an image).")] = None,
     replace: Annotated[
         bool, typer.Option("--replace", help="Replace the catalogued bot of the same name and "
                            "version (refused without it).")
     ] = False,
+    image: Annotated[
+        str | None, typer.Option("--image", help="A local image (tag or id) instead of a "
+                                 "directory; sent to a server as a `docker save` stream.")
+    ] = None,
+    server: Annotated[
+        str | None, typer.Option("--server", help="Submit to a competition server (a profile "
+                                 "of `arena login`; ARENA_SERVER set: the environment's) "
+                                 "instead of the local catalogue.")
+    ] = None,
 ) -> None:
     """Build (or take) a bot image, pin it, play a smoke match against the random sample bot in
     the Docker sandbox, and add the bot to the catalogue if it played a legal match.
 
     A name is letters and digits with '.', '_' or '-' between them (at most 64, unique ignoring
-    case); an existing name and version is replaced only with --replace."""
+    case); an existing name and version is replaced only with --replace.
+
+    With --server NAME (or ARENA_SERVER set) the bot goes to a competition server instead: the
+    directory's files (or the image) are uploaded, and the server builds, validates and enters
+    it as your new version; each stage is shown as it happens. Exit 0 entered or rated, 1
+    refused or failed (the server says why), 2 a refused call."""
+    from arena.cli.remote_cmds import remote_requested, submit_remote
+
+    if remote_requested(server):
+        for flag, given in (("--version", version is not None), ("--replace", replace)):
+            if given:
+                raise ConfigError(f"{flag} is for the local catalogue: a competition server "
+                                  "assigns each submission its own version (drop it)")
+        submit_remote(target, image=image, server=server, game=game, name=name)
+        return
+    if (target is None) == (image is None):
+        raise ConfigError("give a bot directory or an image (TARGET or --image TAG, one of "
+                          "them)")
+    source = target if target is not None else str(image)
     from arena.bots.submit import submit_bot
 
-    with _progress(f"submitting {target}") as progress:
-        done = submit_bot(target, smoke_match=_play_smoke_match, name=name, version=version,
+    with _progress(f"submitting {source}") as progress:
+        done = submit_bot(source, smoke_match=_play_smoke_match, name=name, version=version,
                           game=game, replace=replace, progress=progress)
     saved, smoke = done.bot, done.smoke
     verb = "replaced" if done.replaced else "submitted"

@@ -1,4 +1,6 @@
-"""`arena watch`: render a match in the terminal, replayed from its log or followed live."""
+"""`arena watch`: render a match in the terminal, replayed from its log or followed live (from a
+log being written, an `arena serve`, or a competition server: ``--server``, handed over to
+``arena.cli.remote_cmds``)."""
 
 from __future__ import annotations
 
@@ -42,11 +44,15 @@ def watch(
                        "`arena serve` (unix:///path, 127.0.0.1:PORT, or `default`: the socket "
                        "`arena serve` listens on by default); needs --match.")] = None,
     match_id: Annotated[str | None, typer.Option("--match", help="The match id to follow "
-                                                 "through --referee.")] = None,
+                                                 "through --referee or --server.")] = None,
     html: Annotated[Path | None, typer.Option(
         "--html", dir_okay=False, help="Write the replay as ONE self-contained HTML file (the "
         "match data, the style and a small player inline; it opens offline in any browser) "
         "instead of showing it. With --seat the page holds only that seat's view.")] = None,
+    server: Annotated[str | None, typer.Option("--server", help="Watch a match on a "
+                      "competition server (a profile of `arena login`; may be left out when "
+                      "ARENA_SERVER is set), live with --follow or replayed, as its visibility "
+                      "setting allows; needs --match.")] = None,
 ) -> None:
     """Render a match: expeditions/hands/tricks, piles, scores and each move as it happens.
 
@@ -57,7 +63,16 @@ def watch(
     or a round, speed, keyboard shortcuts, and a view selector (everything, or exactly what
     seat 0 or seat 1 saw). A log cut short gives the complete moves and says the match is
     unfinished.
+
+    With --server NAME --match ID the match comes from a competition server: while it runs you
+    see only your own bot's seat (--seat N), after it ends what the competition allows.
     """
+    remote = _remote_match(log, referee, html, server, match_id)
+    if remote is not None:
+        from arena.cli.remote_cmds import watch_remote
+
+        watch_remote(server, remote, seat=seat, follow=follow, delay=delay)
+        return
     if html is not None:
         if follow or referee is not None:
             raise ConfigError("--html writes the replay of a match log; it cannot follow a "
@@ -66,6 +81,24 @@ def watch(
         return
     events = _source(log, follow, referee, match_id)
     play(events, seat=seat, delay=0.0 if (follow or referee) else delay, out=console)
+
+
+def _remote_match(log: Path | None, referee: str | None, html: Path | None,
+                  server: str | None, match_id: str | None) -> str | None:
+    """The match to watch on a competition server (--server given, or ARENA_SERVER set with a
+    bare --match: no log, no --referee), or None to watch locally."""
+    from arena.cli.remote_cmds import remote_requested
+
+    if server is None and (log is not None or referee is not None or match_id is None):
+        return None
+    if not remote_requested(server):
+        return None
+    if log is not None or referee is not None or html is not None:
+        raise ConfigError("--server watches a match on a competition server: drop the log, "
+                          "--referee and --html (download the log with `arena logs` first)")
+    if match_id is None:
+        raise ConfigError("--server needs --match MATCH_ID (see `arena matches --server`)")
+    return match_id
 
 
 def _source(log: Path | None, follow: bool, referee: str | None, match_id: str | None
