@@ -393,20 +393,30 @@ def watch_remote(server: str | None, match_id: str, *, seat: int | None, follow:
     without ``seat``), animated on a terminal (``delay`` seconds a move when replaying), only
     the last frame otherwise."""
     hc = client()
-    with hc.connect(hc.profile(server)) as connection:
-        frames = connection.watch(match_id, -1 if seat is None else seat, follow)
-        if not console.is_terminal:
-            last = None
-            for frame in frames:
-                last = frame
-            if last is not None:
-                console.print(_frame(last))
-            return
-        with Live(console=console, auto_refresh=False, transient=False) as live:
-            for frame in frames:
-                live.update(_frame(frame), refresh=True)
-                if delay and not follow and not frame.final:
-                    time.sleep(delay)
+    try:
+        with hc.connect(hc.profile(server)) as connection:
+            _show_frames(connection.watch(match_id, -1 if seat is None else seat, follow),
+                         delay=0.0 if follow else delay)
+    except hc.ServerError as exc:
+        if exc.code == "PERMISSION_DENIED" and seat is None:
+            raise hc.ServerError(f"{exc} (the whole board was asked for: to watch your own "
+                                 "bot, add --seat N, its seat)", exc.code) from None
+        raise
+
+
+def _show_frames(frames: Iterable[Any], delay: float) -> None:
+    if not console.is_terminal:
+        last = None
+        for frame in frames:
+            last = frame
+        if last is not None:
+            console.print(_frame(last))
+        return
+    with Live(console=console, auto_refresh=False, transient=False) as live:
+        for frame in frames:
+            live.update(_frame(frame), refresh=True)
+            if delay and not frame.final:
+                time.sleep(delay)
 
 
 def _frame(frame: Any) -> Group:

@@ -582,3 +582,13 @@ def test_bot_output_and_watch_frames_are_plain(cup: Scripted,
     assert from_env.exit_code == 0, from_env.output
     assert [(w.match_id, w.seat, w.follow) for w in cup.watched] == [("m-41", 1, True),
                                                                      ("m-42", -1, False)]
+
+
+def test_a_refused_whole_board_suggests_a_seat(cup: Scripted) -> None:
+    cup.refuse["WatchMatch"] = (grpc.StatusCode.PERMISSION_DENIED, "match m-41 is not yours")
+    whole = runner.invoke(cli_app(), ["watch", "--server", "cup", "--match", "m-41"])
+    assert whole.exit_code == 2
+    assert "not yours to see: match m-41 is not yours" in flat(whole.stderr)
+    assert "add --seat N" in flat(whole.stderr)
+    seat = runner.invoke(cli_app(), ["watch", "--server", "cup", "--match", "m-41", "--seat", "0"])
+    assert seat.exit_code == 2 and "add --seat N" not in flat(seat.stderr)
