@@ -82,6 +82,65 @@ def _alt_name(host: str) -> Any:
         return x509.DNSName(host)
 
 
+def check_host(host: str) -> str:
+    """``host`` if it can be a certificate's host name or IP address, else ``ConfigError``."""
+    if not host or "/" in host or host.startswith(".") or not host.isprintable() \
+            or " " in host:
+        raise ConfigError(f"not a host name: {host!r}")
+    return host
+
+
+def new_key() -> Any:
+    """A new private key (EC P-256) for a CA or a certificate."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+def sign_certificate(common_name: str, key: Any, issuer: tuple[Any, Any] | None = None, *,
+                     hosts: Sequence[str] = (), role: str | None = None) -> Any:
+    """A certificate of ``key``'s public key valid for ``CERT_DAYS``: without ``issuer``, a
+    self-signed CA; else one signed by ``issuer`` (its certificate and key) for ``hosts`` (its
+    subject alternative names: host names or IP addresses), ``role`` in its subject."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+
+    now = datetime.datetime.now(datetime.UTC)
+    subject = _name(common_name, role)
+    builder = (
+        x509.CertificateBuilder().subject_name(subject)
+        .issuer_name(subject if issuer is None else issuer[0].subject)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=CERT_DAYS))
+    )
+    if issuer is None:
+        builder = builder.add_extension(x509.BasicConstraints(ca=True, path_length=0),
+                                        critical=True)
+    else:
+        builder = builder.add_extension(
+            x509.BasicConstraints(ca=False, path_length=None), critical=True,
+        ).add_extension(x509.SubjectAlternativeName([_alt_name(h) for h in hosts]),
+                        critical=False)
+    return builder.sign(key if issuer is None else issuer[1], hashes.SHA256())
+
+
+def write_key(path: Path, key: Any) -> None:
+    """Write a private key (PEM, PKCS#8, unencrypted) readable by its owner only."""
+    from cryptography.hazmat.primitives import serialization
+
+    _write_private(path, key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+
+
+def write_certificate(path: Path, cert: Any) -> None:
+    """Write a certificate (PEM)."""
+    from cryptography.hazmat.primitives import serialization
+
+    path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+
+
 def make_certs(directory: Path, hosts: Sequence[str], *, head: str | None = None,
                ca_name: str = "arena cluster CA") -> CertFiles:
     """A new CA (``ca.pem``, ``ca-key.pem``) and, per host, ``HOST.pem`` and ``HOST-key.pem``
@@ -89,8 +148,7 @@ def make_certs(directory: Path, hosts: Sequence[str], *, head: str | None = None
     head role for ``head``. An existing CA there is reused, so hosts can be added later. Raises
     ``ConfigError`` for a bad host name or a host named twice."""
     from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives import serialization
 
     roles = {host: WORKER_ROLE for host in hosts}
     if head is not None:
@@ -99,45 +157,24 @@ def make_certs(directory: Path, hosts: Sequence[str], *, head: str | None = None
                               "certificate and a worker's must differ")
         roles[head] = HEAD_ROLE
     for host in roles:
-        if not host or "/" in host or host.startswith("."):
-            raise ConfigError(f"not a host name: {host!r}")
+        check_host(host)
     directory.mkdir(parents=True, exist_ok=True)
     ca_path, ca_key_path = directory / "ca.pem", directory / "ca-key.pem"
-    now = datetime.datetime.now(datetime.UTC)
-    pem = serialization.Encoding.PEM
     if ca_path.exists() and ca_key_path.exists():
         ca_cert = x509.load_pem_x509_certificate(ca_path.read_bytes())
         ca_key = serialization.load_pem_private_key(ca_key_path.read_bytes(), password=None)
     else:
-        ca_key = ec.generate_private_key(ec.SECP256R1())
-        ca_cert = (
-            x509.CertificateBuilder().subject_name(_name(ca_name)).issuer_name(_name(ca_name))
-            .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=CERT_DAYS))
-            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-            .sign(ca_key, hashes.SHA256())
-        )
-        _write_private(ca_key_path, ca_key.private_bytes(
-            pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-        ca_path.write_bytes(ca_cert.public_bytes(pem))
+        ca_key = new_key()
+        ca_cert = sign_certificate(ca_name, ca_key)
+        write_key(ca_key_path, ca_key)
+        write_certificate(ca_path, ca_cert)
     written: dict[str, TlsFiles] = {}
     for host, role in roles.items():
-        key = ec.generate_private_key(ec.SECP256R1())
-        cert = (
-            x509.CertificateBuilder().subject_name(_name(host, role))
-            .issuer_name(ca_cert.subject)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=CERT_DAYS))
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(x509.SubjectAlternativeName([_alt_name(host)]), critical=False)
-            .sign(ca_key, hashes.SHA256())  # type: ignore[arg-type]
-        )
+        key = new_key()
+        cert = sign_certificate(host, key, (ca_cert, ca_key), hosts=[host], role=role)
         cert_path, key_path = directory / f"{host}.pem", directory / f"{host}-key.pem"
-        _write_private(key_path, key.private_bytes(
-            pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-        cert_path.write_bytes(cert.public_bytes(pem))
+        write_key(key_path, key)
+        write_certificate(cert_path, cert)
         written[host] = TlsFiles(ca_path, cert_path, key_path)
     return CertFiles(ca_path, ca_key_path, written)
 

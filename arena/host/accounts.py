@@ -43,7 +43,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from arena.bots.names import NAME_MAX, check_name, name_key, shown
+from arena.bots.names import NAME_MAX, NAME_RULE, check_name, name_key, name_problem, shown
 from arena.errors import ConfigError
 from arena.ladder.store import LadderStore, StoreError
 
@@ -126,7 +126,10 @@ class Accounts:
     def add(self, name: str) -> str:
         """Add a contestant; returns its token (shown once: it is not kept). ``ConfigError`` if
         the name is not an identifier or is taken (ignoring case)."""
-        check_name("the contestant name", name, "contestants")
+        problem = name_problem(name)
+        if problem is not None:
+            raise ConfigError(f"the contestant name {shown(name)} {problem}: "
+                              + NAME_RULE.replace("a bot name", "a contestant name", 1))
         token_id, salt, digest, token = self._new_token()
         try:
             with self.engine.begin() as conn:

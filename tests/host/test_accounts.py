@@ -4,6 +4,7 @@ also when two race for one)."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 
@@ -122,7 +123,17 @@ def test_attack_two_contestants_racing_for_a_name_get_one_owner(accounts: Accoun
     racers = [f"r{i}" for i in range(8)]
     for racer in racers:
         accounts.add(racer)
-    for round_ in range(5):
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads interleave between any two steps of a claim
+    try:
+        race_rounds(accounts, racers)
+    finally:
+        sys.setswitchinterval(before)
+
+
+def race_rounds(accounts: Accounts, racers: list[str]) -> None:
+    """Twenty names, each claimed at once by every racer (some in upper case)."""
+    for round_ in range(20):
         bot = f"prize{round_}"
         start = threading.Barrier(len(racers))
         won: dict[str, bool] = {}
