@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from arena.errors import ConfigError
 from arena.host.accounts import Accounts, contestants_t
+from tests.ladder.conftest import postgres_engine, postgres_url  # noqa: F401 (fixtures)
 
 
 @pytest.fixture
@@ -175,3 +176,24 @@ def test_the_accounts_survive_a_reopen_and_share_the_database(db: Path) -> None:
     assert second.authenticate(token) == "alice" and second.owner("BOT") == "alice"
     second.revoke("alice")
     assert first.authenticate(token) is None
+
+
+def test_on_postgresql(request: pytest.FixtureRequest) -> None:
+    """The same rules on PostgreSQL, in a fresh schema (skips without $ARENA_TEST_POSTGRES_URL,
+    fails without it under ARENA_REQUIRE_POSTGRES=1)."""
+    accounts = Accounts.open(str(request.getfixturevalue("postgres_url")))
+    try:
+        racers = [f"r{i}" for i in range(8)]
+        tokens = {r: accounts.add(r) for r in racers}
+        with pytest.raises(ConfigError, match="already exists"):
+            accounts.add("R0")
+        assert accounts.authenticate(tokens["r0"]) == "r0"
+        accounts.revoke("r1")
+        assert accounts.authenticate(tokens["r1"]) is None
+        assert accounts.authenticate(tokens["r0"][:-1] + "!") is None
+        race_rounds(accounts, racers)
+        accounts.assign("Prize0", "r7")
+        assert accounts.owner("PRIZE0") == "r7" and "Prize0" in accounts.bots_of("r7")
+        assert accounts.reissue("r1") != tokens["r1"]
+    finally:
+        accounts.close()
