@@ -1,0 +1,51 @@
+"""The server's Prometheus metrics (``prometheus_client``), in a registry of their own, served on
+the competition file's ``[server] metrics`` address (a loopback port by default).
+
+* ``arena_matches_total{game,outcome}``: matches recorded (outcome ``rated`` or ``void``);
+* ``arena_matches_in_flight{game}``; ``arena_time_losses_total{game}``: matches lost on time;
+* ``arena_submissions_total{outcome}``: submissions by how they ended (entered, refused, failed,
+  cancelled), ``arena_upload_bytes_total``;
+* ``arena_api_calls_total{method,code}``: API calls by method and gRPC status code;
+  ``arena_auth_failures_total``;
+* ``arena_watchers{}``: watch streams open.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
+
+
+class Metrics:
+    """The counters and gauges of one server."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.matches = Counter("arena_matches", "Matches recorded", ["game", "outcome"],
+                               registry=r)
+        self.in_flight = Gauge("arena_matches_in_flight", "Matches being played", ["game"],
+                               registry=r)
+        self.time_losses = Counter("arena_time_losses", "Matches lost on time", ["game"],
+                                   registry=r)
+        self.submissions = Counter("arena_submissions", "Submissions by outcome", ["outcome"],
+                                   registry=r)
+        self.upload_bytes = Counter("arena_upload_bytes", "Bytes uploaded", registry=r)
+        self.api_calls = Counter("arena_api_calls", "API calls", ["method", "code"], registry=r)
+        self.auth_failures = Counter("arena_auth_failures", "Calls refused for their token",
+                                     registry=r)
+        self.watchers = Gauge("arena_watchers", "Watch streams open", registry=r)
+
+    def serve(self, listen: str) -> int:
+        """Serve the metrics over HTTP on ``host:port``; returns the port bound."""
+        host, _, port = listen.rpartition(":")
+        server, _thread = start_http_server(int(port), addr=host or "127.0.0.1",
+                                            registry=self.registry)
+        self._server = server
+        return int(server.server_port)
+
+    def close(self) -> None:
+        """Stop serving."""
+        server = getattr(self, "_server", None)
+        if server is not None:
+            server.shutdown()
+            server.server_close()

@@ -1,0 +1,126 @@
+"""The server's view of each ladder's results: what the public calls read, kept up to date off
+the request path.
+
+A ``LadderResults`` holds every recorded match of one ladder in memory (read from the store
+incrementally: rows are only ever appended, so each refresh reads just the new ones), an index by
+match id, and the standings fitted after the last change. ``refresh`` runs in the server's
+results thread; the API answers from the last snapshot (one reference swap, no lock on the read
+path), so a standings call costs the same with 100 matches or 100k, and a fit never runs inside
+a call. Matches in flight are reported by the ladder's runner events (``started``/``finished``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from arena.ladder.config import LadderConfig
+from arena.ladder.reports import Standings, rates_versions, standings_of
+from arena.ladder.store import LadderStore, StoredMatch
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One consistent view of a ladder's results."""
+
+    matches: tuple[StoredMatch, ...] = ()
+    """Every recorded match, in recording order."""
+    index: dict[str, int] = field(default_factory=dict)
+    """Match id → position in ``matches``."""
+    standings: Standings | None = None
+    at: float = 0.0
+    """time.time() of the refresh."""
+
+
+@dataclass(frozen=True)
+class Running:
+    """A match being played."""
+
+    match_id: str
+    names: tuple[str, str]
+    """The bot names in seat order (versions stripped)."""
+    started: float
+
+
+def bot_name(key: str) -> str:
+    """The name of a player key (``name@version`` in a continuous ladder, else the name)."""
+    return key.split("@", 1)[0]
+
+
+class LadderResults:
+    """One hosted ladder's results (module doc)."""
+
+    def __init__(self, game: str, config: LadderConfig, store: LadderStore) -> None:
+        self.game = game
+        self.config = config
+        self.store = store
+        self.snapshot = Snapshot()
+        self._running: dict[str, Running] = {}
+        self._lock = threading.Lock()
+
+    def refresh(self) -> int:
+        """Read the matches recorded since the last refresh and refit the standings if there
+        are any; returns how many were new."""
+        old = self.snapshot
+        new = self.store.matches(self.config.name, skip=len(old.matches))
+        if not new and old.standings is not None:
+            return 0
+        matches = old.matches + tuple(new)
+        index = dict(old.index)
+        for position, match in enumerate(new, start=len(old.matches)):
+            index[match.match_id] = position
+        standings = standings_of(
+            self.config.name, matches, prior=self.config.rating.prior,
+            live=self.store.live_elo(self.config.name),
+            given_up=len(self.store.void_attempts(self.config.name)),
+            versions=rates_versions(self.config))
+        self.snapshot = Snapshot(matches, index, standings, time.time())
+        with self._lock:
+            for match in new:
+                self._running.pop(match.match_id, None)
+        return len(new)
+
+    def find(self, match_id: str) -> StoredMatch | None:
+        """A recorded match of this ladder by id."""
+        snap = self.snapshot
+        position = snap.index.get(match_id)
+        return None if position is None else snap.matches[position]
+
+    def page(self, *, names: Sequence[str] = (), limit: int = 50, before: int | None = None
+             ) -> tuple[list[StoredMatch], int | None]:
+        """Recorded matches newest first: those before position ``before`` (a cursor) in which
+        one of ``names`` played (all when empty); returns the page and the next cursor."""
+        snap = self.snapshot
+        wanted = {n.lower() for n in names}
+        start = len(snap.matches) if before is None else max(0, min(before, len(snap.matches)))
+        page: list[StoredMatch] = []
+        position = start
+        while position > 0 and len(page) < limit:
+            position -= 1
+            match = snap.matches[position]
+            if not wanted or any(bot_name(b).lower() in wanted for b in match.bots):
+                page.append(match)
+        return page, (position if position > 0 and len(page) == limit else None)
+
+    def started(self, match_id: str, keys: tuple[str, str]) -> None:
+        """The runner started a match."""
+        with self._lock:
+            self._running[match_id] = Running(match_id, (bot_name(keys[0]), bot_name(keys[1])),
+                                              time.time())
+
+    def finished(self, match_id: str) -> None:
+        """The runner is done with a match (recorded, void, or dropped)."""
+        with self._lock:
+            self._running.pop(match_id, None)
+
+    def running(self, match_id: str) -> Running | None:
+        """A match in flight by id."""
+        with self._lock:
+            return self._running.get(match_id)
+
+    def in_flight(self) -> int:
+        """How many matches are being played."""
+        with self._lock:
+            return len(self._running)

@@ -1,0 +1,102 @@
+"""What a contestant may see of a match: the visibility rule, and seat views built from the
+seat's observations alone (real logged matches of every game)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+
+import pytest
+from google.protobuf import json_format
+
+from arena.games import GAME_IDS, get_game
+from arena.host.views import Sight, seat_frames, seat_view_lines, sight
+from arena.model import BotSpec, DecisionEvent, HeaderEvent, MatchSpec, TimeControl
+from arena.referee.local import LocalPlayer
+from arena.referee.log import read_events
+from arena.referee.match import Match
+from arena.referee.replay import replay_events
+from arena.wire import encode_observation
+
+NONE = Sight(frozenset(), False)
+FULL = Sight(frozenset((0, 1)), True)
+
+
+@pytest.mark.parametrize(("setting", "own", "running", "expected"), [
+    # while a match runs: only your own seat, whatever the setting
+    ("public", {0}, True, Sight(frozenset({0}), False)),
+    ("public", set(), True, NONE),
+    ("participants", {1}, True, Sight(frozenset({1}), False)),
+    ("own-seat", {0, 1}, True, Sight(frozenset({0, 1}), False)),
+    # after it ends
+    ("public", set(), False, FULL),
+    ("participants", {1}, False, FULL),
+    ("participants", set(), False, NONE),
+    ("own-seat", {1}, False, Sight(frozenset({1}), False)),
+    ("own-seat", set(), False, NONE),
+])
+def test_the_visibility_rule(setting: str, own: set[int], running: bool,
+                             expected: Sight) -> None:
+    assert sight(setting, own, running) == expected
+
+
+def _logged_match(game_id: str, tmp_path: Path, seed: int = 8_765_432_109_876) -> Path:
+    bots = (BotSpec("r1", game_id), BotSpec("r2", game_id))
+    spec = MatchSpec(game_id, seed, bots, {}, TimeControl(), match_id=f"view-{game_id}")
+    rngs = (random.Random(seed), random.Random(seed + 1))
+    players = tuple(LocalPlayer(s, lambda d, r=rngs[s]: r.choice(d.legal_actions))
+                    for s in (0, 1))
+    asyncio.run(Match(spec, sandbox_name="in-process", log_dir=tmp_path)
+                .run((players[0], players[1])))
+    return tmp_path / f"view-{game_id}.jsonl"
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_a_seat_view_is_made_of_that_seats_observations(game_id: str, tmp_path: Path) -> None:
+    """Every frame of seat 0's view is the renderer's drawing of seat 0's observation at that
+    point (nothing else of the state), and the opponent's moves are only said to happen."""
+    from arena.host.views import _text
+    from arena.render import renderer_for
+
+    path = _logged_match(game_id, tmp_path)
+    game, renderer = get_game(game_id), renderer_for(game_id)
+    states = [step.state for step in replay_events(read_events(path))]
+    events = list(read_events(path))
+    frames = list(seat_frames(read_events(path), 0))
+    assert len(frames) == len(states)
+    assert frames[-1].final and not any(f.final for f in frames[:-1])
+    for frame, state, event in zip(frames, states, events, strict=True):
+        drawn = _text(renderer.render_view(game.observation(state, 0)))
+        assert frame.board.split("\n", 1)[1] == drawn
+        if isinstance(event, DecisionEvent) and event.seat == 1:
+            assert frame.caption.endswith("moved") or frame.caption.endswith("forfeited")
+            assert event.action is None or event.action not in frame.caption
+    header = events[0]
+    assert isinstance(header, HeaderEvent)
+    assert not any(str(header.seed) in f.board for f in frames)
+    omniscient = list(seat_frames(read_events(path), None))
+    assert omniscient[1].board != frames[1].board  # the whole board shows more
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_a_seat_view_log_holds_the_seats_observations_and_no_seed(game_id: str,
+                                                                   tmp_path: Path) -> None:
+    path = _logged_match(game_id, tmp_path)
+    game = get_game(game_id)
+    header = next(iter(read_events(path)))
+    assert isinstance(header, HeaderEvent)
+    lines = [json.loads(line) for line in seat_view_lines(read_events(path), 1)]
+    assert lines[0]["type"] == "seat_header" and "seed" not in lines[0]
+    assert lines[0]["seat"] == 1
+    assert str(header.seed) not in json.dumps(lines)
+    steps = list(replay_events(read_events(path)))
+    expected = [
+        json_format.MessageToDict(encode_observation(game_id, game.observation(before.state, 1)))
+        for before, step in zip(steps, steps[1:])
+        if isinstance(step.event, DecisionEvent) and step.event.seat == 1]
+    assert [line["observation"] for line in lines if line["type"] == "observation"] == expected
+    assert lines[-1]["type"] == "match_end" and "bot_logs" not in lines[-1]
+    assert {line["type"] for line in lines} <= {"seat_header", "observation", "opponent_moved",
+                                                 "round_end", "match_end"}
