@@ -31,6 +31,13 @@ FLAGS = (
 """How the browser runs: headless, as root (no sandbox), no network of its own."""
 
 
+WATCH_POLICY = """window.__arenaViolations = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__arenaViolations.push(e.violatedDirective + " " + e.blockedURI);
+});"""
+"""Run in every page before its own scripts: records what its security policy refused."""
+
+
 class BrowserError(RuntimeError):
     """The browser did not answer as expected."""
 
@@ -109,6 +116,7 @@ class Browser:
                                  session=False)["sessionId"]
         for domain in ("Page", "Runtime", "Network"):
             self.send(f"{domain}.enable")
+        self.send("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_POLICY})
         self.send("Emulation.setDeviceMetricsOverride", {
             "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
 
@@ -157,6 +165,12 @@ class Browser:
         data = self.send("Page.captureScreenshot", params)["data"]
         path.write_bytes(base64.b64decode(data))
         return path
+
+    def violations(self) -> list[str]:
+        """What the page's content security policy refused since it was opened (the directive
+        and the address of each refusal)."""
+        found: list[str] = self.eval("window.__arenaViolations || []")
+        return found
 
     def requests(self) -> list[str]:
         """The URL of every request the browser saw since the last ``open``."""

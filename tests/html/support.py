@@ -28,6 +28,8 @@ from arena.referee.local import LocalPlayer
 from arena.referee.log import read_events
 from arena.referee.match import Match
 from arena.referee.replay import replay_events
+from arena.render.html.assets import SHARED
+from tests.html.browser import Browser
 
 Policy = Callable[[Any], Any]
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,3 +152,44 @@ def mini_sprt(tmp_path: Path, *, elo1: int = 100, max_pairs: int = 40) -> tuple[
 
     summary = asyncio.run(run_sprt(config, play=play, resolve=resolve, concurrency=1))
     return path, summary
+
+
+def site_policy(html: str) -> str:
+    """A page's content security policy."""
+    found = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
+    assert found is not None, "the page has no policy"
+    return found.group(1)
+
+
+def assert_fetches_only_the_site(page: Path, site: Path) -> None:
+    """The page fetches nothing but the site's shared files (its style sheet, the player): no
+    address elsewhere, no inline script, each reference resolving inside ``site/assets`` to a
+    file that exists; its policy forbids everything else."""
+    html = page.read_text(encoding="utf-8")
+    for fetch in ("url(", "@import", "https://", "<iframe", "<img", "<script>"):
+        assert fetch not in html, fetch
+    for ref in re.findall(r'<(?:link|script|img|iframe|source|embed|object)\b[^>]*?'
+                          r'\b(?:href|src|data)="([^"]*)"', html):
+        target = (page.parent / ref).resolve()
+        assert target.parent == (site / "assets").resolve() and target.is_file(), ref
+    policy = site_policy(html)
+    assert policy.startswith("default-src 'none'; style-src 'self'"), policy
+    assert "connect-src" not in policy and "*" not in policy, policy
+    scripts = re.search(r"script-src ([^;]+)", policy)
+    assert scripts is None or scripts.group(1) == "'self'", policy
+
+
+def assert_only_the_site(browser: Browser, site: Path, page: Path) -> None:
+    """The page opened in ``browser`` fetched itself and the site's shared files only, and its
+    policy refused nothing."""
+    shared = {(site / name).resolve().as_uri() for name in SHARED}
+    fetched = browser.requests()
+    assert fetched[0] == page.resolve().as_uri() and set(fetched[1:]) <= shared, fetched
+    assert browser.violations() == []
+
+
+def write_shared(site: Path) -> None:
+    """The site's shared files (style sheet, player), for a page written on its own."""
+    for name, content in SHARED.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(content, encoding="utf-8")

@@ -1,14 +1,15 @@
 """A knockout's report in a real browser (headless Chromium, no network): the bracket's SVG is
 drawn inline, every tie a visible box in its round's column, each joined to the tie it feeds, and
-the page asks for nothing but itself."""
+the page asks for nothing but itself and the site's style sheet."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from arena.cli.ladder_site import ReportData, report_page
+from arena.ladder.report_page import ReportData, report_page
 from arena.ladder.reports import crosstable_of, standings_of
 from tests.html.browser import Browser
+from tests.html.support import assert_only_the_site, write_shared
 from tests.ladder import statuses
 from tests.ladder.fakes import stored
 
@@ -19,8 +20,9 @@ def test_the_bracket_is_drawn_in_the_browser(browser: Browser, tmp_path: Path) -
     page.write_text(report_page(ReportData(
         "cup", "lost-cities", standings_of("cup", matches), crosstable_of(matches), matches,
         [], schedule=statuses.decided())), encoding="utf-8")
+    write_shared(tmp_path)
     browser.open(page, "true")
-    assert browser.requests() == [page.resolve().as_uri()]
+    assert_only_the_site(browser, tmp_path, page)
     boxes = browser.eval(
         "Array.from(document.querySelectorAll('#bracket-chart g[data-tie]')).map(g => {"
         " const r = g.querySelector('rect').getBoundingClientRect();"

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli.ladder_site import ReportData, SprtReport, report_page, sprt_report
 from arena.cli.main import app
 from arena.ladder.config import LadderConfig, parse_ladder
+from arena.ladder.report_page import ReportData, SprtReport, report_page, sprt_report
 from arena.ladder.reports import crosstable_of, load_matches, standings_of
 from arena.ladder.runner import SECRET_FILE, LadderEventKind
 from arena.ladder.sprt import Decision, Pentanomial, SprtParams, decide, llr

@@ -18,10 +18,10 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import ladder_cmds
-from arena.cli.ladder_site import ReportData, report_page
 from arena.cli.ladder_view import render_pairing
 from arena.cli.main import app as main_app
 from arena.ladder.config import load_ladder
+from arena.ladder.report_page import ReportData, report_page
 from arena.ladder.reports import crosstable_of, ratio_note, standings_of
 from arena.ladder.runner import run_ladder
 from arena.model import BotSpec, MatchResult, MatchSpec

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.ladder_site import ReportData, report_page
 from arena.cli.watch_cmds import html_replay
+from arena.ladder.report_page import ReportData, report_page
 from arena.ladder.reports import crosstable_of, standings_of
 from arena.ladder.store import VoidAttempt
 from arena.model import Termination

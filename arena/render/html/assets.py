@@ -1,10 +1,14 @@
-"""The style sheet and the player script every page carries inline (no file, no network).
+"""The style sheet and the player script: inline in a page on its own, or one shared file each
+in a site (``SHARED``: named by their content's hash, so a browser that cached an older player
+never mixes it with a newer page).
 
 The player has no rules code: it shows the frames the rules engine computed (joined from the
 page's fragment table), and moves between them. Pure constants.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 STYLE = r"""
 :root { --ink: #1d2430; --muted: #5b6575; --line: #d5dae2; --paper: #f6f7f9; --panel: #fff;
@@ -244,3 +248,26 @@ PLAYER = r"""
 })();
 """
 """The replay player (plain ES5 with ``closest``/``classList``: no library, no build step)."""
+
+
+ASSET_DIR = "assets"
+"""Where a site keeps its shared files, inside the site."""
+
+
+def _named(stem: str, content: str, suffix: str) -> str:
+    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()[:16]
+    return f"{ASSET_DIR}/{stem}-{digest}{suffix}"
+
+
+SHARED: dict[str, str] = {
+    _named("arena", STYLE, ".css"): STYLE,
+    _named("viewer", PLAYER, ".js"): PLAYER,
+}
+"""A site's shared files: path inside the site → content."""
+_NAMES = {content: name for name, content in SHARED.items()}
+
+
+def shared_name(content: str) -> str:
+    """The path inside a site of the shared file holding ``content`` (``STYLE`` or
+    ``PLAYER``)."""
+    return _NAMES[content]

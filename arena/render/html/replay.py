@@ -1,4 +1,5 @@
-"""A match replay as one self-contained HTML page (pure: replayed steps in, a string out).
+"""A match replay as one HTML page (pure: replayed steps in, a string out): self-contained, or
+a page of a site that links the site's shared player and style (``arena.render.html.page``).
 
 The caller replays the log with the rules engine (``arena.referee.replay.replay_events``, what
 ``arena watch`` renders) and hands over each event with the engine's state after it. A frame is
@@ -27,7 +28,7 @@ from arena.model import (
 from arena.render.html.api import HtmlBoard, seat_label
 from arena.render.html.assets import PLAYER
 from arena.render.html.markup import FragmentTable, Markup, el, leaf
-from arena.render.html.page import document
+from arena.render.html.page import SiteLinks, document
 
 Step = tuple[MatchEvent, Any]
 """An event of the log and the engine's state after it."""
@@ -75,6 +76,8 @@ class _Replay:
     """Rounds finished so far."""
     end: MatchResult | None = None
     """The result, once the log's match end is read."""
+    detail: bool = True
+    """Show the result's detail (it may quote a crashed bot's last output line)."""
 
     @property
     def names(self) -> tuple[str, str]:
@@ -90,7 +93,7 @@ class _Replay:
         """Add the frame of ``state`` (every view) and return its index."""
         finished = self.game.finished_rounds(state)
         scores = _scores(finished, self.names, self.board.round_name)
-        ending = _result(result, self.names) if result is not None else ""
+        ending = _result(result, self.names, self.detail) if result is not None else ""
         roots = []
         for seat in self.seats:
             if seat is None:
@@ -135,21 +138,25 @@ class ReplayPage:
     """False: the log ended before the match end (the page says the match is unfinished)."""
 
 
-def replay_page(steps: Iterable[Step], *, seats: Sequence[int | None] = (None, 0, 1)
-                ) -> ReplayPage:
+def replay_page(steps: Iterable[Step], *, seats: Sequence[int | None] = (None, 0, 1),
+                site: SiteLinks | None = None, detail: bool = True) -> ReplayPage:
     """The replay page of a match. ``seats``: the views the page offers, None being the
-    omniscient one (a page of seat views only leaves out the seed and every hidden card)."""
+    omniscient one (a page of seat views only leaves out the seed and every hidden card).
+    ``site``: the page links the site's shared player and style (else they are inline); it
+    holds only its own match's data either way. ``detail``: False leaves out the result's
+    detail (it may quote a crashed bot's last output line: not for a public page)."""
     iterator = iter(steps)
     first = next(iterator, None)
     if first is None or not isinstance(first[0], HeaderEvent):
         raise ValueError("a replay starts with the match header")
     header, state = first
     assert isinstance(header, HeaderEvent)
-    replay = _Replay(header, get_game(header.game), board_for(header.game), tuple(seats))
+    replay = _Replay(header, get_game(header.game), board_for(header.game), tuple(seats),
+                     detail=detail)
     replay.frame(state)
     for event, after in iterator:
         replay.step(event, after)
-    return ReplayPage(_page(replay), replay.decisions, replay.end is not None)
+    return ReplayPage(_page(replay, site), replay.decisions, replay.end is not None)
 
 
 # --- parts of a frame ------------------------------------------------------------------------
@@ -178,7 +185,7 @@ def _verdict(result: MatchResult) -> str:
     return f"{seat_label(names, result.winner)} wins · {totals} · {result.termination}"
 
 
-def _result(result: MatchResult, names: tuple[str, str]) -> Markup:
+def _result(result: MatchResult, names: tuple[str, str], detail: bool) -> Markup:
     lines: list[Markup] = [leaf("p", None, "Match over: " + _verdict(result))]
     kind = "result"
     if result.termination.is_fault and result.faulty_seat is not None:
@@ -187,7 +194,7 @@ def _result(result: MatchResult, names: tuple[str, str]) -> Markup:
         lines.append(leaf("p", None, f"{seat_label(names, result.faulty_seat)} forfeited: {why}."))
     elif result.void:
         kind = "result void"
-    if result.detail:
+    if result.detail and detail:
         first = plain_text(result.detail.splitlines()[0][:300])
         lines.append(leaf("p", "dim", "detail: " + first))
     return el("div", kind, *lines, data_zone="result", data_termination=str(result.termination))
@@ -266,7 +273,7 @@ def _controls(replay: _Replay) -> Markup:
     )
 
 
-def _page(replay: _Replay) -> str:
+def _page(replay: _Replay, site: SiteLinks | None) -> str:
     header, names = replay.header, replay.names
     title = f"{replay.game.title}: {names[0]} vs {names[1]}"
     notes: list[Markup] = []
@@ -295,4 +302,4 @@ def _page(replay: _Replay) -> str:
         "frames": replay.frames,
         "t": replay.table.entries,
     }
-    return document(title, body, script=PLAYER, data=data)
+    return document(title, body, script=PLAYER, data=data, site=site)
