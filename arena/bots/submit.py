@@ -131,10 +131,22 @@ def submit_bot(
     progress(f"smoke match: {bot.name} vs {smoke_opponent(bot.game).name} in containers")
     result = smoke_match(bot)
     check_smoke_match(result, plan.name)
-    with catalogue.adding(plan.name, plan.version, plan.game, image.image_id, image.image_id,
-                          replace=replace, named=named, home=home) as addition:
-        tag = keep_bot_image(image.image_id, plan.name, plan.version, client)  # spared by prune
+    addition, tag = enter_bot(plan.name, plan.version, plan.game, image.image_id,
+                              replace=replace, named=named, home=home, client=client)
     return Submission(addition.bot, tag, result, addition.replaced)
+
+
+def enter_bot(name: str, version: str, game: str, image_id: str, *, replace: bool = False,
+              named: bool = True, home: Path | None = None,
+              client: Any = None) -> tuple[catalogue.Addition, str]:
+    """Enter an accepted bot's image in the catalogue (its identity: the image id) and tag it so
+    that prunes spare it, in the catalogue's one write transaction
+    (:func:`arena.bots.catalogue.adding`: ``ConfigError`` for what it refuses, nothing written
+    then); the entry and the tag."""
+    with catalogue.adding(name, version, game, image_id, image_id, replace=replace, named=named,
+                          home=home) as addition:
+        tag = keep_bot_image(image_id, name, version, client)  # spared by prune
+    return addition, tag
 
 
 def _plan(target: str, game: str | None, name: str | None, version: str | None) -> _Plan:
@@ -173,12 +185,20 @@ def _image(plan: _Plan, progress: Progress, client: Any) -> BotImage:
     else:
         image = _build(plan.directory, plan.manifest, progress, client)
     attrs = (client or docker_client()).images.get(image.image_id).attrs
-    problem = image_problem(attrs)
-    if problem is None and plan.manifest is not None:
-        problem = command_mismatch(plan.manifest.command, attrs.get("Config") or {})
+    problem = image_refusal(attrs, plan.manifest)
     if problem is not None:
         raise ConfigError(f"refused: {plain_text(plan.target)}: {problem}")
     return image
+
+
+def image_refusal(attrs: dict[str, Any], manifest: BotSpec | None) -> str | None:
+    """Why an image (its ``docker image inspect`` attributes) may not be this bot's, or None:
+    the image policy (:func:`~arena.bots.images.policy.image_problem`) and, for a bot
+    directory's image, that it runs bot.toml's ``command`` (:func:`command_mismatch`)."""
+    problem = image_problem(attrs)
+    if problem is None and manifest is not None:
+        problem = command_mismatch(manifest.command, attrs.get("Config") or {})
+    return problem
 
 
 def command_mismatch(command: tuple[str, ...], config: dict[str, Any]) -> str | None:

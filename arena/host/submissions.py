@@ -90,6 +90,7 @@ submissions_t = Table(
     Column("created", Float, nullable=False),
     Column("updated", Float, nullable=False),
     Column("match_ids", Text, nullable=False, default="[]"),
+    Column("image", String(80), nullable=False, default=""),
 )
 events_t = Table(
     "competition_submission_events", metadata,
@@ -139,6 +140,8 @@ class SubmissionRow:
     """When it last moved."""
     match_ids: tuple[str, ...]
     """Its validation matches and its first rated matches, in the order they came."""
+    image: str = ""
+    """The id of the image it was built or loaded as ("" before BUILT)."""
 
     @property
     def final(self) -> bool:
@@ -189,7 +192,7 @@ def _row(r: Any) -> SubmissionRow:
         id=int(r.id), contestant=r.contestant, game=r.game, name=r.name, version=r.version,
         kind=r.kind, size=int(r.size), sha256=r.sha256, stage=r.stage, message=r.message,
         detail=r.detail, counted=bool(r.counted), created=float(r.created),
-        updated=float(r.updated), match_ids=tuple(json.loads(r.match_ids)))
+        updated=float(r.updated), match_ids=tuple(json.loads(r.match_ids)), image=r.image)
 
 
 def _event(r: Any, name: str) -> StageEvent:
@@ -316,7 +319,7 @@ class SubmissionBook:
             sid = conn.execute(submissions_t.insert().values(
                 contestant=contestant, game=game, name=name, version="", kind=kind, size=size,
                 sha256=sha256, stage=RECEIVING, message="", detail="", counted=True,
-                created=at, updated=at, match_ids="[]")).inserted_primary_key
+                created=at, updated=at, match_ids="[]", image="")).inserted_primary_key
             assert sid is not None
             new_id = int(sid[0])
             self._append(conn, new_id, RECEIVING, "receiving the upload", "", "", (), at)
@@ -334,10 +337,11 @@ class SubmissionBook:
     def advance(self, sid: int, stage: str, message: str = "", detail: str = "", *,
                 version: str | None = None, match_ids: Sequence[str] = (),
                 name: str | None = None, game: str | None = None, size: int | None = None,
-                sha256: str | None = None) -> StageEvent:
+                sha256: str | None = None, image: str | None = None) -> StageEvent:
         """Move submission ``sid`` to ``stage`` (one transaction: the row and its event) and
         return the event. ``message`` and ``detail`` are kept bounded (:data:`DETAIL_MAX`);
-        ``version``, ``name``, ``game``, ``size`` and ``sha256`` set the row's once known;
+        ``version``, ``name``, ``game``, ``size``, ``sha256`` and ``image`` set the row's once
+        known;
         ``match_ids`` are added to the row's. FAILED and CANCELLED take it off the quota.
         ``ValueError`` for an unknown id or a move :func:`_check_move` refuses."""
         at = time.time()
@@ -350,7 +354,8 @@ class SubmissionBook:
             _check_move(row, stage)
             changes: dict[str, Any] = dict(stage=stage, message=message, detail=detail,
                                            updated=at)
-            given = dict(version=version, name=name, game=game, size=size, sha256=sha256)
+            given = dict(version=version, name=name, game=game, size=size, sha256=sha256,
+                         image=image)
             changes.update({k: v for k, v in given.items() if v is not None})
             ids = [*row.match_ids, *(m for m in match_ids if m not in row.match_ids)]
             changes["match_ids"] = json.dumps(ids)
