@@ -157,6 +157,8 @@ class Pipeline:
         self.on_event = on_event
         self._sandbox: Any = None
         self._ladders: dict[str, LadderConfig] = {}
+        self._named_as: dict[int, tuple[str, str]] = {}
+        """The name and game of each submission in process, once known."""
 
     @property
     def client(self) -> Any:
@@ -241,13 +243,30 @@ class Pipeline:
             return self._run(self._row(sid), payload)
         except Refused as exc:
             self._discard(self._row(sid).image)
-            return self._advance(sid, REFUSED, exc.message, exc.detail)
+            return self._end(sid, REFUSED, exc.message, exc.detail)
         except Failed as exc:
-            return self._advance(sid, FAILED, exc.message, exc.detail)
+            return self._end(sid, FAILED, exc.message, exc.detail)
         except Exception as exc:  # noqa: BLE001 — the engine, the disk, a bug: not the bot's
             log.warning("submission %d failed", sid, exc_info=True)
-            return self._advance(sid, FAILED, "the server failed (not counted against your "
-                                 "quota): try again later", plain_text(str(exc)))
+            return self._end(sid, FAILED, "the server failed (not counted against your quota): "
+                             "try again later", str(exc))
+        finally:
+            self._named_as.pop(sid, None)
+
+    def _end(self, sid: int, stage: str, message: str, detail: str) -> StageEvent:
+        """REFUSED or FAILED, with the bot's name and game once known, and no path of the
+        server's in the words (a refusal quoting a file names it inside the bot directory)."""
+        name, game = self._named_as.get(sid, (None, None))
+        return self._advance(sid, stage, self._scrub(sid, message), self._scrub(sid, detail),
+                             name=name, game=game)
+
+    def _scrub(self, sid: int, text: str) -> str:
+        for path, shown_as in ((self.workdir(sid) / BOT_SUBDIR, ""),
+                               (self.workdir(sid), "upload"),
+                               (self.competition.state_dir, "<server>")):
+            text = text.replace(f"{path}/", f"{shown_as}/" if shown_as else "")
+            text = text.replace(str(path), shown_as or "the bot directory")
+        return text
 
     def _run(self, row: SubmissionRow, payload: Path) -> StageEvent:
         candidate = self._reuse(row) if row.stage in (BUILT, VALIDATED) else None
@@ -285,10 +304,10 @@ class Pipeline:
         """Open the payload, name the bot (ownership and quotas) and build its image."""
         if not payload.is_file():
             raise Failed("the upload was lost on the server (not counted): send it again")
-        if row.kind == "image":
+        if row.kind == "image":  # named by the submission: checked before it is loaded
+            candidate = self._named(row, None, None)
             self._check_engine()
             image = self._refusing(lambda: load_image(payload, self.client))
-            candidate = self._named(row, None, None)
             return Candidate(candidate.name, candidate.game, None, None, image)
         directory = self.workdir(row.id) / BOT_SUBDIR
         remove_tree(directory)  # an earlier attempt's
@@ -336,6 +355,7 @@ class Pipeline:
         if not self._refusing(lambda: self.accounts.claim(owned, row.contestant)):
             raise Refused(f"the name {shown(name)} belongs to another contestant: choose "
                           "another name")
+        self._named_as[row.id] = (owned, game)
         self._refusing(lambda: catalogue.check_new(owned, version_of(row.id), named=True,
                                                    home=self.competition.home))
         return Candidate(owned, game, directory, manifest)

