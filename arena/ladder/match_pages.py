@@ -51,9 +51,10 @@ class MatchLinks:
 
 def replay_name(match_id: str) -> str:
     """The replay page of a match inside ``replays/``: the id itself where it is a safe file
-    name, else the id made safe plus a hash of it (two ids never share a page)."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", match_id)
-    if safe != match_id or safe.startswith("."):
+    name (not hidden), else the id made safe plus a hash of it (two ids never share a
+    page)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]|^\.", "_", match_id)  # no hidden file either
+    if safe != match_id:
         safe += "-" + hashlib.sha256(match_id.encode("utf-8")).hexdigest()[:10]
     return f"{safe}.html"
 

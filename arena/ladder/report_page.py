@@ -129,6 +129,13 @@ class ReportData:
     """Every version of every bot (a continuous ladder's page lists them)."""
     page_size: int = PAGE_SIZE
     """The newest matches the page lists (every match: on the list pages)."""
+    hidden: bool = False
+    """The site shows no replays (a competition whose logs are not public)."""
+
+    @property
+    def links(self) -> MatchLinks:
+        """Where each match's replay is, or why it has none."""
+        return MatchLinks(self.replays, self.problems, self.hidden)
 
 
 # --- the page (pure) -----------------------------------------------------------------------------
@@ -145,7 +152,7 @@ def report_page(data: ReportData) -> str:
         _sprt(data.sprt) if data.sprt is not None else "",
         _standings(s), _schedule(data.schedule), _versions(data.versions), _pairing(s),
         _crosstable(data.crosstable), _history(data.history, [r.bot for r in s.rows]),
-        index_matches(data.matches, MatchLinks(data.replays, data.problems), data.given_up,
+        index_matches(data.matches, data.links, data.given_up,
                       data.page_size),
     )
     return document(title, body, site=SiteLinks(""))

@@ -166,7 +166,8 @@ def _refresh(config: LadderConfig, out: Path, db: LadderStore, started: float,
                       crosstable_of(matches, prior=prior, versions=versions), matches,
                       history_of(config, matches), links.replays, links.problems,
                       sprt_report(config, matches, given_up), given_up, status,
-                      versions_of(matches, prior=prior) if versions else (), page_size)
+                      versions_of(matches, prior=prior) if versions else (), page_size,
+                      links.hidden)
     site.put("index.html", report_page(data))
     removed = site.finish(set(links.replays.values()), {m.match_id for m in matches})
     return SiteSummary(out / "index.html", len(links.replays), dict(links.problems),

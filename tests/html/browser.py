@@ -132,10 +132,20 @@ class Browser:
     def wait_for(self, condition: str, timeout_s: float | None = None) -> None:
         """Poll a JavaScript condition until it is true."""
         deadline = time.monotonic() + (timeout_s or self.timeout_s)
-        while not self.eval(f"!!(document.readyState === 'complete' && ({condition}))"):
+        while not self._holds(condition):
             if time.monotonic() > deadline:
                 raise BrowserError(f"timed out waiting for {condition}")
             time.sleep(0.01)
+
+    def _holds(self, condition: str) -> bool:
+        """Whether the condition holds once the document is loaded (false while the page is
+        navigating away: a click on a link)."""
+        try:
+            return bool(self.eval(f"!!(document.readyState === 'complete' && ({condition}))"))
+        except BrowserError as exc:
+            if "navigated" in str(exc) or "context" in str(exc):
+                return False
+            raise
 
     def eval(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page (JSON-able)."""

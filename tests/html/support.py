@@ -43,6 +43,17 @@ def random_policy(seed: int) -> Policy:
     return lambda decision: rng.choice(decision.legal_actions)
 
 
+def play_result(log_dir: Path, game: str, seed: int, *, names: tuple[str, str] = ("alice", "bob"),
+                match_id: str | None = None) -> MatchResult:
+    """Play one match in-process between seeded random players; its result (the log written
+    by the real match loop in ``log_dir``)."""
+    bots = (BotSpec(names[0], game), BotSpec(names[1], game))
+    spec = MatchSpec(game, seed, bots, {}, TIME_CONTROL, match_id=match_id or f"{game}-{seed}")
+    match = Match(spec, sandbox_name="in-process", log_dir=log_dir)
+    players = (LocalPlayer(0, random_policy(seed)), LocalPlayer(1, random_policy(seed + 1)))
+    return asyncio.run(match.run(players))
+
+
 def play_logged(log_dir: Path, game: str, seed: int, *, options: dict[str, Any] | None = None,
                 policies: tuple[Policy, Policy] | None = None,
                 names: tuple[str, str] = ("alice", "bob"), match_id: str | None = None,
