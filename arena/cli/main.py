@@ -45,15 +45,18 @@ def _register() -> None:
     from arena.cli import (
         bots_cmds,
         cluster_cmds,
+        host_admin_cmds,
+        host_cmds,
         ladder_cmds,
         match_cmds,
+        remote_cmds,
         serve_cmds,
         sprt_cmds,
         watch_cmds,
     )
 
     for module in (match_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
-                   cluster_cmds):
+                   cluster_cmds, host_cmds, host_admin_cmds, remote_cmds):
         module.register(app)
 
 

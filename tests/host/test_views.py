@@ -94,7 +94,7 @@ def test_a_seat_view_log_holds_the_seats_observations_and_no_seed(game_id: str,
     steps = list(replay_events(read_events(path)))
     expected = [
         json_format.MessageToDict(encode_observation(game_id, game.observation(before.state, 1)))
-        for before, step in zip(steps, steps[1:])
+        for before, step in zip(steps, steps[1:], strict=False)
         if isinstance(step.event, DecisionEvent) and step.event.seat == 1]
     assert [line["observation"] for line in lines if line["type"] == "observation"] == expected
     assert lines[-1]["type"] == "match_end" and "bot_logs" not in lines[-1]

@@ -1,0 +1,193 @@
+"""`arena host`: run a competition server, or check that one can run (`--check`)."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from arena.cli.common import console, handle_errors
+from arena.errors import ConfigError
+from arena.render.text import plain
+
+MIN_FREE_GIB = 5.0
+"""Free disk under the state directory below which `--check` fails (images, logs, uploads)."""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("host")(host)
+
+
+@handle_errors
+def host(
+    competition: Annotated[Path, typer.Argument(help="The competition file (TOML; see "
+                                                     "docs/competition.md).")],
+    check: Annotated[bool, typer.Option("--check", help="Check the competition file and the "
+                                        "environment (Docker, base images, certificates, disk, "
+                                        "database) and exit: 0 when it can run, 2 when not. "
+                                        "Starts nothing.")] = False,
+) -> None:
+    """Run a competition: contestants submit bots and follow their results from their own
+    machines.
+
+    One process serves the public API (gRPC over TLS on the file's [server] listen address;
+    contestants pin the CA that signed its certificate: `arena host-certs` makes both), runs one
+    continuous ladder per game over the competition's database (every bot a contestant submits
+    joins once it is built offline and has passed its validation matches against itself and the
+    game's reference bot), keeps the public page (the [site] dir) up to date, and serves
+    Prometheus metrics on the [server] metrics address (loopback by default).
+
+    Contestants are added with `arena contestants add NAME --competition FILE` (it prints their
+    token once). Stop the server with Ctrl-C or SIGTERM; started again (even after kill -9), it
+    loses nothing recorded and takes up what was in flight.
+    """
+    from arena.host.config import load_competition
+
+    config = load_competition(competition)
+    if check:
+        _check(config)
+        return
+    from arena.host.server import CompetitionServer
+
+    logging.getLogger("arena.host").setLevel(logging.INFO)
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    server = CompetitionServer(config)
+    server.start()
+    console.print(plain(f"competition {config.name}: API on {config.listen} (port {server.port},"
+                        " TLS)"
+                        + (f", metrics on port {server.metrics_port}" if server.metrics_port
+                           else "")
+                        + f"; games: {', '.join(g.game for g in config.games)}; "
+                        f"state in {config.state_dir}. Ctrl-C stops it."))
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: server._stop.set())
+    try:
+        server.wait()
+    finally:
+        console.print("stopping: matches in flight are replayed at the next start")
+        server.stop()
+
+
+def _check(config: object) -> None:
+    """Every check of `--check` as a table; exit 2 when one failed."""
+    from arena.host.config import Competition
+
+    assert isinstance(config, Competition)
+    rows: list[tuple[str, str, str]] = []
+    rows.append(("competition file", "ok", f"{config.path}: {len(config.games)} game(s)"))
+    rows.extend(_check_ladders(config))
+    rows.append(_check_certificate(config))
+    rows.extend(_check_docker(config))
+    rows.append(_check_disk(config))
+    rows.append(_check_database(config))
+    table = Table(title=plain(f"arena host --check {config.path.name}"))
+    for column in ("check", "status", "detail"):
+        table.add_column(column)
+    colours = {"ok": "green", "warn": "yellow", "fail": "red"}
+    for name, status, detail in rows:
+        table.add_row(plain(name), plain(status, colours[status]), plain(detail))
+    console.print(table)
+    failed = [name for name, status, _ in rows if status == "fail"]
+    if failed:
+        raise ConfigError(f"the competition cannot run: {', '.join(failed)} failed (above)")
+
+
+def _check_ladders(config: object) -> list[tuple[str, str, str]]:
+    from arena.host.config import Competition, ladder_data, toml_text
+    from arena.ladder.config import parse_ladder
+
+    assert isinstance(config, Competition)
+    rows = []
+    for game in config.games:
+        try:
+            where = config.ladders / f"{game.game}.toml"  # checked as written, not written
+            ladder = parse_ladder(toml_text(ladder_data(config, game.game)), source=where)
+            missing = [d for d in (game.reference_dir, *game.house_dirs) if not d.is_dir()]
+            if missing:
+                rows.append((f"ladder {game.game}", "fail", f"no sample bot {missing[0]}"))
+            else:
+                rows.append((f"ladder {game.game}", "ok",
+                             f"{ladder.name}: continuous, house bots {', '.join(game.house)}, "
+                             f"reference {game.reference}"))
+        except ConfigError as exc:
+            rows.append((f"ladder {game.game}", "fail", str(exc)))
+    return rows
+
+
+def _check_certificate(config: object) -> tuple[str, str, str]:
+    from arena.host.certs import server_cert_problem
+    from arena.host.config import Competition
+
+    assert isinstance(config, Competition)
+    host = config.listen.rpartition(":")[0].strip("[]")
+    problem = server_cert_problem(config.tls_cert, config.tls_key, host)
+    return ("TLS certificate", "fail" if problem else "ok",
+            problem or f"{config.tls_cert} serves {host}")
+
+
+def _check_docker(config: object) -> list[tuple[str, str, str]]:
+    from arena.host.config import Competition
+
+    assert isinstance(config, Competition)
+    if config.sandbox != "docker":
+        return [("Docker", "warn", f"sandbox {config.sandbox}: bots are not in containers "
+                 "(development only)")]
+    try:
+        from arena.bots.images.build import FLAVORS, docker_client, find_base_image
+
+        client = docker_client()
+        client.ping()
+    except Exception as exc:  # the engine's errors are many kinds
+        return [("Docker", "fail", f"no Docker engine answers: {exc}")]
+    rows = [("Docker", "ok", f"engine {client.version().get('Version', '?')}")]
+    missing = [f.tag for f in FLAVORS.values() if find_base_image(f.tag, client) is None]
+    rows.append(("base images", "ok" if not missing else "warn",
+                 "all built" if not missing else f"not built yet: {', '.join(missing)} (built "
+                 "at the first submission of that flavor, about a minute each)"))
+    return rows
+
+
+def _check_disk(config: object) -> tuple[str, str, str]:
+    from arena.host.config import Competition
+
+    assert isinstance(config, Competition)
+    where = config.state_dir if config.state_dir.exists() else config.state_dir.parent
+    while not where.exists():
+        where = where.parent
+    free = shutil.disk_usage(where).free / 2**30
+    return ("disk", "ok" if free >= MIN_FREE_GIB else "fail",
+            f"{free:.1f} GiB free under {where} (at least {MIN_FREE_GIB:.0f} GiB)")
+
+
+def _check_database(config: object) -> tuple[str, str, str]:
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from arena.host.config import Competition
+
+    assert isinstance(config, Competition)
+    url = make_url(config.database)
+    if url.get_backend_name() == "sqlite":
+        path = Path(url.database or "")
+        where = path.parent
+        while not where.exists():
+            where = where.parent
+        import os
+
+        ok = os.access(where, os.W_OK)
+        return ("database", "ok" if ok else "fail",
+                f"SQLite {path}" + (" (made at the first start)" if not path.exists() else ""))
+    try:
+        with create_engine(config.database).connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except SQLAlchemyError as exc:
+        return ("database", "fail", f"{url.render_as_string(hide_password=True)}: {exc}")
+    return ("database", "ok", url.render_as_string(hide_password=True))

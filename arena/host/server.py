@@ -1,0 +1,370 @@
+"""A long-lived competition (``arena host FILE``): the public API over TLS, one continuous ladder
+per game, the submission pipeline, the public page and the metrics, in one process.
+
+Threads, each with one job:
+
+* the gRPC server (TLS always: the certificate and key the competition file names; contestants
+  pin the CA that signed it) with a bounded pool of handler threads;
+* one ladder thread per game, running ``run_ladder`` on its own event loop over the
+  competition's database (a continuous ladder with ``catalogue = true``: every bot entered in
+  the catalogue, which lives under the competition's ``home``, joins it, a new version first
+  plays its placement encounters);
+* the pipeline thread: uploaded submissions, one at a time (build, validation, entry);
+* the results thread: reads new results into memory (``arena.host.results``), marks each entered
+  submission RATED at its first rated match, and rewrites the public page at most every
+  ``site_refresh_s`` seconds while results arrive.
+
+The admin socket of ``arena serve`` and the bots' seat sockets are not part of this process's
+public side: the API can only do what ``CompetitionService`` says.
+
+Restarted after a crash or ``kill -9``, the server loses nothing recorded: the ladder resumes
+(matches in flight are replayed with their deals), the pipeline's ``recover`` cancels uploads
+that were half-way (their files removed) and takes up submissions that were uploaded but not
+yet entered again, and quotas are counted from the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import queue
+import re
+import threading
+import time
+from collections.abc import Sequence
+from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from arena.bots.home import HOME_ENV
+from arena.bots.names import check_name, name_key
+from arena.errors import ArenaError, ConfigError
+from arena.host import views
+from arena.host.accounts import Accounts
+from arena.host.config import Competition, ladder_file
+from arena.host.metrics import Metrics
+from arena.host.pipeline import Pipeline
+from arena.host.results import LadderResults, bot_name
+from arena.host.submissions import StageEvent, SubmissionBook
+from arena.ladder.config import LadderConfig, load_ladder
+from arena.ladder.runner import LadderEvent, LadderEventKind, run_ladder
+from arena.ladder.sources import write_private
+from arena.ladder.store import LadderStore, StoredMatch
+from arena.model import Termination
+from arena.v1 import competition_pb2 as pb
+from arena.v1 import competition_pb2_grpc as pb_grpc
+
+log = logging.getLogger("arena.host")
+
+HANDLER_THREADS = 128
+"""Calls served at once (watch streams hold one each)."""
+MAX_MESSAGE = 2 * 1024 * 1024
+"""The largest message a client may send (an upload chunk is at most 1 MiB)."""
+RESULTS_POLL_S = 1.0
+"""How often the results thread looks for new results."""
+SERVER_FILE = "server.json"
+"""In the state directory while the server runs: its ports and process id (JSON)."""
+_VALIDATION = re.compile(r"s([0-9]{1,12})-(self|reference)")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A match a caller asked about, and what they may see of it."""
+
+    path: Path
+    """Its log (growing while it runs)."""
+    running: bool
+    own_seats: frozenset[int]
+    sight: views.Sight
+
+
+class CompetitionServer:
+    """One competition's server (module doc)."""
+
+    def __init__(self, competition: Competition) -> None:
+        self.competition = competition
+        self.metrics = Metrics()
+        self.accounts = Accounts.open(competition.database)
+        self.store = LadderStore(competition.database)
+        self.book = SubmissionBook(self.store.engine)
+        self.configs: dict[str, LadderConfig] = {
+            g.game: load_ladder(ladder_file(competition, g.game)) for g in competition.games}
+        self.results = {game: LadderResults(game, config, self.store)
+                        for game, config in self.configs.items()}
+        self.house = {name_key(name) for g in competition.games for name in g.house}
+        self.pipeline = Pipeline(competition, self.accounts, self.book)
+        self.port = 0
+        self.metrics_port = 0
+        self._grpc: grpc.Server | None = None
+        self._stop = threading.Event()
+        self._queue: queue.Queue[tuple[int, Path] | None] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._ladder_stops: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+        self._site_written = 0.0
+        self._site_due = True
+
+    # --- life --------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start every part (module doc); returns once the API listens."""
+        from arena.host.service import CompetitionService
+
+        c = self.competition
+        os.environ[HOME_ENV] = str(c.home)  # the catalogue: the pipeline writes, ladders read
+        for path in (c.state_dir, c.home, c.uploads, c.logs_dir):
+            path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for results in self.results.values():
+            results.refresh()
+        for sid in self.pipeline.recover():
+            self._queue.put((sid, self.pipeline.payload(sid)))
+        server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=HANDLER_THREADS,
+                                       thread_name_prefix="api"),
+            maximum_concurrent_rpcs=HANDLER_THREADS,
+            options=[("grpc.max_receive_message_length", MAX_MESSAGE),
+                     ("grpc.max_send_message_length", 4 * 1024 * 1024)])
+        pb_grpc.add_CompetitionServiceServicer_to_server(CompetitionService(self), server)
+        credentials = grpc.ssl_server_credentials(
+            [(c.tls_key.read_bytes(), c.tls_cert.read_bytes())])
+        self.port = server.add_secure_port(c.listen, credentials)
+        if self.port == 0:
+            raise ConfigError(f"[server] listen: cannot listen on {c.listen}")
+        server.start()
+        self._grpc = server
+        if c.metrics:
+            self.metrics_port = self.metrics.serve(c.metrics)
+        self._spawn("pipeline", self._pipeline_loop)
+        self._spawn("results", self._results_loop)
+        for game in self.configs:
+            self._spawn(f"ladder-{game}", self._ladder_loop, game)
+        started = {"competition": c.name, "port": self.port, "metrics_port": self.metrics_port,
+                   "pid": os.getpid()}
+        write_private(c.state_dir / SERVER_FILE, json.dumps(started) + "\n")
+        log.info(json.dumps({"event": "started", **started}))
+
+    def _spawn(self, name: str, target: Any, *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def stop(self, grace: float = 5.0) -> None:
+        """Stop accepting calls, stop the ladders (matches in flight are dropped: replayed at
+        the next start) and the pipeline (a submission half-way is taken up again)."""
+        self._stop.set()
+        if self._grpc is not None:
+            self._grpc.stop(grace)
+        for loop, event in self._ladder_stops:
+            loop.call_soon_threadsafe(event.set)
+        self._queue.put(None)
+        for thread in self._threads:
+            thread.join(timeout=60)
+        self.metrics.close()
+
+    def wait(self) -> None:
+        """Block until ``stop``."""
+        self._stop.wait()
+
+    # --- ladders -----------------------------------------------------------------------------
+    def _ladder_loop(self, game: str) -> None:
+        config = self.configs[game]
+        results = self.results[game]
+
+        def on_event(event: LadderEvent) -> None:
+            if event.kind is LadderEventKind.MATCH_STARTED and event.match is not None:
+                flight = next((f for f in event.progress.in_flight
+                               if f.match_id == event.match.match_id), None)
+                if flight is not None:
+                    results.started(flight.match_id, flight.bots)
+            elif event.kind is LadderEventKind.MATCH_FINISHED and event.match is not None:
+                results.finished(event.match.match_id)
+                if event.result is not None:
+                    outcome = "void" if event.result.void else "rated"
+                    self.metrics.matches.labels(game, outcome).inc()
+                    if event.result.termination is Termination.TIMEOUT:
+                        self.metrics.time_losses.labels(game).inc()
+            self.metrics.in_flight.labels(game).set(results.in_flight())
+
+        async def main() -> None:
+            stop = asyncio.Event()
+            self._ladder_stops.append((asyncio.get_running_loop(), stop))
+            if self._stop.is_set():
+                return
+            await run_ladder(config, sandbox=self.competition.sandbox, on_event=on_event,
+                             stop=stop, store=self.store)
+
+        while not self._stop.is_set():
+            try:
+                asyncio.run(main())
+            except ArenaError as exc:  # e.g. the cluster could not start: say so, try again
+                log.error(json.dumps({"event": "ladder_error", "game": game,
+                                      "error": str(exc)}))
+                self._stop.wait(10.0)
+
+    # --- results -----------------------------------------------------------------------------
+    def _results_loop(self) -> None:
+        for results in self.results.values():  # a first rated match recorded before a crash
+            self._mark_rated(results, results.snapshot.matches)
+        while not self._stop.wait(RESULTS_POLL_S):
+            try:
+                for results in self.results.values():
+                    new = results.refresh()
+                    if new:
+                        self._mark_rated(results, results.snapshot.matches[-new:])
+                        self._site_due = True
+                self._refresh_site()
+            except (ArenaError, OSError) as exc:
+                log.error(json.dumps({"event": "results_error", "error": str(exc)}))
+
+    def _mark_rated(self, results: LadderResults, matches: Sequence[StoredMatch]) -> None:
+        """Each entered submission of the game that played a rated match among ``matches``
+        reaches RATED with its first two."""
+        waiting = [row for row in self.book.unfinished()
+                   if row.stage == "ENTERED" and row.game == results.game]
+        for row in waiting:
+            played = [m.match_id for m in matches if not m.void and any(
+                bot_name(b).lower() == row.name.lower() and v == row.version
+                for b, v in zip(m.bots, m.versions, strict=True))]
+            if played:
+                event = self.book.advance(row.id, "RATED", f"first rated match {played[0]}",
+                                          match_ids=played[:2])
+                self.ended(event)
+
+    def _refresh_site(self) -> None:
+        c = self.competition
+        if not self._site_due or time.monotonic() - self._site_written < c.site_refresh_s:
+            return
+        from arena.host.site import refresh_competition_site
+
+        refresh_competition_site(c, self.configs, self.store)
+        self._site_written = time.monotonic()
+        self._site_due = False
+
+    # --- submissions -------------------------------------------------------------------------
+    def admit(self, caller: str, start: pb.SubmitStart) -> tuple[str, str, int]:
+        """Check a submission's start (before any byte): its game, kind and name (claimed for
+        the caller now, atomically, if nobody owns it: the first to submit a name owns it) and
+        the announced size. Returns (game, name, byte limit); raises ``ConfigError`` (a refused
+        name or game) or ``QuotaRefusal``. The quotas are checked as the submission is
+        recorded (``SubmissionBook.open``)."""
+        from arena.host.service import QuotaRefusal
+
+        c = self.competition
+        if start.kind not in ("directory", "image"):
+            raise ConfigError("kind: 'directory' or 'image'")
+        if start.game:
+            game = c.game(start.game).game
+        elif len(c.games) == 1:
+            game = c.games[0].game
+        else:
+            raise ConfigError("this competition hosts several games: say which (--game)")
+        if not start.name:
+            raise ConfigError("the bot's name is missing (bot.toml's name, or --name)")
+        name = check_name("the bot's name", start.name, "submit")
+        if name_key(name) in self.house or not self.accounts.claim(name, caller):
+            raise ConfigError(f"the name {name} belongs to another contestant: choose another")
+        q = c.quotas
+        limit = q.max_upload_bytes if start.kind == "directory" else q.max_image_upload_bytes
+        if start.size > limit:
+            raise QuotaRefusal(f"the upload is {start.size} bytes; the quota is {limit} bytes "
+                               "per submission")
+        return game, name, limit
+
+    def uploaded(self, sid: int) -> None:
+        """An upload is complete: into the pipeline."""
+        self.metrics.upload_bytes.inc(self.pipeline.payload(sid).stat().st_size)
+        self._queue.put((sid, self.pipeline.payload(sid)))
+
+    def ended(self, event: StageEvent) -> None:
+        """A submission reached ``event``'s stage outside the pipeline thread (its upload was
+        cut or broken off): counted and logged."""
+        self.metrics.submissions.labels(event.stage.lower()).inc()
+        log.info(json.dumps({"event": "submission_" + event.stage.lower(),
+                             "id": event.submission_id, "message": event.message[:500]}))
+
+    def _pipeline_loop(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None or self._stop.is_set():
+                return
+            sid, path = item
+            try:
+                event = self.pipeline.process(sid, path)
+            except Exception as exc:  # the pipeline's own failure: the server's fault
+                log.exception("submission %s failed", sid)
+                event = self.book.advance(sid, "FAILED", f"the server failed: {exc}")
+            self.ended(event)
+
+    # --- lookups -----------------------------------------------------------------------------
+    def owners(self) -> dict[str, str]:
+        """Bot name (lower case) → its owner, for every bot in the standings."""
+        found: dict[str, str] = {}
+        for results in self.results.values():
+            standings = results.snapshot.standings
+            for row in standings.rows if standings is not None else ():
+                name = row.name or bot_name(row.bot)
+                owner = self.accounts.owner(name)
+                if owner is not None:
+                    found[name.lower()] = owner
+        return found
+
+    def locate(self, match_id: str, caller: str) -> Found | None:
+        """A match by id (ladder or validation) and what ``caller`` may see of it; None when
+        there is no such match."""
+        setting = self.competition.logs
+        for results in self.results.values():
+            match = results.find(match_id)
+            if match is not None and match.log_path:
+                own = self._own(caller, [bot_name(b) for b in match.bots])
+                return Found(Path(match.log_path), False, own, views.sight(setting, own, False))
+            running = results.running(match_id)
+            if running is not None:
+                own = self._own(caller, list(running.names))
+                path = results.config.match_log_dir / f"{match_id}.jsonl"
+                return Found(path, True, own, views.sight(setting, own, True))
+        validation = _VALIDATION.fullmatch(match_id)
+        if validation is None:
+            return None
+        row = self.book.get(int(validation.group(1)))
+        path = self.competition.logs_dir / "validation" / f"{match_id}.jsonl"
+        if row is None or row.contestant != caller or not path.is_file():
+            return None
+        names, ended = _log_state(path)
+        own = frozenset(s for s, n in enumerate(names) if n.lower() == row.name.lower())
+        return Found(path, not ended, own, views.sight(setting, own, not ended))
+
+    def _own(self, caller: str, names: list[str]) -> frozenset[int]:
+        return frozenset(seat for seat, name in enumerate(names)
+                         if self.accounts.owner(name) == caller)
+
+
+def _log_state(path: Path) -> tuple[list[str], bool]:
+    """A log's seat names (from its header) and whether it has its match end."""
+    with path.open("rb") as handle:
+        first = handle.readline()
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - 64 * 1024))
+        tail = handle.read()
+    try:
+        names = [b.get("name", "") for b in json.loads(first).get("bots", [])]
+    except (ValueError, AttributeError):
+        names = []
+    return names, b'"type":"match_end"' in tail or b'"type": "match_end"' in tail
+
+
+def serve(competition: Competition) -> None:
+    """Run the competition until SIGINT or SIGTERM."""
+    import signal
+
+    server = CompetitionServer(competition)
+    server.start()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: server._stop.set())
+    try:
+        server.wait()
+    finally:
+        server.stop()

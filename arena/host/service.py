@@ -1,0 +1,429 @@
+"""The public API of a competition (``CompetitionService``, proto/arena/v1/competition.proto).
+
+Every method is wrapped by ``api_call``: the caller's token is checked first (``Auth``: a
+missing, malformed, wrong or revoked token is UNAUTHENTICATED and nothing else; a peer with too
+many failed tokens in a minute is refused with RESOURCE_EXHAUSTED and the seconds to wait,
+before its token is even looked at), and the call is counted by method and status. A test calls
+every method of the service without a token, so no method can be added without the check.
+
+What a caller may see of a match is ``arena.host.views.sight`` (the competition's ``logs``
+setting, the seats their bots played, whether it runs). A match that does not exist and one the
+caller may not see get the same answer (PERMISSION_DENIED, "no match ... you may see"), so ids
+cannot be probed; the same for submissions. Another contestant's bot output (the output tails,
+a crash's last line in a result's detail) is never sent to anyone but its owner.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import grpc
+
+from arena.errors import ArenaError, ConfigError
+from arena.host import views
+from arena.host.feeds import Feeds, FeedsFull
+from arena.host.results import LadderResults, bot_name
+from arena.host.submissions import QuotaExceeded
+from arena.ladder.store import StoredMatch
+from arena.model import plain_text
+from arena.referee.log import read_events, seat_log_path
+from arena.v1 import competition_pb2 as pb
+from arena.v1 import competition_pb2_grpc as pb_grpc
+
+if TYPE_CHECKING:
+    from arena.host.server import CompetitionServer
+
+log = logging.getLogger("arena.host")
+
+FAILURE_WINDOW_S = 60.0
+"""Failed tokens are counted per peer over this window."""
+MAX_FAILURES_ENV = "ARENA_MAX_FAILED_TOKENS"
+"""Environment variable: failed tokens a peer may send in the window (default 10); its next
+calls are refused until the window has passed."""
+CHUNK = 64 * 1024
+"""Bytes per LogChunk."""
+MAX_PAGE = 500
+"""The most matches or submissions one call returns."""
+POLL_S = 0.25
+"""How often a follower of a submission looks for its next stage."""
+FINAL_STAGES = frozenset({"RATED", "REFUSED", "FAILED", "CANCELLED"})
+NOT_YOURS = "no {what} {ident} that you may see"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Auth:
+    """Token checks with a per-peer brake on failures (module doc)."""
+
+    def __init__(self, authenticate: Callable[[str], str | None], on_failure: Callable[[], None]
+                 ) -> None:
+        self._authenticate = authenticate
+        self._on_failure = on_failure
+        self._failures: dict[str, collections.deque[float]] = {}
+        self._lock = threading.Lock()
+        self._limit = _env_int(MAX_FAILURES_ENV, 10)
+
+    def check(self, context: grpc.ServicerContext) -> str:
+        """The caller's contestant name, or the call aborted."""
+        peer = _peer_host(context.peer())
+        now = time.monotonic()
+        with self._lock:
+            failures = self._failures.get(peer)
+            while failures and failures[0] < now - FAILURE_WINDOW_S:
+                failures.popleft()
+            if failures is not None and len(failures) >= self._limit:
+                wait = failures[0] + FAILURE_WINDOW_S - now
+                _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                              f"too many refused tokens from your address: retry in "
+                              f"{max(1, round(wait))} s")
+        token = ""
+        for key, value in context.invocation_metadata() or ():
+            if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+                token = value[len("Bearer "):]
+        contestant = self._authenticate(token) if token else None
+        if contestant is None:
+            with self._lock:
+                if len(self._failures) > 10_000:  # bounded: forget the oldest peers
+                    self._failures.pop(next(iter(self._failures)))
+                self._failures.setdefault(peer, collections.deque()).append(now)
+            self._on_failure()
+            _abort(context, grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked token")
+        return contestant
+
+
+def _abort(context: grpc.ServicerContext, code: grpc.StatusCode, details: str) -> NoReturn:
+    """End the call with ``code`` (``context.abort`` raises)."""
+    context.abort(code, details)
+    raise AssertionError("context.abort returned")  # pragma: no cover
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "")
+    try:
+        return max(1, int(value)) if value else default
+    except ValueError:
+        raise ConfigError(f"{name}={value!r} is not a whole number") from None
+
+
+def _peer_host(peer: str) -> str:
+    """``ipv4:127.0.0.1:5000`` → ``ipv4:127.0.0.1`` (the address without the port)."""
+    return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
+
+
+def api_call(method: F) -> F:
+    """Authenticate, then run the method with the caller's name; count it by status."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def unary(self: CompetitionService, request: Any, context: grpc.ServicerContext) -> Any:
+        code = "OK"
+        try:
+            caller = self.auth.check(context)
+            return method(self, request, context, caller)
+        except Exception:
+            code = _code(context)
+            raise
+        finally:
+            self.server.metrics.api_calls.labels(name, code).inc()
+
+    @functools.wraps(method)
+    def streaming(self: CompetitionService, request: Any, context: grpc.ServicerContext
+                  ) -> Iterator[Any]:
+        code = "OK"
+        try:
+            caller = self.auth.check(context)
+            yield from method(self, request, context, caller)
+        except GeneratorExit:
+            code = "CANCELLED"
+            raise
+        except Exception:
+            code = _code(context)
+            raise
+        finally:
+            self.server.metrics.api_calls.labels(name, code).inc()
+
+    import inspect
+
+    return (streaming if inspect.isgeneratorfunction(method) else unary)  # type: ignore[return-value]
+
+
+def _code(context: grpc.ServicerContext) -> str:
+    code = context.code() if hasattr(context, "code") else None
+    return code.name if isinstance(code, grpc.StatusCode) else "UNKNOWN"
+
+
+class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[misc]
+    """The servicer (module doc); ``server`` holds everything it reads."""
+
+    def __init__(self, server: CompetitionServer) -> None:
+        self.server = server
+        self.auth = Auth(server.accounts.authenticate, server.metrics.auth_failures.inc)
+        self.feeds = Feeds()
+
+    # --- who and what ------------------------------------------------------------------------
+    @api_call
+    def WhoAmI(self, request: pb.WhoAmIRequest, context: grpc.ServicerContext, caller: str
+               ) -> pb.WhoAmIReply:
+        c = self.server.competition
+        q = c.quotas
+        return pb.WhoAmIReply(
+            contestant=caller, competition=c.name,
+            games=[pb.GameInfo(game=g.game, reference=g.reference) for g in c.games],
+            quotas=pb.Quotas(max_upload_bytes=q.max_upload_bytes,
+                             submissions_per_day=q.submissions_per_day,
+                             active_bots=q.active_bots,
+                             used_today=self.server.book.used_today(caller, time.time())),
+            logs=c.logs, bots=list(self.server.accounts.bots_of(caller)))
+
+    # --- submissions -------------------------------------------------------------------------
+    @api_call
+    def Submit(self, request_iterator: Iterator[pb.SubmitRequest],
+               context: grpc.ServicerContext, caller: str) -> Iterator[pb.SubmissionEvent]:
+        server = self.server
+        first = next(request_iterator, None)
+        if first is None or first.WhichOneof("part") != "start":
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "a submission starts with its start")
+        start = first.start
+        try:
+            game, name, limit = server.admit(caller, start)
+            sid = server.book.open(caller, game, name, start.kind, start.size, start.sha256,
+                                   quotas=server.competition.quotas,
+                                   owned_entered=server.accounts.bots_of(caller))
+        except (QuotaRefusal, QuotaExceeded) as exc:
+            log.info(json.dumps({"event": "submission_refused", "contestant": caller,
+                                 "why": str(exc)}))
+            _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        except ConfigError as exc:
+            log.info(json.dumps({"event": "submission_refused", "contestant": caller,
+                                 "why": str(exc)}))
+            _abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        log.info(json.dumps({"event": "submission", "id": sid, "contestant": caller,
+                             "game": game, "name": name, "kind": start.kind,
+                             "size": start.size}))
+        opened = server.book.events(sid)[-1]
+        yield _event(opened, name)
+        chunks = (part.chunk for part in request_iterator if part.WhichOneof("part") == "chunk")
+        event = server.pipeline.upload(sid, chunks)
+        if event.stage != "UPLOADED":  # cut at the quota, or broken off: nothing was kept
+            server.ended(event)
+            yield _event(event, name)
+            _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED if event.stage == "REFUSED"
+                          else grpc.StatusCode.DATA_LOSS, plain_text(event.message))
+        server.uploaded(sid)
+        yield from self._follow(sid, name, after=opened.seq, context=context)
+
+    def _follow(self, sid: int, name: str, after: int, context: grpc.ServicerContext
+                ) -> Iterator[pb.SubmissionEvent]:
+        book = self.server.book
+        while context.is_active():
+            events = book.events(sid, after)
+            for event in events:
+                after = event.seq
+                message = _event(event, name)
+                yield message
+                if message.final:
+                    return
+            if not events:
+                time.sleep(POLL_S)
+
+    @api_call
+    def ListSubmissions(self, request: pb.SubmissionsRequest, context: grpc.ServicerContext,
+                        caller: str) -> pb.SubmissionsReply:
+        limit = min(request.limit or 20, MAX_PAGE)
+        return pb.SubmissionsReply(submissions=[
+            pb.Submission(submission_id=row.id, game=row.game, name=row.name,
+                          version=row.version or "", stage=pb.SubmissionStage.Value(row.stage),
+                          message=plain_text(row.message), created=row.created,
+                          updated=row.updated, size=row.size, match_ids=list(row.match_ids),
+                          counted=bool(row.counted))
+            for row in self.server.book.list(caller, limit)])
+
+    @api_call
+    def FollowSubmission(self, request: pb.FollowSubmissionRequest,
+                         context: grpc.ServicerContext, caller: str
+                         ) -> Iterator[pb.SubmissionEvent]:
+        row = self.server.book.get(request.submission_id)
+        if row is None or row.contestant != caller:
+            _abort(context, grpc.StatusCode.PERMISSION_DENIED,
+                          NOT_YOURS.format(what="submission", ident=request.submission_id))
+        if not request.follow:
+            for event in self.server.book.events(row.id):
+                yield _event(event, row.name)
+            return
+        yield from self._follow(row.id, row.name, after=0, context=context)
+
+    # --- results -----------------------------------------------------------------------------
+    @api_call
+    def Standings(self, request: pb.StandingsRequest, context: grpc.ServicerContext,
+                  caller: str) -> pb.StandingsReply:
+        reply = pb.StandingsReply()
+        owners = self.server.owners()
+        for results in self._ladders(request.game, context):
+            snap = results.snapshot
+            standings = snap.standings
+            game = reply.games.add(game=results.game, ladder=results.config.name,
+                                   matches=len(snap.matches))
+            if standings is None:
+                continue
+            for row in standings.rows:
+                name = row.name or bot_name(row.bot)
+                game.rows.add(rank=row.rank, name=name, version=row.version,
+                              rating=row.rating, low=row.rating - row.ci95,
+                              high=row.rating + row.ci95, matches=row.matches, wins=row.wins,
+                              draws=row.draws, losses=row.losses,
+                              owner=owners.get(name.lower(), ""), current=True)
+        return reply
+
+    @api_call
+    def ListMatches(self, request: pb.MatchesRequest, context: grpc.ServicerContext,
+                    caller: str) -> pb.MatchesReply:
+        ladders = self._ladders(request.game, context)
+        if len(ladders) != 1:
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT,
+                          "this competition hosts several games: name one (--game)")
+        results = ladders[0]
+        names = [request.bot] if request.bot else []
+        if request.mine:
+            mine = list(self.server.accounts.bots_of(caller))
+            names = [n for n in names if n.lower() in {m.lower() for m in mine}] if names \
+                else mine
+            if not names:
+                return pb.MatchesReply()
+        before: int | None = None
+        if request.before:
+            try:
+                before = int(request.before)
+            except ValueError:
+                _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "not a page cursor")
+        page, after = results.page(names=names, limit=min(request.limit or 50, MAX_PAGE),
+                                   before=before)
+        return pb.MatchesReply(matches=[_match_row(m) for m in page],
+                               next="" if after is None else str(after))
+
+    def _ladders(self, game: str, context: grpc.ServicerContext) -> list[LadderResults]:
+        ladders = self.server.results
+        if not game:
+            return list(ladders.values())
+        if game not in ladders:
+            _abort(context, grpc.StatusCode.NOT_FOUND, f"this competition hosts no game {game!r}")
+        return [ladders[game]]
+
+    # --- one match ---------------------------------------------------------------------------
+    @api_call
+    def WatchMatch(self, request: pb.WatchRequest, context: grpc.ServicerContext, caller: str
+                   ) -> Iterator[pb.WatchFrame]:
+        found = self.server.locate(request.match_id, caller)
+        seat = None if request.seat < 0 else request.seat
+        if found is None or not _may_watch(found.sight, seat):
+            _abort(context, grpc.StatusCode.PERMISSION_DENIED,
+                          NOT_YOURS.format(what="match", ident=plain_text(request.match_id)[:80]))
+        try:
+            feed = self.feeds.feed(request.match_id, found.path, seat, found.running)
+        except FeedsFull as exc:
+            _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        metrics = self.server.metrics
+        metrics.watchers.inc()
+        try:
+            follow = request.follow or not found.running
+            count = len(feed.frames)
+            for number, frame in enumerate(feed.read(context.is_active)):
+                if not follow and number >= count:
+                    break
+                yield pb.WatchFrame(board=frame.board, caption=frame.caption,
+                                    seat=-1 if frame.seat is None else frame.seat,
+                                    final=frame.final)
+            if feed.done and feed.error and not (feed.frames and feed.frames[-1].final):
+                _abort(context, grpc.StatusCode.UNAVAILABLE,
+                              f"the match's log ended early: {plain_text(feed.error)[:200]}")
+        finally:
+            metrics.watchers.dec()
+
+    @api_call
+    def GetLog(self, request: pb.LogRequest, context: grpc.ServicerContext, caller: str
+               ) -> Iterator[pb.LogChunk]:
+        found = self.server.locate(request.match_id, caller)
+        if found is None or found.sight.nothing:
+            _abort(context, grpc.StatusCode.PERMISSION_DENIED,
+                          NOT_YOURS.format(what="match", ident=plain_text(request.match_id)[:80]))
+        if found.running:
+            _abort(context, grpc.StatusCode.FAILED_PRECONDITION,
+                          "the match is still running: watch it (arena watch --server ... "
+                          "--match ...); its log comes when it ends")
+        if found.sight.full:
+            data = b"".join(_shared_log(found.path, found.own_seats))
+            kind = "log"
+        else:
+            data = b"".join(views.seat_view_lines(read_events(found.path),
+                                                  min(found.sight.seats)))
+            kind = "seat-view"
+        for offset in range(0, max(len(data), 1), CHUNK):
+            yield pb.LogChunk(data=data[offset:offset + CHUNK], kind=kind)
+
+    @api_call
+    def GetBotOutput(self, request: pb.BotOutputRequest, context: grpc.ServicerContext,
+                     caller: str) -> pb.BotOutputReply:
+        found = self.server.locate(request.match_id, caller)
+        if found is None or not found.own_seats or found.running:
+            _abort(context, grpc.StatusCode.PERMISSION_DENIED,
+                          NOT_YOURS.format(what="finished match of your bots",
+                                           ident=plain_text(request.match_id)[:80]))
+        seat = min(found.own_seats)
+        path = seat_log_path(found.path, seat)
+        try:
+            output = path.read_bytes()[-64 * 1024:].decode("utf-8", "replace")
+        except OSError:
+            output = ""
+        return pb.BotOutputReply(seat=seat, output=plain_text(output))
+
+
+class QuotaRefusal(ArenaError):
+    """A submission the quotas refuse before any byte is sent."""
+
+
+def _may_watch(seen: views.Sight, seat: int | None) -> bool:
+    if seat is None:
+        return seen.full
+    return seen.full or seat in seen.seats
+
+
+def _event(event: Any, name: str) -> pb.SubmissionEvent:
+    return pb.SubmissionEvent(
+        submission_id=event.submission_id, stage=pb.SubmissionStage.Value(event.stage),
+        message=plain_text(event.message), detail=plain_text(event.detail), name=name,
+        version=event.version or "", match_ids=list(event.match_ids), at=event.at,
+        final=event.stage in FINAL_STAGES)
+
+
+def _match_row(m: StoredMatch) -> pb.MatchRow:
+    return pb.MatchRow(
+        match_id=m.match_id, game=m.game, names=[bot_name(b) for b in m.bots],
+        versions=list(m.versions), points=list(m.totals),
+        winner=-1 if m.winner is None or m.void else m.winner, termination=str(m.termination),
+        finished_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(m.finished_at)),
+        void=m.void, kind="ladder")
+
+
+def _shared_log(path: Path, own_seats: frozenset[int]) -> Iterator[bytes]:
+    """The match log as a contestant gets it: the head's paths of the output tails removed,
+    and a fault's detail (the faulty bot's last output) kept only for its owner."""
+    with path.open("rb") as handle:
+        for line in handle:
+            if b'"match_end"' in line:
+                data = json.loads(line)
+                if data.get("type") == "match_end":
+                    data["bot_logs"] = [None, None]
+                    result = data.get("result") or {}
+                    result.pop("log", None)
+                    if result.get("faulty_seat") not in own_seats:
+                        result["detail"] = ""
+                    line = (json.dumps(data, separators=(",", ":")) + "\n").encode()
+            yield line
