@@ -90,6 +90,11 @@ def submit(
                                  "of `arena login`; ARENA_SERVER set: the environment's) "
                                  "instead of the local catalogue.")
     ] = None,
+    until: Annotated[
+        str, typer.Option("--until", help="With --server: follow the submission until it is "
+                          "'rated' (its first rated match) or only until it is 'entered' in "
+                          "the ladder.")
+    ] = "rated",
 ) -> None:
     """Build (or take) a bot image, pin it, play a smoke match against the random sample bot in
     the Docker sandbox, and add the bot to the catalogue if it played a legal match.
@@ -108,7 +113,7 @@ def submit(
             if given:
                 raise ConfigError(f"{flag} is for the local catalogue: a competition server "
                                   "assigns each submission its own version (drop it)")
-        submit_remote(target, image=image, server=server, game=game, name=name)
+        submit_remote(target, image=image, server=server, game=game, name=name, until=until)
         return
     if (target is None) == (image is None):
         raise ConfigError("give a bot directory or an image (TARGET or --image TAG, one of "

@@ -247,10 +247,11 @@ def submissions(
 
 
 def show_events(events: Iterable[Any], server: str,
-                first: Callable[[], None] | None = None) -> int:
+                first: Callable[[], None] | None = None, until_entered: bool = False) -> int:
     """Print a submission's stages as they come, then its outcome; the exit code: 0 entered or
     rated, 1 refused, failed or cancelled (or no outcome). ``first`` is called before the first
-    stage past RECEIVING is printed (it ends an upload's progress bar)."""
+    stage past RECEIVING is printed (it ends an upload's progress bar); ``until_entered`` stops
+    at ENTERED instead of waiting for the first rated match."""
     hc = client()
     started = time.monotonic()
     last: Any = None
@@ -262,7 +263,7 @@ def show_events(events: Iterable[Any], server: str,
                 first = None
             _print_event(event, stage, time.monotonic() - started)
             last = event
-            if event.final:
+            if event.final or (until_entered and stage == "ENTERED"):
                 break
     except KeyboardInterrupt:
         if last is not None:
@@ -313,14 +314,16 @@ def _outcome(last: Any, server: str) -> int:
 
 
 def submit_remote(target: str | None, *, image: str | None, server: str | None,
-                  game: str | None, name: str | None) -> None:
+                  game: str | None, name: str | None, until: str = "rated") -> None:
     """``arena submit --server``: pack the bot directory ``target`` (or save the image
-    ``image``), upload it with a progress bar and follow its stages to the outcome; exits 1 for
-    a refused or failed submission. Anything wrong with the directory is refused before the
-    server is contacted."""
+    ``image``), upload it with a progress bar and follow its stages to the outcome (``until``
+    "entered": only until it enters the ladder); exits 1 for a refused or failed submission.
+    Anything wrong with the directory is refused before the server is contacted."""
     hc = client()
     if (target is None) == (image is None):
         raise ConfigError("give a bot directory or --image TAG (one of them)")
+    if until not in ("entered", "rated"):
+        raise ConfigError(f"--until is 'entered' or 'rated', not {until!r}")
     if image is not None and not name:
         raise ConfigError("an image needs --name NAME (the bot's name in the competition)")
     profile = hc.profile(server)
@@ -328,7 +331,8 @@ def submit_remote(target: str | None, *, image: str | None, server: str | None,
     with hc.payload(source, kind) as load, hc.connect(profile) as connection:
         with _upload_bar(load.size) as (bar, sent):
             events = connection.submit(load, game=game or "", name=name or "", sent=sent)
-            code = show_events(events, profile.name, first=bar.stop)
+            code = show_events(events, profile.name, first=bar.stop,
+                               until_entered=until == "entered")
     if code:
         raise typer.Exit(code)
 

@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 import grpc
 
 from arena.bots.files import add_to_tar, bot_files
+from arena.bots.manifest import load_bot_dir
 from arena.errors import ArenaError, ConfigError
 from arena.model import plain_text
 from arena.v1 import competition_pb2 as pb
@@ -393,10 +394,11 @@ class Connection:
 
     def submit(self, payload: Payload, *, game: str = "", name: str = "",
                sent: Callable[[int], None] | None = None) -> Iterator[Any]:
-        """Upload ``payload`` and yield the submission's stages as the server reports them;
-        ``sent`` is called with the bytes sent so far after each chunk."""
-        start = pb.SubmitStart(game=game, name=name, kind=payload.kind, size=payload.size,
-                               sha256=payload.sha256)
+        """Upload ``payload`` as the bot ``name`` of ``game`` (default: the payload's own, from
+        its bot.toml) and yield the submission's stages as the server reports them; ``sent`` is
+        called with the bytes sent so far after each chunk."""
+        start = pb.SubmitStart(game=game or payload.game, name=name or payload.name,
+                               kind=payload.kind, size=payload.size, sha256=payload.sha256)
         return self._stream(self.stub.Submit(_requests(start, payload.path, sent)))
 
     def watch(self, match_id: str, seat: int = -1, follow: bool = False) -> Iterator[Any]:
@@ -442,6 +444,10 @@ class Payload:
     """Its size in bytes."""
     sha256: str
     """Its SHA-256, hex."""
+    name: str = ""
+    """The bot's name its bot.toml gives ("" for an image)."""
+    game: str = ""
+    """The game its bot.toml names ("" for an image)."""
 
 
 class _Hashing:
@@ -474,9 +480,10 @@ def _payload_file(kind: str) -> Iterator[tuple[Path, _Hashing]]:
 def payload(source: str | Path, kind: str, docker: Any = None) -> Iterator[Payload]:
     """The payload of a bot directory (``kind`` "directory") or a local image's tag or id
     (``kind`` "image", read from the engine of the Docker client ``docker``, made when None),
-    in a temporary file removed on exit. A directory holding anything the arena does not read
-    (a symlink, FIFO, device) or beyond its caps raises ``BotFileError`` before anything is
-    written; a missing image raises ``ConfigError``."""
+    in a temporary file removed on exit. A directory's bot.toml is read (its name and game go
+    with the upload); one that is malformed, or a directory holding anything the arena does not
+    read (a symlink, FIFO, device) or beyond its caps, raises ``ConfigError`` before anything is
+    written; so does a missing image."""
     if kind == "directory":
         made = _pack_directory(Path(source))
     elif kind == "image":
@@ -496,11 +503,12 @@ def _pack_directory(directory: Path) -> Payload:
     if not (directory / "bot.toml").is_file():
         raise ConfigError(f"{directory} has no bot.toml: a bot directory names its game, name "
                           "and entry point there")
+    spec = load_bot_dir(directory)
     files = bot_files(directory)
     with _payload_file("directory") as (path, out):
         with tarfile.open(fileobj=out, mode="w|", format=tarfile.PAX_FORMAT) as tar:  # type: ignore[call-overload]
             add_to_tar(tar, files)
-    return Payload(path, "directory", out.size, out.digest.hexdigest())
+    return Payload(path, "directory", out.size, out.digest.hexdigest(), spec.name, spec.game)
 
 
 def _save_image(tag: str, docker: Any) -> Payload:

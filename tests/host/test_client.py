@@ -313,7 +313,10 @@ def test_attack_a_symlink_in_the_bot_is_refused_before_any_connection(
 
 def test_local_only_flags_and_missing_targets_are_refused(cup: Scripted, tmp_path: Path) -> None:
     app, directory = cli_app(), bot_dir(tmp_path)
+    odd = bot_dir(tmp_path / "odd")
+    (odd / "bot.toml").write_text('name = "alpha"\ngame = "go-fish"\n')
     cases = [
+        (["submit", str(odd), "--server", "cup"], "'game' must be one of"),
         (["submit", str(directory), "--server", "cup", "--version", "2"], "--version is for"),
         (["submit", str(directory), "--server", "cup", "--replace"], "--replace is for"),
         (["submit", "--server", "cup"], "give a bot directory or --image TAG"),
@@ -321,6 +324,8 @@ def test_local_only_flags_and_missing_targets_are_refused(cup: Scripted, tmp_pat
         (["submit", str(tmp_path), "--server", "cup"], "has no bot.toml"),
         (["watch", "some.jsonl", "--server", "cup", "--match", "m"], "drop the log"),
         (["watch", "--server", "cup"], "--server needs --match"),
+        (["submit"], "give a bot directory or an image (TARGET or --image TAG"),  # local
+        (["submit", str(directory), "--image", "x:1"], "one of them"),
     ]
     for args, says in cases:
         out = runner.invoke(app, args)
@@ -475,7 +480,8 @@ def test_submit_uploads_the_tar_and_shows_each_stage(cup: Scripted, tmp_path: Pa
         assert stage in said
     assert "(version s7)" in said and "matches s7-self, s7-reference" in said
     assert "rated: submission 7, alpha@s7 rated" in said
-    assert (cup.start.kind, cup.start.name, cup.start.game) == ("directory", "", "")
+    assert (cup.start.kind, cup.start.name, cup.start.game) == ("directory", "alpha",
+                                                                "lost-cities")  # bot.toml
     assert cup.start.size == len(cup.received)
     assert cup.start.sha256 == hashlib.sha256(cup.received).hexdigest()
     with tarfile.open(fileobj=io.BytesIO(bytes(cup.received))) as tar:
@@ -592,3 +598,18 @@ def test_a_refused_whole_board_suggests_a_seat(cup: Scripted) -> None:
     assert "add --seat N" in flat(whole.stderr)
     seat = runner.invoke(cli_app(), ["watch", "--server", "cup", "--match", "m-41", "--seat", "0"])
     assert seat.exit_code == 2 and "add --seat N" not in flat(seat.stderr)
+
+
+def test_submit_until_entered_stops_there(cup: Scripted, tmp_path: Path) -> None:
+    cup.events = _stages((pb.UPLOADED, "uploaded", {}),
+                         (pb.ENTERED, "entered", {"version": "s7", "name": "alpha"}),
+                         (pb.RATED, "rated", {"final": True}))
+    directory = bot_dir(tmp_path)
+    out = runner.invoke(cli_app(), ["submit", str(directory), "--server", "cup", "--until",
+                                    "entered"])
+    assert out.exit_code == 0, out.output
+    said = flat(out.stdout)
+    assert "entered: submission 7, alpha@s7 entered the ladder" in said
+    assert "rated: submission" not in said and "first rated match is still to come" in said
+    bad = runner.invoke(cli_app(), ["submit", str(directory), "--server", "cup", "--until", "x"])
+    assert bad.exit_code == 2 and "--until is 'entered' or 'rated'" in flat(bad.stderr)
