@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import gzip
 import importlib.util
 import json
 import random
@@ -80,11 +82,16 @@ def frame_states(log: Path) -> list[Any]:
 
 
 def page_data(html: str) -> dict[str, Any]:
-    """The JSON data block of a replay page."""
+    """The data block of a replay page: inline JSON, or packed (gzip, base64) in a site's."""
     found = re.search(r'<script type="application/json" id="arena-data">(.*?)</script>', html,
                       re.S)
-    assert found is not None, "the page has no data block"
-    data: dict[str, Any] = json.loads(found.group(1))
+    if found is not None:
+        data: dict[str, Any] = json.loads(found.group(1))
+        return data
+    packed = re.search(r'<script type="application/octet-stream" id="arena-data" '
+                       r'data-encoding="gzip\+base64">([A-Za-z0-9+/=]*)</script>', html)
+    assert packed is not None, "the page has no data block"
+    data = json.loads(gzip.decompress(base64.b64decode(packed.group(1))))
     return data
 
 

@@ -33,7 +33,7 @@ from arena.ladder.site import site_replay
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec
 from arena.referee.log import read_events
-from arena.render.html.assets import PLAYER, SHARED, STYLE
+from arena.render.html.assets import PLAYER, SHARED
 from tests.html.browser import Browser, press
 from tests.html.support import (
     assert_fetches_only_the_site,
@@ -97,6 +97,14 @@ def _changed(before: dict[str, tuple[bytes, int, int]], after: dict[str, tuple[b
     return {rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)}
 
 
+def _readable(path: Path) -> str:
+    """A file of the site as text, a replay page's packed data unpacked."""
+    text = path.read_text(encoding="utf-8")
+    if 'id="arena-data"' in text:
+        text += json.dumps(page_data(text), ensure_ascii=False)
+    return text
+
+
 def _links(page: Path) -> list[str]:
     return re.findall(r'<a [^>]*?href="([^"]+)"', page.read_text(encoding="utf-8"))
 
@@ -125,15 +133,15 @@ def test_replay_pages_share_one_content_hashed_player(tmp_path: Path) -> None:
         html = (out / "replays" / replay_name(m.match_id)).read_text(encoding="utf-8")
         assert PLAYER.strip()[:200] not in html and "<style>" not in html
         assert "<script>" not in html  # the data block is JSON, the player a linked file
-        assert page_data(html)["match_id"] == m.match_id
+        data = page_data(html)
+        assert data["match_id"] == m.match_id
         others = [o.match_id for o in matches if o.match_id != m.match_id]
-        assert not any(f'"{other}"' in html for other in others)  # its own match's data only
-    # the player and style once for the site instead of once a page
-    log = config.match_log_dir / f"{matches[0].match_id}.jsonl"
-    standalone = len(html_replay(read_events(log)).html.encode())
-    linked = (out / "replays" / replay_name(matches[0].match_id)).stat().st_size
-    saved = len((PLAYER + STYLE).encode())
-    assert saved > 10_000 and abs(standalone - linked - saved) < 1_000
+        unpacked = html + json.dumps(data)
+        assert not any(other in unpacked for other in others)  # its own match's data only
+        log = config.match_log_dir / f"{m.match_id}.jsonl"
+        standalone = html_replay(read_events(log)).html
+        assert page_data(standalone)["frames"] == data["frames"]  # the same frames, packed
+        assert len(html.encode()) < len(standalone.encode()) / 3
 
 
 def test_the_shared_viewer_plays_a_replay_in_chromium(browser: Browser, tmp_path: Path) -> None:
@@ -145,8 +153,15 @@ def test_the_shared_viewer_plays_a_replay_in_chromium(browser: Browser, tmp_path
     browser.open(page)
     assert_only_the_site(browser, out, page)
     assert len(browser.requests()) == 3  # the page, its style sheet, the player
-    frames = len(page_data(page.read_text(encoding="utf-8"))["frames"])
+    data = page_data(page.read_text(encoding="utf-8"))
+    frames = len(data["frames"])
     assert browser.eval("document.body.dataset.frame") == "0"
+    # the move list came packed with the frames: every move listed, a click jumps to it
+    assert browser.eval("document.querySelectorAll('#moves li.move').length") \
+        == data["decisions"] > 5
+    browser.eval("document.querySelectorAll('#moves li.move')[4].click()")
+    assert browser.eval("document.body.dataset.frame") == "5"
+    press(browser, "Home")
     press(browser, "ArrowRight", 3)
     assert browser.eval("document.body.dataset.frame") == "3"
     press(browser, "End")
@@ -399,11 +414,10 @@ def test_a_site_can_leave_out_a_bots_last_output(tmp_path: Path) -> None:
     quoted = _say_last_output(config, victim.match_id)
     page = f"replays/{replay_name(victim.match_id)}"
     refresh(config, tmp_path / "own")
-    assert quoted in (tmp_path / "own" / page).read_text(encoding="utf-8")
+    assert quoted in _readable(tmp_path / "own" / page)
     refresh(config, tmp_path / "public", detail=False)
     public = tmp_path / "public"
-    assert not any(quoted in p.read_text(encoding="utf-8")
-                   for p in public.rglob("*") if p.is_file())
+    assert not any(quoted in _readable(p) for p in public.rglob("*") if p.is_file())
 
 
 def test_two_match_ids_never_share_a_replay_page() -> None:

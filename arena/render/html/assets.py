@@ -120,134 +120,147 @@ a { color: var(--accent); }
 PLAYER = r"""
 (function () {
   "use strict";
-  var data = JSON.parse(document.getElementById("arena-data").textContent);
-  var T = data.t, frames = data.frames, starts = data.rounds, memo = {};
-  function html(i) {
-    var entry = T[i];
-    if (typeof entry === "string") return entry;
-    var done = memo[i];
-    if (done === undefined) {
-      done = "";
-      for (var k = 0; k < entry.length; k++) done += html(entry[k]);
-      memo[i] = done;
+  function unpack(block, done) {
+    if (block.getAttribute("data-encoding") !== "gzip+base64")
+      return done(JSON.parse(block.textContent));
+    var raw = atob(block.textContent), bytes = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    new Response(stream).text().then(function (text) { done(JSON.parse(text)); });
+  }
+  unpack(document.getElementById("arena-data"), play);
+  function play(data) {
+    if (typeof data.moves === "string") document.getElementById("moves").innerHTML = data.moves;
+    var T = data.t, frames = data.frames, starts = data.rounds, memo = {};
+    function html(i) {
+      var entry = T[i];
+      if (typeof entry === "string") return entry;
+      var done = memo[i];
+      if (done === undefined) {
+        done = "";
+        for (var k = 0; k < entry.length; k++) done += html(entry[k]);
+        memo[i] = done;
+      }
+      return done;
     }
-    return done;
-  }
-  function $(id) { return document.getElementById(id); }
-  var board = $("board"), pos = $("pos"), counter = $("counter"), playButton = $("play");
-  var viewSelect = $("view"), roundSelect = $("round"), speedSelect = $("speed");
-  var listed = document.querySelectorAll("#moves [data-frame]");
-  var rows = {};
-  for (var r = 0; r < listed.length; r++) {
-    var f = +listed[r].getAttribute("data-frame");
-    if (listed[r].className.indexOf("move") >= 0 || rows[f] === undefined) rows[f] = listed[r];
-  }
-  var last = frames.length - 1, frame = -1, view = 0, timer = null, marked = null;
-  function roundOf(f) {
-    var found = 0;
-    for (var k = 0; k < starts.length; k++) if (starts[k] <= f) found = k;
-    return found;
-  }
-  function label(f) {
-    if (f === 0) return "start";
-    if (data.ended && f === last) return "end (" + data.decisions + " moves)";
-    return "move " + f + " / " + data.decisions;
-  }
-  function show(f, keepScroll) {
-    f = Math.max(0, Math.min(last, f));
-    var changed = f !== frame;
-    frame = f;
-    board.innerHTML = html(frames[f][view]);
-    pos.value = f;
-    counter.textContent = label(f);
-    roundSelect.value = String(roundOf(f));
-    document.body.setAttribute("data-frame", String(f));
-    document.body.setAttribute("data-view", viewSelect.value);
-    if (marked) marked.classList.remove("current");
-    marked = rows[f] || null;
-    if (marked) {
-      marked.classList.add("current");
-      if (changed && !keepScroll) marked.scrollIntoView({ block: "nearest" });
+    function $(id) { return document.getElementById(id); }
+    var board = $("board"), pos = $("pos"), counter = $("counter"), playButton = $("play");
+    var viewSelect = $("view"), roundSelect = $("round"), speedSelect = $("speed");
+    var listed = document.querySelectorAll("#moves [data-frame]");
+    var rows = {};
+    for (var r = 0; r < listed.length; r++) {
+      var f = +listed[r].getAttribute("data-frame");
+      if (listed[r].className.indexOf("move") >= 0 || rows[f] === undefined) rows[f] = listed[r];
     }
-    if (f === last) stop();
+    var last = frames.length - 1, frame = -1, view = 0, timer = null, marked = null;
+    function roundOf(f) {
+      var found = 0;
+      for (var k = 0; k < starts.length; k++) if (starts[k] <= f) found = k;
+      return found;
+    }
+    function label(f) {
+      if (f === 0) return "start";
+      if (data.ended && f === last) return "end (" + data.decisions + " moves)";
+      return "move " + f + " / " + data.decisions;
+    }
+    function show(f, keepScroll) {
+      f = Math.max(0, Math.min(last, f));
+      var changed = f !== frame;
+      frame = f;
+      board.innerHTML = html(frames[f][view]);
+      pos.value = f;
+      counter.textContent = label(f);
+      roundSelect.value = String(roundOf(f));
+      document.body.setAttribute("data-frame", String(f));
+      document.body.setAttribute("data-view", viewSelect.value);
+      if (marked) marked.classList.remove("current");
+      marked = rows[f] || null;
+      if (marked) {
+        marked.classList.add("current");
+        if (changed && !keepScroll) marked.scrollIntoView({ block: "nearest" });
+      }
+      if (f === last) stop();
+    }
+    function stop() {
+      if (timer !== null) { clearInterval(timer); timer = null; }
+      playButton.textContent = "\u25B6";
+      playButton.setAttribute("aria-label", "play");
+    }
+    function start() {
+      if (frame === last) show(0);
+      stop();
+      timer = setInterval(function () { show(frame + 1); }, 1000 / +speedSelect.value);
+      playButton.textContent = "\u25AE\u25AE";
+      playButton.setAttribute("aria-label", "pause");
+    }
+    function toggle() { if (timer === null) start(); else stop(); }
+    function setView(v) {
+      v = Math.max(0, Math.min(viewSelect.options.length - 1, v));
+      view = v;
+      viewSelect.selectedIndex = v;
+      show(frame, true);
+    }
+    function viewNamed(name) {
+      for (var k = 0; k < viewSelect.options.length; k++)
+        if (viewSelect.options[k].getAttribute("data-key") === name) return setView(k);
+    }
+    function jumpRound(delta) {
+      var target = roundOf(frame) + delta;
+      if (delta < 0 && starts[roundOf(frame)] < frame) target = roundOf(frame);
+      if (target >= 0 && target < starts.length) show(starts[target]);
+    }
+    function speed(delta) {
+      var k = Math.max(0, Math.min(speedSelect.options.length - 1,
+                                   speedSelect.selectedIndex + delta));
+      speedSelect.selectedIndex = k;
+      if (timer !== null) start();
+    }
+    $("first").onclick = function () { stop(); show(0); };
+    $("back").onclick = function () { stop(); show(frame - 1); };
+    $("fwd").onclick = function () { stop(); show(frame + 1); };
+    $("last").onclick = function () { stop(); show(last); };
+    playButton.onclick = toggle;
+    pos.max = String(last);
+    pos.oninput = function () { stop(); show(+pos.value); };
+    viewSelect.onchange = function () { setView(viewSelect.selectedIndex); };
+    roundSelect.onchange = function () { stop(); show(starts[+roundSelect.value]); };
+    speedSelect.onchange = function () { if (timer !== null) start(); };
+    document.getElementById("moves").onclick = function (event) {
+      var item = event.target.closest("[data-frame]");
+      if (item) { stop(); show(+item.getAttribute("data-frame"), true); }
+    };
+    var keys = {
+      ArrowRight: function () { stop(); show(frame + 1); },
+      ArrowLeft: function () { stop(); show(frame - 1); },
+      ArrowUp: function () { stop(); jumpRound(-1); },
+      ArrowDown: function () { stop(); jumpRound(1); },
+      Home: function () { stop(); show(0); },
+      End: function () { stop(); show(last); },
+      " ": toggle,
+      "+": function () { speed(1); },
+      "=": function () { speed(1); },
+      "-": function () { speed(-1); },
+      o: function () { viewNamed("all"); },
+      "0": function () { viewNamed("0"); },
+      "1": function () { viewNamed("1"); },
+      v: function () { setView((view + 1) % viewSelect.options.length); }
+    };
+    document.addEventListener("keydown", function (event) {
+      var tag = event.target && event.target.tagName;
+      if (tag === "SELECT" || tag === "INPUT" || event.ctrlKey || event.metaKey || event.altKey)
+        return;
+      var action = keys[event.key];
+      if (action) { event.preventDefault(); action(); }
+    });
+    show(0);
+    document.body.setAttribute("data-ready", "1");
+    if (window.performance && performance.mark) performance.mark("arena-ready");
   }
-  function stop() {
-    if (timer !== null) { clearInterval(timer); timer = null; }
-    playButton.textContent = "\u25B6";
-    playButton.setAttribute("aria-label", "play");
-  }
-  function start() {
-    if (frame === last) show(0);
-    stop();
-    timer = setInterval(function () { show(frame + 1); }, 1000 / +speedSelect.value);
-    playButton.textContent = "\u25AE\u25AE";
-    playButton.setAttribute("aria-label", "pause");
-  }
-  function toggle() { if (timer === null) start(); else stop(); }
-  function setView(v) {
-    v = Math.max(0, Math.min(viewSelect.options.length - 1, v));
-    view = v;
-    viewSelect.selectedIndex = v;
-    show(frame, true);
-  }
-  function viewNamed(name) {
-    for (var k = 0; k < viewSelect.options.length; k++)
-      if (viewSelect.options[k].getAttribute("data-key") === name) return setView(k);
-  }
-  function jumpRound(delta) {
-    var target = roundOf(frame) + delta;
-    if (delta < 0 && starts[roundOf(frame)] < frame) target = roundOf(frame);
-    if (target >= 0 && target < starts.length) show(starts[target]);
-  }
-  function speed(delta) {
-    var k = Math.max(0, Math.min(speedSelect.options.length - 1,
-                                 speedSelect.selectedIndex + delta));
-    speedSelect.selectedIndex = k;
-    if (timer !== null) start();
-  }
-  $("first").onclick = function () { stop(); show(0); };
-  $("back").onclick = function () { stop(); show(frame - 1); };
-  $("fwd").onclick = function () { stop(); show(frame + 1); };
-  $("last").onclick = function () { stop(); show(last); };
-  playButton.onclick = toggle;
-  pos.max = String(last);
-  pos.oninput = function () { stop(); show(+pos.value); };
-  viewSelect.onchange = function () { setView(viewSelect.selectedIndex); };
-  roundSelect.onchange = function () { stop(); show(starts[+roundSelect.value]); };
-  speedSelect.onchange = function () { if (timer !== null) start(); };
-  document.getElementById("moves").onclick = function (event) {
-    var item = event.target.closest("[data-frame]");
-    if (item) { stop(); show(+item.getAttribute("data-frame"), true); }
-  };
-  var keys = {
-    ArrowRight: function () { stop(); show(frame + 1); },
-    ArrowLeft: function () { stop(); show(frame - 1); },
-    ArrowUp: function () { stop(); jumpRound(-1); },
-    ArrowDown: function () { stop(); jumpRound(1); },
-    Home: function () { stop(); show(0); },
-    End: function () { stop(); show(last); },
-    " ": toggle,
-    "+": function () { speed(1); },
-    "=": function () { speed(1); },
-    "-": function () { speed(-1); },
-    o: function () { viewNamed("all"); },
-    "0": function () { viewNamed("0"); },
-    "1": function () { viewNamed("1"); },
-    v: function () { setView((view + 1) % viewSelect.options.length); }
-  };
-  document.addEventListener("keydown", function (event) {
-    var tag = event.target && event.target.tagName;
-    if (tag === "SELECT" || tag === "INPUT" || event.ctrlKey || event.metaKey || event.altKey)
-      return;
-    var action = keys[event.key];
-    if (action) { event.preventDefault(); action(); }
-  });
-  show(0);
-  document.body.setAttribute("data-ready", "1");
-  if (window.performance && performance.mark) performance.mark("arena-ready");
 })();
 """
-"""The replay player (plain ES5 with ``closest``/``classList``: no library, no build step)."""
+"""The replay player (plain ES5 with ``closest``/``classList``: no library, no build step). A
+site's page packs its data (gzip, base64: ``page.packed_script``), unpacked here with the
+browser's ``DecompressionStream``, its move list in the data too."""
 
 
 ASSET_DIR = "assets"

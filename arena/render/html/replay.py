@@ -27,7 +27,7 @@ from arena.model import (
 )
 from arena.render.html.api import HtmlBoard, seat_label
 from arena.render.html.assets import PLAYER
-from arena.render.html.markup import FragmentTable, Markup, el, leaf
+from arena.render.html.markup import FragmentTable, Markup, el, leaf, render
 from arena.render.html.page import SiteLinks, document
 
 Step = tuple[MatchEvent, Any]
@@ -221,9 +221,8 @@ def _round_end(finished: tuple[tuple[int, int], ...], names: tuple[str, str], wo
                 f"(totals {names[0]} {totals[0]}, {names[1]} {totals[1]})")
 
 
-def _move_list(replay: _Replay) -> Markup:
-    return el("ol", None, leaf("li", "round", f"{replay.word} 1", data_frame=0), *replay.moves,
-              id="moves")
+def _move_items(replay: _Replay) -> Markup:
+    return (leaf("li", "round", f"{replay.word} 1", data_frame=0), *replay.moves)
 
 
 # --- the page --------------------------------------------------------------------------------
@@ -290,9 +289,10 @@ def _page(replay: _Replay, site: SiteLinks | None) -> str:
            leaf("p", "keys", "Keys: ← → step · space play/pause · ↑ ↓ round · Home End · "
                 "o 0 1 or v: view · + − speed · click a move to jump to it")),
         el("main", "layout", el("section", "board", id="board", aria_live="polite"),
-           el("aside", "side", leaf("h2", None, "Moves"), _move_list(replay))),
+           el("aside", "side", leaf("h2", None, "Moves"),
+              el("ol", None, *(() if site else (_move_items(replay),)), id="moves"))),
     )
-    data = {
+    data: dict[str, object] = {
         "game": header.game,
         "match_id": header.match_id,
         "views": ["all" if s is None else s for s in replay.seats],
@@ -302,4 +302,6 @@ def _page(replay: _Replay, site: SiteLinks | None) -> str:
         "frames": replay.frames,
         "t": replay.table.entries,
     }
+    if site is not None:  # packed with the frames: the player fills the list in
+        data["moves"] = render(_move_items(replay))
     return document(title, body, script=PLAYER, data=data, site=site)
