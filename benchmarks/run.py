@@ -23,6 +23,10 @@ Figures (targets in parentheses, see README):
                                  the head's CPU to verify a returned 3-round match (replay)
   container_*                    Docker sandbox: start -> first decision, decision round trip,
                                  a 3-round match between random container bots (<= 1.2 s)
+  site_*                         the ladder's static site with 10k matches in the store (1k with
+                                 --quick): a refresh after one new result, what it wrote, the
+                                 bytes per match before/after the shared player and packed data
+                                 (benchmarks/site_refresh.py)
 Sections that need something absent (e.g. a Docker engine) report null with a reason.
 """
 
@@ -435,6 +439,14 @@ def ladder(quick: bool, tmp: Path, sandbox: str, out: dict[str, Any]) -> None:
     out[f"ladder_{sandbox}_runs"] = runs
 
 
+def site(quick: bool, tmp: Path) -> dict[str, Any]:
+    """The ladder's site as it grows (``benchmarks/site_refresh.py``)."""
+    from benchmarks.site_refresh import site_figures
+
+    tmp.mkdir()
+    return site_figures(1_000 if quick else 10_000, tmp)
+
+
 ONLY: list[str] = []
 """``--only``: run just the sections whose names contain this text."""
 
@@ -473,6 +485,7 @@ def main() -> None:
         section("portas", lambda: {"portas_games_per_s": round(
             random_rounds_per_s("portas", seconds), 1)}, figures)
         section("ratings", ratings_fit, figures)
+        section("site", lambda: site(args.quick, log_dir / "site"), figures)
         section("process_costs", lambda: process_costs(3 if args.quick else 20, log_dir),
                 figures)
         ladder(args.quick, log_dir, "process", figures)
