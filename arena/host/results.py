@@ -11,6 +11,7 @@ a call. Matches in flight are reported by the ladder's runner events (``started`
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 from collections.abc import Sequence
@@ -57,6 +58,10 @@ class LadderResults:
         self.config = config
         self.store = store
         self.snapshot = Snapshot()
+        self._last_row = -1
+        self._by_bot: dict[str, list[int]] = {}
+        """Bot name (lower case) → the positions of its matches, ascending. Lists are only
+        appended to, so a reader bounded by its snapshot's length needs no lock."""
         self._running: dict[str, Running] = {}
         self._lock = threading.Lock()
 
@@ -64,13 +69,17 @@ class LadderResults:
         """Read the matches recorded since the last refresh and refit the standings if there
         are any; returns how many were new."""
         old = self.snapshot
-        new = self.store.matches(self.config.name, skip=len(old.matches))
-        if not new and old.standings is not None:
+        last = self.store.last_row(self.config.name)
+        if last == self._last_row and old.standings is not None:
             return 0
+        new = self.store.matches(self.config.name, skip=len(old.matches))
+        self._last_row = last
         matches = old.matches + tuple(new)
         index = dict(old.index)
         for position, match in enumerate(new, start=len(old.matches)):
             index[match.match_id] = position
+            for name in {bot_name(b).lower() for b in match.bots}:
+                self._by_bot.setdefault(name, []).append(position)
         standings = standings_of(
             self.config.name, matches, prior=self.config.rating.prior,
             live=self.store.live_elo(self.config.name),
@@ -93,16 +102,21 @@ class LadderResults:
         """Recorded matches newest first: those before position ``before`` (a cursor) in which
         one of ``names`` played (all when empty); returns the page and the next cursor."""
         snap = self.snapshot
-        wanted = {n.lower() for n in names}
-        start = len(snap.matches) if before is None else max(0, min(before, len(snap.matches)))
-        page: list[StoredMatch] = []
-        position = start
-        while position > 0 and len(page) < limit:
-            position -= 1
-            match = snap.matches[position]
-            if not wanted or any(bot_name(b).lower() in wanted for b in match.bots):
-                page.append(match)
-        return page, (position if position > 0 and len(page) == limit else None)
+        end = len(snap.matches) if before is None else max(0, min(before, len(snap.matches)))
+        if names:
+            merged: set[int] = set()
+            for name in {n.lower() for n in names}:
+                positions = self._by_bot.get(name, [])
+                cut = bisect.bisect_left(positions, end)
+                merged.update(positions[max(0, cut - limit):cut])
+            chosen = sorted(merged, reverse=True)[:limit]
+        else:
+            chosen = list(range(end - 1, max(-1, end - 1 - limit), -1))
+        page = [snap.matches[p] for p in chosen]
+        more = len(chosen) == limit and chosen[-1] > 0 and (
+            not names or any(bisect.bisect_left(self._by_bot.get(n.lower(), []), chosen[-1])
+                             for n in names))
+        return page, (chosen[-1] if more else None)
 
     def started(self, match_id: str, keys: tuple[str, str]) -> None:
         """The runner started a match."""

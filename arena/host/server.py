@@ -65,6 +65,8 @@ HANDLER_THREADS = 128
 """Calls served at once (watch streams hold one each)."""
 MAX_MESSAGE = 2 * 1024 * 1024
 """The largest message a client may send (an upload chunk is at most 1 MiB)."""
+OWNERS_TTL_S = 2.0
+"""How long the standings' owner column may lag an `arena contestants assign`."""
 RESULTS_POLL_S = 1.0
 """How often the results thread looks for new results."""
 SERVER_FILE = "server.json"
@@ -107,6 +109,7 @@ class CompetitionServer:
         self._ladder_stops: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
         self._site_written = 0.0
         self._site_due = True
+        self._owners: tuple[float, dict[str, str]] = (-OWNERS_TTL_S, {})
 
     # --- life --------------------------------------------------------------------------------
     def start(self) -> None:
@@ -300,16 +303,13 @@ class CompetitionServer:
 
     # --- lookups -----------------------------------------------------------------------------
     def owners(self) -> dict[str, str]:
-        """Bot name (lower case) → its owner, for every bot in the standings."""
-        found: dict[str, str] = {}
-        for results in self.results.values():
-            standings = results.snapshot.standings
-            for row in standings.rows if standings is not None else ():
-                name = row.name or bot_name(row.bot)
-                owner = self.accounts.owner(name)
-                if owner is not None:
-                    found[name.lower()] = owner
-        return found
+        """Bot name (lower case) → its owner: read at most every ``OWNERS_TTL_S`` seconds (a
+        standings call names the owner of every row)."""
+        cached = self._owners
+        if time.monotonic() - cached[0] > OWNERS_TTL_S:
+            owners = {bot.lower(): c.name for c in self.accounts.list() for bot in c.bots}
+            cached = self._owners = (time.monotonic(), owners)
+        return cached[1]
 
     def locate(self, match_id: str, caller: str) -> Found | None:
         """A match by id (ladder or validation) and what ``caller`` may see of it; None when

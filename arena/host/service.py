@@ -179,6 +179,7 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
             contestant=caller, competition=c.name,
             games=[pb.GameInfo(game=g.game, reference=g.reference) for g in c.games],
             quotas=pb.Quotas(max_upload_bytes=q.max_upload_bytes,
+                             max_image_upload_bytes=q.max_image_upload_bytes,
                              submissions_per_day=q.submissions_per_day,
                              active_bots=q.active_bots,
                              used_today=self.server.book.used_today(caller, time.time())),

@@ -28,8 +28,14 @@ from google.protobuf import json_format
 from rich.console import Console
 
 from arena.games import get_game
-from arena.model import DecisionEvent, HeaderEvent, MatchEndEvent, MatchEvent, RoundEndEvent, \
-    plain_text
+from arena.model import (
+    DecisionEvent,
+    HeaderEvent,
+    MatchEndEvent,
+    MatchEvent,
+    RoundEndEvent,
+    plain_text,
+)
 from arena.referee.replay import replay_events
 from arena.render import renderer_for
 from arena.wire import encode_observation

@@ -487,6 +487,14 @@ class LadderStore:
             ).mappings().all()
         return [_stored(r) for r in rows]
 
+    def last_row(self, ladder: str) -> int:
+        """The row number of the ladder's latest recorded match (0: none): it grows with every
+        match recorded, so a reader polls it (an index lookup) before reading anything."""
+        with self._read() as conn:
+            found = conn.execute(select(func.max(matches_t.c.id))
+                                 .where(matches_t.c.ladder == ladder)).scalar()
+        return int(found or 0)
+
     def void_attempts(self, ladder: str) -> list[VoidAttempt]:
         """Every void attempt of the ladder (matches the cluster gave up on), in recording
         order."""
