@@ -197,11 +197,15 @@ def _locked(out: Path) -> Iterator[None]:
 
 def write_public(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically (a temporary file in the same directory,
-    flushed to the disk, then renamed over it), readable by everyone (a page of a site)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    flushed to the disk, then renamed over it), readable by everyone whatever the umask (a
+    page of a site: a web server running as another user serves it)."""
+    if not path.parent.is_dir():
+        path.parent.mkdir(parents=True)
+        path.parent.chmod(0o755)
     part = path.with_name(f".{path.name}.{secrets.token_hex(4)}{_PART}")
     try:
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.fchmod(fd, 0o644)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

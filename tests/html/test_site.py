@@ -443,3 +443,20 @@ def test_a_long_history_is_drawn_at_a_bounded_number_of_steps() -> None:
     assert all(len(points.split()) == steps // stride for points in lines)
     assert "Drawn at every 4th encounter and the last." in html
     assert history_stride(HISTORY_POINTS) == 1
+
+
+def test_the_site_is_readable_by_a_web_server_whatever_the_umask(tmp_path: Path) -> None:
+    """The competition server keeps its own files private (umask 077); the site it writes is
+    for a web server that runs as another user."""
+    config = _ladder(tmp_path)
+    out = tmp_path / "site"
+    out.mkdir()
+    old = os.umask(0o077)
+    try:
+        refresh(config, out)
+    finally:
+        os.umask(old)
+    for path in out.rglob("*"):
+        if ".site" not in path.relative_to(out).parts:
+            mode = path.stat().st_mode & 0o777
+            assert mode == (0o755 if path.is_dir() else 0o644), (path, oct(mode))
