@@ -1,7 +1,7 @@
 """The submission pipeline: what happens to a contestant's upload between its last byte and the
 ladder.
 
-``upload`` receives the payload into ``<uploads>/<id>/payload.tar`` (cut at the competition's
+``upload`` receives the payload into ``<uploads>/<id>/payload`` (cut at the competition's
 byte quota: REFUSED; a client gone half-way or bytes that are not the announced ones: CANCELLED,
 nothing kept) -> UPLOADED. ``process`` then:
 
@@ -25,10 +25,10 @@ tail (the seat log beside the match log), bounded plain text. The server's fault
 engine, no base image, a void match, a full disk) are FAILED and not counted.
 
 Every step can be taken again: ``recover`` (at the server's start) cancels what was still
-being received (files removed) and processes again what was uploaded, built or validated (an
-image still on the engine is not built again; a validated one is entered; a build lost meanwhile
-is done again and its validation with it). The payload stays in ``<uploads>/<id>/`` until the
-submission ends or is entered, then is removed.
+being received (files removed) and names what was uploaded, built or validated, for ``process``
+to take up again (an image still on the engine is not built again; a validated one is entered;
+a build lost meanwhile is done again and its validation with it). The payload stays in
+``<uploads>/<id>/payload`` until the submission ends or is entered, then is removed.
 """
 
 from __future__ import annotations
@@ -469,22 +469,20 @@ class Pipeline:
 
     # --- restarts --------------------------------------------------------------------------
     def recover(self) -> list[int]:
-        """At the server's start: cancel the submissions still RECEIVING (their files
-        removed), process again those UPLOADED, BUILT or VALIDATED, and remove what
-        ``uploads/`` holds of no unfinished submission. The ids taken up, in order."""
-        taken: list[int] = []
+        """At the server's start, before it serves: cancel the submissions still RECEIVING
+        (their files removed), remove what ``uploads/`` holds of no submission in the pipeline,
+        and return the ids of those UPLOADED, BUILT or VALIDATED, oldest first: the caller
+        gives each to :meth:`process` again (with :meth:`payload`), as it would a new one."""
+        again: list[int] = []
         for row in self.book.unfinished():
             if row.stage == RECEIVING:
                 remove_tree(self.workdir(row.id))
                 self._advance(row.id, CANCELLED, "the upload was cut off by a server restart: "
                               "nothing was kept (not counted; send it again)")
             elif row.stage in IN_PIPELINE:
-                self.process(row.id, self.payload(row.id))
-            else:
-                continue
-            taken.append(row.id)
+                again.append(row.id)
         self._sweep()
-        return taken
+        return again
 
     def _sweep(self) -> None:
         """Remove the directories of ``uploads/`` that belong to no submission in the

