@@ -380,8 +380,8 @@ def logs(
                 console.print(plain(text))
             return
         got = hc.download_log(connection, match_id, out)
-    what = "log" if got.kind == "log" else "your seat's view"
-    console.print(plain(f"wrote the match's {what} to {got.path} ({_mib(got.size)})"))
+    what = "the match log" if got.kind == "log" else "your seat's view of the match"
+    console.print(plain(f"wrote {what} to {got.path} ({_mib(got.size)})"))
 
 
 def _write_text(out: Path, text: str) -> None:

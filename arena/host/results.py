@@ -12,6 +12,7 @@ a call. Matches in flight are reported by the ladder's runner events (``started`
 from __future__ import annotations
 
 import bisect
+import gc
 import threading
 import time
 from collections.abc import Sequence
@@ -86,6 +87,9 @@ class LadderResults:
             given_up=len(self.store.void_attempts(self.config.name)),
             versions=rates_versions(self.config))
         self.snapshot = Snapshot(matches, index, standings, time.time())
+        # a long-lived heap of 100k results: keep the collector from walking it on every
+        # full collection (a pause in the middle of an API call); acyclic garbage is still freed
+        gc.freeze()
         with self._lock:
             for match in new:
                 self._running.pop(match.match_id, None)

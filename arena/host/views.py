@@ -41,8 +41,8 @@ from arena.render import renderer_for
 from arena.wire import encode_observation
 
 OWN_SEAT, PARTICIPANTS, PUBLIC = "own-seat", "participants", "public"
-BOARD_WIDTH = 100
-"""Columns of a rendered board."""
+BOARD_WIDTH = 78
+"""Columns of a rendered board (it fits an 80-column terminal as it is)."""
 
 
 @dataclass(frozen=True)
