@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 import grpc  # noqa: E402
 from sqlalchemy import insert  # noqa: E402
 
+from arena.host.accounts import Accounts  # noqa: E402
 from arena.host.client import _requests, payload  # noqa: E402
 from arena.host.config import load_competition  # noqa: E402
 from arena.ladder.store import LadderStore, bots_t, matches_t  # noqa: E402
@@ -160,6 +161,9 @@ def watchers(tmp: Path, window_s: float, windows: int, count: int) -> dict[str, 
     server = make_server(tmp / "watch", sandbox="process", logs="public")
     text = server.file.read_text().replace('house = ["random"]', 'house = ["random", "greedy"]')
     server.file.write_text(text)
+    accounts = Accounts.open(load_competition(server.file).database)
+    for number in range(count):  # each watcher a contestant of its own (8 streams each at most)
+        server.tokens[f"watcher{number:02d}"] = accounts.add(f"watcher{number:02d}")
     server.start()
     stop = threading.Event()
     active = threading.Event()
@@ -167,7 +171,7 @@ def watchers(tmp: Path, window_s: float, windows: int, count: int) -> dict[str, 
     lock = threading.Lock()
 
     def watcher(number: int) -> None:
-        stub = server.stub("bob")
+        stub = server.stub(f"watcher{number:02d}")
         rng = random.Random(number)
         while not stop.is_set():
             if not active.wait(0.5):

@@ -16,7 +16,9 @@ a crash's last line in a result's detail) is never sent to anyone but its owner.
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
+import inspect
 import json
 import logging
 import os
@@ -30,7 +32,7 @@ import grpc
 
 from arena.errors import ArenaError, ConfigError
 from arena.host import views
-from arena.host.feeds import Feeds, FeedsFull
+from arena.host.feeds import Feeds, FeedsFull, Pacer
 from arena.host.results import LadderResults, bot_name
 from arena.host.submissions import QuotaExceeded
 from arena.ladder.store import StoredMatch
@@ -46,6 +48,12 @@ log = logging.getLogger("arena.host")
 
 FAILURE_WINDOW_S = 60.0
 """Failed tokens are counted per peer over this window."""
+WATCH_FPS_ENV = "ARENA_WATCH_FPS"
+"""Environment variable: frames a second one watch stream receives at most (default 10)."""
+WATCH_TOTAL_FPS_ENV = "ARENA_WATCH_TOTAL_FPS"
+"""Environment variable: frames a second all watch streams together receive (default 100)."""
+MAX_STREAMS_ENV = "ARENA_MAX_STREAMS"
+"""Environment variable: the streams one contestant may have open at once (default 8)."""
 MAX_FAILURES_ENV = "ARENA_MAX_FAILED_TOKENS"
 """Environment variable: failed tokens a peer may send in the window (default 10); its next
 calls are refused until the window has passed."""
@@ -100,6 +108,33 @@ class Auth:
         return contestant
 
 
+class Streams:
+    """How many streams (uploads, follows, watches) each contestant has open: at most
+    ``ARENA_MAX_STREAMS`` (default 8) at once, so no one can hold the server's handler threads
+    (each open stream keeps one) and shut the others out."""
+
+    def __init__(self) -> None:
+        self._open: collections.Counter[str] = collections.Counter()
+        self._lock = threading.Lock()
+        self.limit = _env_int(MAX_STREAMS_ENV, 8)
+
+    @contextlib.contextmanager
+    def open(self, caller: str, context: grpc.ServicerContext) -> Iterator[None]:
+        """One more stream of ``caller`` while the block runs (or the call refused)."""
+        with self._lock:
+            full = self._open[caller] >= self.limit
+            if not full:
+                self._open[caller] += 1
+        if full:
+            _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                   f"you have {self.limit} streams open (uploads, follows, watches): close one")
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._open[caller] -= 1
+
+
 def _abort(context: grpc.ServicerContext, code: grpc.StatusCode, details: str) -> NoReturn:
     """End the call with ``code`` (``context.abort`` raises)."""
     context.abort(code, details)
@@ -112,6 +147,17 @@ def _env_int(name: str, default: int) -> int:
         return max(1, int(value)) if value else default
     except ValueError:
         raise ConfigError(f"{name}={value!r} is not a whole number") from None
+
+
+def _env_float(name: str, default: float) -> float:
+    value = os.environ.get(name, "")
+    try:
+        number = float(value) if value else default
+    except ValueError:
+        raise ConfigError(f"{name}={value!r} is not a number") from None
+    if number <= 0:
+        raise ConfigError(f"{name}={value!r}: give a number above 0")
+    return number
 
 
 def _peer_host(peer: str) -> str:
@@ -141,7 +187,8 @@ def api_call(method: F) -> F:
         code = "OK"
         try:
             caller = self.auth.check(context)
-            yield from method(self, request, context, caller)
+            with self.streams.open(caller, context):
+                yield from method(self, request, context, caller)
         except GeneratorExit:
             code = "CANCELLED"
             raise
@@ -150,8 +197,6 @@ def api_call(method: F) -> F:
             raise
         finally:
             self.server.metrics.api_calls.labels(name, code).inc()
-
-    import inspect
 
     return (streaming if inspect.isgeneratorfunction(method) else unary)  # type: ignore[return-value]
 
@@ -168,6 +213,8 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
         self.server = server
         self.auth = Auth(server.accounts.authenticate, server.metrics.auth_failures.inc)
         self.feeds = Feeds()
+        self.pacer = Pacer(_env_float(WATCH_FPS_ENV, 10.0), _env_float(WATCH_TOTAL_FPS_ENV, 100.0))
+        self.streams = Streams()
 
     # --- who and what ------------------------------------------------------------------------
     @api_call
@@ -195,7 +242,7 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "a submission starts with its start")
         start = first.start
         try:
-            game, name, limit = server.admit(caller, start)
+            game, name, _limit = server.admit(caller, start)
             sid = server.book.open(caller, game, name, start.kind, start.size, start.sha256,
                                    quotas=server.competition.quotas,
                                    owned_entered=server.accounts.bots_of(caller))
@@ -328,17 +375,16 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
             _abort(context, grpc.StatusCode.PERMISSION_DENIED,
                           NOT_YOURS.format(what="match", ident=plain_text(request.match_id)[:80]))
         try:
+            # a running match is followed to its end (its frames come as they are played)
             feed = self.feeds.feed(request.match_id, found.path, seat, found.running)
         except FeedsFull as exc:
             _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         metrics = self.server.metrics
         metrics.watchers.inc()
         try:
-            follow = request.follow or not found.running
-            count = len(feed.frames)
-            for number, frame in enumerate(feed.read(context.is_active)):
-                if not follow and number >= count:
-                    break
+            sent = 0.0
+            for frame in feed.read(context.is_active):
+                sent = self.pacer.wait(sent, context.is_active)
                 yield pb.WatchFrame(board=frame.board, caption=frame.caption,
                                     seat=-1 if frame.seat is None else frame.seat,
                                     final=frame.final)

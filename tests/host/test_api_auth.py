@@ -23,7 +23,7 @@ SERVICE = pb.DESCRIPTOR.services_by_name["CompetitionService"]
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     running = make_server(tmp_path_factory.mktemp("auth"), sandbox="process")
-    Accounts.open(load_competition(running.file).database).add("carol")
+    running.tokens["carol"] = Accounts.open(load_competition(running.file).database).add("carol")
     running.env["ARENA_MAX_FAILED_TOKENS"] = "100000"  # this module fails tokens on purpose
     running.start()
     yield running
@@ -166,3 +166,46 @@ def test_repeated_failures_from_one_peer_are_braked(tmp_path: Path) -> None:
         assert "retry in" in error.details()
     finally:
         running.stop()
+
+
+def test_one_contestant_cannot_hold_every_handler(server: RunningServer) -> None:
+    """At most 8 open streams per contestant: the 9th is refused, others are not affected."""
+    import threading
+
+    release = threading.Event()
+    carol = server.stub("carol")
+
+    def stalled() -> Iterator[pb.SubmitRequest]:
+        yield pb.SubmitRequest(start=pb.SubmitStart(name="carol-bot", kind="directory", size=10))
+        release.wait(60)
+
+    upload = carol.Submit(stalled(), timeout=90)
+    first = next(upload)
+    sid = first.submission_id
+    follows = [carol.FollowSubmission(pb.FollowSubmissionRequest(submission_id=sid, follow=True),
+                                      timeout=90) for _ in range(7)]
+    try:
+        for follow in follows:
+            assert pb.SubmissionStage.Name(next(follow).stage) == "RECEIVING"
+        with pytest.raises(grpc.RpcError) as caught:
+            next(carol.FollowSubmission(pb.FollowSubmissionRequest(submission_id=sid,
+                                                                   follow=True), timeout=30))
+        assert caught.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "streams open" in caught.value.details()
+        assert server.stub("alice").WhoAmI(pb.WhoAmIRequest(), timeout=30).contestant == "alice"
+    finally:
+        release.set()
+        for call in (upload, *follows):
+            call.cancel()
+    import time
+
+    deadline = time.monotonic() + 60
+    stages: list[str] = []
+    while time.monotonic() < deadline and stages[-1:] != ["CANCELLED"]:
+        time.sleep(0.2)
+        try:  # the cancelled streams close within a moment
+            stages = [pb.SubmissionStage.Name(e.stage) for e in carol.FollowSubmission(
+                pb.FollowSubmissionRequest(submission_id=sid), timeout=30)]
+        except grpc.RpcError as exc:
+            assert exc.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert stages[-1] == "CANCELLED"  # the stalled upload kept nothing
