@@ -11,7 +11,9 @@
   watch_matches_per_min_with       random vs greedy, one at a time) in alternating 60 s
   watch_ratio                      windows without and with 50 clients watching replays of
   watch_frames_per_s               recent matches over and over (each a WatchMatch stream of
-                                   every frame), and the frames they received per second
+                                   every frame), and the frames they received per second (the
+                                   clients run in this process at nice 19: they stand for the
+                                   contestants' own machines)
 
     python benchmarks/competition.py [--quick] [--only submit|api|watch]
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -192,6 +195,9 @@ def watchers(tmp: Path, window_s: float, windows: int, count: int) -> dict[str, 
     def recorded() -> int:
         return server.stub("alice").Standings(pb.StandingsRequest(), timeout=60).games[0].matches
 
+    # the watchers stand for contestants' own machines: on this host they run at the lowest
+    # priority, so what is measured is what watching costs the server, not the clients
+    os.nice(19)
     threads = [threading.Thread(target=watcher, args=(n,), daemon=True) for n in range(count)]
     for thread in threads:
         thread.start()

@@ -24,7 +24,7 @@ from arena.cli.common import (
     handle_errors,
     print_json,
 )
-from arena.cli.ladder_site import write_report
+from arena.cli.ladder_site import refresh_report
 from arena.cli.ladder_view import (
     LiveView,
     render_crosstable,
@@ -35,7 +35,6 @@ from arena.cli.ladder_view import (
     render_void_attempts,
 )
 from arena.cli.schedule_view import render_schedule
-from arena.cli.watch_cmds import html_replay
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, load_ladder
 from arena.ladder.reports import (
@@ -55,7 +54,6 @@ from arena.ladder.reports import (
 from arena.ladder.runner import LadderEvent, run_ladder_blocking
 from arena.ladder.sources import schedule_status
 from arena.ladder.status import AdaptiveStatus, ScheduleStatus
-from arena.referee.log import read_events
 from arena.render.text import plain
 
 DEFAULT_LADDER = Path("ladder/demo.toml")
@@ -325,15 +323,17 @@ def report(
     list with each seat's version (then the matches the cluster gave up on: when and why); for
     an SPRT test (`arena sprt`) it opens with the test: its bounds, decision, pentanomial
     counts, Elo, LOS and the LLR path over the pairs. Each match links to its replay
-    (OUT/replays/MATCH.html, the page `arena watch LOG --html` writes). Every page is one
-    self-contained file: it opens offline, from a disk or any static web server.
+    (OUT/replays/MATCH.html); every match is on OUT/matches/page-NNNN.html, 200 a page, newest
+    first. The pages share one player and style sheet (OUT/assets/) and fetch nothing else: the
+    site opens offline or from any static web server. Run it again to bring the site up to
+    date: only what changed is written.
 
     A match whose log is missing or cannot be replayed is listed without a replay (a warning
     says why).
     """
     config = load_ladder(ladder)
     try:
-        summary = write_report(config, out, lambda log: html_replay(read_events(log)).html)
+        summary = refresh_report(config, out)
     except OSError as exc:
         raise ConfigError(f"cannot write the report to {out}: {exc}") from None
     console.print(plain(f"wrote {summary.index} and {summary.replays} replays in {out}/replays"

@@ -8,7 +8,6 @@ each match whose log cannot be replayed, the files written and left as they were
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from arena.cli.common import console, err_console, notice
@@ -16,7 +15,7 @@ from arena.ladder.config import LadderConfig
 from arena.ladder.site import MISSING, SiteSummary, refresh_site
 from arena.render.text import plain
 
-__all__ = ["SiteSummary", "refresh_report", "write_report"]
+__all__ = ["SiteSummary", "refresh_report"]
 
 
 def refresh_report(config: LadderConfig, out: Path) -> SiteSummary:
@@ -31,11 +30,3 @@ def refresh_report(config: LadderConfig, out: Path) -> SiteSummary:
                         f"{summary.unchanged} up to date, {summary.removed} removed, in "
                         f"{summary.seconds:.1f} s"))
     return summary
-
-
-def write_report(config: LadderConfig, out: Path,
-                 make_replay: Callable[[Path], str] | None = None) -> SiteSummary:
-    """``refresh_report`` under the name `arena ladder report` calls. ``make_replay`` is not
-    used any more: the site makes its replay pages itself (linking its one shared player)."""
-    del make_replay
-    return refresh_report(config, out)

@@ -1,10 +1,14 @@
 """Frames of watched matches, computed once however many contestants watch.
 
-A ``Feed`` is one (match, point of view): one thread reads the match's log (following it while
-the match runs), replays it through the rules engine and renders each frame once, only as far
-as its furthest watcher has read (plus ``LOOKAHEAD`` frames); every watcher of that view
-iterates the same list. So fifty watchers of a match cost one replay and one rendering, not
-fifty, and a watcher who leaves early costs only what they saw. ``Feeds`` keeps the live feeds
+A ``Feed`` is one (match, point of view): its frames are drawn once, only as far as its
+furthest watcher has read (plus ``LOOKAHEAD`` frames), in chunks, by the feeds' **drawing
+process**: a process of its own at the lowest CPU priority (``nice`` 19), which replays the log
+from its start (about 15 µs an event) and draws the chunk's frames (about 5 ms each). So an
+audience gets the CPU the matches leave: on a busy host the frames come later, the matches do
+not slow down (a thread of the server could not be given a lower priority without holding the
+interpreter's lock from the ladder's thread). Every watcher of that view iterates the same
+list: fifty watchers of a match cost one drawing, not fifty, and a watcher who leaves early
+costs only what they saw. ``Feeds`` keeps the live feeds
 and the last ``KEEP_FINISHED`` finished ones (a popular replay is rendered once), and caps how
 many feeds run at once (``MAX_FEEDS``): past it a new view is refused, never queued.
 
@@ -17,15 +21,19 @@ streams), so an audience, however eager, takes a bounded share of the host from 
 from __future__ import annotations
 
 import collections
+import concurrent.futures
+import concurrent.futures.process
+import itertools
 import logging
+import multiprocessing
+import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.host.views import Frame, seat_frames
-from arena.model import MatchEvent
 from arena.referee.log import follow_events, read_events
 
 log = logging.getLogger(__name__)
@@ -35,7 +43,11 @@ KEEP_FINISHED = 64
 MAX_FEEDS = 256
 """Feeds alive at once."""
 LOOKAHEAD = 32
-"""Frames a feed renders ahead of its furthest watcher."""
+"""Frames a feed draws ahead of its furthest watcher."""
+CHUNK = 32
+"""Frames the drawing process draws in one go."""
+FOLLOW_POLL_S = 0.3
+"""How often a feed of a running match looks for new moves."""
 UNWATCHED_S = 60.0
 """A feed nobody reads on from for this long stops (its place goes to another view)."""
 IDLE_TIMEOUT_S = 600.0
@@ -46,34 +58,66 @@ class FeedsFull(ArenaError):
     """Too many matches are being watched at once."""
 
 
+def _lowest_priority() -> None:
+    """The drawing process's initializer: the lowest CPU priority."""
+    os.nice(19)
+
+
+def draw(path: str, seat: int | None, start: int, follow: bool) -> tuple[list[Frame], bool]:
+    """In the drawing process: frames ``start`` to ``start + CHUNK`` of the log at ``path`` as
+    it is now (a growing log: its complete lines), and whether the match has ended."""
+    log_path = Path(path)
+    if follow and not log_path.exists():
+        return [], False
+    events = (follow_events(log_path, poll_s=0.05, idle_timeout_s=0.0) if follow
+              else read_events(log_path))
+    frames = list(itertools.islice(seat_frames(events, seat, start), CHUNK))
+    ended = bool(frames) and frames[-1].final
+    return frames, ended or (not follow and len(frames) < CHUNK)
+
+
 class Feed:
     """One match seen from one seat (None: the whole board)."""
 
-    def __init__(self, path: Path, seat: int | None, follow: bool) -> None:
+    def __init__(self, pool: concurrent.futures.Executor, path: Path, seat: int | None,
+                 follow: bool) -> None:
         self.frames: list[Frame] = []
         self.demand = 1
-        """Frames some watcher has asked for: the feed renders up to ``LOOKAHEAD`` beyond."""
+        """Frames some watcher has asked for: the feed draws up to ``LOOKAHEAD`` beyond."""
         self.done = False
         self.error = ""
         self._changed = threading.Condition()
-        events: Callable[[], Iterable[MatchEvent]] = (
-            (lambda: follow_events(path, poll_s=0.2, idle_timeout_s=IDLE_TIMEOUT_S)) if follow
-            else (lambda: read_events(path)))
-        self._thread = threading.Thread(target=self._run, args=(events, seat), daemon=True,
-                                        name=f"feed-{path.stem}-{seat}")
+        self._thread = threading.Thread(target=self._run, args=(pool, path, seat, follow),
+                                        daemon=True, name=f"feed-{path.stem}-{seat}")
         self._thread.start()
 
-    def _run(self, events: Callable[[], Iterable[MatchEvent]], seat: int | None) -> None:
+    def _run(self, pool: concurrent.futures.Executor, path: Path, seat: int | None,
+             follow: bool) -> None:
+        idle = 0.0
         try:
-            for frame in seat_frames(events(), seat):
+            while True:
                 with self._changed:
                     while len(self.frames) >= self.demand + LOOKAHEAD:
                         if not self._changed.wait(timeout=UNWATCHED_S):
                             self.error = "nobody watched it for a while"
                             return
-                    self.frames.append(frame)
+                    start = len(self.frames)
+                frames, ended = pool.submit(draw, str(path), seat, start, follow).result()
+                with self._changed:
+                    self.frames.extend(frames)
                     self._changed.notify_all()
-        except (ArenaError, OSError, ValueError) as exc:
+                if ended:
+                    return
+                if not frames:  # a running match: its next moves are not played yet
+                    idle += FOLLOW_POLL_S
+                    if idle > IDLE_TIMEOUT_S:
+                        self.error = f"{path.name} grew no line for {IDLE_TIMEOUT_S:.0f} s"
+                        return
+                    time.sleep(FOLLOW_POLL_S)
+                else:
+                    idle = 0.0
+        except (ArenaError, OSError, ValueError, concurrent.futures.process.BrokenProcessPool,
+                RuntimeError) as exc:
             self.error = str(exc)
             log.info("feed ended: %s", exc)
         finally:
@@ -102,30 +146,28 @@ class Feed:
 
 
 class Pacer:
-    """Frames a second, per stream and for the whole server (module doc)."""
+    """Frames a second, per stream and for the whole server (module doc): each frame gets the
+    next free slot of the server's schedule (a virtual clock: one slot every 1/total seconds),
+    no sooner than its stream's previous frame plus 1/per_stream; a stream sleeps once, until
+    its slot (no polling, so a thousand waiting streams cost nothing while they wait)."""
 
     def __init__(self, per_stream: float, total: float) -> None:
         self.interval = 1.0 / per_stream
-        self.rate = total
-        self._tokens = total
-        self._at = time.monotonic()
+        self.step = 1.0 / total
+        self._next = 0.0
         self._lock = threading.Lock()
 
     def wait(self, last: float, alive: Callable[[], bool]) -> float:
         """Sleep until a stream that sent its previous frame at ``last`` may send the next;
-        returns the time it may (0.0 when ``alive()`` turned false)."""
+        returns that time (0.0 when ``alive()`` turned false first)."""
+        with self._lock:
+            slot = max(time.monotonic(), self._next, last + self.interval)
+            self._next = slot + self.step
         while alive():
-            now = time.monotonic()
-            wait = last + self.interval - now
-            if wait <= 0:
-                with self._lock:
-                    self._tokens = min(self.rate, self._tokens + (now - self._at) * self.rate)
-                    self._at = now
-                    if self._tokens >= 1:
-                        self._tokens -= 1
-                        return now
-                    wait = (1 - self._tokens) / self.rate
-            time.sleep(min(wait, 1.0))
+            left = slot - time.monotonic()
+            if left <= 0:
+                return slot
+            time.sleep(min(left, 1.0))
         return 0.0
 
 
@@ -136,6 +178,10 @@ class Feeds:
         self._feeds: collections.OrderedDict[tuple[str, int | None], Feed] = (
             collections.OrderedDict())
         self._lock = threading.Lock()
+        # spawned, not forked: the server's process runs gRPC threads
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_lowest_priority)
 
     def feed(self, match_id: str, path: Path, seat: int | None, follow: bool) -> Feed:
         """The feed of ``match_id`` seen from ``seat`` (started if there is none)."""
@@ -148,8 +194,12 @@ class Feeds:
             self._trim()
             if len(self._feeds) >= MAX_FEEDS:
                 raise FeedsFull(f"{MAX_FEEDS} matches are being watched: try again later")
-            feed = self._feeds[key] = Feed(path, seat, follow)
+            feed = self._feeds[key] = Feed(self._pool, path, seat, follow)
             return feed
+
+    def close(self) -> None:
+        """Stop the drawing process."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _trim(self) -> None:
         finished = [k for k, f in self._feeds.items() if f.done]

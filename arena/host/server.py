@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
@@ -58,6 +58,9 @@ from arena.ladder.store import LadderStore, StoredMatch
 from arena.model import Termination
 from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
+
+if TYPE_CHECKING:
+    from arena.host.service import CompetitionService
 
 log = logging.getLogger("arena.host")
 
@@ -103,6 +106,7 @@ class CompetitionServer:
         self.port = 0
         self.metrics_port = 0
         self._grpc: grpc.Server | None = None
+        self.service: CompetitionService | None = None
         self._stop = threading.Event()
         self._queue: queue.Queue[tuple[int, Path] | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
@@ -130,7 +134,8 @@ class CompetitionServer:
             maximum_concurrent_rpcs=HANDLER_THREADS,
             options=[("grpc.max_receive_message_length", MAX_MESSAGE),
                      ("grpc.max_send_message_length", 4 * 1024 * 1024)])
-        pb_grpc.add_CompetitionServiceServicer_to_server(CompetitionService(self), server)
+        self.service = CompetitionService(self)
+        pb_grpc.add_CompetitionServiceServicer_to_server(self.service, server)
         credentials = grpc.ssl_server_credentials(
             [(c.tls_key.read_bytes(), c.tls_cert.read_bytes())])
         self.port = server.add_secure_port(c.listen, credentials)
@@ -165,6 +170,8 @@ class CompetitionServer:
         self._queue.put(None)
         for thread in self._threads:
             thread.join(timeout=60)
+        if self.service is not None:
+            self.service.feeds.close()
         self.metrics.close()
 
     def wait(self) -> None:

@@ -92,24 +92,28 @@ def _text(renderable: Any) -> str:
     return plain_text(out.getvalue())
 
 
-def seat_frames(events: Iterable[MatchEvent], seat: int | None) -> Iterator[Frame]:
-    """A frame after every event of a match log, seen from ``seat`` (None: the whole board),
-    the log verified by the rules engine as it is read."""
+def seat_frames(events: Iterable[MatchEvent], seat: int | None, start: int = 0
+                ) -> Iterator[Frame]:
+    """A frame after every event of a match log from the ``start``-th on, seen from ``seat``
+    (None: the whole board), the log verified by the rules engine as it is read (from the
+    first event: a replay is cheap, a drawing is not, so only the frames asked for are drawn)."""
     header: HeaderEvent | None = None
     renderer: Any = None
     game: Any = None
     totals = (0, 0)
-    for step in replay_events(events):
+    for number, step in enumerate(replay_events(events)):
         event = step.event
         if isinstance(event, HeaderEvent):
             header, game, renderer = event, get_game(event.game), renderer_for(event.game)
         assert header is not None, "replay_events starts with the header"
+        if isinstance(event, RoundEndEvent):
+            totals = event.totals
+        if number < start:
+            continue
         if seat is None:
             board = renderer.render_state(step.state)
         else:
             board = renderer.render_view(game.observation(step.state, seat))
-        if isinstance(event, RoundEndEvent):
-            totals = event.totals
         caption = _caption(event, header, seat)
         names = header.bot_names
         title = (f"{header.game} · {names[0]} vs {names[1]} · "

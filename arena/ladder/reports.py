@@ -28,7 +28,7 @@ import contextlib
 import csv
 import io
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -500,19 +500,23 @@ class HistoryPoint:
 
 
 def rating_history(matches: Sequence[StoredMatch], *, prior: float = 1.0,
-                   versions: bool = False, legs: int = 2) -> list[HistoryPoint]:
+                   versions: bool = False, legs: int = 2,
+                   fit: Callable[[int], bool] | None = None) -> list[HistoryPoint]:
     """Every player's official rating and interval after each complete encounter (pure; see
     the module doc). Matches are taken in recording order; an encounter is complete once each
     of its ``legs`` legs (2 with duplicate deals, else 1) has a recorded match (a match without
     an encounter id is one of its own); a leg recorded again later (a void leg played again)
     makes another step; an encounter with no rated match makes none. ``step`` counts the steps;
-    one whose fit does not exist (``prior = 0`` with a perfect record so far) is left out."""
+    one whose fit does not exist (``prior = 0`` with a perfect record so far) is left out.
+    ``fit``: which steps to fit (every one when None; the others still count), the last step
+    always (it is the standings)."""
     if versions:
         matches = by_version(matches)
     groups: dict[str, list[StoredMatch]] = {}
     totals: dict[tuple[str, str], PairStats] = {}
     points: list[HistoryPoint] = []
     step = 0
+    unfitted: tuple[str, float] | None = None
     for m in matches:
         encounter = m.encounter_id or m.match_id
         group = groups.setdefault(encounter, [])
@@ -524,7 +528,13 @@ def rating_history(matches: Sequence[StoredMatch], *, prior: float = 1.0,
         _add(totals, before, -1)
         _add(totals, after, 1)
         step += 1
-        points += _step(step, encounter, m.finished_at, totals, prior)
+        if fit is None or fit(step):
+            points += _step(step, encounter, m.finished_at, totals, prior)
+            unfitted = None
+        else:
+            unfitted = (encounter, m.finished_at)
+    if unfitted is not None:
+        points += _step(step, *unfitted, totals, prior)
     return points
 
 
@@ -631,10 +641,12 @@ def load_history(config: LadderConfig, store: LadderStore | None = None
     return history_of(config, load_matches(config, store))
 
 
-def history_of(config: LadderConfig, matches: Sequence[StoredMatch]) -> list[HistoryPoint]:
-    """The rating history of the ladder's recorded ``matches`` (pure)."""
+def history_of(config: LadderConfig, matches: Sequence[StoredMatch], *,
+               fit: Callable[[int], bool] | None = None) -> list[HistoryPoint]:
+    """The rating history of the ladder's recorded ``matches`` (pure; ``fit``: see
+    ``rating_history``)."""
     return rating_history(matches, prior=config.rating.prior, versions=rates_versions(config),
-                          legs=2 if config.duplicate else 1)
+                          legs=2 if config.duplicate else 1, fit=fit)
 
 
 def load_matches(config: LadderConfig, store: LadderStore | None = None, *,

@@ -31,6 +31,7 @@ lock).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import hashlib
@@ -55,8 +56,9 @@ from arena.ladder.match_pages import (
     page_key,
     replay_name,
 )
-from arena.ladder.report_page import ReportData, report_page, sprt_report
+from arena.ladder.report_page import ReportData, history_stride, report_page, sprt_report
 from arena.ladder.reports import (
+    HistoryPoint,
     crosstable_of,
     history_of,
     open_store,
@@ -164,7 +166,8 @@ def _refresh(config: LadderConfig, out: Path, db: LadderStore, started: float,
                       standings_of(config.name, matches, prior=prior, live=live,
                                    given_up=len(given_up), versions=versions),
                       crosstable_of(matches, prior=prior, versions=versions), matches,
-                      history_of(config, matches), links.replays, links.problems,
+                      _history(config, matches, out / STATE_DIR / "history.json"),
+                      links.replays, links.problems,
                       sprt_report(config, matches, given_up), given_up, status,
                       versions_of(matches, prior=prior) if versions else (), page_size,
                       links.hidden)
@@ -173,6 +176,34 @@ def _refresh(config: LadderConfig, out: Path, db: LadderStore, started: float,
     return SiteSummary(out / "index.html", len(links.replays), dict(links.problems),
                        site.written, site.unchanged, removed, site.bytes_written,
                        time.perf_counter() - started)
+
+
+def _history(config: LadderConfig, matches: list[StoredMatch], path: Path
+             ) -> list[HistoryPoint]:
+    """The rating history the index draws: every k-th step (k: ``history_stride`` of the
+    matches, a bound on the steps) and the last. A step's fit depends only on the matches
+    before it, so the steps fitted by an earlier refresh are read back (``path``) while the
+    store holds the same matches first; only the new ones are fitted."""
+    stride = history_stride(len(matches))
+    key = [FORMAT, config.name, config.rating.prior, rates_versions(config), config.duplicate]
+    cache = _read_json(path)
+    count = cache.get("matches", 0)
+    known: dict[int, list[HistoryPoint]] = {}
+    if cache.get("key") == key and 0 < count <= len(matches) and \
+            matches[count - 1].match_id == cache.get("last"):
+        for row in cache.get("points", []):
+            point = HistoryPoint(*row)
+            if point.step % stride == 0:
+                known.setdefault(point.step, []).append(point)
+    fresh = history_of(config, matches,
+                       fit=lambda step: step % stride == 0 and step not in known)
+    points = sorted([p for group in known.values() for p in group]
+                    + [p for p in fresh if p.step not in known], key=lambda p: p.step)
+    kept = [list(dataclasses.astuple(p)) for p in points if p.step % stride == 0]
+    if matches:
+        write_public(path, json.dumps({"key": key, "matches": len(matches),
+                                       "last": matches[-1].match_id, "points": kept}).encode())
+    return points
 
 
 def _generation(page_size: int, replays: bool, detail: bool) -> str:

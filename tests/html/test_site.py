@@ -460,3 +460,20 @@ def test_the_site_is_readable_by_a_web_server_whatever_the_umask(tmp_path: Path)
         if ".site" not in path.relative_to(out).parts:
             mode = path.stat().st_mode & 0o777
             assert mode == (0o755 if path.is_dir() else 0o644), (path, oct(mode))
+
+
+def test_the_history_fitted_before_is_read_back_and_equals_a_fresh_fit(tmp_path: Path) -> None:
+    from arena.ladder.reports import history_of
+    from arena.ladder.site import _history
+
+    config = _ladder(tmp_path)
+    cache = tmp_path / "history.json"
+    for k in range(13, 17):
+        matches = load_matches(config)
+        assert _history(config, matches, cache) == history_of(config, matches)
+        _record(config, k)
+    stale = json.loads(cache.read_text())
+    cache.write_text(json.dumps({**stale, "last": "another", "points": [
+        [p[0], p[1], p[2], p[3], 0.0, 0.0] for p in stale["points"]]}))  # another store's
+    matches = load_matches(config)
+    assert _history(config, matches, cache) == history_of(config, matches)

@@ -1,0 +1,63 @@
+"""Watch streams: one feed per view however many watch it, rendered only as far as its readers,
+and paced so that no audience can take the host from the matches (real logged matches)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from arena.host.feeds import CHUNK, LOOKAHEAD, Feeds, Pacer
+from arena.referee.log import read_events
+from tests.host.test_views import _logged_match
+
+
+def test_watchers_of_one_view_share_one_feed_rendered_as_far_as_they_read(
+        tmp_path: Path) -> None:
+    path = _logged_match("lost-cities", tmp_path)
+    total = sum(1 for _ in read_events(path))
+    assert total > 2 * (LOOKAHEAD + CHUNK)
+    feeds = Feeds()
+    try:
+        _shared_and_lazy(feeds, path, total)
+    finally:
+        feeds.close()
+
+
+def _shared_and_lazy(feeds: Feeds, path: Path, total: int) -> None:
+    feed = feeds.feed("m", path, 0, follow=False)
+    assert feeds.feed("m", path, 0, follow=False) is feed
+    assert feeds.feed("m", path, 1, follow=False) is not feed
+    time.sleep(1.0)
+    assert len(feed.frames) < 1 + LOOKAHEAD + CHUNK  # nobody has read: it waits
+    frames = list(feed.read(lambda: True))
+    assert len(frames) == total and frames[-1].final
+    again = list(feeds.feed("m", path, 0, follow=False).read(lambda: True))
+    assert again == frames  # the second watcher gets the same frames, rendered once
+
+
+def test_the_pacer_never_sends_faster_than_allowed() -> None:
+    pacer = Pacer(per_stream=40.0, total=60.0)
+    sent: dict[int, list[float]] = {n: [] for n in range(3)}
+    began = time.monotonic()
+
+    def stream(number: int) -> None:
+        last = 0.0
+        while time.monotonic() - began < 1.0:
+            last = pacer.wait(last, lambda: True)
+            sent[number].append(last)
+
+    threads = [threading.Thread(target=stream, args=(n,)) for n in sent]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    every = sorted(t for times in sent.values() for t in times)
+    # the server's budget: one frame every 1/60 s, at most a frame of slack at each end
+    assert len(every) <= 60 * (every[-1] - every[0]) + 2
+    for times in sent.values():  # a stream's own budget: one frame every 1/40 s
+        gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+        assert min(gaps) >= 1 / 40 - 1e-6
+    gone = time.monotonic()
+    assert pacer.wait(gone + 100, lambda: False) == 0.0  # a stream gone stops waiting
+    assert time.monotonic() - gone < 5

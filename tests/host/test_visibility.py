@@ -1,0 +1,150 @@
+"""Each `logs` setting against a real server, tried by a contestant with rights and one without:
+`participants` and `public` (own-seat: tests/host/test_competition.py). The house's bots play in
+the process sandbox; the operator assigns `greedy` to alice (`arena contestants assign`), so she
+is a participant of its matches and bob of none. The public page the server keeps is opened in
+headless Chromium once it has recorded results. `arena host --check` is one table, exit 0 or 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from arena.host.accounts import Accounts
+from arena.host.config import load_competition
+from arena.v1 import competition_pb2 as pb
+from tests.host.conftest import ROOT, RunningServer, make_server
+
+
+def _server(root: Path, logs: str) -> RunningServer:
+    server = make_server(root, sandbox="process", logs=logs)
+    text = server.file.read_text().replace('house = ["random"]', 'house = ["random", "greedy"]')
+    server.file.write_text(text)
+    Accounts.open(load_competition(server.file).database).assign("greedy", "alice")
+    return server
+
+
+def _finished_match(server: RunningServer) -> tuple[str, int]:
+    """A recorded match and greedy's seat in it (waiting for the ladder to play one)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        page = server.stub("bob").ListMatches(pb.MatchesRequest(limit=5), timeout=30).matches
+        if page:
+            return page[0].match_id, list(page[0].names).index("greedy")
+        time.sleep(0.5)
+    raise AssertionError("the ladder recorded no match:\n" + server.log()[-2000:])
+
+
+def _denied(call: Any) -> None:
+    with pytest.raises(grpc.RpcError) as caught:
+        call()
+    assert caught.value.code() is grpc.StatusCode.PERMISSION_DENIED
+    assert caught.value.details().startswith("no ")
+
+
+@pytest.fixture(scope="module")
+def participants(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    server = _server(tmp_path_factory.mktemp("participants"), "participants")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def public(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    server = _server(tmp_path_factory.mktemp("public"), "public")
+    server.start()
+    yield server
+    server.stop()
+
+
+def _whole_log(stub: Any, match_id: str) -> list[dict[str, Any]]:
+    chunks = list(stub.GetLog(pb.LogRequest(match_id=match_id), timeout=60))
+    assert {c.kind for c in chunks} == {"log"}
+    return [json.loads(line) for line in b"".join(c.data for c in chunks).splitlines()]
+
+
+def test_participants_see_the_whole_match_and_others_nothing(
+        participants: RunningServer) -> None:
+    match_id, seat = _finished_match(participants)
+    alice, bob = participants.stub("alice"), participants.stub("bob")
+    lines = _whole_log(alice, match_id)
+    assert lines[0]["type"] == "header" and "seed" in lines[0]  # the whole log
+    assert lines[-1]["type"] == "match_end" and lines[-1]["bot_logs"] == [None, None]
+    assert "log" not in lines[-1]["result"]  # no path of the head's
+    frames = list(alice.WatchMatch(pb.WatchRequest(match_id=match_id, seat=-1), timeout=120))
+    assert frames[-1].final and frames[0].seat == -1
+    assert alice.GetBotOutput(pb.BotOutputRequest(match_id=match_id), timeout=30).seat == seat
+    _denied(lambda: list(bob.GetLog(pb.LogRequest(match_id=match_id), timeout=30)))
+    for view in (-1, 0, 1):
+        _denied(lambda v=view: list(bob.WatchMatch(pb.WatchRequest(match_id=match_id, seat=v),
+                                                   timeout=30)))
+    _denied(lambda: bob.GetBotOutput(pb.BotOutputRequest(match_id=match_id), timeout=30))
+
+
+def test_public_shows_everyone_the_match_but_never_anothers_output(public: RunningServer,
+                                                                   tmp_path: Path) -> None:
+    match_id, seat = _finished_match(public)
+    bob = public.stub("bob")
+    lines = _whole_log(bob, match_id)
+    assert lines[0]["type"] == "header"
+    end = lines[-1]["result"]
+    assert end["detail"] == ""  # a fault's detail quotes the faulty bot: its owner's only
+    frames = list(bob.WatchMatch(pb.WatchRequest(match_id=match_id, seat=-1), timeout=120))
+    assert frames[-1].final
+    _denied(lambda: bob.GetBotOutput(pb.BotOutputRequest(match_id=match_id), timeout=30))
+    assert public.stub("alice").GetBotOutput(pb.BotOutputRequest(match_id=match_id),
+                                             timeout=30).seat == seat
+
+
+def test_the_public_page_opens_in_a_browser(public: RunningServer) -> None:
+    from tests.html.conftest import require_chromium
+    from tests.html.support import assert_only_the_site
+
+    require_chromium()
+    from tests.html.browser import Browser
+
+    match_id, _ = _finished_match(public)
+    site = public.state_dir / "site" / "lost-cities"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (site / "replays").is_dir():
+        time.sleep(0.5)
+    replays = sorted((site / "replays").glob("*.html"))
+    assert replays, "the public site has replays when logs are public"
+    browser = Browser()
+    try:
+        browser.open(site / "index.html", "document.body !== null")
+        assert "greedy" in browser.eval("document.body.innerText")
+        assert_only_the_site(browser, site, site / "index.html")
+        browser.open(replays[0])
+        assert browser.eval("document.body.dataset.ready") == "1"
+        assert browser.violations() == []
+    finally:
+        browser.close()
+
+
+def test_host_check_says_what_would_stop_the_server(tmp_path: Path) -> None:
+    server = _server(tmp_path / "check", "own-seat")
+    command = [sys.executable, "-m", "arena.cli.main", "host", str(server.file), "--check"]
+    good = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "TLS certificate" in good.stdout and "database" in good.stdout
+    (server.file.parent / "certs" / "server.pem").unlink()
+    bad = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert bad.returncode == 2
+    assert "TLS certificate" in bad.stderr + bad.stdout
+    assert not (load_competition(server.file).state_dir / "server.json").exists()
+    broken = server.file.parent / "broken.toml"
+    broken.write_text(server.file.read_text().replace("submissions_per_day = 5",
+                                                      "submissions_per_day = 0"))
+    one = subprocess.run([*command[:-2], str(broken), "--check"], capture_output=True,
+                         text=True, cwd=ROOT, timeout=120)
+    assert one.returncode == 2
+    assert "submissions_per_day" in one.stderr and len(one.stderr.strip().splitlines()) <= 3
