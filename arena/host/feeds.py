@@ -23,6 +23,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import concurrent.futures.process
+import contextlib
 import itertools
 import logging
 import multiprocessing
@@ -59,8 +60,15 @@ class FeedsFull(ArenaError):
 
 
 def _lowest_priority() -> None:
-    """The drawing process's initializer: the lowest CPU priority."""
+    """The drawing process's initializer: the lowest CPU priority. Where the kernel groups the
+    processes of a session (autogroup scheduling, Linux's default on desktops and many
+    servers), a process's nice value counts only within its session, and each session (each
+    sandboxed bot is one) gets an equal share: so the drawing process also becomes a session
+    of its own whose group is at the lowest priority."""
     os.nice(19)
+    with contextlib.suppress(OSError):
+        os.setsid()
+        Path("/proc/self/autogroup").write_text("19")
 
 
 def draw(path: str, seat: int | None, start: int, follow: bool) -> tuple[list[Frame], bool]:
