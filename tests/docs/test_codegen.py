@@ -70,7 +70,8 @@ def test_go_generates_one_package(tmp_path: Path) -> None:
             f"--go-grpc_out={tmp_path}", "--go-grpc_opt=paths=source_relative")
     files = sorted(p.name for p in (tmp_path / "arena" / "v1").glob("*.go"))
     assert files == ["admin.pb.go", "admin_grpc.pb.go", "bot.pb.go", "bot_grpc.pb.go",
-                     "haggis.pb.go", "lost_cities.pb.go", "portas.pb.go"]
+                     "competition.pb.go", "competition_grpc.pb.go", "haggis.pb.go",
+                     "lost_cities.pb.go", "portas.pb.go"]
     for name in files:
         text = (tmp_path / "arena" / "v1" / name).read_text(encoding="utf-8")
         assert "\npackage arenav1\n" in text

@@ -95,12 +95,19 @@ def test_kill9_during_an_upload_leaves_nothing(server: RunningServer) -> None:
     assert not (server.state_dir / "uploads" / str(row.submission_id)).exists()
 
 
-def test_kill9_during_the_build_or_validation_takes_it_up_again(server: RunningServer) -> None:
+@pytest.mark.parametrize(("after", "pause", "name"), [("UPLOADED", 0.3, "alice-bot"),
+                                                      ("BUILT", 0.0, "alice-late")],
+                         ids=["during-the-build", "during-validation"])
+def test_kill9_during_the_build_or_validation_takes_it_up_again(
+        server: RunningServer, after: str, pause: float, name: str) -> None:
+    """(A second bot, not a second version: a name's next version waits for its window of
+    encounters before it plays, which is not what is tested here.)"""
     seen: list[str] = []
+    used = server.stub("alice").WhoAmI(pb.WhoAmIRequest(), timeout=30).quotas.used_today
 
     def send() -> None:
         with payload(GREEDY, "directory") as made:
-            start = pb.SubmitStart(name="alice-bot", kind="directory", size=made.size,
+            start = pb.SubmitStart(name=name, kind="directory", size=made.size,
                                    sha256=made.sha256)
             try:
                 for event in server.stub("alice").Submit(_requests(start, made.path, None),
@@ -111,11 +118,11 @@ def test_kill9_during_the_build_or_validation_takes_it_up_again(server: RunningS
 
     thread = threading.Thread(target=send, daemon=True)
     thread.start()
-    _wait("the upload to end", lambda: "UPLOADED" in seen)
-    time.sleep(0.5)  # inside the build (or the validation matches)
+    _wait(f"the submission to reach {after}", lambda: after in seen, every=0.05)
+    time.sleep(pause)  # inside the build, or the validation matches
     server.kill9()
     thread.join(30)
-    assert "ENTERED" not in seen
+    assert "ENTERED" not in seen, seen
     server.start()
     sid = _submissions(server, "alice")[0].submission_id
     events = []
@@ -125,10 +132,9 @@ def test_kill9_during_the_build_or_validation_takes_it_up_again(server: RunningS
         if event.final:
             break
     assert "ENTERED" in events and events[-1] == "RATED", events
-    listed = _submissions(server, "alice")
-    assert [STAGE(s.stage) for s in listed] == ["RATED", "CANCELLED"]
+    assert events.count("ENTERED") == 1
     reply = server.stub("alice").WhoAmI(pb.WhoAmIRequest(), timeout=30)
-    assert reply.quotas.used_today == 1  # counted once (the cut upload not at all)
+    assert reply.quotas.used_today == used + 1  # counted once (the cut upload not at all)
 
 
 def test_kill9_during_a_ladder_match_counts_nothing_twice(server: RunningServer) -> None:
