@@ -45,6 +45,7 @@ from arena.bots.files import (
     counts,
 )
 from arena.bots.images.policy import image_problem
+from arena.cluster.shipping import image_present
 from arena.errors import ArenaError, ConfigError, SandboxError
 from arena.model import plain_text
 
@@ -377,18 +378,6 @@ def _rewritten(tar: Path) -> Iterator[tuple[IO[bytes], str]]:
         yield out, image_id
 
 
-def _has_image(client: Any, image_id: str) -> bool:
-    import docker.errors
-
-    try:
-        client.images.get(image_id)
-    except docker.errors.ImageNotFound:
-        return False
-    except Exception as exc:  # noqa: BLE001 — APIError, connection errors
-        raise SandboxError(f"the Docker engine failed: {exc}") from exc
-    return True
-
-
 def _engine_load(client: Any, archive: IO[bytes]) -> None:
     """``POST /images/load`` of the archive, streamed from its file (never whole in memory);
     ``ConfigError`` when the daemon refuses the archive, ``SandboxError`` when it fails."""
@@ -413,9 +402,9 @@ def load_image(tar: Path, client: Any) -> str:
     archive that is not one image, or an image the policy refuses (removed again unless the
     engine had it before); ``SandboxError`` when the engine fails."""
     with _rewritten(tar) as (archive, image_id):
-        existed = _has_image(client, image_id)
+        existed = image_present(client, image_id)
         _engine_load(client, archive)
-    if not _has_image(client, image_id):
+    if not image_present(client, image_id):
         raise ConfigError(f"the image archive did not load image {image_id[:19]} (its "
                           "manifest.json names a config it does not hold?)")
     problem = image_problem(client.images.get(image_id).attrs)
