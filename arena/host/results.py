@@ -6,7 +6,9 @@ incrementally: rows are only ever appended, so each refresh reads just the new o
 match id, and the standings fitted after the last change. ``refresh`` runs in the server's
 results thread; the API answers from the last snapshot (one reference swap, no lock on the read
 path), so a standings call costs the same with 100 matches or 100k, and a fit never runs inside
-a call. Matches in flight are reported by the ladder's runner events (``started``/``finished``).
+a call. The fit itself is bounded to a share of a core (``FIT_SHARE``): with a big store the
+standings lag the match list by a few seconds rather than refit with every result. Matches
+in flight are reported by the ladder's runner events (``started``/``finished``).
 """
 
 from __future__ import annotations
@@ -46,6 +48,12 @@ class Running:
     started: float
 
 
+FIT_SHARE = 0.2
+"""The most of one core the standings' fit may take while results arrive: a fit that took
+F seconds is repeated no sooner than F / FIT_SHARE seconds later (a few results: at once;
+100k matches, ~0.7 s a fit: every ~3.5 s)."""
+
+
 def bot_name(key: str) -> str:
     """The name of a player key (``name@version`` in a continuous ladder, else the name)."""
     return key.split("@", 1)[0]
@@ -65,27 +73,42 @@ class LadderResults:
         appended to, so a reader bounded by its snapshot's length needs no lock."""
         self._running: dict[str, Running] = {}
         self._lock = threading.Lock()
+        self._stale = True
+        """Matches came since the standings were fitted."""
+        self._fitted = -1e9
+        """time.monotonic() of the last fit."""
+        self._fit_s = 0.0
+        """How long the last fit took."""
 
     def refresh(self) -> int:
-        """Read the matches recorded since the last refresh and refit the standings if there
-        are any; returns how many were new."""
+        """Read the matches recorded since the last refresh and refit the standings when they
+        are stale and the last fit is old enough (``FIT_SHARE``); returns how many were new."""
         old = self.snapshot
         last = self.store.last_row(self.config.name)
-        if last == self._last_row and old.standings is not None:
+        new: list[StoredMatch] = []
+        if last != self._last_row or old.standings is None:
+            new = self.store.matches(self.config.name, skip=len(old.matches))
+            self._last_row = last
+        self._stale = self._stale or bool(new) or old.standings is None
+        due = self._stale and time.monotonic() - self._fitted >= self._fit_s / FIT_SHARE
+        if not new and not due:
             return 0
-        new = self.store.matches(self.config.name, skip=len(old.matches))
-        self._last_row = last
         matches = old.matches + tuple(new)
-        index = dict(old.index)
+        index = dict(old.index) if new else old.index
         for position, match in enumerate(new, start=len(old.matches)):
             index[match.match_id] = position
             for name in {bot_name(b).lower() for b in match.bots}:
                 self._by_bot.setdefault(name, []).append(position)
-        standings = standings_of(
-            self.config.name, matches, prior=self.config.rating.prior,
-            live=self.store.live_elo(self.config.name),
-            given_up=len(self.store.void_attempts(self.config.name)),
-            versions=rates_versions(self.config))
+        standings = old.standings
+        if due:
+            began = time.monotonic()
+            standings = standings_of(
+                self.config.name, matches, prior=self.config.rating.prior,
+                live=self.store.live_elo(self.config.name),
+                given_up=len(self.store.void_attempts(self.config.name)),
+                versions=rates_versions(self.config))
+            self._fitted, self._fit_s = time.monotonic(), time.monotonic() - began
+            self._stale = False
         self.snapshot = Snapshot(matches, index, standings, time.time())
         # a long-lived heap of 100k results: keep the collector from walking it on every
         # full collection (a pause in the middle of an API call); acyclic garbage is still freed
