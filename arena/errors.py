@@ -47,6 +47,11 @@ class ReplayMismatchError(ArenaError):
     """A match log whose actions or scores disagree with the rules engine."""
 
 
+class SignatureError(ArenaError):
+    """A signed file (a match log, a results manifest) whose signature does not hold: changed
+    bytes, an untrusted key, a malformed signature record."""
+
+
 # --- sandboxes and infrastructure -------------------------------------------------------
 class SandboxError(ArenaError):
     """The sandbox could not start or supervise a bot for reasons that are not the bot's fault."""

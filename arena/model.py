@@ -4,6 +4,7 @@ results. No I/O."""
 from __future__ import annotations
 
 import enum
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -138,6 +139,28 @@ class MatchSpec:
     time_control: TimeControl = TimeControl()
     match_id: str = ""
     """Empty: the referee makes one. Ladders give deterministic ids (idempotent results)."""
+    slot: LadderSlot | None = None
+    """Where a ladder placed the match (its log's header records it); None for other matches."""
+
+
+@dataclass(frozen=True)
+class LadderSlot:
+    """A ladder match's place: which ladder, encounter, cycle and leg (a signed log binds it, so
+    a published log cannot be passed off as another ladder's or another encounter's)."""
+
+    name: str
+    encounter_id: str = ""
+    cycle: int = 0
+    leg: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "encounter_id": self.encounter_id, "cycle": self.cycle,
+                "leg": self.leg}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LadderSlot:
+        return cls(_text(data["name"]), _text(data.get("encounter_id", "")),
+                   _int(data.get("cycle", 0)), _int(data.get("leg", 0)))
 
 
 @dataclass(frozen=True)
@@ -219,10 +242,23 @@ class MatchResult:
 
 
 # --- match events: the records of a match log (one JSON object per line) ------------------------
-LOG_FORMAT = 3
+LOG_FORMAT = 4
 """The match log format this arena writes (docs/log-format.md). 2: a decision that forfeits the
 match is recorded (``DecisionEvent.fault``). 3: a round's end carries the game's account of
-what decided it (``RoundEndEvent.summary``). Readers accept every earlier format."""
+what decided it (``RoundEndEvent.summary``). 4: the header commits to the seed instead of
+stating it (``seed_commitment``; the match end reveals the salt, the result the seed), names its
+ladder slot, and a signed log ends with a signature record. Readers accept every earlier
+format."""
+
+SEED_SALT_HEX = 32
+"""How many hex digits a seed commitment's salt has (128 random bits)."""
+
+
+def seed_commitment(seed: int, salt: str) -> str:
+    """The commitment a format-4 header holds: the SHA-256 (hex) of
+    ``arena-seed-v1:<salt>:<seed>``. The salt hides the seed while the match runs (seeds are
+    small integers: without it a watcher could try them all)."""
+    return hashlib.sha256(f"arena-seed-v1:{salt}:{seed}".encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -257,7 +293,10 @@ class HeaderEvent:
     game_version: int
     options: dict[str, Any]
     """The complete options the match ran with (defaults filled in)."""
-    seed: int
+    seed: int | None
+    """The deal seed. A format-4 header does not state it (``seed_commitment``): read from a
+    file, it is filled in from the match end's reveal (``arena.referee.log.read_events``), else
+    None."""
     bots: tuple[BotRecord, BotRecord]
     time_control: TimeControl
     sandbox: str
@@ -266,28 +305,45 @@ class HeaderEvent:
     """UTC, ``YYYY-MM-DDTHH:MM:SSZ``."""
     log_format: int = 1
     """The log format version (``LOG_FORMAT``); 1 when the header has none."""
+    seed_commitment: str = ""
+    """``seed_commitment(seed, salt)`` (format 4); empty: the header states its seed."""
+    slot: LadderSlot | None = None
+    """The ladder slot the match was played in (format 4), None outside ladders."""
     type: ClassVar[str] = "header"
 
     def to_json(self) -> dict[str, Any]:
+        """The header record; a committed header leaves the seed out (the match end reveals
+        it)."""
         tc = self.time_control
-        return {
+        data: dict[str, Any] = {
             "type": self.type, "match_id": self.match_id, "game": self.game,
-            "game_version": self.game_version, "options": self.options, "seed": self.seed,
+            "game_version": self.game_version, "options": self.options,
+        }
+        if self.seed_commitment:
+            data["seed_commitment"] = self.seed_commitment
+        else:
+            data["seed"] = self.seed
+        data.update({
             "bots": [b.to_json() for b in self.bots],
             "time_control": {"move_time_ms": tc.move_time_ms, "time_bank_ms": tc.time_bank_ms,
                              "startup_ms": tc.startup_ms},
             "sandbox": self.sandbox, "arena_version": self.arena_version,
             "started_at": self.started_at, "log_format": self.log_format,
-        }
+        })
+        if self.log_format >= 4:
+            data["ladder"] = None if self.slot is None else self.slot.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> HeaderEvent:
         tc = data.get("time_control") or {}
         bots = data["bots"]
+        commitment = _text(data.get("seed_commitment", ""))
+        slot = data.get("ladder")
         return cls(
             match_id=_text(data["match_id"]), game=_text(data["game"]),
             game_version=_int(data["game_version"]), options=_dict(data.get("options") or {}),
-            seed=_int(data["seed"]),
+            seed=_int(data["seed"]) if not commitment or data.get("seed") is not None else None,
             bots=(BotRecord.from_json(bots[0]), BotRecord.from_json(bots[1])),
             time_control=TimeControl(_int(tc.get("move_time_ms", 1000)),
                                      _int(tc.get("time_bank_ms", 0)),
@@ -296,6 +352,8 @@ class HeaderEvent:
             arena_version=_text(data.get("arena_version", "")),
             started_at=_text(data.get("started_at", "")),
             log_format=_int(data.get("log_format", 1)),
+            seed_commitment=commitment,
+            slot=None if slot is None else LadderSlot.from_json(_dict(slot)),
         )
 
     @property
@@ -388,17 +446,24 @@ class MatchEndEvent:
 
     result: MatchResult
     bot_logs: tuple[str | None, str | None] = (None, None)
+    seed_salt: str = ""
+    """The salt of the header's seed commitment (format 4): with the result's seed, anyone
+    checks ``seed_commitment(result.seed, seed_salt)`` against the header."""
     type: ClassVar[str] = "match_end"
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "result": self.result.to_json(),
+        data = {"type": self.type, "result": self.result.to_json(),
                 "bot_logs": list(self.bot_logs)}
+        if self.seed_salt:
+            data["seed_salt"] = self.seed_salt
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MatchEndEvent:
         logs = list(data.get("bot_logs") or [None, None]) + [None, None]
         return cls(MatchResult.from_json(_dict(data["result"])),
-                   (_optional_text(logs[0]), _optional_text(logs[1])))
+                   (_optional_text(logs[0]), _optional_text(logs[1])),
+                   _text(data.get("seed_salt", "")))
 
 
 MatchEvent = HeaderEvent | DealEvent | DecisionEvent | RoundEndEvent | MatchEndEvent

@@ -60,7 +60,13 @@ from arena.cluster.verify import (
     check_void,
 )
 from arena.model import MatchEvent, MatchResult, MatchSpec, Termination, plain_text
-from arena.referee.log import aborted_name, open_private, private_dir, seat_log_path
+from arena.referee.log import (
+    aborted_name,
+    open_private,
+    private_dir,
+    seat_log_path,
+    write_seed_sidecar,
+)
 from arena.sandbox.api import Sandbox
 
 log = logging.getLogger(__name__)
@@ -111,6 +117,8 @@ class ClusterPlayer:
         inconsistent outcome is a void match, logged with the worker's address."""
         name = sandbox if isinstance(sandbox, str) else sandbox.name
         live = self.live.expect(spec.match_id, log_dir)
+        # The live copy's header commits to the seed; watchers on the head read it here.
+        sidecar = write_seed_sidecar(log_dir / f"{spec.match_id}.jsonl", spec.seed)
         try:
             return await self._played(MatchTask(spec, name), log_dir, live)
         except _GivenUp as given:
@@ -121,6 +129,7 @@ class ClusterPlayer:
         finally:
             self.live.release(spec.match_id)
             live.close()
+            sidecar.unlink(missing_ok=True)
 
     async def _played(self, task: MatchTask, log_dir: Path, live: LiveLog) -> MatchResult:
         """The match's result once its worker's outcome passed the checks; ``_Void`` if not."""

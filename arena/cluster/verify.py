@@ -36,6 +36,7 @@ from arena.model import (
     event_from_json,
     plain_text,
 )
+from arena.referee.log import with_seed
 from arena.referee.replay import replay_events
 from arena.sandbox.api import LOG_TAIL_BYTES
 
@@ -131,7 +132,8 @@ def _text(data: Any, cap: int, what: str, *, strict: bool = True) -> str:
 def _check_log(text: str, result: MatchResult, spec: MatchSpec) -> None:
     """The log is ``spec``'s match, replays, and ends with ``result``."""
     try:
-        events = [event_from_json(json.loads(line)) for line in text.splitlines() if line]
+        events = with_seed([event_from_json(json.loads(line))
+                            for line in text.splitlines() if line])
         header = events[0] if events else None
         if not isinstance(header, HeaderEvent):
             raise Inconsistent("its match log has no header")

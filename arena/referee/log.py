@@ -1,11 +1,21 @@
 """Match logs: JSON lines, one event per line, flushed as they happen (so `watch --follow` and
 `replay` work on a running match). The records are the typed events of ``arena.model``
 (``HeaderEvent``, ``DealEvent``, ``DecisionEvent``, ``RoundEndEvent``, ``MatchEndEvent``); each
-line is one event's ``to_json()`` and reads back with ``event_from_json``.
+line is one event's ``to_json()`` and reads back with ``event_from_json``. A signed log ends with
+one more line, the signature record (``arena.referee.signing``), which the readers here skip.
+
+The seed (log format 4): the header holds only a commitment, and the match end reveals the salt
+(the result holds the seed). While the match runs the seed is in a private sidecar file
+``<match_id>.seed`` beside the log (0600, removed when the log closes), so the operator's live
+views (``arena watch --follow``, the competition's feeds) still replay the running match. The
+readers fill ``HeaderEvent.seed`` in from the reveal or the sidecar; checking the commitment is
+replay's job.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
 from collections.abc import Iterator
@@ -13,7 +23,10 @@ from pathlib import Path
 from typing import IO
 
 from arena.errors import LogFormatError
-from arena.model import MatchEndEvent, MatchEvent, event_from_json
+from arena.model import HeaderEvent, MatchEndEvent, MatchEvent, event_from_json
+
+SIGNATURE_TYPE = "signature"
+"""The ``type`` of a signed log's last line (``arena.referee.signing``): not a match event."""
 
 
 class MatchLogWriter:
@@ -26,11 +39,14 @@ class MatchLogWriter:
     A log holds every deal of its match: it is readable by its owner only (0600, in a directory
     made 0700), so no bot running as another user reads the deal of a match in progress."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, seed: int | None = None) -> None:
+        """``seed``: the match's seed, kept in the private sidecar while the log is open (a
+        committed header does not state it)."""
         self.path = path
         private_dir(path.parent)
         if path.exists():
             path.rename(aborted_name(path))
+        self._sidecar = None if seed is None else write_seed_sidecar(path, seed)
         self._file: IO[str] = open_private(path)
 
     def write(self, event: MatchEvent) -> None:
@@ -39,6 +55,47 @@ class MatchLogWriter:
 
     def close(self) -> None:
         self._file.close()
+        if self._sidecar is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self._sidecar.unlink()
+
+
+def seed_sidecar_path(log_path: Path) -> Path:
+    """Where a running match's seed is kept beside its log: ``<match_id>.seed``."""
+    return log_path.with_name(f"{log_path.name.removesuffix('.jsonl')}.seed")
+
+
+def write_seed_sidecar(log_path: Path, seed: int) -> Path:
+    """Write the private sidecar of ``log_path`` (replacing an earlier attempt's)."""
+    path = seed_sidecar_path(log_path)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    with open_private(path) as handle:
+        handle.write(json.dumps({"seed": seed}))
+    return path
+
+
+def _sidecar_seed(log_path: Path) -> int | None:
+    try:
+        data = json.loads(seed_sidecar_path(log_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    seed = data.get("seed") if isinstance(data, dict) else None
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def with_seed(events: list[MatchEvent], log_path: Path | None = None) -> list[MatchEvent]:
+    """``events`` with a committed header's seed filled in: from the match end's result (a
+    finished log), else from the sidecar of ``log_path`` (a running one), else left None."""
+    header = events[0] if events else None
+    if not isinstance(header, HeaderEvent) or header.seed is not None:
+        return events
+    end = events[-1]
+    seed = end.result.seed if isinstance(end, MatchEndEvent) else (
+        None if log_path is None else _sidecar_seed(log_path))
+    if seed is None:
+        return events
+    return [dataclasses.replace(header, seed=seed), *events[1:]]
 
 
 def private_dir(path: Path) -> None:
@@ -70,8 +127,13 @@ def aborted_name(path: Path) -> Path:
 
 
 def read_events(path: Path) -> Iterator[MatchEvent]:
-    """The events of a (possibly still growing) log; a torn last line is ignored. Anything else
+    """The events of a (possibly still growing) log; a torn last line is ignored, and so is a
+    signature record; a committed header's seed is filled in (``with_seed``). Anything else
     that is not a match event is a ``LogFormatError`` naming the file and line."""
+    yield from with_seed(list(_read_events(path)), path)
+
+
+def _read_events(path: Path) -> Iterator[MatchEvent]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -89,7 +151,13 @@ def read_events(path: Path) -> Iterator[MatchEvent]:
             if number == len(lines):  # the writer is in the middle of this line
                 return
             raise LogFormatError(f"{path}:{number}: not a JSON object") from None
+        if _is_signature(data):
+            continue
         yield _event(data, f"{path}:{number}")
+
+
+def _is_signature(data: object) -> bool:
+    return isinstance(data, dict) and data.get("type") == SIGNATURE_TYPE
 
 
 def _event(data: object, where: str) -> MatchEvent:
@@ -140,7 +208,11 @@ def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None 
                         data = json.loads(line)
                     except json.JSONDecodeError:
                         raise LogFormatError(f"{path}:{number}: not a JSON object") from None
+                    if _is_signature(data):
+                        continue
                     event = _event(data, f"{path}:{number}")
+                    if isinstance(event, HeaderEvent) and event.seed is None:
+                        event = _followed_header(path, event)
                     yield event
                     if isinstance(event, MatchEndEvent):
                         return
@@ -157,6 +229,18 @@ def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None 
                 return
             time.sleep(poll_s)
             idle += poll_s
+
+
+def _followed_header(path: Path, header: HeaderEvent) -> HeaderEvent:
+    """A followed log's committed header with its seed: the sidecar's while the match runs,
+    else the reveal of the log as written so far (a finished log)."""
+    seed = _sidecar_seed(path)
+    if seed is None:
+        with contextlib.suppress(LogFormatError):
+            end = list(_read_events(path))[-1:]
+            if end and isinstance(end[0], MatchEndEvent):
+                seed = end[0].result.seed
+    return header if seed is None else dataclasses.replace(header, seed=seed)
 
 
 def _replaced(path: Path, handle: IO[str]) -> bool:

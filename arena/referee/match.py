@@ -33,6 +33,7 @@ from arena.games import get_game
 from arena.games.api import totals_of
 from arena.model import (
     LOG_FORMAT,
+    SEED_SALT_HEX,
     BotRecord,
     DealEvent,
     DecisionEvent,
@@ -44,6 +45,7 @@ from arena.model import (
     RoundEndEvent,
     Termination,
     plain_text,
+    seed_commitment,
 )
 from arena.referee.clock import Clock
 from arena.referee.log import MatchLogWriter, open_private, seat_log_path
@@ -112,7 +114,8 @@ class Match:
         self.match_id = spec.match_id or new_match_id(spec.game)
         self.sandbox_name = sandbox_name
         self.log_path = None if log_dir is None else log_dir / f"{self.match_id}.jsonl"
-        self.writer = None if self.log_path is None else MatchLogWriter(self.log_path)
+        self.seed_salt = secrets.token_hex(SEED_SALT_HEX // 2)
+        self.writer = None if self.log_path is None else MatchLogWriter(self.log_path, spec.seed)
         self.on_event = on_event
         tc = spec.time_control
         self.clocks = [Clock(tc.move_time_ms, float(tc.time_bank_ms)) for _ in range(2)]
@@ -146,6 +149,8 @@ class Match:
             arena_version=arena.__version__,
             started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             log_format=LOG_FORMAT,
+            seed_commitment=seed_commitment(self.spec.seed, self.seed_salt),
+            slot=self.spec.slot,
         )
 
     def _deal(self) -> None:
@@ -270,7 +275,7 @@ class Match:
         finally:
             await asyncio.gather(*(p.close() for p in players))
         logs = self._save_bot_logs(players)
-        self.emit(MatchEndEvent(result, logs))
+        self.emit(MatchEndEvent(result, logs, self.seed_salt))
         if self.writer is not None:
             self.writer.close()
         return result

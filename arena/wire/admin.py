@@ -116,7 +116,7 @@ def event_to_proto(event: MatchEvent) -> admin_pb2.MatchEvent:
         tc = event.time_control
         return admin_pb2.MatchEvent(header=admin_pb2.MatchHeader(
             match_id=event.match_id, game=event.game, game_version=event.game_version,
-            options=_struct(event.options), seed=event.seed,
+            options=_struct(event.options), seed=event.seed or 0,
             bots=[_bot_to_proto(b) for b in event.bots],
             time_control=bot_pb2.TimeControl(move_time_ms=tc.move_time_ms,
                                              time_bank_ms=tc.time_bank_ms,

@@ -1,0 +1,373 @@
+"""Referee keys and signatures: Ed25519 keys that sign match logs and results manifests, so that
+anyone holding the public key checks a published result without trusting whoever serves it.
+
+Keys are PEM files: a private key (PKCS #8, readable by its owner only) and its public key
+(SubjectPublicKeyInfo, what is published). A key is named by its *key id*, the first 16 hex
+digits of the SHA-256 of the raw 32-byte public key; a signature names the key id it was made
+with, so keys can be rotated and several public keys trusted at once (``TrustedKeys``).
+
+What is signed: ``arena-signature-v1\\n<domain>\\n`` followed by the 32-byte SHA-256 digest of the
+signed bytes, where the domain says what the bytes are (``log``, ``manifest``), so a signature
+over one kind of file never passes as another's.
+
+A signed match log ends with one more line, the signature record::
+
+    {"type":"signature","algorithm":"ed25519","key_id":"…","sha256":"…","signature":"…"}
+
+``sha256`` is the hex digest of every byte of the log before this line (header to match end,
+newlines included) and ``signature`` the base64 signature of that digest in the ``log`` domain.
+A flipped, removed, added or reordered byte anywhere before it changes the digest.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from arena.errors import ConfigError, SignatureError
+from arena.referee.log import SIGNATURE_TYPE, open_private, private_dir
+
+ALGORITHM = "ed25519"
+KEY_ID_HEX = 16
+DEFAULT_KEY_NAME = "referee"
+KEYS_DIR = "keys"
+"""Where a ladder (or the competition server) keeps the key it made itself, under its state
+directory."""
+MAX_KEY_FILE = 16 * 1024
+"""A key file larger than this is not a key (read no further)."""
+
+
+def key_id_of(public: Ed25519PublicKey) -> str:
+    """A public key's id: the first 16 hex digits of the SHA-256 of its raw 32 bytes."""
+    raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return hashlib.sha256(raw).hexdigest()[:KEY_ID_HEX]
+
+
+def signed_message(domain: str, data: bytes) -> bytes:
+    """What a signature in ``domain`` covers for ``data`` (see the module doc)."""
+    return digest_message(domain, hashlib.sha256(data).digest())
+
+
+def digest_message(domain: str, digest: bytes) -> bytes:
+    """What a signature in ``domain`` covers for bytes whose SHA-256 is ``digest``."""
+    return b"arena-signature-v1\n" + domain.encode() + b"\n" + digest
+
+
+@dataclass(frozen=True)
+class PublicKey:
+    """A public key that signatures are checked against."""
+
+    key_id: str
+    key: Ed25519PublicKey
+    path: Path | None = None
+    """The file it was read from, if any."""
+
+    def verify(self, signature: bytes, message: bytes) -> bool:
+        """Whether ``signature`` is this key's over ``message``."""
+        try:
+            self.key.verify(signature, message)
+        except InvalidSignature:
+            return False
+        return True
+
+    def pem(self) -> bytes:
+        """The public key as a PEM file's bytes."""
+        return self.key.public_bytes(serialization.Encoding.PEM,
+                                     serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+@dataclass(frozen=True)
+class Signer:
+    """A private key that signs."""
+
+    key: Ed25519PrivateKey
+    path: Path | None = None
+
+    @property
+    def public(self) -> PublicKey:
+        """Its public key."""
+        public = self.key.public_key()
+        return PublicKey(key_id_of(public), public)
+
+    @property
+    def key_id(self) -> str:
+        """Its key id."""
+        return self.public.key_id
+
+    def sign(self, message: bytes) -> bytes:
+        """The signature of ``message`` (already domain-separated: ``signed_message``)."""
+        return self.key.sign(message)
+
+
+class TrustedKeys:
+    """The public keys a verifier trusts, by key id (several at once: rotated keys)."""
+
+    def __init__(self, keys: Iterable[PublicKey] = ()) -> None:
+        self._keys = {key.key_id: key for key in keys}
+
+    def get(self, key_id: str) -> PublicKey | None:
+        """The trusted key of ``key_id``, or None."""
+        return self._keys.get(key_id)
+
+    @property
+    def key_ids(self) -> tuple[str, ...]:
+        """The trusted key ids, sorted."""
+        return tuple(sorted(self._keys))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[PublicKey]:
+        return iter(self._keys.values())
+
+
+# --- key files -------------------------------------------------------------------------------
+def new_key(directory: Path, name: str = DEFAULT_KEY_NAME) -> tuple[Path, Path]:
+    """Make a signing key: ``<directory>/<name>.key`` (0600, the directory made 0700 if new) and
+    its public key ``<name>.pub``. Never overwrites: ``ConfigError`` if either exists."""
+    if not name or "/" in name or name.startswith("."):
+        raise ConfigError(f"a key name is a plain file name, got {name!r}")
+    private, public = directory / f"{name}.key", directory / f"{name}.pub"
+    for path in (private, public):
+        if path.exists():
+            raise ConfigError(f"{path} exists: keys are never overwritten; choose another "
+                              f"--name or directory")
+    private_dir(directory)
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    with open_private(private) as handle:
+        handle.write(pem.decode())
+    public.write_bytes(Signer(key).public.pem())
+    return private, public
+
+
+def ensure_signer(state_dir: Path) -> tuple[Signer, Path, bool]:
+    """The key under ``<state_dir>/keys/``, made on first use: (signer, its public key's path,
+    whether it was made now)."""
+    directory = state_dir / KEYS_DIR
+    private = directory / f"{DEFAULT_KEY_NAME}.key"
+    public = directory / f"{DEFAULT_KEY_NAME}.pub"
+    created = False
+    if not private.exists():
+        if public.exists():  # a public key without its private key: a half-made pair
+            public.unlink()
+        new_key(directory)
+        created = True
+    signer = load_signer(private)
+    if not public.exists():
+        public.write_bytes(signer.public.pem())
+    return signer, public, created
+
+
+def load_signer(path: Path) -> Signer:
+    """The private key in ``path``; ``ConfigError`` (one line) if it is missing, not an Ed25519
+    private key, or readable by group or others."""
+    data = _key_file(path, "signing key")
+    mode = path.stat().st_mode
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise ConfigError(f"signing key {path} is readable by others (mode "
+                          f"{stat.S_IMODE(mode):o}): chmod 600 {path}")
+    try:
+        key = serialization.load_pem_private_key(data, password=None)
+    except (ValueError, TypeError):
+        raise ConfigError(f"signing key {path} is not a PEM private key (a public key? make one "
+                          f"with `arena keys new DIR`)") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise ConfigError(f"signing key {path} is not an Ed25519 key")
+    return Signer(key, path)
+
+
+def load_public_key(path: Path) -> PublicKey:
+    """The public key in ``path`` (``ConfigError`` if it is not an Ed25519 public key)."""
+    data = _key_file(path, "public key")
+    try:
+        key = serialization.load_pem_public_key(data)
+    except (ValueError, TypeError):
+        raise ConfigError(f"public key {path} is not a PEM public key (the .pub file `arena "
+                          f"keys new` wrote)") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise ConfigError(f"public key {path} is not an Ed25519 key")
+    return PublicKey(key_id_of(key), key, path)
+
+
+def load_trusted(paths: Iterable[Path]) -> TrustedKeys:
+    """The public keys in ``paths``: files, or directories whose ``*.pub`` files are read."""
+    keys: list[PublicKey] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(path.glob("*.pub"))
+            if not found:
+                raise ConfigError(f"{path} holds no public key (*.pub)")
+            keys.extend(load_public_key(p) for p in found)
+        else:
+            keys.append(load_public_key(path))
+    return TrustedKeys(keys)
+
+
+def _key_file(path: Path, what: str) -> bytes:
+    try:
+        if path.stat().st_size > MAX_KEY_FILE:
+            raise ConfigError(f"{what} {path} is not a key file (larger than {MAX_KEY_FILE} "
+                              f"bytes)")
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{what} {path} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{what} {path} is a directory, not a key file") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what} {path}: {exc.strerror}") from None
+
+
+# --- signed files ----------------------------------------------------------------------------
+def sign_bytes(signer: Signer, domain: str, data: bytes) -> bytes:
+    """The signature of ``data`` in ``domain``."""
+    return signer.sign(signed_message(domain, data))
+
+
+def verify_bytes(trusted: TrustedKeys, key_id: str, domain: str, data: bytes,
+                 signature: bytes) -> PublicKey:
+    """The trusted key that signed ``data`` in ``domain``; ``SignatureError`` (one line) if the
+    key is not trusted or the signature is not its."""
+    key = trusted.get(key_id)
+    if key is None:
+        raise SignatureError(f"signed by key {key_id}, which is not trusted (trusted: "
+                             f"{', '.join(trusted.key_ids) or 'none'})")
+    if not key.verify(signature, signed_message(domain, data)):
+        raise SignatureError(f"the signature is not key {key_id}'s over these bytes: the "
+                             f"{domain} was changed after it was signed")
+    return key
+
+
+# --- signed match logs -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class LogSignature:
+    """A signed log's signature record."""
+
+    key_id: str
+    sha256: str
+    """The hex SHA-256 of the log's bytes before the signature line."""
+    signature: bytes
+    verified: bool = False
+    """Whether it was checked against a trusted key."""
+
+
+def sign_log(path: Path, signer: Signer) -> LogSignature:
+    """Append the signature record to the finished log at ``path`` (its last record must be the
+    match end; ``SignatureError`` if it is not, or if the log is signed already)."""
+    data = path.read_bytes()
+    record = _json_line(_split_last(data)[1])
+    if record.get("type") == SIGNATURE_TYPE:
+        raise SignatureError(f"{path} is signed already")
+    if record.get("type") != "match_end" or not data.endswith(b"\n"):
+        raise SignatureError(f"{path} is not a finished match log (its last record is not the "
+                             f"match end): only finished logs are signed")
+    digest = hashlib.sha256(data).digest()
+    signature = signer.sign(digest_message("log", digest))
+    line = json.dumps({"type": SIGNATURE_TYPE, "algorithm": ALGORITHM, "key_id": signer.key_id,
+                       "sha256": digest.hex(),
+                       "signature": base64.b64encode(signature).decode()},
+                      separators=(",", ":")) + "\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, line.encode())  # one write of one line: no torn signature record
+    finally:
+        os.close(fd)
+    return LogSignature(signer.key_id, digest.hex(), signature)
+
+
+def check_log_signature(path: Path, trusted: TrustedKeys | None) -> LogSignature | None:
+    """The signature of the log at ``path``: None if it is unsigned; ``SignatureError`` (one
+    line) if it does not hold: the bytes before it changed (a flipped byte, a line removed,
+    added or reordered), lines follow it, it is malformed, its key is not in ``trusted``, or the
+    log's header names another match than its file name ``<match_id>.jsonl``. With
+    ``trusted`` None the record is only read, not checked (``verified`` False)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SignatureError(f"cannot read {path}: {exc.strerror}") from None
+    signature = parse_log_signature(data)
+    if signature is None:
+        return None
+    _check_name(path, data)
+    if trusted is None:
+        return signature
+    digest = hashlib.sha256(_split_last(data)[0]).digest()
+    if digest.hex() != signature.sha256:
+        raise SignatureError("the log's bytes before its signature changed after it was signed "
+                             "(a changed, removed, added or reordered line)")
+    key = trusted.get(signature.key_id)
+    if key is None:
+        raise SignatureError(f"signed by key {signature.key_id}, which is not trusted "
+                             f"(trusted: {', '.join(trusted.key_ids) or 'none'})")
+    if not key.verify(signature.signature, digest_message("log", digest)):
+        raise SignatureError(f"the signature is not key {signature.key_id}'s over this log")
+    return LogSignature(signature.key_id, signature.sha256, signature.signature, True)
+
+
+def parse_log_signature(data: bytes) -> LogSignature | None:
+    """The signature record of a log's bytes, None if its last line is no signature record;
+    ``SignatureError`` if one appears before the last line or is malformed."""
+    body, last = _split_last(data)
+    if b'"signature"' in body and any(_is_signature_line(line) for line in body.splitlines()):
+        raise SignatureError("lines follow the log's signature record (added after signing)")
+    if not _is_signature_line(last):
+        return None
+    record = _json_line(last)
+    try:
+        if record.get("algorithm") != ALGORITHM:
+            raise SignatureError(f"unknown signature algorithm {record.get('algorithm')!r}")
+        key_id, sha = record["key_id"], record["sha256"]
+        if not (isinstance(key_id, str) and isinstance(sha, str)):
+            raise TypeError
+        signature = base64.b64decode(record["signature"], validate=True)
+    except (KeyError, TypeError, binascii.Error):
+        raise SignatureError("a malformed signature record") from None
+    return LogSignature(key_id, sha, signature)
+
+
+def _check_name(path: Path, data: bytes) -> None:
+    first = data.split(b"\n", 1)[0]
+    match_id = _json_line(first).get("match_id")
+    stem = path.name.removesuffix(".jsonl")
+    if isinstance(match_id, str) and path.name.endswith(".jsonl") and match_id != stem:
+        raise SignatureError(f"the log is of match {match_id!r}, but its file names match "
+                             f"{stem!r}")
+
+
+def _split_last(data: bytes) -> tuple[bytes, bytes]:
+    """(everything before the last line, the last line) of newline-terminated lines."""
+    trimmed = data[:-1] if data.endswith(b"\n") else data
+    cut = trimmed.rfind(b"\n") + 1
+    return data[:cut], data[cut:]
+
+
+def _is_signature_line(line: bytes) -> bool:
+    if b'"signature"' not in line:
+        return False
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and record.get("type") == SIGNATURE_TYPE
+
+
+def _json_line(line: bytes) -> dict[str, object]:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        raise SignatureError("the log's last line is not a JSON record") from None
+    if not isinstance(record, dict):
+        raise SignatureError("the log's last line is not a JSON record")
+    return record
