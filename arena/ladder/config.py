@@ -12,6 +12,9 @@ duplicate = true                     # duplicate deals (default true)
 state_dir = "state/demo"             # optional; default state/<name> beside this file
 database = "sqlite:////abs/path.db"  # optional; any SQLAlchemy URL (default <state_dir>/ladder.db)
 log_dir = "state/demo/matches"       # optional; default <state_dir>/matches
+signing_key = "keys/referee.key"     # optional; the Ed25519 key (`arena keys new`) that signs
+                                     # every match log; default <state_dir>/keys/referee.key,
+                                     # made on the first run
 
 [options]                            # rules options of the game
 rounds = 3
@@ -121,7 +124,8 @@ DATABASE_FILE = "ladder.db"
 """The SQLite file of a ladder's results, in its state directory (unless ``database`` is set)."""
 _TOP_KEYS = {
     "name", "game", "entrants", "seed", "concurrency", "sandbox", "duplicate", "state_dir",
-    "database", "log_dir", "options", "schedule", "time_control", "rating", "sprt", "cluster",
+    "database", "log_dir", "signing_key", "options", "schedule", "time_control", "rating",
+    "sprt", "cluster",
 }
 _SECTION_KEYS = {
     "schedule": {"type", "cycles", "challenger", "placement", "fairness", "refresh_s",
@@ -237,6 +241,10 @@ class LadderConfig:
     """The SPRT test this ladder file holds (its ``[sprt]`` section), if any."""
     cluster: ClusterSettings = ClusterSettings()
     """Where the matches run (default: an embedded cluster of ``concurrency`` workers)."""
+    signing_key: Path | None = None
+    """The private key that signs the ladder's match logs (``signing_key``, relative to the
+    ladder file); None: ``keys/referee.key`` in the state directory, made on the first run
+    (``arena.referee.signing.ensure_signer``)."""
 
     @property
     def sqlite_path(self) -> Path | None:
@@ -365,6 +373,10 @@ class _Parser:
         state = self.get(data, None, "state_dir", str)
         state_dir = self.base / state if state is not None else self.base / "state" / name
         log_dir = self.get(data, None, "log_dir", str)
+        signing_key = self.get(data, None, "signing_key", str)
+        if signing_key is not None and not signing_key.strip():
+            raise self.error(None, "signing_key", "must be the path of a private key (`arena "
+                             "keys new DIR` makes one), relative to the ladder file")
         return LadderConfig(
             name=name,
             game=game,
@@ -384,6 +396,7 @@ class _Parser:
             source=self.source,
             sprt=sprt,
             cluster=self.cluster(data.get("cluster", {})),
+            signing_key=self.base / signing_key if signing_key is not None else None,
         )
 
     def check_game(self, game: str) -> None:

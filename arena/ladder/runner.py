@@ -18,6 +18,13 @@ takes them from a ``MatchSource``: a fixed plan for a round robin or a gauntlet
 event's ``Progress.schedule``), may grow the lineup while it runs (a continuous ladder's new
 versions) and says why it stopped by itself (``RunSummary.stopped``).
 
+Every match log the run keeps is signed (``arena.referee.signing.sign_log``) before its result
+is recorded, with the ladder's key (``Signing``: its ``signing_key``, else one made in its state
+directory): on a cluster the head signs the log it has verified, never a worker; a log the head
+refused (a void match) is not signed, nor is a log left unfinished by a crash (its match is
+played again, and that log signed). A log that cannot be signed costs nothing but its signature:
+the result is recorded and the failure logged.
+
 The match-playing function is a parameter, so the scheduling logic runs in tests with a fast
 in-process player. By default every match is one task on a Dask cluster (``arena.cluster``): the
 ladder file's ``[cluster]``, else an embedded cluster of ``concurrency`` process workers on
@@ -29,7 +36,9 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 import enum
+import logging
 import os
 import secrets
 import signal
@@ -40,7 +49,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from arena.cluster.progress import HostProgress
-from arena.errors import ConfigError
+from arena.errors import ArenaError, ConfigError
 from arena.ladder.config import LadderConfig
 from arena.ladder.schedule import (
     ADAPTIVE,
@@ -54,10 +63,19 @@ from arena.ladder.schedule import (
 )
 from arena.ladder.status import ScheduleStatus
 from arena.ladder.store import LadderStore
-from arena.model import BotSpec, MatchEvent, MatchResult, MatchSpec, Termination
+from arena.model import BotSpec, LadderSlot, MatchEvent, MatchResult, MatchSpec, Termination
 from arena.referee.log import private_dir
 from arena.referee.service import Lineup
+from arena.referee.signing import (
+    Signer,
+    ensure_signer,
+    load_public_key,
+    load_signer,
+    sign_log,
+)
 from arena.sandbox.api import Sandbox
+
+log = logging.getLogger(__name__)
 
 
 class PlayMatch(Protocol):
@@ -169,6 +187,24 @@ class RunSummary:
     """Why the schedule itself has nothing more to play, in words ("every adjacent pair is
     separated at 95%", "the budget of 40 encounters is spent", "greedy won the knockout");
     "" for a fixed schedule, or while there is more."""
+
+
+@dataclass(frozen=True)
+class Signing:
+    """The key a run signs its match logs with (``ladder_signing``)."""
+
+    signer: Signer
+    public_key: Path | None
+    """Its public key file, what a verifier needs (``arena replay LOG --key``): the ``.pub``
+    beside the private key (None: there is none of this key's there)."""
+    created: bool = False
+    """The key was made for this run (a ladder without ``signing_key``, run for the first
+    time)."""
+
+    @property
+    def key_id(self) -> str:
+        """The key's id (16 hex digits): every log it signs names it."""
+        return self.signer.key_id
 
 
 EventSink = Callable[[LadderEvent], None]
@@ -299,6 +335,41 @@ def ladder_secret(config: LadderConfig) -> str:
     return path.read_text().strip()
 
 
+def ladder_signing(config: LadderConfig) -> Signing:
+    """The key that signs the ladder's logs: its ``signing_key``, else ``keys/referee.key`` in
+    its state directory (made now when missing: ``Signing.created``). Raises ``ConfigError``,
+    one line, for a ``signing_key`` that is missing, unreadable, not an Ed25519 private key or
+    readable by others."""
+    if config.signing_key is None:
+        signer, public, created = ensure_signer(config.state_dir)
+        return Signing(signer, public, created)
+    signer = load_signer(config.signing_key)
+    return Signing(signer, public_key_beside(config.signing_key, signer))
+
+
+def public_key_beside(private: Path, signer: Signer) -> Path | None:
+    """``<name>.pub`` beside the private key ``<name>.key`` when it is ``signer``'s public
+    key (as ``arena keys new`` writes them), else None."""
+    public = private.with_suffix(".pub")
+    try:
+        return public if load_public_key(public).key_id == signer.key_id else None
+    except ArenaError:
+        return None
+
+
+def sign_played(result: MatchResult, signing: Signing) -> bool:
+    """Sign the finished log of ``result`` (if it has one); False when it could not be signed
+    (said in the log: the result stands, only its signature is missing)."""
+    if result.log is None or not Path(result.log).is_file():
+        return False  # a match void before its log began
+    try:
+        sign_log(Path(result.log), signing.signer)
+    except (ArenaError, OSError, ValueError) as exc:
+        log.error("match %s: its log %s was not signed: %s", result.match_id, result.log, exc)
+        return False
+    return True
+
+
 def plan_run(
     schedule: Sequence[Encounter], recorded: set[str], max_matches: int | None = None
 ) -> list[ScheduledMatch]:
@@ -314,8 +385,9 @@ def plan_run(
 
 class _Run:
     def __init__(self, config: LadderConfig, store: LadderStore, lineup: Lineup,
-                 play: PlayMatch | None, on_event: EventSink | None) -> None:
+                 play: PlayMatch | None, on_event: EventSink | None, signing: Signing) -> None:
         self.config = config
+        self.signing = signing
         self.store = store
         self.lineup = lineup
         self.play = play or default_play()
@@ -352,9 +424,12 @@ class _Run:
             self.on_event(LadderEvent(kind, self.progress(), match, result, applied))
 
     def spec_of(self, m: ScheduledMatch) -> MatchSpec:
-        return self.lineup_of().match(m.seats, seed=m.seed, options=self.config.options,
+        """The match's spec, its ladder slot set (the log's header binds it)."""
+        spec = self.lineup_of().match(m.seats, seed=m.seed, options=self.config.options,
                                       time_control=self.config.time_control,
                                       match_id=m.match_id)
+        slot = LadderSlot(self.config.name, m.encounter_id, m.cycle, m.leg)
+        return dataclasses.replace(spec, slot=slot)
 
     async def worker(self, source: MatchSource) -> None:
         while not self.stopping:
@@ -381,6 +456,7 @@ class _Run:
         if result.termination is Termination.CANCELLED:  # the cluster gave up on it
             self.give_up(m, result, started_at, source)
             return
+        sign_played(result, self.signing)  # before it is recorded: a recorded log is signed
         rec = self.store.record_match(
             self.config.name, result, spec.bots, encounter_id=m.encounter_id, cycle=m.cycle,
             leg=m.leg, started_at=started_at, elo_k=self.config.rating.elo_k,
@@ -417,23 +493,26 @@ async def run_ladder(
     on_event: EventSink | None = None,
     stop: asyncio.Event | None = None,
     store: LadderStore | None = None,
+    signing: Signing | None = None,
 ) -> RunSummary:
     """Play the ladder's unrecorded matches (see the module doc); returns when the schedule
     (or the ``max_matches`` bound) is done or ``stop`` is set (a continuous ladder: only then).
-    Raises ``ConfigError`` for bad entrants, an SPRT test's ladder file, ``cycles`` for a
-    schedule that has none, or a tournament whose entrants are not the bots it began with,
-    ``StoreError`` for database trouble, and whatever the player raises for infrastructure
-    failures (bot faults are results, not exceptions)."""
+    ``signing``: the key that signs the logs (default: ``ladder_signing``, before any match).
+    Raises ``ConfigError`` for bad entrants, a bad signing key, an SPRT test's ladder file,
+    ``cycles`` for a schedule that has none, or a tournament whose entrants are not the bots it
+    began with, ``StoreError`` for database trouble, and whatever the player raises for
+    infrastructure failures (bot faults are results, not exceptions)."""
     if config.sprt is not None:
         raise ConfigError(f"ladder {config.name!r} is an SPRT test (it has an [sprt] section): "
                           "run it with `arena sprt --ladder FILE`")
+    if config.schedule.kind not in FIXED_KINDS and cycles is not None:
+        raise ConfigError(f"ladder {config.name!r} is a {config.schedule.kind}: it has no "
+                          "cycles (--cycles is for a round robin or a gauntlet)")
+    signing = signing or ladder_signing(config)  # a bad key: refused before anything is made
     if config.schedule.kind not in FIXED_KINDS:
-        if cycles is not None:
-            raise ConfigError(f"ladder {config.name!r} is a {config.schedule.kind}: it has no "
-                              "cycles (--cycles is for a round robin or a gauntlet)")
         return await _run_schedule(config, play=play, resolve=resolve, max_matches=max_matches,
                                    concurrency=concurrency, sandbox=sandbox, on_event=on_event,
-                                   stop=stop, store=store)
+                                   stop=stop, store=store, signing=signing)
     # with the real referee, the sandbox checks that every entrant can run in it at all
     lineup = line_up_entrants(config, resolve, sandbox, check=play is None)
     schedule = ladder_schedule(config, cycles)
@@ -444,7 +523,7 @@ async def run_ladder(
             config, lineup, PlannedMatches(planned), db, play=play, concurrency=concurrency,
             on_event=on_event, stop=stop, scheduled=sum(len(e.matches) for e in schedule),
             already=sum(1 for e in schedule for m in e.matches if m.match_id in recorded),
-            planned=len(planned),
+            planned=len(planned), signing=signing,
         )
 
 
@@ -452,7 +531,7 @@ async def _run_schedule(config: LadderConfig, *, play: PlayMatch | None,
                         resolve: ResolveBot | None, max_matches: int | None,
                         concurrency: int | None, sandbox: str | None,
                         on_event: EventSink | None, stop: asyncio.Event | None,
-                        store: LadderStore | None) -> RunSummary:
+                        store: LadderStore | None, signing: Signing | None) -> RunSummary:
     """``run_ladder`` for the schedule types that decide as they go (``arena.ladder.sources``):
     their source, opened over the store, hands out the matches."""
     from arena.ladder.sources import EncounterSource, open_source
@@ -476,7 +555,8 @@ async def _run_schedule(config: LadderConfig, *, play: PlayMatch | None,
         return await run_matches(
             config, source.lineup(), source, db, play=play, concurrency=concurrency,
             on_event=on_event, stop=stop, scheduled=size, already=min(already, size),
-            planned=max(size - already, 0) if max_matches is None else max_matches)
+            planned=max(size - already, 0) if max_matches is None else max_matches,
+            signing=signing)
 
 
 def schedule_size(config: LadderConfig, players: int) -> int:
@@ -522,6 +602,7 @@ async def run_matches(
     scheduled: int = 0,
     already: int = 0,
     planned: int = 0,
+    signing: Signing | None = None,
 ) -> RunSummary:
     """Play the matches ``source`` hands out, ``concurrency`` at a time (default: the
     ladder's), record each result in ``store`` the moment it lands (one transaction per match
@@ -531,8 +612,10 @@ async def run_matches(
     ``exhausted`` from the start.
 
     ``scheduled``, ``already`` and ``planned`` size the run for the events' ``Progress`` and the
-    summary (0 when the source cannot tell). Raises what the player or the store raise."""
-    run = _Run(config, store, lineup, play, on_event)
+    summary (0 when the source cannot tell). Every log kept is signed with ``signing`` (default:
+    ``ladder_signing``, taken before the cluster opens or any match starts). Raises
+    ``ConfigError`` for a bad signing key and what the player or the store raise."""
+    run = _Run(config, store, lineup, play, on_event, signing or ladder_signing(config))
     run.follow(source)
     run.scheduled, run.already, run.planned = scheduled, already, planned
     width = max(1, concurrency or config.concurrency)
