@@ -47,6 +47,7 @@ def _register() -> None:
         cluster_cmds,
         host_admin_cmds,
         host_cmds,
+        keys_cmds,
         ladder_cmds,
         match_cmds,
         remote_cmds,
@@ -56,7 +57,7 @@ def _register() -> None:
     )
 
     for module in (match_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
-                   cluster_cmds, host_cmds, host_admin_cmds, remote_cmds):
+                   cluster_cmds, host_cmds, host_admin_cmds, remote_cmds, keys_cmds):
         module.register(app)
 
 

@@ -1,11 +1,12 @@
-"""`arena match` (play one match) and `arena replay` (verify a match log)."""
+"""`arena match` (play one match, its log signed with --sign-key) and `arena replay` (verify a
+match log: its signature, its seed commitment, its rules)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -14,12 +15,17 @@ from arena.cli.common import (
     console,
     err_console,
     handle_errors,
+    notice,
     parse_options,
     print_json,
 )
 from arena.cli.render import render_match_result, render_replay_report
+from arena.errors import ConfigError, ReplayMismatchError, SignatureError
 from arena.model import MatchResult, TimeControl
 from arena.render.text import plain
+
+if TYPE_CHECKING:
+    from arena.referee.signing import Signer
 
 DEFAULT_LOG_DIR = Path("matches")
 
@@ -56,6 +62,10 @@ def match(
                        "socket `arena serve` listens on by default).")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", help="human: a summary table; "
                                                  "json: one JSON object.")] = OutputFormat.human,
+    sign_key: Annotated[Path | None, typer.Option(
+        "--sign-key", help="Sign the finished log with this private key (`arena keys new`); "
+                           "anyone with its public key checks it: `arena replay LOG --key "
+                           "PUB`.")] = None,
 ) -> None:
     """Play one match between two bots and print the result.
 
@@ -66,6 +76,7 @@ def match(
     from arena.referee.service import check_time_control, random_seed
 
     options = parse_options(option)
+    signer = _signer(sign_key, referee)
     seed = random_seed() if seed is None else seed
     time_control = check_time_control(TimeControl(move_time, time_bank, startup_time))
     if referee is not None:
@@ -80,8 +91,34 @@ def match(
         print_json(result.to_json())
     else:
         console.print(render_match_result(result))
+    if signer is not None:
+        _sign(result, signer, output)
     if result.void:
         raise typer.Exit(3)
+
+
+def _signer(sign_key: Path | None, referee: str | None) -> Signer | None:
+    """The key ``--sign-key`` names, read before anything is played (a bad key: exit 2)."""
+    if sign_key is None:
+        return None
+    if referee is not None:
+        raise ConfigError("--sign-key signs a log written here; a match on --referee is logged "
+                          "by the server: sign there (`arena serve --sign-key KEY`)")
+    from arena.referee.signing import load_signer
+
+    return load_signer(sign_key)
+
+
+def _sign(result: MatchResult, signer: Signer, output: OutputFormat) -> None:
+    """Append the signature record to the match's finished log and say so."""
+    from arena.referee.signing import sign_log
+
+    if not result.log:
+        raise ConfigError("the match wrote no log: nothing to sign")
+    signature = sign_log(Path(result.log), signer)
+    line = plain(f"log signed (key {signature.key_id}): check it with `arena replay "
+                 f"{result.log} --key PUB`")
+    (err_console if output is OutputFormat.json else console).print(line)
 
 
 def _play_local(
@@ -107,19 +144,44 @@ def _play_local(
 @handle_errors
 def replay(
     log: Annotated[Path, typer.Argument(help="A match log (.jsonl) written by the arena.")],
+    key: Annotated[list[Path] | None, typer.Option(
+        "--key", help="A trusted public key (.pub) or a directory of them; repeatable (rotated "
+                      "keys). With --key the log must carry a signature by one of them.")
+                   ] = None,
     output: Annotated[OutputFormat, typer.Option("--format", help="human or json.")
                       ] = OutputFormat.human,
 ) -> None:
-    """Re-run a match log through the rules engine and verify every deal, action and score.
+    """Verify a match log: its signature, its seed, then every deal, action and score.
 
-    Exit status 0 when everything agrees, 1 with the first disagreement.
-    """
-    from arena.referee.replay import replay_log
+    1. signature: with --key, the log's last line must be a signature by a trusted key over
+    every byte before it (an unsigned log fails); without --key it is only read. 2. seed: a
+    log of format 4 commits to its seed in the header and reveals it at the end: they must
+    match. 3. rules: the log is re-run through the rules engine. Exit status 0 when every step
+    holds, 1 with one line naming the first step that failed and why, 2 for a log or key file
+    that cannot be read."""
+    from arena.referee.replay import verify_log
+    from arena.referee.signing import load_trusted
 
-    report = replay_log(log)
+    trusted = None if not key else load_trusted(key)
+    try:
+        checked = verify_log(log, trusted)
+    except SignatureError as exc:
+        _failed(exc if str(exc).startswith("unsigned") else f"signature: {exc}")
+    except ReplayMismatchError as exc:
+        _failed(exc)
+    report, signature = checked.report, checked.signature
     if output is OutputFormat.json:
         print_json({"match_id": report.match_id, "game": report.game, "ok": True,
                     "decisions": report.decisions, "rounds": report.rounds,
-                    "finished": report.finished})
+                    "finished": report.finished, "log_format": report.log_format,
+                    "seed": str(report.seed),
+                    "signature": None if signature is None else {
+                        "key_id": signature.key_id, "verified": signature.verified}})
     else:
-        console.print(render_replay_report(report))
+        console.print(render_replay_report(report, signature))
+
+
+def _failed(message: object) -> NoReturn:
+    """One line on stderr naming the step that failed, exit 1 (a check failed)."""
+    err_console.print(notice("error", "bold red", message))
+    raise typer.Exit(1)

@@ -6,7 +6,7 @@ Every recorded string (a bot's name, a match id, a detail, an answer, a path) is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -22,6 +22,10 @@ from arena.model import (
     RoundEndEvent,
 )
 from arena.render.text import plain
+
+if TYPE_CHECKING:
+    from arena.referee.replay import ReplayReport
+    from arena.referee.signing import LogSignature
 
 
 def _winner_text(bots: Sequence[str], winner: int | None, void: bool) -> Text:
@@ -57,10 +61,21 @@ def render_match_result(result: MatchResult) -> RenderableType:
     return Group(table, lines)
 
 
-def render_replay_report(report: Any) -> RenderableType:
+def render_replay_report(report: ReplayReport, signature: LogSignature | None = None
+                         ) -> RenderableType:
+    """What `arena replay` verified, step by step: the signature (``signature``: the log's
+    ``LogSignature`` or None), the seed, the rules."""
+    if signature is None:
+        signed = Text("unsigned", style="yellow")
+    elif signature.verified:
+        signed = plain(f"verified (key {signature.key_id})", style="bold green")
+    else:
+        signed = plain(f"signed by key {signature.key_id}, not checked (give --key PUB)",
+                       style="yellow")
     status = "finished" if report.finished else "still running (verified so far)"
     text = Text.assemble(
-        ("✓ ", "bold green"),
+        ("signature: ", "dim"), signed, "\n", ("seed: ", "dim"), plain(str(report.seed)), "\n",
+        ("rules: ", "dim"), ("✓ ", "bold green"),
         plain(f"{report.match_id}: {report.decisions} decisions and {len(report.rounds)} round "
               f"score(s) agree with the {report.game} rules engine; match {status}."),
     )
@@ -109,7 +124,8 @@ def render_frame(
     bots = header.bot_names
     title = f"{header.game} · {bots[0]} vs {bots[1]} · "
     if seat is None:  # the seed determines every deal: only the omniscient view shows it
-        title += f"seed {header.seed} · omniscient view"
+        seed = "seed committed" if header.seed is None else f"seed {header.seed}"
+        title += f"{seed} · omniscient view"
     else:
         title += f"seat {seat} view ({bots[seat]})"
     parts: list[RenderableType] = [board]

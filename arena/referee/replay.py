@@ -1,13 +1,22 @@
-"""Re-run a match log through the rules engine and check every deal, action and score."""
+"""Re-run a match log through the rules engine and check every deal, action and score.
+
+A log of format 4 does not state its seed: its header commits to it (``seed_commitment``) and the
+match end reveals the salt (the result holds the seed). Replay checks the reveal against the
+commitment before it re-deals anything (``check_seed_reveal``), so the deals it then checks are
+those of a seed fixed before the match began. Whether the log is the referee's is a separate
+check, its signature (``arena.referee.signing.check_log_signature``); ``arena replay`` runs it
+first."""
 
 from __future__ import annotations
 
+import contextlib
+import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.errors import GameError, LogFormatError, ReplayMismatchError
+from arena.errors import GameError, LogFormatError, ReplayMismatchError, SignatureError
 from arena.games import get_game
 from arena.games.api import Game
 from arena.model import (
@@ -19,9 +28,11 @@ from arena.model import (
     MatchResult,
     RoundEndEvent,
     Termination,
+    seed_commitment,
 )
 from arena.referee.clock import Clock
 from arena.referee.log import read_events
+from arena.referee.signing import LogSignature, TrustedKeys, check_log_signature
 
 
 @dataclass
@@ -32,24 +43,109 @@ class ReplayStep:
     state: Any
 
 
+COMMITTED_SINCE = 4
+"""The first log format whose header commits to its seed instead of stating it."""
+
+
+class SeedCheck(enum.StrEnum):
+    """What replay could say of a log's seed (the header's commitment and the end's reveal)."""
+
+    MATCHES = "matches its commitment"
+    """Format 4, finished: the revealed seed and salt hash to the header's commitment."""
+    NOT_COMMITTED = "not committed (log format < 4)"
+    """An older log: its header states the seed, there is nothing to check it against."""
+    UNREVEALED = "committed, not revealed yet (the match is unfinished)"
+    """Format 4 without a match end: the seed (read from the running match's private sidecar)
+    cannot be checked against the commitment until the match end reveals the salt."""
+
+
 @dataclass
 class ReplayReport:
+    """What a verified log holds (``replay_log``)."""
+
     match_id: str
+    """The header's match id."""
     game: str
+    """The game id."""
+    log_format: int = 1
+    """The header's log format."""
+    seed: SeedCheck = SeedCheck.NOT_COMMITTED
+    """What was checked of the seed."""
     decisions: int = 0
+    """Decisions replayed."""
     rounds: list[tuple[int, int]] = field(default_factory=list)
+    """The scores of every round that ended."""
     finished: bool = False
+    """Whether the log ends with the match end (else: a running or killed match)."""
     result: MatchResult | None = None
+    """The match end's result, when finished."""
 
 
 def replay_log(path: Path) -> ReplayReport:
-    """Verify a whole log; raise ``ReplayMismatchError`` at the first disagreement."""
+    """Verify a whole log: the seed's reveal against its commitment (format 4), then every
+    event against the rules engine; raise ``ReplayMismatchError`` at the first disagreement
+    (``LogFormatError`` for a log that cannot be read, or a running committed log whose seed is
+    not readable)."""
     events = list(read_events(path))
+    _check_reveal_of(events)
+    return _replay_report(events, path)
+
+
+@dataclass
+class LogVerification:
+    """What `arena replay` established of a log, step by step (``verify_log``)."""
+
+    signature: LogSignature | None
+    """The signature record (``verified`` when checked against a trusted key); None: unsigned."""
+    report: ReplayReport
+    """The seed and the rules."""
+
+
+UNSIGNED = "unsigned: nothing to verify against the key"
+"""Why a log without a signature fails when keys were given to check it against."""
+
+
+def verify_log(path: Path, trusted: TrustedKeys | None) -> LogVerification:
+    """Check a log in three steps and say which failed: its signature against ``trusted``
+    (``SignatureError``; only read when ``trusted`` is None; an unsigned log fails when keys are
+    given), then its seed's reveal against the header's commitment, then every event against
+    the rules (``ReplayMismatchError`` whose message starts with ``seed:`` or ``rules:``)."""
+    if not path.is_file():  # a log that cannot be read at all is not a failed check
+        raise LogFormatError(f"cannot read match log {path}: not a file")
+    signature = check_log_signature(path, trusted)
+    if signature is None and trusted is not None:
+        raise SignatureError(UNSIGNED)
+    events = list(read_events(path))
+    with _step("seed"):
+        _check_reveal_of(events)
+    with _step("rules"):
+        report = _replay_report(events, path)
+    return LogVerification(signature, report)
+
+
+@contextlib.contextmanager
+def _step(name: str) -> Iterator[None]:
+    """Name the step in a ``ReplayMismatchError`` raised within."""
+    try:
+        yield
+    except ReplayMismatchError as exc:
+        raise ReplayMismatchError(f"{name}: {exc}") from None
+
+
+def _check_reveal_of(events: list[MatchEvent]) -> None:
+    header, end = (events[0], events[-1]) if events else (None, None)
+    if isinstance(header, HeaderEvent) and isinstance(end, MatchEndEvent):
+        check_seed_reveal(header, end)
+
+
+def _replay_report(events: list[MatchEvent], path: Path) -> ReplayReport:
+    finished = bool(events) and isinstance(events[-1], MatchEndEvent)
     report: ReplayReport | None = None
     for step in replay_events(events):
         event = step.event
         if isinstance(event, HeaderEvent):
-            report = ReplayReport(event.match_id, event.game)
+            report = ReplayReport(event.match_id, event.game, event.log_format,
+                                  _seed_check(event, finished))
         assert report is not None, "replay_events starts with the header"
         if isinstance(event, DecisionEvent):
             report.decisions += 1
@@ -63,21 +159,53 @@ def replay_log(path: Path) -> ReplayReport:
     return report
 
 
+def check_seed_reveal(header: HeaderEvent, end: MatchEndEvent) -> None:
+    """The match end's seed is the header's: for a committed header (format 4), the revealed
+    seed and salt hash to its commitment; raise ``ReplayMismatchError`` when they do not (a
+    reveal made up after the match, to pass other deals off as the match's)."""
+    seed = end.result.seed
+    if header.seed_commitment:
+        if seed_commitment(seed, end.seed_salt) != header.seed_commitment:
+            raise ReplayMismatchError("the revealed seed does not match the header's commitment "
+                                      "(the match end's seed and seed_salt)")
+    elif header.log_format >= COMMITTED_SINCE:
+        raise ReplayMismatchError(f"a header of log format {header.log_format} without its "
+                                  "seed_commitment")
+    if header.seed is not None and header.seed != seed:
+        raise ReplayMismatchError(f"the result's seed {seed} is not the header's "
+                                  f"{header.seed}")
+
+
+def _seed_check(header: HeaderEvent, finished: bool) -> SeedCheck:
+    if not header.seed_commitment:
+        return SeedCheck.NOT_COMMITTED
+    return SeedCheck.MATCHES if finished else SeedCheck.UNREVEALED
+
+
 def replay_events(events: Iterable[MatchEvent]) -> Iterator[ReplayStep]:
     """Yield the state after every event, checking each against the engine as it goes: the
     deals, every action's legality, the clocks (re-run from the measured times), the scores,
-    and the result, including a forfeit's termination, faulty seat and winner."""
+    and the result, including a forfeit's termination, faulty seat and winner; a committed
+    seed's reveal at the match end (``check_seed_reveal``).
+
+    A committed header (format 4) must come with its seed filled in (``read_events`` does, from
+    the reveal or the running match's sidecar): without it nothing can be dealt, a
+    ``LogFormatError``."""
     iterator = iter(events)
     header = next(iterator, None)
     if not isinstance(header, HeaderEvent):
         raise LogFormatError("a match log must start with a header event")
+    if header.seed is None:
+        raise LogFormatError(f"{header.match_id}: the seed of a running committed log is "
+                             "unknown (its header holds only the commitment; the match end "
+                             "reveals it)")
     game = get_game(header.game)
     if header.game_version != game.version:
         raise ReplayMismatchError(
             f"the log was written with {game.id} rules version {header.game_version}, "
             f"this arena has version {game.version}"
         )
-    check = _Checker(game, header)
+    check = _Checker(game, header, header.seed)
     yield ReplayStep(header, check.state)
     for number, event in enumerate(iterator, start=2):
         check.event(event, number)
@@ -87,10 +215,10 @@ def replay_events(events: Iterable[MatchEvent]) -> Iterator[ReplayStep]:
 class _Checker:
     """The engine and the clocks, advanced event by event."""
 
-    def __init__(self, game: Game[Any, Any, Any], header: HeaderEvent) -> None:
+    def __init__(self, game: Game[Any, Any, Any], header: HeaderEvent, seed: int) -> None:
         self.game = game
         self.header = header
-        self.state = game.new_match(header.seed, header.options)
+        self.state = game.new_match(seed, header.options)
         tc = header.time_control
         self.clocks = [Clock(tc.move_time_ms, float(tc.time_bank_ms)) for _ in range(2)]
         self.decisions = 0
@@ -109,6 +237,7 @@ class _Checker:
         elif isinstance(event, RoundEndEvent):
             self._round_end(event, n)
         elif isinstance(event, MatchEndEvent):
+            check_seed_reveal(self.header, event)
             self._end(event.result, n)
         else:
             raise LogFormatError(f"event {n}: unexpected {event.type!r} event")

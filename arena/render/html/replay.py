@@ -230,7 +230,7 @@ def _meta(header: HeaderEvent, omniscient: bool) -> str:
     tc = header.time_control
     parts = [f"match {header.match_id}"]
     if omniscient:  # the seed determines every deal: only a page with the full view shows it
-        parts.append(f"seed {header.seed}")
+        parts.append("seed committed" if header.seed is None else f"seed {header.seed}")
     options = ", ".join(f"{k}={v}" for k, v in sorted(header.options.items()))
     parts += [f"options {options}" if options else "", f"{tc.move_time_ms} ms per move"
               + (f" + {tc.time_bank_ms} ms bank" if tc.time_bank_ms else ""),
