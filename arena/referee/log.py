@@ -34,7 +34,7 @@ class MatchLogWriter:
 
     A log already at ``path`` is an earlier attempt of the same match id that never finished
     (e.g. a ladder killed mid-match replays it with the same id): it is kept beside the new one
-    as ``<match_id>.aborted-<n>.jsonl``, never appended to.
+    as ``<match_id>.aborted-<n>.jsonl``, never appended to (with its seed sidecar, if left).
 
     A log holds every deal of its match: it is readable by its owner only (0600, in a directory
     made 0700), so no bot running as another user reads the deal of a match in progress."""
@@ -45,7 +45,10 @@ class MatchLogWriter:
         self.path = path
         private_dir(path.parent)
         if path.exists():
-            path.rename(aborted_name(path))
+            aborted = aborted_name(path)
+            path.rename(aborted)
+            with contextlib.suppress(FileNotFoundError):  # its seed, if that attempt died
+                seed_sidecar_path(path).rename(seed_sidecar_path(aborted))
         self._sidecar = None if seed is None else write_seed_sidecar(path, seed)
         self._file: IO[str] = open_private(path)
 

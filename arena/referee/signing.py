@@ -328,10 +328,10 @@ def parse_log_signature(data: bytes) -> LogSignature | None:
     try:
         if record.get("algorithm") != ALGORITHM:
             raise SignatureError(f"unknown signature algorithm {record.get('algorithm')!r}")
-        key_id, sha = record["key_id"], record["sha256"]
-        if not (isinstance(key_id, str) and isinstance(sha, str)):
+        key_id, sha, text = record["key_id"], record["sha256"], record["signature"]
+        if not (isinstance(key_id, str) and isinstance(sha, str) and isinstance(text, str)):
             raise TypeError
-        signature = base64.b64decode(record["signature"], validate=True)
+        signature = base64.b64decode(text, validate=True)
     except (KeyError, TypeError, binascii.Error):
         raise SignatureError("a malformed signature record") from None
     return LogSignature(key_id, sha, signature)

@@ -13,6 +13,7 @@ from arena.model import (
     DealEvent,
     DecisionEvent,
     HeaderEvent,
+    LadderSlot,
     MatchEndEvent,
     MatchEvent,
     MatchResult,
@@ -123,6 +124,10 @@ def event_to_proto(event: MatchEvent) -> admin_pb2.MatchEvent:
                                              startup_ms=tc.startup_ms),
             sandbox=event.sandbox, arena_version=event.arena_version,
             started_at=event.started_at, log_format=event.log_format,
+            seed_commitment=event.seed_commitment,
+            ladder=None if event.slot is None else admin_pb2.LadderSlot(
+                name=event.slot.name, encounter_id=event.slot.encounter_id,
+                cycle=event.slot.cycle, leg=event.slot.leg),
         ))
     if isinstance(event, DealEvent):
         return admin_pb2.MatchEvent(deal=admin_pb2.DealRecord(round=event.round,
@@ -141,7 +146,8 @@ def event_to_proto(event: MatchEvent) -> admin_pb2.MatchEvent:
         if event.summary is not None:
             round_end.summary.CopyFrom(_struct(event.summary))
         return admin_pb2.MatchEvent(round_end=round_end)
-    end = admin_pb2.MatchEndRecord(result=result_to_proto(event.result))
+    end = admin_pb2.MatchEndRecord(result=result_to_proto(event.result),
+                                   seed_salt=event.seed_salt)
     for seat, path in enumerate(event.bot_logs):
         if path is not None:
             setattr(end, f"bot_log_{seat}", path)
@@ -160,7 +166,9 @@ def event_from_proto(message: admin_pb2.MatchEvent) -> MatchEvent:
             options=_from_struct(h.options), seed=h.seed, bots=_pair(bots),
             time_control=TimeControl(tc.move_time_ms, tc.time_bank_ms, tc.startup_ms),
             sandbox=h.sandbox, arena_version=h.arena_version, started_at=h.started_at,
-            log_format=h.log_format,
+            log_format=h.log_format, seed_commitment=h.seed_commitment,
+            slot=LadderSlot(h.ladder.name, h.ladder.encounter_id, h.ladder.cycle, h.ladder.leg)
+            if h.HasField("ladder") else None,
         )
     if kind == "deal":
         return DealEvent(message.deal.round, _from_struct(message.deal.deal))
@@ -176,5 +184,5 @@ def event_from_proto(message: admin_pb2.MatchEvent) -> MatchEvent:
         e = message.match_end
         logs = tuple(getattr(e, f"bot_log_{seat}") if e.HasField(f"bot_log_{seat}") else None
                      for seat in (0, 1))
-        return MatchEndEvent(result_from_proto(e.result), (logs[0], logs[1]))
+        return MatchEndEvent(result_from_proto(e.result), (logs[0], logs[1]), e.seed_salt)
     raise ValueError("a MatchEvent without an event")

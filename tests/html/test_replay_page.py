@@ -18,7 +18,7 @@ from arena.cli.watch_cmds import html_replay
 from arena.games import get_game
 from arena.games.lost_cities import State as LostCitiesState
 from arena.model import TimeControl
-from arena.referee.log import read_events
+from arena.referee.log import read_events, write_seed_sidecar
 from arena.render.html.markup import FragmentTable, el, leaf, render
 from tests.html.support import cards_in, frame_html, frame_states, page_data, play_logged
 
@@ -221,6 +221,8 @@ def test_a_truncated_log_replays_its_complete_moves_and_says_so(logs: dict[str, 
     cut = decision_lines[40]  # 40 complete decisions, then half of the 41st line
     torn = tmp_path / "torn.jsonl"
     torn.write_text("".join(lines[:cut]) + lines[cut][: len(lines[cut]) // 2])
+    # A running log's header commits to its seed; the referee keeps it beside the log.
+    write_seed_sidecar(torn, json.loads(lines[-1])["result"]["seed"])
     out = tmp_path / "torn.html"
     result = runner.invoke(app, ["watch", str(torn), "--html", str(out)])
     assert result.exit_code == 0, result.output
