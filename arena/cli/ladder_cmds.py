@@ -35,8 +35,11 @@ from arena.cli.ladder_view import (
     render_void_attempts,
 )
 from arena.cli.schedule_view import render_schedule
+from arena.cli.verify_cmds import render_verification, verification_progress
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, load_ladder
+from arena.ladder.publish import publish as publish_results
+from arena.ladder.publish import verify_command
 from arena.ladder.reports import (
     history_csv,
     history_json,
@@ -51,9 +54,10 @@ from arena.ladder.reports import (
     rates_versions,
     schedule_json,
 )
-from arena.ladder.runner import LadderEvent, run_ladder_blocking
+from arena.ladder.runner import LadderEvent, Signing, ladder_signing, run_ladder_blocking
 from arena.ladder.sources import schedule_status
 from arena.ladder.status import AdaptiveStatus, ScheduleStatus
+from arena.referee.signing import load_trusted
 from arena.render.text import plain
 
 DEFAULT_LADDER = Path("ladder/demo.toml")
@@ -68,7 +72,7 @@ def register(app: typer.Typer) -> None:
              "the rating history, and a browsable report.",
         no_args_is_help=True,
     )
-    for command in (standings, crosstable, matches, history, report):
+    for command in (standings, crosstable, matches, history, report, publish):
         group.command(command.__name__, help=help_of(command))(command)
     app.add_typer(group, name="ladder")
 
@@ -137,7 +141,9 @@ def run_ladder(
     if sandbox is not None and sandbox not in SANDBOXES:
         raise typer.BadParameter(f"must be one of {', '.join(SANDBOXES)}", param_hint="--sandbox")
     config = load_ladder(ladder)
+    signing = ladder_signing(config)  # a bad key: one line, before anything is played
     chosen = announce_sandbox(sandbox or config.sandbox)
+    console.print(plain(signing_line(signing)))
     view = LiveView(config, load_matches(config, missing_ok=True),
                     reload=lambda: load_matches(config, missing_ok=True))
     live = Live(view, console=console, refresh_per_second=4, transient=False)
@@ -150,7 +156,7 @@ def run_ladder(
     try:
         summary = run_ladder_blocking(
             config, max_matches=max_matches, cycles=cycles, concurrency=concurrency,
-            sandbox=chosen, on_event=on_event,
+            sandbox=chosen, on_event=on_event, signing=signing,
         )
     finally:
         if live.is_started:
@@ -220,6 +226,13 @@ def standings(
         print_json(data if status is None else {**data, "schedule": schedule_json(status)})
         return
     console.print(*_with_schedule(render_report(result), status))
+
+
+def signing_line(signing: Signing) -> str:
+    """What `arena run-ladder` says at its start of the key that signs the match logs."""
+    made = " (made now)" if signing.created else ""
+    public = signing.public_key or f"none beside {signing.signer.path}"
+    return f"signing logs with key {signing.key_id}{made}; public key: {public}"
 
 
 def _with_schedule(report: Any, status: ScheduleStatus | None) -> list[Any]:
@@ -344,3 +357,45 @@ def _without_replay(count: int) -> str:
     if not count:
         return ""
     return f" ({count} match{'es' if count > 1 else ''} without a replay)"
+
+
+@handle_errors
+def publish(
+    ladder: LadderArg = DEFAULT_LADDER,
+    out: Annotated[Path, typer.Option(
+        "--out", help="The directory to publish into: new, empty, or an earlier publication "
+                      "(replaced whole).")] = Path("published"),
+    allow_missing: Annotated[bool, typer.Option(
+        "--allow-missing", help="Publish even if some matches' logs are gone or unfinished: "
+                                "they are listed as missing (their results cannot be "
+                                "verified).")] = False,
+    keys: Annotated[list[Path] | None, typer.Option(
+        "--key", help="The public key (a .pub file, or a directory of them) of a key the "
+                      "ladder signed with before its current one (a rotated key). "
+                      "Repeatable.")] = None,
+) -> None:
+    """Publish the ladder's results so that anyone can check them offline.
+
+    OUT/logs/ gets the signed log of every rated and void match (a log from before signing is
+    signed now, in the copy, with the ladder's key: its `signing_key`, else the key in its state
+    directory); OUT/manifest.json lists every match with the SHA-256 of its log, its bots,
+    versions, code identities, ladder slot and result, the ratings' inputs and the standings,
+    and OUT/manifest.sig signs it. OUT/referee.pub is the public key and OUT/index.html the
+    ladder's report, opening with the key id and the command that verifies the directory.
+
+    The directory is verified (as `arena verify` does) before it replaces what was at OUT;
+    a publication that does not verify, or a match without its log (unless --allow-missing),
+    is refused and nothing is written. Give a reader the public key through a channel they
+    trust: they run `arena verify OUT --key referee.pub`.
+    """
+    config = load_ladder(ladder)
+    trusted = list(load_trusted(keys)) if keys else []
+    with verification_progress() as progress:
+        done = publish_results(config, out, allow_missing=allow_missing, trusted=trusted,
+                               progress=progress)
+    signed = f", {len(done.signed_now)} of them signed now" if done.signed_now else ""
+    missing = f", {len(done.missing)} listed without their log" if done.missing else ""
+    console.print(plain(f"published {done.matches} matches of {config.name} to {out}{signed}"
+                        f"{missing}: key {done.key_id}, public key {done.public_key}"))
+    console.print(render_verification(done.verification))
+    console.print(plain(f"check it: {verify_command(out, done.public_key)}"))

@@ -53,11 +53,13 @@ def _register() -> None:
         remote_cmds,
         serve_cmds,
         sprt_cmds,
+        verify_cmds,
         watch_cmds,
     )
 
     for module in (match_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
-                   cluster_cmds, host_cmds, host_admin_cmds, remote_cmds, keys_cmds):
+                   cluster_cmds, host_cmds, host_admin_cmds, remote_cmds, keys_cmds,
+                   verify_cmds):
         module.register(app)
 
 

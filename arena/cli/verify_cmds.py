@@ -1,0 +1,119 @@
+"""`arena verify DIR --key PUB`: check a published ladder (`arena ladder publish`) offline.
+
+The command parses its arguments, makes one call into ``arena.ladder.publish`` and prints what
+was verified, or every difference found (one line each, exit 1). A directory that is no
+publication at all, or a key file that cannot be read, is one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Group
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from arena.cli.common import console, err_console, handle_errors, notice
+from arena.errors import ConfigError
+from arena.ladder.publish import Progress as ProgressCallback
+from arena.ladder.publish import Verification, verify_publication
+from arena.referee.signing import load_trusted
+
+SHOWN_FROM = 50
+"""A verification of at least this many logs shows its progress (on stderr)."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add `verify` to the root app."""
+    from arena.cli.ladder_cmds import help_of  # it imports this module
+
+    app.command("verify", help=help_of(verify))(verify)
+
+
+@handle_errors
+def verify(
+    directory: Annotated[Path, typer.Argument(
+        help="The published directory (`arena ladder publish --out DIR`).")],
+    keys: Annotated[list[Path] | None, typer.Option(
+        "--key", help="A public key you trust (a .pub file, or a directory of them): the "
+                      "referee's, from a source you trust, not only the copy in DIR. "
+                      "Repeatable (rotated keys).")] = None,
+) -> None:
+    """Check a published ladder offline: signatures, logs, results and standings.
+
+    manifest.sig must be a trusted key's signature of manifest.json. Every match the manifest
+    lists must have its log in DIR/logs/ with the listed SHA-256, signed by a trusted key,
+    naming the listed match and ladder slot (ladder, encounter, cycle, leg), replaying under
+    the rules (the seed's reveal against its commitment, every deal, action, clock and score)
+    to the listed result; DIR/logs/ must hold nothing else. Then the standings are recomputed
+    from the logs alone (Bradley-Terry, as the ladder rates) and compared with the manifest's.
+
+    Prints what was verified, or every difference found, one line each (exit 1).
+    """
+    if not keys:
+        raise ConfigError("pass the referee's public key with --key PUB (get it from a source "
+                          "you trust: the referee.pub inside the directory proves nothing)")
+    trusted = load_trusted(keys)
+    with verification_progress() as progress:
+        report = verify_publication(directory, trusted, progress=progress)
+    console.print(render_verification(report))
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def render_verification(report: Verification) -> Group:
+    """What a verification found: a summary when it verifies, else every difference."""
+    if not report.ok:
+        lines = [notice("difference", "bold red", line) for line in report.differences]
+        count = len(report.differences)
+        lines.append(notice("NOT verified", "bold red", f"{count} difference"
+                            f"{'s' if count > 1 else ''} in {report.directory}"))
+        return Group(*lines)
+    lines = [Text.assemble(("verified", "bold green"), f": {report.directory}: ladder "
+                           f"{report.ladder}, {report.logs} match logs signed by trusted keys, "
+                           "replayed under the rules and as listed; the manifest signed by "
+                           f"key {report.key_id}; the standings recomputed from the logs "
+                           "agree")]
+    if report.missing:
+        lines.append(notice("warning", "yellow", f"{len(report.missing)} match"
+                            f"{'es' if len(report.missing) > 1 else ''} listed without a log "
+                            f"(not verifiable, taken as listed): {', '.join(report.missing)}"))
+    if report.unslotted:
+        lines.append(notice("note", "yellow", f"{report.unslotted} log"
+                            f"{'s' if report.unslotted > 1 else ''} from before log format 4 "
+                            "name no ladder slot: their encounter, cycle and leg are the "
+                            "manifest's"))
+    return Group(*lines)
+
+
+@contextlib.contextmanager
+def verification_progress() -> Iterator[ProgressCallback]:
+    """A progress callback that shows a bar on stderr once a verification is long enough."""
+    bar = Progress(TextColumn("verifying logs"), BarColumn(), MofNCompleteColumn(),
+                   TimeRemainingColumn(), console=err_console, transient=True)
+    task: list[TaskID] = []
+
+    def advance(done: int, total: int) -> None:
+        if total < SHOWN_FROM:
+            return
+        if not task:
+            bar.start()
+            task.append(bar.add_task("verify", total=total))
+        bar.update(task[0], completed=done)
+
+    try:
+        yield advance
+    finally:
+        if task:
+            bar.stop()
