@@ -461,9 +461,12 @@ def _match_row(m: StoredMatch) -> pb.MatchRow:
 
 def _shared_log(path: Path, own_seats: frozenset[int]) -> Iterator[bytes]:
     """The match log as a contestant gets it: the head's paths of the output tails removed,
-    and a fault's detail (the faulty bot's last output) kept only for its owner."""
+    and a fault's detail (the faulty bot's last output) kept only for its owner. The copy is
+    not the signed log (its match end changed): the signature record is left out."""
     with path.open("rb") as handle:
         for line in handle:
+            if b'"signature"' in line and line.startswith(b'{"type":"signature"'):
+                continue
             if b'"match_end"' in line:
                 data = json.loads(line)
                 if data.get("type") == "match_end":
