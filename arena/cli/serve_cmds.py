@@ -35,6 +35,10 @@ def serve(
         "--allow-sandbox", help="Another sandbox a request may ask for (process or docker; "
                                 "repeatable). Without it, a request naming another sandbox "
                                 "than --sandbox is refused.")] = None,
+    sign_key: Annotated[Path | None, typer.Option(
+        "--sign-key", help="Sign every finished match log with this private key (`arena keys "
+                           "new DIR`); anyone with its public key checks a log with `arena "
+                           "replay LOG --key PUB`.")] = None,
 ) -> None:
     """Run a referee that plays matches on request (admin gRPC + gRPC health checking).
 
@@ -48,13 +52,19 @@ def serve(
 
     check_listen_address(listen)
     chosen, allowed = check_sandboxes(sandbox, allow_sandbox or ())
+    signer = None
+    if sign_key is not None:  # a bad key: one line, exit 2, before anything listens
+        from arena.referee.signing import load_signer
+
+        signer = load_signer(sign_key)
 
     def listening(address: str, token_file: Path | None) -> None:
         for name in sorted({chosen, *allowed}):  # once listening: a refusal stays one line
             announce_sandbox(name)
         token = "" if token_file is None else f"; its token, for your user: {token_file}"
+        signed = "" if signer is None else f", signed with key {signer.key_id}"
         err_console.print(notice("referee listening on", "bold",
-                                 f"{address} (logs in {log_dir}{token}); Ctrl-C stops"))
+                                 f"{address} (logs in {log_dir}{signed}{token}); Ctrl-C stops"))
 
     async def until_stopped() -> None:
         # SIGTERM (a service manager's stop) ends it as Ctrl-C does: the socket removed, the
@@ -62,7 +72,8 @@ def serve(
         task = asyncio.current_task()
         assert task is not None
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-        await run_server(listen, log_dir, chosen, allow=allowed, announce=listening)
+        await run_server(listen, log_dir, chosen, allow=allowed, announce=listening,
+                         signer=signer)
 
     with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
         asyncio.run(until_stopped())

@@ -66,13 +66,8 @@ from arena.ladder.store import LadderStore
 from arena.model import BotSpec, LadderSlot, MatchEvent, MatchResult, MatchSpec, Termination
 from arena.referee.log import private_dir
 from arena.referee.service import Lineup
-from arena.referee.signing import (
-    Signer,
-    ensure_signer,
-    load_public_key,
-    load_signer,
-    sign_log,
-)
+from arena.referee.signed_logs import sign_played
+from arena.referee.signing import Signer, ensure_signer, load_public_key, load_signer
 from arena.sandbox.api import Sandbox
 
 log = logging.getLogger(__name__)
@@ -357,19 +352,6 @@ def public_key_beside(private: Path, signer: Signer) -> Path | None:
         return None
 
 
-def sign_played(result: MatchResult, signing: Signing) -> bool:
-    """Sign the finished log of ``result`` (if it has one); False when it could not be signed
-    (said in the log: the result stands, only its signature is missing)."""
-    if result.log is None or not Path(result.log).is_file():
-        return False  # a match void before its log began
-    try:
-        sign_log(Path(result.log), signing.signer)
-    except (ArenaError, OSError, ValueError) as exc:
-        log.error("match %s: its log %s was not signed: %s", result.match_id, result.log, exc)
-        return False
-    return True
-
-
 def plan_run(
     schedule: Sequence[Encounter], recorded: set[str], max_matches: int | None = None
 ) -> list[ScheduledMatch]:
@@ -456,7 +438,7 @@ class _Run:
         if result.termination is Termination.CANCELLED:  # the cluster gave up on it
             self.give_up(m, result, started_at, source)
             return
-        sign_played(result, self.signing)  # before it is recorded: a recorded log is signed
+        sign_played(result, self.signing.signer, log)  # before it is recorded
         rec = self.store.record_match(
             self.config.name, result, spec.bots, encounter_id=m.encounter_id, cycle=m.cycle,
             leg=m.leg, started_at=started_at, elo_k=self.config.rating.elo_k,

@@ -5,6 +5,8 @@ that every match creates: bots never see it. Only the user who started the serve
 private socket directory, a token on a loopback port: ``arena.referee.access``), and the server,
 not the request, decides which sandboxes its matches may use: its own (``--sandbox``) and those
 the operator allows (``--allow-sandbox``). The servicer is thin: decode → one call → encode.
+With a signing key (``arena serve --sign-key``) every finished match log is signed before the
+match is reported finished (``GetMatch`` with ``wait`` returns once it is signed).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from arena.referee.access import check_listen_address
 from arena.referee.log import read_events
 from arena.referee.match import new_match_id, play_match
 from arena.referee.service import prepare_match
+from arena.referee.signed_logs import sign_played
+from arena.referee.signing import Signer
 from arena.sandbox.api import Sandbox
 from arena.v1 import admin_pb2, admin_pb2_grpc
 from arena.wire.admin import event_to_proto, result_to_proto, termination_to_proto
@@ -74,11 +78,13 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
     """Runs matches concurrently in the server's event loop."""
 
     def __init__(self, log_dir: Path, sandbox: str = "process",
-                 allowed: Iterable[str] = ()) -> None:
+                 allowed: Iterable[str] = (), signer: Signer | None = None) -> None:
         self.log_dir = log_dir
         self.sandbox = sandbox
         """Where matches play unless a request names another the operator allowed."""
         self.allowed = frozenset({sandbox, *allowed})
+        self.signer = signer
+        """The key that signs every finished log (None: logs stay unsigned)."""
         self.matches: dict[str, _Running] = {}
 
     def sandbox_for(self, requested: str) -> str | None:
@@ -112,11 +118,17 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
             running.events.append(event)
             asyncio.get_running_loop().create_task(_notify(running))
 
-        running.task = asyncio.create_task(
-            play_match(spec, sandbox=sandbox, log_dir=self.log_dir, on_event=on_event)
-        )
+        running.task = asyncio.create_task(self._play(spec, sandbox, on_event))
         running.task.add_done_callback(lambda t: self._finished(running, t))
         return admin_pb2.StartMatchResponse(match_id=spec.match_id, log_path=str(running.log_path))
+
+    async def _play(self, spec: MatchSpec, sandbox: Sandbox,
+                    on_event: Callable[[MatchEvent], None]) -> MatchResult:
+        """Play the match; its finished log signed when the server has a key."""
+        result = await play_match(spec, sandbox=sandbox, log_dir=self.log_dir, on_event=on_event)
+        if self.signer is not None:
+            sign_played(result, self.signer, log)
+        return result
 
     def _prepare(self, request: Any, sandbox_name: str) -> tuple[MatchSpec, Sandbox]:
         """The match service's spec and sandbox for a request (blocking: it may ask Docker)."""
@@ -206,16 +218,17 @@ async def _notify(running: _Running) -> None:
 
 async def serve(address: str, log_dir: Path, sandbox: str = "process",
                 ready: asyncio.Event | None = None, allow: Iterable[str] = (),
-                announce: Announce | None = None) -> None:
+                announce: Announce | None = None, signer: Signer | None = None) -> None:
     """Serve until cancelled; health status SERVING for "" and the referee service. ``address``
     is checked and bound as ``arena.referee.access`` says (a loopback port gets a token, written
-    for this user and removed at exit); ``sandbox`` and ``allow`` as ``check_sandboxes``."""
+    for this user and removed at exit); ``sandbox`` and ``allow`` as ``check_sandboxes``;
+    ``signer`` signs every finished match log."""
     address = check_listen_address(address)
     sandbox, allowed = check_sandboxes(sandbox, allow)
     token = None if access.socket_of(address) else access.new_token()
     server = grpc.aio.server(interceptors=None if token is None else [access.TokenCheck(token)])
     admin_pb2_grpc.add_RefereeServiceServicer_to_server(
-        RefereeService(log_dir, sandbox, allowed), server)
+        RefereeService(log_dir, sandbox, allowed, signer), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     listening, port = _listen(server, address)
