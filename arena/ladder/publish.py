@@ -510,10 +510,13 @@ def _log_problems(path: Path, row: dict[str, Any], ladder: str, trusted: Trusted
     try:
         if check_log_signature(path, trusted) is None:
             return ["its log is unsigned"]
+    except SignatureError as exc:
+        return [f"its log's signature: {exc}"]
+    try:
         header = next(iter(read_events(path)), None)
         report = replay_log(path)
     except ArenaError as exc:
-        return [str(exc)]
+        return [f"its log does not replay: {exc}"]
     if not isinstance(header, HeaderEvent) or report.result is None:
         return ["its log is not a finished match log"]
     problems = _header_problems(header, row, ladder) + _result_problems(report.result, row)
