@@ -118,6 +118,7 @@ class ClusterPlayer:
         name = sandbox if isinstance(sandbox, str) else sandbox.name
         live = self.live.expect(spec.match_id, log_dir)
         # The live copy's header commits to the seed; watchers on the head read it here.
+        private_dir(log_dir)
         sidecar = write_seed_sidecar(log_dir / f"{spec.match_id}.jsonl", spec.seed)
         try:
             return await self._played(MatchTask(spec, name), log_dir, live)
