@@ -143,7 +143,7 @@ def run_ladder(
     config = load_ladder(ladder)
     signing = ladder_signing(config)  # a bad key: one line, before anything is played
     chosen = announce_sandbox(sandbox or config.sandbox)
-    console.print(plain(signing_line(signing)))
+    console.print(plain(signing_line(signing)), soft_wrap=True)
     view = LiveView(config, load_matches(config, missing_ok=True),
                     reload=lambda: load_matches(config, missing_ok=True))
     live = Live(view, console=console, refresh_per_second=4, transient=False)
@@ -397,5 +397,5 @@ def publish(
     missing = f", {len(done.missing)} listed without their log" if done.missing else ""
     console.print(plain(f"published {done.matches} matches of {config.name} to {out}{signed}"
                         f"{missing}: key {done.key_id}, public key {done.public_key}"))
-    console.print(render_verification(done.verification))
-    console.print(plain(f"check it: {verify_command(out, done.public_key)}"))
+    console.print(render_verification(done.verification), soft_wrap=True)
+    console.print(plain(f"check it: {verify_command(out, done.public_key)}"), soft_wrap=True)

@@ -67,7 +67,7 @@ def verify(
     trusted = load_trusted(keys)
     with verification_progress() as progress:
         report = verify_publication(directory, trusted, progress=progress)
-    console.print(render_verification(report))
+    console.print(render_verification(report), soft_wrap=True)  # a line a finding
     if not report.ok:
         raise typer.Exit(1)
 
