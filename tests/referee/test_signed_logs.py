@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -405,3 +407,65 @@ def test_cli_refuses_a_key_that_is_not_one_and_a_missing_log(played: Played, key
                               str(keys.current_pub)])
     assert out.exit_code == 2
 
+
+
+# --- the JSON Schema ---------------------------------------------------------------------------
+def test_signed_logs_and_format_3_logs_validate_against_the_schema(
+        played: Played, keys: Keys, tmp_path: Path) -> None:
+    """docs/schema/match-log.schema.json describes format 4 (a committed header, its ladder
+    slot, the salt's reveal, the signature record) and still accepts the logs of format 3."""
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((ROOT / "docs" / "schema" / "match-log.schema.json").read_text())
+    validator = Draft202012Validator(schema)
+    logs = [_signed(played, game, keys.current, tmp_path) for game in GAME_IDS]
+    for log in [*logs, *sorted(FORMAT3.glob("*.jsonl"))]:
+        for number, record in enumerate(_records(log), start=1):
+            errors = sorted(validator.iter_errors(record), key=str)
+            assert not errors, f"{log.name}:{number}: {errors[0].message[:300]}"
+    header, *_, end, signature = _records(logs[0])
+    for broken in ({**header, "seed": 1}, {k: v for k, v in header.items() if k != "ladder"},
+                   {**header, "ladder": {"name": "x"}}, {**end, "seed_salt": "xyz"},
+                   {**signature, "key_id": "0" * 15}, {**signature, "algorithm": "rsa"},
+                   {**signature, "extra": 1}):
+        assert list(validator.iter_errors(broken)), broken
+    old = _records(sorted(FORMAT3.glob("*.jsonl"))[0])[0]
+    assert list(validator.iter_errors({**old, "seed_commitment": "0" * 64}))
+
+
+# --- docs/log-format.md: the checks it shows work ----------------------------------------------
+def _doc_block(language: str, after: str) -> str:
+    page = (ROOT / "docs" / "log-format.md").read_text(encoding="utf-8")
+    start = page.index(f"```{language}\n", page.index(after)) + len(language) + 4
+    return page[start:page.index("```", start)]
+
+
+def test_the_documented_python_check_verifies_a_signed_log_and_catches_a_change(
+        played: Played, keys: Keys, tmp_path: Path) -> None:
+    script = tmp_path / "check.py"
+    script.write_text(_doc_block("python", "any Ed25519 library"), encoding="utf-8")
+    log = _signed(played, "lost-cities", keys.current, tmp_path)
+    ok = subprocess.run([sys.executable, str(script), str(log), str(keys.current_pub)],
+                        capture_output=True, text=True, timeout=120, check=False)
+    assert ok.returncode == 0, ok.stderr
+    assert f"signed by key {keys.current.key_id}; seed" in ok.stdout
+    lines = _lines(log)
+    lines[1] = _flip_digit(lines[1])
+    log.write_bytes(b"".join(lines))
+    changed = subprocess.run([sys.executable, str(script), str(log), str(keys.current_pub)],
+                             capture_output=True, text=True, timeout=120, check=False)
+    assert changed.returncode != 0 and "the log changed" in changed.stderr
+
+
+def test_the_documented_openssl_lines_verify_a_signed_log(played: Played, keys: Keys,
+                                                          tmp_path: Path) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl command here (the Python check above is the one always run)")
+    log = _signed(played, "haggis", keys.current, tmp_path)
+    lines = _doc_block("sh", "Or with OpenSSL 3").replace("LOG", str(log)).replace(
+        "referee.pub", str(keys.current_pub))
+    out = subprocess.run(["bash", "-eo", "pipefail", "-c", lines], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    assert "Signature Verified Successfully" in out.stdout
+    assert keys.current.key_id in out.stdout
