@@ -10,6 +10,9 @@ database = "sqlite:////abs/c.db"     # optional; any SQLAlchemy URL (default: SQ
                                      # is relative to this file
 sandbox = "docker"                   # "docker" (default) | "process" (tests only: no isolation
                                      # worth the name against an adversary)
+signing_key = "keys/referee.key"     # optional; the Ed25519 key (`arena keys new DIR`) that
+                                     # signs every ladder match log; relative to this file
+                                     # (default <state_dir>/keys/referee.key, made at the start)
 
 [server]
 listen = "127.0.0.1:7443"            # the public gRPC API (TLS always); port 0: any free port
@@ -45,9 +48,9 @@ placement = 4
 ```
 
 The competition sets a ladder's ``name``, ``game``, ``entrants``, ``state_dir``, ``database``,
-``log_dir``, ``sandbox`` and its schedule's ``type`` (continuous) and ``catalogue`` (true); the
-rest is checked exactly as in a ladder file. Any problem is one ``ConfigError`` naming the file,
-the key and the line.
+``log_dir``, ``sandbox``, ``signing_key`` and its schedule's ``type`` (continuous) and
+``catalogue`` (true); the rest is checked exactly as in a ladder file. Any problem is one
+``ConfigError`` naming the file, the key and the line.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ from arena.errors import ConfigError
 from arena.ladder.config import _Parser
 from arena.ladder.schedule import CONTINUOUS
 from arena.ladder.sources import write_private
+from arena.referee.signing import DEFAULT_KEY_NAME, KEYS_DIR
 
 VISIBILITIES = ("own-seat", "participants", "public")
 """Who may read a finished match's log: its own seat's view only, every participant's
@@ -83,7 +87,7 @@ MIB = 1024 * 1024
 DEFAULT_REFERENCE = "greedy"
 """The default validation opponent (a sample bot of every game)."""
 _SECTIONS: dict[str, set[str]] = {
-    "competition": {"name", "state_dir", "database", "sandbox"},
+    "competition": {"name", "state_dir", "database", "sandbox", "signing_key"},
     "server": {"listen", "tls_cert", "tls_key", "metrics"},
     "site": {"dir", "refresh_s"},
     "visibility": {"logs"},
@@ -92,7 +96,7 @@ _SECTIONS: dict[str, set[str]] = {
 }
 _GAME_KEYS = {"reference", "house", "ladder"}
 _FIXED_LADDER_KEYS = ("name", "game", "entrants", "state_dir", "database", "log_dir", "sandbox",
-                      "sprt")
+                      "sprt", "signing_key")
 """Ladder keys the competition sets itself."""
 _FIXED_SCHEDULE_KEYS = ("type", "catalogue")
 _CLUSTER_FILES = ("ca", "cert", "key")
@@ -177,6 +181,15 @@ class Competition:
     """The hosted games (at least one), in file order."""
     quotas: Quotas = Quotas()
     """What a contestant may send."""
+    signing_key: Path | None = None
+    """The private key that signs every ladder match log (absolute); None: ``referee_key``, made
+    when the server starts."""
+
+    @property
+    def referee_key(self) -> Path:
+        """The key the ladders sign with: ``signing_key``, else ``keys/referee.key`` in the state
+        directory."""
+        return self.signing_key or self.state_dir / KEYS_DIR / f"{DEFAULT_KEY_NAME}.key"
 
     @property
     def home(self) -> Path:
@@ -255,6 +268,7 @@ def ladder_data(c: Competition, game: str) -> dict[str, Any]:
         "state_dir": str(c.ladders / game),
         "log_dir": str(c.logs_dir / game),
         "database": c.database,
+        "signing_key": str(c.referee_key),
     }
     data.update({k: v for k, v in extra.items() if not isinstance(v, dict)})
     for table, value in extra.items():
@@ -342,6 +356,8 @@ class _CompetitionParser(_Parser):
             logs=self.one_of(data.get("visibility", {}), "visibility", "logs", VISIBILITIES),
             games=self.games(data.get("games", {})),
             quotas=self.quotas(data.get("quotas", {})),
+            signing_key=(self.path(table, "competition", "signing_key", "")
+                         if "signing_key" in table else None),
         )
 
     def path(self, table: Mapping[str, Any], section: str, key: str, default: str) -> Path:

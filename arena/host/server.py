@@ -17,6 +17,11 @@ Threads, each with one job:
 The admin socket of ``arena serve`` and the bots' seat sockets are not part of this process's
 public side: the API can only do what ``CompetitionService`` says.
 
+Every ladder match log is signed with the competition's referee key (``[competition]
+signing_key``, else ``keys/referee.key`` in the state directory, made at the first start): the
+start line and ``server.json`` name its key id and public key, which the public page offers as
+``referee.pub`` (``arena replay LOG --key referee.pub``).
+
 Restarted after a crash or ``kill -9``, the server loses nothing recorded: the ladder resumes
 (matches in flight are replayed with their deals), the pipeline's ``recover`` cancels uploads
 that were half-way (their files removed) and takes up submissions that were uploaded but not
@@ -52,7 +57,8 @@ from arena.host.pipeline import Pipeline
 from arena.host.results import LadderResults, bot_name
 from arena.host.submissions import StageEvent, SubmissionBook
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.runner import LadderEvent, LadderEventKind, run_ladder
+from arena.ladder.runner import LadderEvent, LadderEventKind, run_ladder, signing_of
+from arena.ladder.site import write_public
 from arena.ladder.sources import write_private
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.model import Termination
@@ -72,6 +78,9 @@ OWNERS_TTL_S = 2.0
 """How long the standings' owner column may lag an `arena contestants assign`."""
 RESULTS_POLL_S = 1.0
 """How often the results thread looks for new results."""
+PUBLIC_KEY_FILE = "referee.pub"
+"""The referee's public key on the public page (a convenience: a verifier should get the key
+from the operator)."""
 SERVER_FILE = "server.json"
 """In the state directory while the server runs: its ports and process id (JSON)."""
 _VALIDATION = re.compile(r"s([0-9]{1,12})-(self|reference)")
@@ -97,6 +106,8 @@ class CompetitionServer:
         self.accounts = Accounts.open(competition.database)
         self.store = LadderStore(competition.database)
         self.book = SubmissionBook(self.store.engine)
+        self.signing = signing_of(competition.signing_key, competition.state_dir)
+        """The key every ladder signs its logs with (a bad one: ``ConfigError`` here)."""
         self.configs: dict[str, LadderConfig] = {
             g.game: load_ladder(ladder_file(competition, g.game)) for g in competition.games}
         self.results = {game: LadderResults(game, config, self.store)
@@ -149,8 +160,10 @@ class CompetitionServer:
         self._spawn("results", self._results_loop)
         for game in self.configs:
             self._spawn(f"ladder-{game}", self._ladder_loop, game)
+        public = self.signing.public_key
         started = {"competition": c.name, "port": self.port, "metrics_port": self.metrics_port,
-                   "pid": os.getpid()}
+                   "pid": os.getpid(), "key_id": self.signing.key_id,
+                   "public_key": None if public is None else str(public)}
         write_private(c.state_dir / SERVER_FILE, json.dumps(started) + "\n")
         log.info(json.dumps({"event": "started", **started}))
 
@@ -204,7 +217,7 @@ class CompetitionServer:
             if self._stop.is_set():
                 return
             await run_ladder(config, sandbox=self.competition.sandbox, on_event=on_event,
-                             stop=stop, store=self.store)
+                             stop=stop, store=self.store, signing=self.signing)
 
         while not self._stop.is_set():
             try:
@@ -250,6 +263,10 @@ class CompetitionServer:
         from arena.host.site import refresh_competition_site
 
         refresh_competition_site(c, self.configs, self.store)
+        key = c.site_dir / PUBLIC_KEY_FILE
+        pem = self.signing.signer.public.pem()
+        if not key.is_file() or key.read_bytes() != pem:
+            write_public(key, pem)
         self._site_written = time.monotonic()
         self._site_due = False
 

@@ -331,15 +331,20 @@ def ladder_secret(config: LadderConfig) -> str:
 
 
 def ladder_signing(config: LadderConfig) -> Signing:
-    """The key that signs the ladder's logs: its ``signing_key``, else ``keys/referee.key`` in
-    its state directory (made now when missing: ``Signing.created``). Raises ``ConfigError``,
-    one line, for a ``signing_key`` that is missing, unreadable, not an Ed25519 private key or
-    readable by others."""
-    if config.signing_key is None:
-        signer, public, created = ensure_signer(config.state_dir)
+    """The key that signs the ladder's logs (``signing_of`` its ``signing_key`` and state
+    directory)."""
+    return signing_of(config.signing_key, config.state_dir)
+
+
+def signing_of(key: Path | None, state_dir: Path) -> Signing:
+    """The signing key ``key``, else ``keys/referee.key`` in ``state_dir`` (made now when
+    missing: ``Signing.created``). Raises ``ConfigError``, one line, for a ``key`` that is
+    missing, unreadable, not an Ed25519 private key or readable by others."""
+    if key is None:
+        signer, public, created = ensure_signer(state_dir)
         return Signing(signer, public, created)
-    signer = load_signer(config.signing_key)
-    return Signing(signer, public_key_beside(config.signing_key, signer))
+    signer = load_signer(key)
+    return Signing(signer, public_key_beside(key, signer))
 
 
 def public_key_beside(private: Path, signer: Signer) -> Path | None:
