@@ -182,6 +182,7 @@ def replay(
 
 
 def _failed(message: object) -> NoReturn:
-    """One line on stderr naming the step that failed, exit 1 (a check failed)."""
-    err_console.print(notice("error", "bold red", message))
+    """One line on stderr naming the step that failed (never wrapped: a log's verdict is one
+    line in a file or a CI log too), exit 1 (a check failed)."""
+    err_console.print(notice("error", "bold red", message), soft_wrap=True)
     raise typer.Exit(1)
