@@ -142,3 +142,23 @@ def test_a_configured_key_is_used_and_a_bad_one_refused(tmp_path: Path) -> None:
                          env={**os.environ, "COLUMNS": "400"})
     lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
     assert run.returncode == 2 and len(lines) == 1 and "readable by others" in lines[0], lines
+
+
+def test_the_competitions_key_goes_into_every_ladder_file_and_only_there(
+        tmp_path: Path) -> None:
+    from arena.errors import ConfigError
+    from arena.host.config import ladder_data
+
+    running = make_server(tmp_path / "c", sandbox="process")
+    c = load_competition(running.file)
+    assert c.signing_key is None and c.referee_key == c.state_dir / "keys" / "referee.key"
+    assert ladder_data(c, "lost-cities")["signing_key"] == str(c.referee_key)
+    _with(running, **{'sandbox = "process"\n': 'sandbox = "process"\nsigning_key = "k/r.key"\n'})
+    c = load_competition(running.file)
+    assert c.referee_key == tmp_path / "c" / "k" / "r.key"
+    assert ladder_data(c, "lost-cities")["signing_key"] == str(c.referee_key)
+    _with(running, **{"[games.lost-cities.ladder]\n":
+                      '[games.lost-cities.ladder]\nsigning_key = "mine.key"\n'})
+    with pytest.raises(ConfigError, match="games.lost-cities.ladder.signing_key.*is set by the "
+                                          "competition"):
+        load_competition(running.file)

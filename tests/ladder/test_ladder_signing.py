@@ -213,3 +213,15 @@ def test_kill_9_mid_match_leaves_the_cut_log_unsigned_and_signs_the_replayed_one
     assert {p.name.split(".aborted-")[0] for p in aborted} >= cut
     for path in aborted:
         assert parse_log_signature(path.read_bytes()) is None, f"{path.name} was signed"
+
+
+def test_signing_key_is_relative_to_the_ladder_file_and_never_empty(tmp_path: Path) -> None:
+    from arena.errors import ConfigError
+
+    cfg = load_ladder(_ladder(tmp_path / "rel.toml", 'signing_key = "k/referee.key"\n'))
+    assert cfg.signing_key == tmp_path / "k" / "referee.key"
+    assert load_ladder(_ladder(tmp_path / "none.toml")).signing_key is None
+    with pytest.raises(ConfigError, match=r"key 'signing_key' \(line \d+\): must be the path"):
+        load_ladder(_ladder(tmp_path / "empty.toml", 'signing_key = " "\n'))
+    with pytest.raises(ConfigError, match="key 'signing_key'.*must be a string"):
+        load_ladder(_ladder(tmp_path / "number.toml", "signing_key = 3\n"))
