@@ -17,6 +17,8 @@ from arena.referee.signing import load_signer, load_trusted
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = str(ROOT / "sample_bots" / "portas" / "random")
 GREEDY_BOT = str(ROOT / "sample_bots" / "portas" / "greedy")
+MARGIN = ["--move-time", "5000", "--startup-time", "30000"]
+"""Generous limits: a sample bot slowed by a loaded machine still plays normally."""
 runner = CliRunner()
 
 
@@ -65,7 +67,8 @@ def test_keys_new_makes_a_private_key_and_its_public_key_once(tmp_path: Path) ->
 def test_match_sign_key_signs_the_log_that_replay_verifies(tmp_path: Path) -> None:
     private, public, key_id = _new_key(tmp_path / "keys")
     out = runner.invoke(app, ["match", RANDOM_BOT, GREEDY_BOT, "-o", "games=1", "--seed", "3",
-                              "--log-dir", str(tmp_path / "logs"), "--sign-key", str(private)])
+                              *MARGIN, "--log-dir", str(tmp_path / "logs"),
+                              "--sign-key", str(private)])
     assert out.exit_code == 0, out.output
     assert f"log signed (key {key_id})" in _flat(out.stdout)
     (log,) = (tmp_path / "logs").glob("*.jsonl")
@@ -75,7 +78,7 @@ def test_match_sign_key_signs_the_log_that_replay_verifies(tmp_path: Path) -> No
     data = json.loads(replayed.stdout)
     assert data["signature"] == {"key_id": key_id, "verified": True}
     assert data["seed"] == "matches its commitment" and data["log_format"] == 4
-    as_json = runner.invoke(app, ["match", RANDOM_BOT, GREEDY_BOT, "-o", "games=1",
+    as_json = runner.invoke(app, ["match", RANDOM_BOT, GREEDY_BOT, "-o", "games=1", *MARGIN,
                                   "--log-dir", str(tmp_path / "logs2"), "--sign-key",
                                   str(private), "--format", "json"])
     assert as_json.exit_code == 0, as_json.output
