@@ -110,8 +110,11 @@ def verify_log(path: Path, trusted: TrustedKeys | None) -> LogVerification:
     (``SignatureError``; only read when ``trusted`` is None; an unsigned log fails when keys are
     given), then its seed's reveal against the header's commitment, then every event against
     the rules (``ReplayMismatchError`` whose message starts with ``seed:`` or ``rules:``)."""
-    if not path.is_file():  # a log that cannot be read at all is not a failed check
-        raise LogFormatError(f"cannot read match log {path}: not a file")
+    try:  # a log that cannot be read at all is not a failed check
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        raise LogFormatError(f"cannot read match log {path}: {exc.strerror}") from None
     signature = check_log_signature(path, trusted)
     if signature is None and trusted is not None:
         raise SignatureError(UNSIGNED)
