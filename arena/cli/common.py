@@ -24,6 +24,7 @@ from arena.errors import (
     LogFormatError,
     ReplayMismatchError,
     SandboxError,
+    SignatureError,
     UnknownGameError,
 )
 from arena.render.text import plain
@@ -36,6 +37,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 # One table: domain error → exit code (0 ok, 1 a check failed, 2 bad input, 3 environment).
 EXIT_CODES: tuple[tuple[type[ArenaError], int], ...] = (
     (ReplayMismatchError, 1),
+    (SignatureError, 1),
     (ConfigError, 2),
     (UnknownGameError, 2),
     (GameError, 2),

@@ -292,7 +292,8 @@ def check_log_signature(path: Path, trusted: TrustedKeys | None) -> LogSignature
     line) if it does not hold: the bytes before it changed (a flipped byte, a line removed,
     added or reordered), lines follow it, it is malformed, its key is not in ``trusted``, or the
     log's header names another match than its file name ``<match_id>.jsonl``. With
-    ``trusted`` None the record is only read, not checked (``verified`` False)."""
+    ``trusted`` None the digest is checked (accidental damage) but not the signature
+    (``verified`` False)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -301,12 +302,12 @@ def check_log_signature(path: Path, trusted: TrustedKeys | None) -> LogSignature
     if signature is None:
         return None
     _check_name(path, data)
-    if trusted is None:
-        return signature
     digest = hashlib.sha256(_split_last(data)[0]).digest()
     if digest.hex() != signature.sha256:
         raise SignatureError("the log's bytes before its signature changed after it was signed "
                              "(a changed, removed, added or reordered line)")
+    if trusted is None:
+        return signature
     key = trusted.get(signature.key_id)
     if key is None:
         raise SignatureError(f"signed by key {signature.key_id}, which is not trusted "
