@@ -63,7 +63,9 @@ def host(
                         + (f", metrics on port {server.metrics_port}" if server.metrics_port
                            else "")
                         + f"; games: {', '.join(g.game for g in config.games)}; "
-                        f"state in {config.state_dir}. Ctrl-C stops it."))
+                        f"state in {config.state_dir}; logs signed with key "
+                        f"{server.signing.key_id} (public key {server.signing.public_key})."
+                        " Ctrl-C stops it."))
     import signal
 
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -84,6 +86,7 @@ def _check(config: object) -> None:
     rows.append(("competition file", "ok", f"{config.path}: {len(config.games)} game(s)"))
     rows.extend(_check_ladders(config))
     rows.append(_check_certificate(config))
+    rows.append(_check_signing_key(config))
     rows.extend(_check_docker(config))
     rows.append(_check_disk(config))
     rows.append(_check_database(config))
@@ -130,6 +133,20 @@ def _check_certificate(config: object) -> tuple[str, str, str]:
     problem = server_cert_problem(config.tls_cert, config.tls_key, host)
     return ("TLS certificate", "fail" if problem else "ok",
             problem or f"{config.tls_cert} serves {host}")
+
+
+def _check_signing_key(config: object) -> tuple[str, str, str]:
+    from arena.host.config import Competition
+    from arena.referee.signing import load_signer
+
+    assert isinstance(config, Competition)
+    key = config.referee_key
+    if config.signing_key is None and not key.exists():
+        return ("signing key", "ok", f"{key} is made at the first start")
+    try:
+        return ("signing key", "ok", f"{key}: key {load_signer(key).key_id}")
+    except ConfigError as exc:
+        return ("signing key", "fail", str(exc))
 
 
 def _check_docker(config: object) -> list[tuple[str, str, str]]:

@@ -66,7 +66,7 @@ from arena.ladder.reports import (
     standings_of,
 )
 from arena.ladder.runner import ladder_signing
-from arena.ladder.site import _log_of, refresh_site, write_public
+from arena.ladder.site import log_of, refresh_site, write_public
 from arena.ladder.store import StoredMatch
 from arena.model import HeaderEvent, MatchResult, Termination, plain_text
 from arena.referee.log import read_events
@@ -227,7 +227,7 @@ def _copy_logs(config: LadderConfig, matches: Sequence[StoredMatch], logs: Path,
         if not _SAFE_ID.fullmatch(m.match_id):
             raise ConfigError(f"match id {plain_text(m.match_id)!r} is not a file name: it "
                               "cannot be published")
-        source = _log_of(config, m)
+        source = log_of(config, m)
         problem = "its log is missing" if source is None else None
         target = logs / f"{m.match_id}.jsonl"
         if source is not None:

@@ -263,7 +263,7 @@ def _stamp(log: Path | None) -> list[Any] | None:
     return [str(log), info.st_size, info.st_mtime_ns]
 
 
-def _log_of(config: LadderConfig, m: StoredMatch) -> Path | None:
+def log_of(config: LadderConfig, m: StoredMatch) -> Path | None:
     candidates = [Path(m.log_path)] if m.log_path else []
     candidates.append(config.match_log_dir / f"{m.match_id}.jsonl")
     return next((p for p in candidates if p.is_file()), None)
@@ -360,7 +360,7 @@ class _Site:
                 self.unchanged += 1
                 links[m.match_id] = rel
                 continue
-            log = _log_of(config, m)
+            log = log_of(config, m)
             if "problem" in entry and entry.get("stamp") == _stamp(log):
                 problems[m.match_id] = entry["problem"]
                 continue

@@ -175,10 +175,6 @@ def load_signer(path: Path) -> Signer:
     """The private key in ``path``; ``ConfigError`` (one line) if it is missing, not an Ed25519
     private key, or readable by group or others."""
     data = _key_file(path, "signing key")
-    mode = path.stat().st_mode
-    if mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise ConfigError(f"signing key {path} is readable by others (mode "
-                          f"{stat.S_IMODE(mode):o}): chmod 600 {path}")
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError):
@@ -186,6 +182,10 @@ def load_signer(path: Path) -> Signer:
                           f"with `arena keys new DIR`)") from None
     if not isinstance(key, Ed25519PrivateKey):
         raise ConfigError(f"signing key {path} is not an Ed25519 key")
+    mode = path.stat().st_mode
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise ConfigError(f"signing key {path} is readable by others (mode "
+                          f"{stat.S_IMODE(mode):o}): chmod 600 {path}")
     return Signer(key, path)
 
 

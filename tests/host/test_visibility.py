@@ -76,7 +76,7 @@ def test_participants_see_the_whole_match_and_others_nothing(
     match_id, seat = _finished_match(participants)
     alice, bob = participants.stub("alice"), participants.stub("bob")
     lines = _whole_log(alice, match_id)
-    assert lines[0]["type"] == "header" and "seed" in lines[0]  # the whole log
+    assert lines[0]["type"] == "header" and "seed_commitment" in lines[0]  # the whole log
     assert lines[-1]["type"] == "match_end" and lines[-1]["bot_logs"] == [None, None]
     assert "log" not in lines[-1]["result"]  # no path of the head's
     frames = list(alice.WatchMatch(pb.WatchRequest(match_id=match_id, seat=-1), timeout=120))
