@@ -264,6 +264,8 @@ def _stamp(log: Path | None) -> list[Any] | None:
 
 
 def log_of(config: LadderConfig, m: StoredMatch) -> Path | None:
+    """Where the log of ``m`` is: its recorded path, else its name in the log directory; None
+    if neither is a file."""
     candidates = [Path(m.log_path)] if m.log_path else []
     candidates.append(config.match_log_dir / f"{m.match_id}.jsonl")
     return next((p for p in candidates if p.is_file()), None)
