@@ -27,6 +27,9 @@ Figures (targets in parentheses, see README):
                                  --quick): a refresh after one new result, what it wrote, the
                                  bytes per match before/after the shared player and packed data
                                  (benchmarks/site_refresh.py)
+  sign_* / verify_* / publish_*  signing a 3-round Lost Cities log, checking its signature (and
+                                 replaying it), and `arena verify` of a published ladder of 1,000
+                                 matches (100 with --quick) (benchmarks/signing.py)
 Sections that need something absent (e.g. a Docker engine) report null with a reason.
 """
 
@@ -447,6 +450,14 @@ def site(quick: bool, tmp: Path) -> dict[str, Any]:
     return site_figures(1_000 if quick else 10_000, tmp)
 
 
+def signing(quick: bool, tmp: Path) -> dict[str, Any]:
+    """Signed logs and a published ladder (``benchmarks/signing.py``)."""
+    from benchmarks.signing import signing_figures
+
+    tmp.mkdir()
+    return signing_figures(tmp, matches=100 if quick else 1_000, repeat=11 if quick else 51)
+
+
 ONLY: list[str] = []
 """``--only``: run just the sections whose names contain this text."""
 
@@ -486,6 +497,7 @@ def main() -> None:
             random_rounds_per_s("portas", seconds), 1)}, figures)
         section("ratings", ratings_fit, figures)
         section("site", lambda: site(args.quick, log_dir / "site"), figures)
+        section("signing", lambda: signing(args.quick, log_dir / "signing"), figures)
         section("process_costs", lambda: process_costs(3 if args.quick else 20, log_dir),
                 figures)
         ladder(args.quick, log_dir, "process", figures)

@@ -133,6 +133,7 @@ def log_figures(tmp: Path, repeat: int) -> dict[str, Any]:
 
 def ladder_figures(tmp: Path, matches: int) -> dict[str, Any]:
     """Publish and verify a ladder of ``matches`` real matches (see the module doc)."""
+    tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / "bench.toml"
     path.write_text(f'name = "bench"\ngame = "{GAME}"\nentrants = {json.dumps(list(BOTS))}\n'
                     "[options]\nrounds = 1\n")

@@ -398,4 +398,6 @@ def publish(
     console.print(plain(f"published {done.matches} matches of {config.name} to {out}{signed}"
                         f"{missing}: key {done.key_id}, public key {done.public_key}"))
     console.print(render_verification(done.verification), soft_wrap=True)
-    console.print(plain(f"check it: {verify_command(out, done.public_key)}"), soft_wrap=True)
+    own = ladder_signing(config).public_key or done.public_key
+    console.print(plain(f"check it: {verify_command(out, own)} (hand readers the public key "
+                        f"yourself: the copy inside {out} proves nothing)"), soft_wrap=True)
