@@ -66,8 +66,13 @@ from arena.ladder.store import LadderStore
 from arena.model import BotSpec, LadderSlot, MatchEvent, MatchResult, MatchSpec, Termination
 from arena.referee.log import private_dir
 from arena.referee.service import Lineup
-from arena.referee.signed_logs import sign_played
-from arena.referee.signing import Signer, ensure_signer, load_public_key, load_signer
+from arena.referee.signing import (
+    Signer,
+    ensure_signer,
+    load_public_key,
+    load_signer,
+    sign_played,
+)
 from arena.sandbox.api import Sandbox
 
 log = logging.getLogger(__name__)

@@ -30,8 +30,7 @@ from arena.referee.access import check_listen_address
 from arena.referee.log import read_events
 from arena.referee.match import new_match_id, play_match
 from arena.referee.service import prepare_match
-from arena.referee.signed_logs import sign_played
-from arena.referee.signing import Signer
+from arena.referee.signing import Signer, sign_played
 from arena.sandbox.api import Sandbox
 from arena.v1 import admin_pb2, admin_pb2_grpc
 from arena.wire.admin import event_to_proto, result_to_proto, termination_to_proto

@@ -25,6 +25,7 @@ import base64
 import binascii
 import hashlib
 import json
+import logging
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -35,7 +36,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from arena.errors import ConfigError, SignatureError
+from arena.errors import ArenaError, ConfigError, SignatureError
+from arena.model import MatchResult
 from arena.referee.log import SIGNATURE_TYPE, open_private, private_dir
 
 ALGORITHM = "ed25519"
@@ -285,6 +287,22 @@ def sign_log(path: Path, signer: Signer) -> LogSignature:
     finally:
         os.close(fd)
     return LogSignature(signer.key_id, digest.hex(), signature)
+
+
+def sign_played(result: MatchResult, signer: Signer, logger: logging.Logger
+                ) -> LogSignature | None:
+    """Sign the finished log of a match just played, where results are kept (a ladder's runner,
+    `arena serve`); None when it could not be signed (no log was written, it is not whole, the
+    disk failed), said in ``logger`` unless the match had no log at all: a log that cannot be
+    signed costs only its signature, never the result."""
+    if result.log is None or not Path(result.log).is_file():
+        return None  # a match void before its log began
+    try:
+        return sign_log(Path(result.log), signer)
+    except (ArenaError, OSError, ValueError) as exc:
+        logger.error("match %s: its log %s was not signed: %s", result.match_id, result.log,
+                     exc)
+        return None
 
 
 def check_log_signature(path: Path, trusted: TrustedKeys | None) -> LogSignature | None:
