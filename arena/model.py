@@ -25,6 +25,9 @@ class Termination(enum.StrEnum):
     MEMORY = "memory"
     INTERNAL = "internal"
     CANCELLED = "cancelled"
+    WALL_TIMEOUT = "wall_timeout"
+    """CPU clock only: no answer within the wall-clock guard (a bot that sleeps or deadlocks),
+    as opposed to ``timeout``, thinking longer than its allowance."""
 
     @property
     def is_void(self) -> bool:
@@ -87,6 +90,13 @@ class TimeControl:
     """Extra time for the whole match; overruns of move_time_ms are taken from it."""
     startup_ms: int = 10_000
     """How long a bot has to connect to its socket."""
+    clock: str = "wall"
+    """What a decision is charged (``CLOCKS``): ``wall``, the time from the request going out
+    to the answer arriving; ``cpu``, the CPU time the bot's whole sandbox used in that span
+    (with a wall-clock guard, ``wall_guard``)."""
+    wall_guard: float = 4.0
+    """CPU clock only: a decision with no answer after this multiple of its allowance (plus
+    ``WALL_GUARD_SLACK_MS``) of wall time ends the match as ``wall_timeout``."""
 
     LIMITS: ClassVar[dict[str, tuple[int, int]]] = {
         "move_time_ms": (1, 600_000),
@@ -95,6 +105,8 @@ class TimeControl:
     }
     """The accepted range of each field (ms): a decision of up to 10 minutes, a bank of up to an
     hour, 0.1 s to 5 minutes to start."""
+    GUARD_RANGE: ClassVar[tuple[float, float]] = (1.5, 100.0)
+    """The accepted range of ``wall_guard``."""
 
     def problem(self) -> tuple[str, str] | None:
         """(field, what is wrong) for the first field outside its range, else None."""
@@ -102,7 +114,38 @@ class TimeControl:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 return name, f"must be an integer from {low} to {high} ms, got {value!r}"
+        if self.clock not in CLOCKS:
+            return "clock", f"must be one of {', '.join(CLOCKS)}, got {self.clock!r}"
+        low_g, high_g = self.GUARD_RANGE
+        guard = self.wall_guard
+        if isinstance(guard, bool) or not isinstance(guard, int | float) or not (
+                low_g <= guard <= high_g):
+            return "wall_guard", f"must be a number from {low_g} to {high_g}, got {guard!r}"
         return None
+
+    def guard_ms(self, allowance_ms: float) -> float:
+        """The wall-clock guard of a decision whose allowance is ``allowance_ms`` (CPU clock)."""
+        return self.wall_guard * allowance_ms + WALL_GUARD_SLACK_MS
+
+    def to_json(self) -> dict[str, Any]:
+        """As a log header records it (the clock fields from log format 5 on)."""
+        return {"move_time_ms": self.move_time_ms, "time_bank_ms": self.time_bank_ms,
+                "startup_ms": self.startup_ms, "clock": self.clock,
+                "wall_guard": self.wall_guard}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TimeControl:
+        """A header's time control; a log before format 5 ran on the wall clock."""
+        return cls(_int(data.get("move_time_ms", 1000)), _int(data.get("time_bank_ms", 0)),
+                   _int(data.get("startup_ms", 10_000)), _text(data.get("clock", "wall")),
+                   _float(data.get("wall_guard", 4.0)))
+
+
+CLOCKS = ("wall", "cpu")
+"""The clock models a match can be played on (``TimeControl.clock``)."""
+WALL_GUARD_SLACK_MS = 100.0
+"""Added to the guard's multiple of the allowance: the floor of the guard for very short moves
+(a decision of 1 ms must not be cut by scheduling jitter)."""
 
 
 @dataclass(frozen=True)
@@ -325,8 +368,9 @@ class HeaderEvent:
             data["seed"] = self.seed
         data.update({
             "bots": [b.to_json() for b in self.bots],
-            "time_control": {"move_time_ms": tc.move_time_ms, "time_bank_ms": tc.time_bank_ms,
-                             "startup_ms": tc.startup_ms},
+            "time_control": tc.to_json() if self.log_format >= 5 else {
+                "move_time_ms": tc.move_time_ms, "time_bank_ms": tc.time_bank_ms,
+                "startup_ms": tc.startup_ms},
             "sandbox": self.sandbox, "arena_version": self.arena_version,
             "started_at": self.started_at, "log_format": self.log_format,
         })
@@ -345,9 +389,7 @@ class HeaderEvent:
             game_version=_int(data["game_version"]), options=_dict(data.get("options") or {}),
             seed=_int(data["seed"]) if not commitment or data.get("seed") is not None else None,
             bots=(BotRecord.from_json(bots[0]), BotRecord.from_json(bots[1])),
-            time_control=TimeControl(_int(tc.get("move_time_ms", 1000)),
-                                     _int(tc.get("time_bank_ms", 0)),
-                                     _int(tc.get("startup_ms", 10_000))),
+            time_control=TimeControl.from_json(_dict(tc)),
             sandbox=_text(data.get("sandbox", "")),
             arena_version=_text(data.get("arena_version", "")),
             started_at=_text(data.get("started_at", "")),
@@ -392,13 +434,19 @@ class DecisionEvent:
     action: str | None
     """The canonical action text; for a fault, what the bot answered (None: no answer)."""
     ms: float
+    """Wall time from the request going out to the answer arriving (rounded to µs)."""
     fault: Termination | None = None
     """The termination this decision earned; None for a decision that was played."""
+    cpu_ms: float | None = None
+    """CPU time the bot's sandbox used in the same span (log format 5, rounded to µs); None
+    where no CPU counter was read."""
     type: ClassVar[str] = "decision"
 
     def to_json(self) -> dict[str, Any]:
-        data = {"type": self.type, "n": self.n, "round": self.round, "seat": self.seat,
-                "action": self.action, "ms": self.ms}
+        data: dict[str, Any] = {"type": self.type, "n": self.n, "round": self.round,
+                                "seat": self.seat, "action": self.action, "ms": self.ms}
+        if self.cpu_ms is not None:
+            data["cpu_ms"] = self.cpu_ms
         if self.fault is not None:
             data["fault"] = str(self.fault)
         return data
@@ -407,11 +455,13 @@ class DecisionEvent:
     def from_json(cls, data: dict[str, Any]) -> DecisionEvent:
         fault = data.get("fault")
         action = data["action"]
+        cpu = data.get("cpu_ms")
         if fault is None and action is None:
             raise ValueError("a played decision without an action")
         return cls(_int(data["n"]), _int(data["round"]), _seat(data["seat"]),
                    _optional_text(action), _float(data["ms"]),
-                   None if fault is None else Termination(_text(fault)))
+                   None if fault is None else Termination(_text(fault)),
+                   None if cpu is None else _float(cpu))
 
 
 @dataclass(frozen=True)
@@ -441,6 +491,35 @@ class RoundEndEvent:
 
 
 @dataclass(frozen=True)
+class SeatStats:
+    """What one seat's bot cost over its match, as its sandbox measured it (log format 5)."""
+
+    startup_ms: float | None = None
+    """Wall time from starting the bot to its Hello."""
+    cpu_ms: float | None = None
+    """CPU time of the bot's sandbox over the whole match (start-up and pondering included)."""
+    peak_memory_bytes: int | None = None
+    """The sandbox's peak memory (cgroup ``memory.max_usage_in_bytes`` / ``memory.peak``, or the
+    process tree's peak RSS)."""
+    meter: str = ""
+    """How CPU and memory were read: ``cgroup-v1``, ``cgroup-v2``, ``proc`` or empty (none)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"startup_ms": self.startup_ms, "cpu_ms": self.cpu_ms,
+                "peak_memory_bytes": self.peak_memory_bytes, "meter": self.meter}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SeatStats:
+        def number(key: str) -> float | None:
+            value = data.get(key)
+            return None if value is None else _float(value)
+
+        memory = data.get("peak_memory_bytes")
+        return cls(number("startup_ms"), number("cpu_ms"),
+                   None if memory is None else _int(memory), _text(data.get("meter", "")))
+
+
+@dataclass(frozen=True)
 class MatchEndEvent:
     """The last record: the result, and where the bots' output tails were saved."""
 
@@ -449,21 +528,28 @@ class MatchEndEvent:
     seed_salt: str = ""
     """The salt of the header's seed commitment (format 4): with the result's seed, anyone
     checks ``seed_commitment(result.seed, seed_salt)`` against the header."""
+    seat_stats: tuple[SeatStats, SeatStats] | None = None
+    """What each seat's bot cost (format 5); None in older logs."""
     type: ClassVar[str] = "match_end"
 
     def to_json(self) -> dict[str, Any]:
-        data = {"type": self.type, "result": self.result.to_json(),
-                "bot_logs": list(self.bot_logs)}
+        data: dict[str, Any] = {"type": self.type, "result": self.result.to_json(),
+                                "bot_logs": list(self.bot_logs)}
         if self.seed_salt:
             data["seed_salt"] = self.seed_salt
+        if self.seat_stats is not None:
+            data["seat_stats"] = [s.to_json() for s in self.seat_stats]
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MatchEndEvent:
         logs = list(data.get("bot_logs") or [None, None]) + [None, None]
+        stats = data.get("seat_stats")
         return cls(MatchResult.from_json(_dict(data["result"])),
                    (_optional_text(logs[0]), _optional_text(logs[1])),
-                   _text(data.get("seed_salt", "")))
+                   _text(data.get("seed_salt", "")),
+                   None if stats is None else (SeatStats.from_json(_dict(stats[0])),
+                                               SeatStats.from_json(_dict(stats[1]))))
 
 
 MatchEvent = HeaderEvent | DealEvent | DecisionEvent | RoundEndEvent | MatchEndEvent
