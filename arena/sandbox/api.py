@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from arena.model import BotSpec
+
+if TYPE_CHECKING:
+    from arena.sandbox.meter import Meter
 
 SOCKET_NAME = "bot.sock"
 """The socket file inside a seat's socket directory."""
@@ -67,6 +70,9 @@ class RunningBot(Protocol):
 
     image: str | None
     """The id of the container image it runs (None: not in a container)."""
+    meter: Meter | None
+    """The CPU and memory counters of the bot's whole sandbox (``arena.sandbox.meter``); None:
+    no counter for this bot."""
 
     async def wait(self) -> ExitInfo:
         """Return when the bot has exited (for any reason)."""
@@ -91,6 +97,11 @@ class Sandbox(Protocol):
 
     async def start(self, bot: BotSpec, socket_dir: Path, match_id: str, seat: int) -> RunningBot:
         """Start the bot; raise ``SandboxError`` when that fails for reasons not the bot's own."""
+        ...
+
+    def cpu_meter_problem(self) -> str | None:
+        """None when this sandbox counts its bots' CPU here (the CPU clock can be used); else
+        one line saying why not and what to do."""
         ...
 
     def check(self, bots: Iterable[BotSpec]) -> None:

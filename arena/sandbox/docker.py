@@ -34,6 +34,7 @@ from arena.errors import BotFault, ConfigError, SandboxError
 from arena.model import BotSpec, Termination, plain_text
 from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
 from arena.sandbox.cores import CoreLease, reserve_core
+from arena.sandbox.meter import Meter, cgroup_cpu_problem, process_meter
 
 log = logging.getLogger(__name__)
 
@@ -163,11 +164,15 @@ class DockerBot:
     """
 
     def __init__(self, container: Any, loop: asyncio.AbstractEventLoop,
-                 image: str | None = None, core: CoreLease | None = None) -> None:
+                 image: str | None = None, core: CoreLease | None = None,
+                 meter: Meter | None = None) -> None:
         self.image = image
         """The id of the image the container runs."""
         self.core = core
         """The core the container is pinned to, held until it is stopped."""
+        self.meter = meter
+        """The container's cgroup counters (None: its cgroup could not be found, e.g. it had
+        exited already)."""
         self._container = container
         self._loop = loop
         self._exited: asyncio.Future[dict[str, Any]] = loop.create_future()
@@ -217,6 +222,8 @@ class DockerBot:
         """Kill and remove the container (force); idempotent."""
         if self._stopped is not None:
             return self._stopped
+        if self.meter is not None:
+            self.meter.close()  # its last reading: the cgroup goes with the container
         if not self._exited.done():
             self._killed = True
             await asyncio.to_thread(self._kill)
@@ -305,6 +312,8 @@ class DockerSandbox:
         self.limits = limits or Limits()
         self._client = client
         self._run_janitor = run_janitor
+        self._meter_problem: str | None = None
+        self._meter_checked = False
         self._built: dict[str, str] = {}
         self._build_lock = threading.Lock()
         self._match_cores: dict[str, list[int]] = {}
@@ -317,6 +326,15 @@ class DockerSandbox:
         if self._client is None:
             self._client = _client()
         return self._client
+
+    def cpu_meter_problem(self) -> str | None:
+        """None where each container's cgroup CPU counter can be read here (a cgroup hierarchy
+        with a CPU counter is mounted, and the engine runs on this machine: its containers'
+        processes are in this /proc); else one line saying why the CPU clock cannot be used."""
+        if not self._meter_checked:
+            self._meter_problem = cgroup_cpu_problem() or _remote_engine_problem()
+            self._meter_checked = True
+        return self._meter_problem
 
     def check(self, bots: Iterable[BotSpec]) -> None:
         """Submitted bots need their pinned image, and it must be one a bot may have
@@ -371,8 +389,9 @@ class DockerSandbox:
         except Exception as exc:  # noqa: BLE001 — ImageNotFound, APIError, connection errors
             self._release_core(match_id, lease)
             raise SandboxError(f"cannot start a container for {bot.name}: {exc}") from exc
+        meter = await asyncio.to_thread(container_meter, container)
         return DockerBot(container, asyncio.get_running_loop(), image,
-                         _MatchCore(self, match_id, lease))
+                         _MatchCore(self, match_id, lease), meter)
 
     def _reserve_core(self, match_id: str) -> CoreLease:
         """A core for one seat of ``match_id``: host-wide the least shared one, not the core of
@@ -500,6 +519,27 @@ class DockerSandbox:
             return None
         except Exception as exc:  # noqa: BLE001 — APIError, connection errors
             raise SandboxError(f"the Docker engine failed: {exc}") from exc
+
+
+def container_meter(container: Any) -> Meter | None:
+    """The meter of a started container's cgroup, found from its init process (one inspect at
+    start; the counters are then read from the cgroup files, never through the engine). None
+    when the container is gone already or its cgroup cannot be read here."""
+    try:
+        container.reload()
+        pid = int(container.attrs.get("State", {}).get("Pid") or 0)
+    except Exception as exc:  # noqa: BLE001 — removed under us, or the engine failed
+        log.warning("no CPU meter for container %s: %s", str(container.id)[:12], exc)
+        return None
+    return process_meter(pid) if pid > 0 else None
+
+
+def _remote_engine_problem() -> str | None:
+    host = os.environ.get("DOCKER_HOST", "")
+    if host and not host.startswith("unix://"):
+        return (f"the Docker engine at DOCKER_HOST={host} is not on this machine: its "
+                'containers\' CPU counters cannot be read here; use clock = "wall"')
+    return None
 
 
 def _ulimits(open_files: int, file_size: int) -> list[Any]:

@@ -79,6 +79,19 @@ def limit_script(limits: Limits) -> str:
             f"ulimit -n {limits.open_files} && ulimit -f {blocks} && exec \"$@\"")
 
 
+HELD_GO = b"go\n"
+"""What the referee writes to a held command's stdin to let it run (``held``)."""
+
+
+def held(argv: Sequence[str]) -> list[str]:
+    """``argv`` held back until the referee writes ``HELD_GO`` to its stdin (the referee moves
+    it into the seat's cgroup meanwhile, so the bot's code and every process it starts run
+    there); it runs with stdin from /dev/null. Without the go (the referee died), it exits 125
+    and runs nothing."""
+    script = 'IFS= read -r go && [ "$go" = go ] && exec "$@" </dev/null; exit 125'
+    return ["/bin/sh", "-c", script, "arena-held", *argv]
+
+
 def limited(command: Sequence[str], limits: Limits) -> list[str]:
     """``command`` run under the limits (development level)."""
     return ["/bin/sh", "-c", limit_script(limits), "arena-limits", *command]

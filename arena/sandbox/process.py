@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -21,13 +22,18 @@ from arena.errors import BotFault, ConfigError, SandboxError
 from arena.model import BotSpec, Termination
 from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
 from arena.sandbox.isolation import (
+    HELD_GO,
     BotUser,
+    held,
     isolation_available,
     limited,
     reserve_user,
     separated,
     unseparated_reason,
 )
+from arena.sandbox.meter import Meter, ProcMeter, SeatCgroup, proc_cpu_problem
+
+log = logging.getLogger(__name__)
 
 _PYTHON_NAMES = ("python", "python3", "python3.11")
 
@@ -83,14 +89,24 @@ def bot_environment(socket_dir: Path, game: str) -> dict[str, str]:
 
 class ProcessBot:
     """A bot subprocess; its output is drained continuously into a bounded tail. A separated
-    bot's uid is given back when it is stopped (its processes are gone with its namespace)."""
+    bot's uid is given back when it is stopped (its processes are gone with its namespace), and
+    its seat's cgroup removed."""
 
     image: str | None = None
     """A process runs no image."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, user: BotUser | None = None) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process, user: BotUser | None = None,
+                 cgroup: SeatCgroup | None = None) -> None:
         self._proc = proc
         self._user = user
+        self._cgroup = cgroup
+        self.meter: Meter | None = None
+        """The seat's CPU and memory meter: its own cgroup's, else its process tree's."""
+        if cgroup is not None:
+            cgroup.meter.memory_fallback = ProcMeter(proc.pid).peak_memory_bytes
+            self.meter = cgroup.meter
+        elif proc_cpu_problem() is None:
+            self.meter = ProcMeter(proc.pid)
         self._tail = bytearray()
         self._killed = False
         self._drain = asyncio.ensure_future(self._read_output())
@@ -129,6 +145,12 @@ class ProcessBot:
             os.killpg(self._proc.pid, signal.SIGKILL)
         info = await self.wait()
         self._drain.cancel()
+        if self.meter is not None:
+            self.meter.close()
+        if self._cgroup is not None:
+            cgroup, self._cgroup = self._cgroup, None
+            if not await asyncio.to_thread(cgroup.remove):
+                log.warning("could not remove the seat cgroup %s", cgroup.directories[0])
         if self._user is not None:
             self._user.release()
             self._user = None
@@ -146,6 +168,11 @@ class ProcessSandbox:
 
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
+
+    def cpu_meter_problem(self) -> str | None:
+        """None: each bot's CPU is counted (its own cgroup as root, else its process tree from
+        /proc); else one line saying why the CPU clock cannot be used."""
+        return proc_cpu_problem()
 
     def check(self, bots: Iterable[BotSpec]) -> None:
         """``ConfigError`` when bots may not run here at all (as root, unseparated) or when one
@@ -177,25 +204,52 @@ class ProcessSandbox:
                              needed_paths(bot, socket_dir))
         else:
             argv = limited(command, self.limits)
+        cgroup = await asyncio.to_thread(SeatCgroup.create)
         try:
             proc = await asyncio.create_subprocess_exec(
-                *argv,
+                *(held(argv) if cgroup is not None else argv),
                 cwd=bot.directory,
                 env=bot_environment(socket_dir, bot.game),
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=asyncio.subprocess.PIPE if cgroup else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
             )
         except (FileNotFoundError, PermissionError) as exc:
-            if user is not None:
-                user.release()
+            _undo(user, cgroup)
             raise BotFault(Termination.NO_START, f"cannot run the bot's command: {exc}") from exc
         except OSError as exc:
-            if user is not None:
-                user.release()
+            _undo(user, cgroup)
             raise SandboxError(f"cannot start bot {bot.name}: {exc}") from exc
-        return ProcessBot(proc, user)
+        if cgroup is not None:
+            await _release_into(proc, cgroup, user, bot.name)
+        return ProcessBot(proc, user, cgroup)
+
+
+def _undo(user: BotUser | None, cgroup: SeatCgroup | None) -> None:
+    if user is not None:
+        user.release()
+    if cgroup is not None:
+        cgroup.remove()
+
+
+async def _release_into(proc: asyncio.subprocess.Process, cgroup: SeatCgroup,
+                        user: BotUser | None, name: str) -> None:
+    """Move the held bot into its seat's cgroup, then let it run (``isolation.held``): its
+    code and everything it starts run in the cgroup. ``SandboxError`` when it cannot move."""
+    try:
+        cgroup.enter(proc.pid)
+    except OSError as exc:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        await asyncio.to_thread(_undo, user, cgroup)
+        raise SandboxError(f"cannot move bot {name} into its seat's cgroup: {exc}") from exc
+    assert proc.stdin is not None
+    with contextlib.suppress(ConnectionError):  # gone already: its exit is what is seen
+        proc.stdin.write(HELD_GO)
+        await proc.stdin.drain()
+    proc.stdin.close()
 
 
 def needed_paths(bot: BotSpec, socket_dir: Path) -> list[Path]:
