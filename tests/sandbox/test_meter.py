@@ -51,10 +51,11 @@ HYBRID_MOUNTINFO = """\
 40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,xattr,name=systemd
 41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw,nsdelegate
 """
-UNIFIED_MOUNTINFO = """\
-25 30 0:23 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw
-26 25 0:24 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:8 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot
-"""
+UNIFIED_MOUNTINFO = (
+    "25 30 0:23 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw\n"
+    "26 25 0:24 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:8 - cgroup2 cgroup2 "
+    "rw,nsdelegate,memory_recursiveprot\n"
+)
 CPU_STAT_V2 = b"""usage_usec 1234567
 user_usec 1000000
 system_usec 234567
