@@ -285,13 +285,16 @@ class MatchResult:
 
 
 # --- match events: the records of a match log (one JSON object per line) ------------------------
-LOG_FORMAT = 4
+LOG_FORMAT = 5
 """The match log format this arena writes (docs/log-format.md). 2: a decision that forfeits the
 match is recorded (``DecisionEvent.fault``). 3: a round's end carries the game's account of
 what decided it (``RoundEndEvent.summary``). 4: the header commits to the seed instead of
 stating it (``seed_commitment``; the match end reveals the salt, the result the seed), names its
-ladder slot, and a signed log ends with a signature record. Readers accept every earlier
-format."""
+ladder slot, and a signed log ends with a signature record. 5: the header's time control names
+its clock model and wall guard (``TimeControl.clock``, ``wall_guard``), a decision records its
+CPU time beside its wall time (``DecisionEvent.cpu_ms``) and the match end what each seat's bot
+cost (``MatchEndEvent.seat_stats``). Readers accept every earlier format (before 5: the wall
+clock)."""
 
 SEED_SALT_HEX = 32
 """How many hex digits a seed commitment's salt has (128 random bits)."""

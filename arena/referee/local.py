@@ -4,7 +4,8 @@ No sockets and no processes: a policy is called directly with the same ``Decisio
 hand it over gRPC (and its hooks, if it has them, as the SDK calls them). The match loop is the
 one real matches use, so rules, legality checks, faults and results are the same; only the clock
 cannot interrupt a policy (it runs in the referee's thread), so a slow answer is judged when it
-returns. Used to evaluate sample bots quickly (e.g. 100 matches strong vs greedy) and by tests
+returns, and there is no CPU counter of its own (a match on the CPU clock charges it its wall
+time). Used to evaluate sample bots quickly (e.g. 100 matches strong vs greedy) and by tests
 of the loop itself.
 """
 
@@ -99,6 +100,14 @@ class LocalPlayer:
         return None
 
     def image(self) -> str | None:
+        return None
+
+    @property
+    def meter(self) -> None:
+        """No CPU meter: the policy runs in the referee's own thread."""
+        return None
+
+    def seat_stats(self) -> None:
         return None
 
     def _call(self, func: Callable[..., Any], *args: Any) -> Any:

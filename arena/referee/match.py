@@ -5,6 +5,13 @@ it knows the seats only through the ``Player`` interface. Bot input never raises
 every fault becomes a named termination in the result (the faulting seat forfeits), arena
 failures make the match void (``internal``), and both players are always closed.
 
+The clocks (``arena.referee.clock``): on the wall clock a decision is charged the wall time from
+the request going out to the answer arriving; on the CPU clock it is charged what the seat's
+CPU meter (``Player.meter``) counted in that span, the loop polls the meter while it waits (a
+bot burning CPU past its allowance is a ``timeout`` at once, not at the guard), and no answer
+by the wall guard is ``wall_timeout``. Every decision records its wall time and, where a meter
+exists, its CPU time; the match end records what each seat cost (``SeatStats``).
+
 ``play_match`` plays a match between two sandboxed bots (``RemotePlayer``s); ``play_local``
 (``arena.referee.local``) runs the same loop with in-process policies.
 
@@ -43,6 +50,7 @@ from arena.model import (
     MatchResult,
     MatchSpec,
     RoundEndEvent,
+    SeatStats,
     Termination,
     plain_text,
     seed_commitment,
@@ -53,11 +61,16 @@ from arena.referee.player import DecisionRequest, Player, SeatStart
 from arena.referee.remote import ANSWER_CHARS, remote_players
 from arena.sandbox import get_sandbox
 from arena.sandbox.api import Sandbox
+from arena.sandbox.meter import Meter
 from arena.wire import codec_for, encode_observation
 
 log = logging.getLogger(__name__)
 
 EventSink = Callable[[MatchEvent], None]
+
+METER_POLL_MS = 20.0
+"""CPU clock: the longest pause between two readings of a seat's meter while it thinks (a
+quarter of the allowance when that is shorter)."""
 
 
 def new_match_id(game_id: str) -> str:
@@ -97,6 +110,50 @@ async def play_match(
         return await match.run(players)
 
 
+class _CpuSpan:
+    """A seat's CPU meter read from just before a decision is asked: what it used since."""
+
+    def __init__(self, meter: Meter | None) -> None:
+        self.meter = meter
+        self.start_ns = None if meter is None else meter.cpu_ns()
+
+    def used_ms(self) -> float | None:
+        """CPU milliseconds since the start, rounded as logged; None without a meter."""
+        if self.meter is None or self.start_ns is None:
+            return None
+        return round((self.meter.cpu_ns() - self.start_ns) / 1e6, 3)
+
+
+def _cpu_detail(used_ms: float, allowance_ms: float) -> str:
+    return f"used {used_ms:.0f} ms of CPU (limit {allowance_ms:.0f} ms)"
+
+
+def _clock_fault(fault: Termination, clock: Clock, elapsed_ms: float, cpu_ms: float | None,
+                 seat: int) -> BotFault:
+    """The fault of an answer that came, but past what its clock allows (``clock`` not
+    charged yet)."""
+    if fault is Termination.WALL_TIMEOUT:
+        return BotFault(fault, f"answered after {elapsed_ms:.0f} ms of wall time (guard "
+                               f"{clock.guard_ms():.0f} ms)", seat)
+    if clock.cpu and cpu_ms is not None:
+        return BotFault(fault, _cpu_detail(cpu_ms, clock.allowance_ms()), seat)
+    return BotFault(fault, f"answered after {elapsed_ms:.0f} ms (limit exceeded)", seat)
+
+
+def _seat_stats(players: tuple[Player, Player]) -> tuple[SeatStats, SeatStats] | None:
+    """What each seat's bot cost; None when neither seat has a bot process (in-process)."""
+    stats = []
+    for player in players:
+        try:
+            stats.append(player.seat_stats())
+        except Exception:  # noqa: BLE001 — statistics must never cost the match its end
+            log.exception("could not read the statistics of seat %d", player.seat)
+            stats.append(SeatStats())
+    if all(s is None for s in stats):
+        return None
+    return (stats[0] or SeatStats(), stats[1] or SeatStats())
+
+
 class Match:
     """One match: the state, the clocks, the log; ``run`` plays it between two players."""
 
@@ -118,7 +175,7 @@ class Match:
         self.writer = None if self.log_path is None else MatchLogWriter(self.log_path, spec.seed)
         self.on_event = on_event
         tc = spec.time_control
-        self.clocks = [Clock(tc.move_time_ms, float(tc.time_bank_ms)) for _ in range(2)]
+        self.clocks = [Clock.of(tc) for _ in range(2)]
         self.decisions = 0
         self.started = time.perf_counter()
 
@@ -209,16 +266,21 @@ class Match:
     async def _play(self, players: tuple[Player, Player]) -> None:
         game = self.game
         while (seat := game.to_move(self.state)) is not None:
-            action, text, elapsed_ms = await self._decide(players[seat], seat)
+            action, text, elapsed_ms, cpu_ms = await self._decide(players[seat], seat)
             round_index = game.round_index(self.state)
             rounds_before = len(game.finished_rounds(self.state))
             self.state = game.apply(self.state, action)
-            self.emit(DecisionEvent(self.decisions, round_index, seat, text, elapsed_ms))
+            self.emit(DecisionEvent(self.decisions, round_index, seat, text, elapsed_ms,
+                                    cpu_ms=cpu_ms))
             finished = game.finished_rounds(self.state)
             if len(finished) > rounds_before:
                 await self._round_end(players, rounds_before, finished)
 
-    async def _decide(self, player: Player, seat: int) -> tuple[Any, str, float]:
+    async def _decide(self, player: Player,
+                      seat: int) -> tuple[Any, str, float, float | None]:
+        """Ask ``player`` for its decision and charge its clock: the action, its text, the
+        wall time and the CPU time (None without a meter) of the decision. A fault is recorded
+        as the decision that earned it and raised (``BotFault``)."""
         game = self.game
         self.decisions += 1
         legal = tuple(game.legal_actions(self.state))
@@ -232,27 +294,68 @@ class Match:
             time_left_ms=int(clock.allowance_ms()),
             time_bank_ms=int(clock.bank_ms),
         )
+        meter = player.meter
+        cpu = _CpuSpan(meter)
         started = time.perf_counter()
         text: str | None = None
         try:
             await player.ask(request)
             started = time.perf_counter()
-            action = await player.answer(clock.allowance_ms() / 1000)
+            action = await self._answer(player, clock, cpu)
             # rounded as logged, so a replay re-runs the clocks exactly
             elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+            cpu_ms = cpu.used_ms()
             text = game.format_action(action)
-            if not clock.charge(elapsed_ms):
-                raise BotFault(Termination.TIMEOUT,
-                               f"answered after {elapsed_ms:.0f} ms (limit exceeded)", seat)
+            fault = clock.verdict(elapsed_ms, cpu_ms)
+            if fault is not None:
+                raise _clock_fault(fault, clock, elapsed_ms, cpu_ms, seat)
+            clock.charge(elapsed_ms, cpu_ms)
             if not game.is_legal(self.state, action):
                 raise BotFault(Termination.ILLEGAL_ACTION, f"illegal action {text!r}", seat)
         except BotFault as fault:  # the forfeiting decision is recorded like any other
             elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
             answer = text if text is not None else recorded_answer(fault.answer)
             self.emit(DecisionEvent(self.decisions, request.round, seat, answer, elapsed_ms,
-                                    fault.termination))
+                                    fault.termination, cpu.used_ms()))
             raise
-        return action, text, elapsed_ms
+        return action, text, elapsed_ms, cpu_ms
+
+    async def _answer(self, player: Player, clock: Clock, cpu: _CpuSpan) -> Any:
+        """The seat's answer, waited for as its clock says: the allowance (wall clock), or the
+        guard while the meter is polled (CPU clock: a bot over its allowance in CPU is a
+        ``timeout`` as soon as a reading shows it; no answer by the guard a ``wall_timeout``)."""
+        if not clock.cpu or cpu.meter is None:
+            return await player.answer(clock.allowance_ms() / 1000)
+        allowance, guard = clock.allowance_ms(), clock.guard_ms()
+        task = asyncio.ensure_future(player.answer(guard / 1000))
+        poll_s = min(allowance / 4, METER_POLL_MS) / 1000
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=poll_s)
+                if done:
+                    break
+                used = cpu.used_ms()
+                if used is not None and used > allowance:
+                    raise BotFault(Termination.TIMEOUT, _cpu_detail(used, allowance),
+                                   player.seat)
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, BotFault):
+                    await task
+        try:
+            return task.result()
+        except BotFault as fault:
+            if fault.termination is not Termination.TIMEOUT:
+                raise
+            used = cpu.used_ms()
+            if used is not None and used > allowance:
+                raise BotFault(Termination.TIMEOUT, _cpu_detail(used, allowance),
+                               player.seat) from None
+            raise BotFault(Termination.WALL_TIMEOUT,
+                           f"no answer after {guard:.0f} ms of wall time (guard: "
+                           f"{clock.control.wall_guard:g} × allowance of {allowance:.0f} ms)",
+                           player.seat) from None
 
     async def _round_end(self, players: tuple[Player, Player], round_index: int,
                          finished: tuple[tuple[int, int], ...]) -> None:
@@ -269,13 +372,15 @@ class Match:
     async def _finish(self, players: tuple[Player, Player], termination: Termination,
                       faulty: int | None, detail: str) -> MatchResult:
         result = self._result(termination, faulty, detail)
+        stats = None
         try:
             for player in players:
                 await player.finish(result)
         finally:
+            stats = _seat_stats(players)  # before the bots stop: their meters still count
             await asyncio.gather(*(p.close() for p in players))
         logs = self._save_bot_logs(players)
-        self.emit(MatchEndEvent(result, logs, self.seed_salt))
+        self.emit(MatchEndEvent(result, logs, self.seed_salt, stats))
         if self.writer is not None:
             self.writer.close()
         return result

@@ -12,6 +12,10 @@ messages). Two kinds exist:
 Every misbehaviour surfaces as ``BotFault`` (with the termination it earns); a failure of the
 arena itself (a sandbox that breaks) as ``SandboxError``. The loop owns the rules, the clocks,
 legality checks and the log; a player never decides an outcome.
+
+A seat in a sandbox has a CPU meter (``Player.meter``: the sandbox's counter of the bot's CPU
+time and peak memory) that the loop reads around each decision for the CPU clock, and what the
+seat cost over the match (``Player.seat_stats``) goes into the match end.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arena.model import MatchResult, TimeControl
+from arena.model import MatchResult, SeatStats, TimeControl
+from arena.sandbox.meter import Meter
 
 
 @dataclass(frozen=True)
@@ -100,4 +105,15 @@ class Player(Protocol):
 
     def image(self) -> str | None:
         """The container image the bot runs (after ``connect``), None when not in one."""
+        ...
+
+    @property
+    def meter(self) -> Meter | None:
+        """The CPU meter of the seat's sandbox (after ``connect``); None: nothing to read (an
+        in-process seat, or a bot not started)."""
+        ...
+
+    def seat_stats(self) -> SeatStats | None:
+        """What the seat's bot cost so far (start-up time, CPU, peak memory); None for a seat
+        without a bot process. Read before ``close``."""
         ...

@@ -11,8 +11,12 @@ What goes wrong on a remote seat, and what it becomes:
   ends early → ``protocol_violation``;
 * an action that does not decode or parse → ``invalid_action``;
 * the bot exits during the match → ``crash`` (``memory`` when the kernel killed it for memory);
-* no answer within the allowance → ``timeout``;
+* no answer within the time the loop waits → ``timeout`` (the loop names it: on the CPU clock
+  the wait is the wall guard, and the loop makes it ``wall_timeout``);
 * the sandbox itself fails → ``SandboxError`` (the match is void, nobody's fault).
+
+The seat exposes its sandbox's CPU meter (``meter``) and what the bot cost (``seat_stats``:
+start-up time from starting the sandbox to the Hello, the sandbox's CPU and peak memory).
 
 The pure classification of a closed stream (``classify_closed``) and of an exit
 (``classify_exit``) is separate from the I/O, so it is tested without starting anything.
@@ -26,6 +30,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,7 +38,7 @@ from typing import Any
 import arena
 from arena.errors import BotFault, InvalidActionError, SandboxError
 from arena.games import get_game
-from arena.model import BotSpec, MatchResult, Termination, label_problem
+from arena.model import BotSpec, MatchResult, SeatStats, Termination, label_problem
 from arena.referee.player import DecisionRequest, SeatStart
 from arena.referee.seat import (
     MAX_BOT_MESSAGE_BYTES,
@@ -42,8 +47,10 @@ from arena.referee.seat import (
     raise_open_files_limit,
 )
 from arena.sandbox.api import ExitInfo, RunningBot, Sandbox
+from arena.sandbox.meter import Meter
 from arena.v1 import bot_pb2
 from arena.wire import ObservationEncoder, decode_action
+from arena.wire.admin import time_control_to_proto
 
 log = logging.getLogger(__name__)
 
@@ -170,10 +177,13 @@ class RemotePlayer:
         """The id of the decision last asked."""
         self._observations = ObservationEncoder(bot.game)
         self._closed = False
+        self.startup_ms: float | None = None
+        """Wall time from starting the bot's sandbox to its Hello (None: it never said it)."""
 
     # --- start ----------------------------------------------------------------------------
     async def connect(self, timeout_s: float) -> None:
         await self.endpoint.start()
+        started = time.perf_counter()
         try:
             self.running = await self.sandbox.start(
                 self.bot, self.endpoint.socket_dir, self.match_id, self.seat
@@ -186,20 +196,36 @@ class RemotePlayer:
             read_hello(message)
         except BotFault as fault:
             raise fault.at(self.seat) from None
+        self.startup_ms = round((time.perf_counter() - started) * 1000, 3)
+
+    @property
+    def meter(self) -> Meter | None:
+        """The CPU meter of the bot's sandbox (None before the bot started, or when the
+        sandbox has no counter for it)."""
+        meter: Meter | None = getattr(self.running, "meter", None)  # a sandbox without meters
+        return meter
+
+    def seat_stats(self) -> SeatStats | None:
+        if self.running is None:
+            return None
+        meter = self.meter
+        if meter is None:
+            return SeatStats(startup_ms=self.startup_ms)
+        return SeatStats(self.startup_ms, round(meter.cpu_ns() / 1e6, 3),
+                         meter.peak_memory_bytes(), meter.kind)
 
     async def start(self, start: SeatStart) -> None:
         tc = start.time_control
+        if tc.clock == "cpu" and self.meter is None:  # the sandbox promised a counter
+            raise SandboxError(f"seat {self.seat}: the CPU clock needs the sandbox's CPU "
+                               "counter, and it has none for this bot")
         message = bot_pb2.MatchStart(
             match_id=start.match_id,
             game=start.game,
             game_version=start.game_version,
             options={k: _option_text(v) for k, v in start.options.items()},
             seat=start.seat,
-            time_control=bot_pb2.TimeControl(
-                move_time_ms=tc.move_time_ms,
-                time_bank_ms=tc.time_bank_ms,
-                startup_ms=tc.startup_ms,
-            ),
+            time_control=time_control_to_proto(tc),
             protocol_version=arena.PROTOCOL_VERSION,
             bot_names=list(start.bot_names),
         )
@@ -248,9 +274,13 @@ class RemotePlayer:
         assert exit_future is not None, "connect() starts the bot first"
         getter = asyncio.ensure_future(self.endpoint.servicer.inbox.get())
         waiters: set[asyncio.Future[Any]] = {getter, exit_future}
-        done, _ = await asyncio.wait(
-            waiters, timeout=max(timeout_s, 0.0), return_when=asyncio.FIRST_COMPLETED
-        )
+        try:
+            done, _ = await asyncio.wait(
+                waiters, timeout=max(timeout_s, 0.0), return_when=asyncio.FIRST_COMPLETED
+            )
+        except asyncio.CancelledError:  # the loop gave up on the answer (CPU over its limit)
+            getter.cancel()
+            raise
         if getter in done:
             message = getter.result()
             if isinstance(message, StreamClosed):

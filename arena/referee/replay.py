@@ -5,7 +5,12 @@ match end reveals the salt (the result holds the seed). Replay checks the reveal
 commitment before it re-deals anything (``check_seed_reveal``), so the deals it then checks are
 those of a seed fixed before the match began. Whether the log is the referee's is a separate
 check, its signature (``arena.referee.signing.check_log_signature``); ``arena replay`` runs it
-first."""
+first.
+
+The clocks are re-run from the recorded figures with the referee's own rules
+(``arena.referee.clock``): a log of format 5 names its clock model in the header; on the CPU
+clock every decision is charged its recorded ``cpu_ms`` and a ``wall_timeout`` must have waited
+out its guard; a log before format 5 ran on the wall clock."""
 
 from __future__ import annotations
 
@@ -223,7 +228,7 @@ class _Checker:
         self.header = header
         self.state = game.new_match(seed, header.options)
         tc = header.time_control
-        self.clocks = [Clock(tc.move_time_ms, float(tc.time_bank_ms)) for _ in range(2)]
+        self.clocks = [Clock.of(tc) for _ in range(2)]
         self.decisions = 0
         self.fault: DecisionEvent | None = None
         self.ended = False
@@ -271,9 +276,12 @@ class _Checker:
         action = self._parse(event.action, n)
         if not game.is_legal(self.state, action):
             raise ReplayMismatchError(f"event {n}: action {event.action!r} is illegal here")
-        if not self.clocks[seat].charge(event.ms):
-            raise ReplayMismatchError(f"event {n}: {event.ms} ms is over seat {seat}'s "
-                                      "allowance: that decision was a timeout")
+        self._check_cpu_recorded(event, n)
+        fault = self.clocks[seat].charge(event.ms, event.cpu_ms)
+        if fault is not None:
+            limit = "allowance" if fault is Termination.TIMEOUT else "wall guard"
+            raise ReplayMismatchError(f"event {n}: {_figures(event)} is over seat {seat}'s "
+                                      f"{limit}: that decision was a {fault}")
         self.state = game.apply(self.state, action)
 
     def _parse(self, text: str | None, n: int) -> Any:
@@ -295,12 +303,30 @@ class _Checker:
                 raise ReplayMismatchError(f"event {n}: {event.action!r} is logged as invalid, "
                                           "but it is an action of the game")
         elif fault is Termination.TIMEOUT:
-            allowance = self.clocks[event.seat].allowance_ms()
-            if event.ms <= allowance:
-                raise ReplayMismatchError(f"event {n}: logged as a timeout after {event.ms} ms, "
-                                          f"within the allowance of {allowance:.0f} ms")
+            self._check_cpu_recorded(event, n)
+            clock = self.clocks[event.seat]
+            allowance = clock.allowance_ms()
+            if clock.charged_ms(event.ms, event.cpu_ms) <= allowance:
+                raise ReplayMismatchError(f"event {n}: logged as a timeout after "
+                                          f"{_figures(event)}, within the allowance of "
+                                          f"{allowance:.0f} ms")
+        elif fault is Termination.WALL_TIMEOUT:
+            clock = self.clocks[event.seat]
+            if not clock.cpu:
+                raise ReplayMismatchError(f"event {n}: a wall_timeout on the wall clock (the "
+                                          "guard exists only on the CPU clock)")
+            if event.ms < clock.guard_ms():
+                raise ReplayMismatchError(f"event {n}: logged as a wall_timeout after "
+                                          f"{event.ms} ms, before its guard of "
+                                          f"{clock.guard_ms():.0f} ms")
         elif fault is not None and not fault.is_fault:
             raise ReplayMismatchError(f"event {n}: {fault} is not a bot's fault")
+
+    def _check_cpu_recorded(self, event: DecisionEvent, n: int) -> None:
+        """On the CPU clock a decision is charged its CPU time: it must be recorded."""
+        if self.clocks[event.seat].cpu and event.cpu_ms is None:
+            raise ReplayMismatchError(f"event {n}: a decision on the CPU clock without its "
+                                      "CPU time (cpu_ms)")
 
     def _round_end(self, event: RoundEndEvent, n: int) -> None:
         finished = self.game.finished_rounds(self.state)
@@ -363,8 +389,16 @@ class _Checker:
             )
 
 
-_DECISION_FAULTS = (Termination.TIMEOUT, Termination.ILLEGAL_ACTION, Termination.INVALID_ACTION)
+_DECISION_FAULTS = (Termination.TIMEOUT, Termination.ILLEGAL_ACTION, Termination.INVALID_ACTION,
+                    Termination.WALL_TIMEOUT)
 """Faults that only ever happen at a decision: a log of format 2 must hold that decision."""
+
+
+def _figures(event: DecisionEvent) -> str:
+    """A decision's measured times as a mismatch names them."""
+    if event.cpu_ms is None:
+        return f"{event.ms} ms"
+    return f"{event.ms} ms ({event.cpu_ms} ms of CPU)"
 
 
 def _parses(game: Game[Any, Any, Any], text: str) -> bool:

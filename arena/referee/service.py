@@ -12,6 +12,10 @@ Preparing is two steps:
 
 A ladder lines up its entrants once and builds a spec per scheduled match; a single match does
 both at once with ``prepare_match``.
+
+The clock model is decided once too, before the first match (``resolve_clock``): what a user
+asks for (``auto``, ``cpu`` or ``wall``) against what the sandbox can meter. A resolved time
+control only ever holds ``cpu`` or ``wall``.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Any
 from arena.errors import ConfigError
 from arena.games import get_game
 from arena.games.api import validate_options
-from arena.model import BotSpec, MatchSpec, TimeControl
+from arena.model import CLOCKS, BotSpec, MatchSpec, TimeControl
 from arena.sandbox import get_sandbox
 from arena.sandbox.api import Sandbox
 
@@ -40,6 +44,31 @@ DEFAULT_TIME_CONTROL = TimeControl()
 def random_seed() -> int:
     """A fresh random deal seed."""
     return secrets.randbits(SEED_BITS)
+
+
+REQUESTED_CLOCKS = ("auto", *CLOCKS)
+"""What a user may ask for: ``auto`` is ``cpu`` where the sandbox meters CPU, else ``wall``."""
+
+
+def resolve_clock(requested: str, sandbox: str | Sandbox,
+                  bots: Sequence[BotSpec] = ()) -> tuple[str, str]:
+    """The clock model to play ``bots`` on in ``sandbox`` for a request of ``auto``, ``cpu`` or
+    ``wall``, and a note for the caller to print once before the first match ("" for none):
+    ``auto`` where CPU cannot be metered falls back to ``wall`` and the note says why; ``cpu``
+    there is a ``ConfigError`` (one line: nothing is played). ``bots`` are those that will play
+    (the sandboxes meter every bot alike today)."""
+    if requested not in REQUESTED_CLOCKS:
+        raise ConfigError(f"clock must be one of {', '.join(REQUESTED_CLOCKS)}, got "
+                          f"{requested[:40]!r}")
+    if requested == "wall":
+        return "wall", ""
+    box = get_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
+    problem = box.cpu_meter_problem()
+    if problem is None:
+        return "cpu", ""
+    if requested == "cpu":
+        raise ConfigError(f"clock cpu: the {box.name} sandbox cannot meter CPU here: {problem}")
+    return "wall", f"clock auto: the wall clock ({box.name} sandbox: {problem})"
 
 
 def check_time_control(time_control: TimeControl) -> TimeControl:

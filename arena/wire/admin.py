@@ -18,6 +18,7 @@ from arena.model import (
     MatchEvent,
     MatchResult,
     RoundEndEvent,
+    SeatStats,
     Termination,
     TimeControl,
 )
@@ -111,6 +112,38 @@ def _bot_from_proto(message: admin_pb2.BotRecord) -> BotRecord:
     return BotRecord(message.name, message.version, message.digest, image)
 
 
+def time_control_to_proto(tc: TimeControl) -> bot_pb2.TimeControl:
+    """The arena.v1 ``TimeControl`` a bot's MatchStart and a match header carry."""
+    return bot_pb2.TimeControl(move_time_ms=tc.move_time_ms, time_bank_ms=tc.time_bank_ms,
+                               startup_ms=tc.startup_ms, clock=tc.clock,
+                               wall_guard=tc.wall_guard)
+
+
+def time_control_from_proto(message: bot_pb2.TimeControl) -> TimeControl:
+    """A time control back from arena.v1: an empty clock (a sender before the CPU clock) is the
+    wall clock, a zero guard the default."""
+    default = TimeControl()
+    return TimeControl(message.move_time_ms, message.time_bank_ms, message.startup_ms,
+                       message.clock or default.clock, message.wall_guard or default.wall_guard)
+
+
+def _stats_to_proto(stats: SeatStats) -> admin_pb2.SeatStats:
+    message = admin_pb2.SeatStats(meter=stats.meter)
+    for name in ("startup_ms", "cpu_ms", "peak_memory_bytes"):
+        value = getattr(stats, name)
+        if value is not None:
+            setattr(message, name, value)
+    return message
+
+
+def _stats_from_proto(message: admin_pb2.SeatStats) -> SeatStats:
+    def value(name: str) -> Any:
+        return getattr(message, name) if message.HasField(name) else None
+
+    return SeatStats(value("startup_ms"), value("cpu_ms"), value("peak_memory_bytes"),
+                     message.meter)
+
+
 def event_to_proto(event: MatchEvent) -> admin_pb2.MatchEvent:
     """One typed match event as an arena.v1 ``MatchEvent``."""
     if isinstance(event, HeaderEvent):
@@ -119,9 +152,7 @@ def event_to_proto(event: MatchEvent) -> admin_pb2.MatchEvent:
             match_id=event.match_id, game=event.game, game_version=event.game_version,
             options=_struct(event.options), seed=event.seed or 0,
             bots=[_bot_to_proto(b) for b in event.bots],
-            time_control=bot_pb2.TimeControl(move_time_ms=tc.move_time_ms,
-                                             time_bank_ms=tc.time_bank_ms,
-                                             startup_ms=tc.startup_ms),
+            time_control=time_control_to_proto(tc),
             sandbox=event.sandbox, arena_version=event.arena_version,
             started_at=event.started_at, log_format=event.log_format,
             seed_commitment=event.seed_commitment,
@@ -139,6 +170,8 @@ def event_to_proto(event: MatchEvent) -> admin_pb2.MatchEvent:
             record.action = event.action
         if event.fault is not None:
             record.fault = termination_to_proto(event.fault)  # type: ignore[assignment]
+        if event.cpu_ms is not None:
+            record.cpu_ms = event.cpu_ms
         return admin_pb2.MatchEvent(decision=record)
     if isinstance(event, RoundEndEvent):
         round_end = admin_pb2.RoundEndRecord(
@@ -151,6 +184,8 @@ def event_to_proto(event: MatchEvent) -> admin_pb2.MatchEvent:
     for seat, path in enumerate(event.bot_logs):
         if path is not None:
             setattr(end, f"bot_log_{seat}", path)
+    for stats in event.seat_stats or ():
+        end.seat_stats.append(_stats_to_proto(stats))
     return admin_pb2.MatchEvent(match_end=end)
 
 
@@ -164,7 +199,7 @@ def event_from_proto(message: admin_pb2.MatchEvent) -> MatchEvent:
         return HeaderEvent(
             match_id=h.match_id, game=h.game, game_version=h.game_version,
             options=_from_struct(h.options), seed=h.seed, bots=_pair(bots),
-            time_control=TimeControl(tc.move_time_ms, tc.time_bank_ms, tc.startup_ms),
+            time_control=time_control_from_proto(tc),
             sandbox=h.sandbox, arena_version=h.arena_version, started_at=h.started_at,
             log_format=h.log_format, seed_commitment=h.seed_commitment,
             slot=LadderSlot(h.ladder.name, h.ladder.encounter_id, h.ladder.cycle, h.ladder.leg)
@@ -175,7 +210,8 @@ def event_from_proto(message: admin_pb2.MatchEvent) -> MatchEvent:
     if kind == "decision":
         d = message.decision
         return DecisionEvent(d.n, d.round, d.seat, d.action if d.HasField("action") else None,
-                             d.ms, termination_from_proto(d.fault) if d.fault else None)
+                             d.ms, termination_from_proto(d.fault) if d.fault else None,
+                             d.cpu_ms if d.HasField("cpu_ms") else None)
     if kind == "round_end":
         r = message.round_end
         summary = _from_struct(r.summary) if r.HasField("summary") else None
@@ -184,5 +220,7 @@ def event_from_proto(message: admin_pb2.MatchEvent) -> MatchEvent:
         e = message.match_end
         logs = tuple(getattr(e, f"bot_log_{seat}") if e.HasField(f"bot_log_{seat}") else None
                      for seat in (0, 1))
-        return MatchEndEvent(result_from_proto(e.result), (logs[0], logs[1]), e.seed_salt)
+        stats = [_stats_from_proto(s) for s in e.seat_stats]
+        return MatchEndEvent(result_from_proto(e.result), (logs[0], logs[1]), e.seed_salt,
+                             _pair(stats) if stats else None)
     raise ValueError("a MatchEvent without an event")
