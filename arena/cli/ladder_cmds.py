@@ -34,6 +34,7 @@ from arena.cli.ladder_view import (
     render_versions,
     render_void_attempts,
 )
+from arena.cli.render import render_bot_stats
 from arena.cli.schedule_view import render_schedule
 from arena.cli.verify_cmds import render_verification, verification_progress
 from arena.errors import ConfigError
@@ -55,7 +56,9 @@ from arena.ladder.reports import (
     schedule_json,
 )
 from arena.ladder.runner import LadderEvent, Signing, ladder_signing, run_ladder_blocking
+from arena.ladder.site import logged_stats
 from arena.ladder.sources import schedule_status
+from arena.ladder.stats import stats_json
 from arena.ladder.status import AdaptiveStatus, ScheduleStatus
 from arena.referee.signing import load_trusted
 from arena.render.text import plain
@@ -72,7 +75,7 @@ def register(app: typer.Typer) -> None:
              "the rating history, and a browsable report.",
         no_args_is_help=True,
     )
-    for command in (standings, crosstable, matches, history, report, publish):
+    for command in (standings, crosstable, matches, history, stats, report, publish):
         group.command(command.__name__, help=help_of(command))(command)
     app.add_typer(group, name="ladder")
 
@@ -281,6 +284,34 @@ def matches(
     console.print(render_matches(found))
     if given_up:
         console.print(render_void_attempts(given_up))
+
+
+@handle_errors
+def stats(
+    ladder: LadderArg = DEFAULT_LADDER,
+    output: Annotated[OutputFormat, typer.Option(
+        "--format", help="human: a table; json: one object.")] = OutputFormat.human,
+) -> None:
+    """Each bot's resource statistics over the ladder's match logs.
+
+    Per bot: matches and decisions played; CPU per decision (median, p95, max: what its
+    sandbox used between the request and its answer); wall time per decision; the gap
+    wall - CPU (median, p95: what the host and the transport cost it, not its thinking);
+    start-up time (its sandbox's start to its Hello); peak memory; the time bank (the least it
+    had left at the end of a match, what it drew in total); the clock its matches were
+    charged on and how CPU was measured (cgroup-v1, cgroup-v2, proc). A dash: not recorded
+    (logs written before log format 5, or no CPU meter). Matches whose log is gone are left
+    out (the line below the table says how many logs were read).
+    """
+    config = load_ladder(ladder)
+    with open_store(config) as db:
+        found = db.matches(config.name)
+    bots, read = logged_stats(config, found)
+    if output is OutputFormat.json:
+        print_json({**stats_json(bots, config.name), "matches": len(found), "logs_read": read})
+        return
+    console.print(render_bot_stats(bots, f"{config.name}: resource statistics"))
+    console.print(plain(f"{read} of {len(found)} match logs read"), style="dim")
 
 
 class HistoryFormat(enum.StrEnum):

@@ -24,6 +24,7 @@ from arena.model import (
 from arena.render.text import plain
 
 if TYPE_CHECKING:
+    from arena.ladder.stats import BotStats, Spread
     from arena.referee.replay import ReplayReport
     from arena.referee.signing import LogSignature
 
@@ -59,6 +60,53 @@ def render_match_result(result: MatchResult) -> RenderableType:
     if result.log:
         lines.append_text(plain(f"\nlog: {result.log}", "dim"))
     return Group(table, lines)
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _spread(spread: Spread | None, with_max: bool = True) -> str:
+    """``median / p95 / max`` in ms (``-`` when nothing was recorded)."""
+    if spread is None:
+        return "-"
+    figures = (spread.median, spread.p95, spread.max) if with_max else (spread.median,
+                                                                        spread.p95)
+    return " / ".join(_ms(v) for v in figures)
+
+
+def _memory(value: int | None) -> str:
+    return "-" if value is None else f"{value / 2**20:.1f} MiB"
+
+
+def _bank(stats: BotStats) -> str:
+    if stats.bank_left_ms is None:
+        return "-"
+    return f"{_ms(stats.bank_left_ms)} left · {_ms(stats.bank_drawn_ms)} drawn"
+
+
+def render_bot_stats(stats: Sequence[BotStats], title: str = "resource statistics"
+                     ) -> RenderableType:
+    """Per-bot resource statistics (``arena.ladder.stats``): decisions, CPU and wall time per
+    decision (median / p95 / max, ms), the gap wall − CPU (median / p95: what the host cost
+    it), start-up time (median), peak memory and the time bank (the least left, drawn in
+    total). "-": not recorded (a log before format 5, or no CPU meter)."""
+    table = Table(title=plain(title))
+    for name, justify in (("bot", "left"), ("matches", "right"), ("decisions", "right"),
+                          ("CPU ms/decision", "right"), ("wall ms/decision", "right"),
+                          ("wall − CPU ms", "right"), ("start-up ms", "right"),
+                          ("peak memory", "right"), ("time bank ms", "right"),
+                          ("clock · meter", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for s in stats:
+        table.add_row(
+            plain(s.bot), str(s.matches), str(s.decisions), _spread(s.cpu_ms),
+            _spread(s.wall_ms), _spread(s.gap_ms, with_max=False),
+            _ms(None if s.startup_ms is None else s.startup_ms.median),
+            _memory(s.peak_memory_bytes), _bank(s),
+            plain(" · ".join(x for x in (s.clock, s.meter) if x) or "-"))
+    table.caption = "median / p95 / max per decision; - : not recorded"
+    return table
 
 
 def render_replay_report(report: ReplayReport, signature: LogSignature | None = None

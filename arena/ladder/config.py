@@ -27,6 +27,11 @@ cycles = 10                          # "continuous", "adaptive", "knockout", "sw
 move_time_ms = 1000
 time_bank_ms = 0
 startup_ms = 10000
+clock = "auto"                       # "cpu": a decision is charged the CPU its sandbox used;
+                                     # "wall": the wall time; "auto" (default): cpu where the
+                                     # sandbox can meter CPU, else wall (said in one line)
+wall_guard = 4.0                     # cpu clock: no answer after this × the allowance (+100 ms)
+                                     # of wall time is a wall_timeout
 
 [rating]
 elo_k = 16
@@ -94,6 +99,7 @@ Any problem is one ``ConfigError`` naming the key and the line.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tomllib
@@ -117,9 +123,13 @@ from arena.ladder.schedule import (
 )
 from arena.ladder.sprt import EloModel, SprtParams
 from arena.ladder.swiss import max_rounds
-from arena.model import TimeControl
+from arena.model import CLOCKS, TimeControl
 
 SANDBOXES = ("process", "docker", "auto")
+CLOCK_SETTINGS = ("auto", *CLOCKS)
+"""What a ladder file, ``arena match --clock``, an SPRT test or a competition may ask for: a
+clock model (``CLOCKS``), or "auto" (the CPU clock where the sandbox can meter CPU, else the
+wall clock, said in one line before the first match: ``arena.referee.service.resolve_clock``)."""
 DATABASE_FILE = "ladder.db"
 """The SQLite file of a ladder's results, in its state directory (unless ``database`` is set)."""
 _TOP_KEYS = {
@@ -130,7 +140,7 @@ _TOP_KEYS = {
 _SECTION_KEYS = {
     "schedule": {"type", "cycles", "challenger", "placement", "fairness", "refresh_s",
                  "catalogue", "encounters", "confidence", "seed_from", "rounds"},
-    "time_control": {"move_time_ms", "time_bank_ms", "startup_ms"},
+    "time_control": {"move_time_ms", "time_bank_ms", "startup_ms", "clock", "wall_guard"},
     "rating": {"elo_k", "start", "prior"},
     "sprt": {"candidate", "baseline", "elo0", "elo1", "alpha", "beta", "model", "max_pairs"},
     "cluster": {"scheduler", "listen", "ca", "cert", "key", "worker_ttl_s", "wait_s"},
@@ -227,6 +237,10 @@ class LadderConfig:
     schedule: ScheduleConfig = ScheduleConfig()
     options: Mapping[str, Any] = field(default_factory=dict)
     time_control: TimeControl = TimeControl()
+    """The limits of every match; its ``clock`` is the one ``clock`` asked for ("wall" for
+    "auto" until the runner resolves it, ``with_clock``)."""
+    clock: str = "auto"
+    """The clock asked for (``CLOCK_SETTINGS``): "auto", "cpu" or "wall"."""
     concurrency: int = 1
     sandbox: str = "auto"
     duplicate: bool = True
@@ -269,6 +283,11 @@ class LadderConfig:
     def match_log_dir(self) -> Path:
         """Where match logs are written."""
         return self.log_dir if self.log_dir is not None else self.state_dir / "matches"
+
+    def with_clock(self, clock: str) -> LadderConfig:
+        """This ladder with its clock resolved to ``clock`` (one of ``CLOCKS``)."""
+        tc = dataclasses.replace(self.time_control, clock=clock)
+        return dataclasses.replace(self, clock=clock, time_control=tc)
 
     @property
     def challenger_index(self) -> int | None:
@@ -386,6 +405,7 @@ class _Parser:
             schedule=self.schedule(table, kind, entrants),
             options=options,
             time_control=self.time_control(data.get("time_control", {})),
+            clock=self.clock(data.get("time_control", {})),
             concurrency=self.positive(data, None, "concurrency", os.cpu_count() or 1),
             sandbox=self.choice(data, "sandbox", SANDBOXES, "auto"),
             duplicate=self.get(data, None, "duplicate", bool, True),
@@ -560,11 +580,21 @@ class _Parser:
         d = TimeControl()
         values = {name: self.get(table, "time_control", name, int, getattr(d, name))
                   for name in TimeControl.LIMITS}
-        tc = TimeControl(**values)
+        clock = self.clock(table)
+        guard = self.get(table, "time_control", "wall_guard", float, d.wall_guard)
+        tc = TimeControl(**values, clock="wall" if clock == "auto" else clock, wall_guard=guard)
         problem = tc.problem()
         if problem is not None:
             raise self.error("time_control", *problem)
         return tc
+
+    def clock(self, table: Mapping[str, Any]) -> str:
+        """The ``[time_control] clock`` asked for (``CLOCK_SETTINGS``, default "auto")."""
+        clock: str = self.get(table, "time_control", "clock", str, "auto")
+        if clock not in CLOCK_SETTINGS:
+            raise self.error("time_control", "clock",
+                             f"must be one of {', '.join(CLOCK_SETTINGS)}, got {clock!r}")
+        return clock
 
     def rating(self, table: Mapping[str, Any]) -> RatingConfig:
         self.unknown(table, "rating", _SECTION_KEYS["rating"])

@@ -37,6 +37,7 @@ from arena.ladder.reports import (
 from arena.ladder.sprt import EloModel, accepted_claim
 from arena.ladder.sprt_pairs import LlrStep, PairBook, llr_path
 from arena.ladder.sprt_run import SprtOutcome, SprtStatus
+from arena.ladder.stats import BotStats, Spread
 from arena.ladder.status import AdaptiveStatus, ScheduleStatus
 from arena.ladder.status_text import (
     adaptive_headline,
@@ -131,6 +132,11 @@ class ReportData:
     """The newest matches the page lists (every match: on the list pages)."""
     hidden: bool = False
     """The site shows no replays (a competition whose logs are not public)."""
+    bot_stats: Sequence[BotStats] = ()
+    """Each bot's resource statistics over the newest matches' logs (``stats_over`` of them);
+    empty: none read (the section is left out)."""
+    stats_over: int = 0
+    """How many matches' logs ``bot_stats`` were read from."""
 
     @property
     def links(self) -> MatchLinks:
@@ -152,6 +158,7 @@ def report_page(data: ReportData) -> str:
         _sprt(data.sprt) if data.sprt is not None else "",
         _standings(s), _schedule(data.schedule), _versions(data.versions), _pairing(s),
         _crosstable(data.crosstable), _history(data.history, [r.bot for r in s.rows]),
+        _resources(data.bot_stats, data.stats_over),
         index_matches(data.matches, data.links, data.given_up,
                       data.page_size),
     )
@@ -255,6 +262,52 @@ def _standings(s: Standings) -> Markup:
     return _section("Standings", el("table", "grid", head, *rows, id="standings"),
                     el("div", "chart", chart, id="interval-chart"), leaf("p", "dim", note),
                     section_id="standings-section")
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}"
+
+
+def _spread_text(spread: Spread | None) -> str:
+    """``median / p95 / max`` (ms), or a dash."""
+    if spread is None:
+        return "—"
+    return " / ".join(_ms(v) for v in (spread.median, spread.p95, spread.max))
+
+
+def _resources(stats: Sequence[BotStats], over: int) -> Markup:
+    """Each bot's resource statistics: a table, and charts of the CPU per decision and of the
+    gap wall − CPU (median: the dot, p95: the bar's end)."""
+    if not stats:
+        return ""
+    head = el("tr", None, *(leaf("th", "num" if i != 0 else None, h) for i, h in enumerate(
+        ("bot", "decisions", "CPU ms / decision", "wall ms / decision", "wall − CPU ms",
+         "start-up ms", "peak memory MiB", "bank left ms", "bank drawn ms"))))
+    rows = [
+        el("tr", None, leaf("td", None, b.bot), leaf("td", "num", b.decisions),
+           leaf("td", "num", _spread_text(b.cpu_ms), data_cpu=b.bot),
+           leaf("td", "num", _spread_text(b.wall_ms)), leaf("td", "num", _spread_text(b.gap_ms)),
+           leaf("td", "num", _ms(None if b.startup_ms is None else b.startup_ms.median)),
+           leaf("td", "num", "—" if b.peak_memory_bytes is None
+                else f"{b.peak_memory_bytes / 2**20:.1f}"),
+           leaf("td", "num", _ms(b.bank_left_ms)), leaf("td", "num", _ms(b.bank_drawn_ms)))
+        for b in stats
+    ]
+    charts: list[Markup] = []
+    for title, key, chart_id in (("CPU ms per decision (median, p95)", "cpu_ms", "cpu-chart"),
+                                 ("wall − CPU ms per decision: what the host cost each bot "
+                                  "(median, p95)", "gap_ms", "gap-chart")):
+        spreads = [(b.bot, getattr(b, key)) for b in stats]
+        bars = [Interval(bot, min(0.0, sp.median), sp.median, sp.p95)
+                for bot, sp in spreads if sp is not None]
+        if bars:
+            charts.append(el("div", "chart", interval_chart(bars, title=title), id=chart_id))
+    note = (f"Over the logs of the newest {over} matches. Per decision played: median / p95 / "
+            "max in ms. CPU: what the bot's sandbox used between the request and its answer; "
+            "wall − CPU: the time the host and the transport cost it. Start-up: the sandbox's "
+            "start to the bot's Hello. — : not recorded (logs before format 5, no CPU meter).")
+    return _section("Resources", el("table", "grid", head, *rows, id="resources"), *charts,
+                    leaf("p", "dim", note), section_id="resources-section")
 
 
 def _pairing(s: Standings) -> Markup:

@@ -39,7 +39,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,9 @@ from arena.ladder.reports import (
     versions_of,
 )
 from arena.ladder.sources import schedule_status
+from arena.ladder.stats import BotStats, ladder_stats
 from arena.ladder.store import LadderStore, StoredMatch
+from arena.model import MatchEvent
 from arena.referee.log import read_events
 from arena.referee.replay import replay_events
 from arena.render.html import SiteLinks, replay_page
@@ -81,6 +83,9 @@ MISSING = "its log is missing"
 """Why a match whose log is gone has no replay."""
 RECORD_BATCH = 100
 """Replay records are appended this many at a time (a refresh cut short loses at most these)."""
+STATS_MATCHES = 200
+"""The report's resource statistics are read from the logs of this many newest matches (a
+refresh stays quick as the ladder grows)."""
 _PART = ".site-part"
 """The suffix of a file being written."""
 
@@ -171,6 +176,8 @@ def _refresh(config: LadderConfig, out: Path, db: LadderStore, started: float,
                       sprt_report(config, matches, given_up), given_up, status,
                       versions_of(matches, prior=prior) if versions else (), page_size,
                       links.hidden)
+    stats, over = logged_stats(config, matches, STATS_MATCHES)
+    data = dataclasses.replace(data, bot_stats=stats, stats_over=over)
     site.put("index.html", report_page(data))
     removed = site.finish(set(links.replays.values()), {m.match_id for m in matches})
     return SiteSummary(out / "index.html", len(links.replays), dict(links.problems),
@@ -261,6 +268,27 @@ def _stamp(log: Path | None) -> list[Any] | None:
     except OSError:
         return None
     return [str(log), info.st_size, info.st_mtime_ns]
+
+
+def logged_stats(config: LadderConfig, matches: Sequence[StoredMatch],
+                 newest: int | None = None) -> tuple[list[BotStats], int]:
+    """Each bot's resource statistics (``arena.ladder.stats``) over the logs of ``matches``
+    (the ``newest`` of them; None: all), and how many logs were read (a missing or unreadable
+    log is left out)."""
+    chosen = matches if newest is None else matches[-newest:] if newest else []
+    read: list[list[MatchEvent]] = []
+    for m in chosen:
+        path = log_of(config, m)
+        if path is None:
+            continue
+        try:
+            read.append(list(read_events(path)))
+        except (ArenaError, OSError, ValueError):
+            continue
+    try:
+        return ladder_stats(read), len(read)
+    except ValueError:
+        return [], 0
 
 
 def log_of(config: LadderConfig, m: StoredMatch) -> Path | None:

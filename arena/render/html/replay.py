@@ -210,8 +210,14 @@ def _move(event: DecisionEvent, frame: int, names: tuple[str, str]) -> Markup:
         answer = "no answer" if event.action is None else f"answered {event.action!r}"
         action = leaf("span", "act", f"{answer} — {event.fault}: forfeit")
     return el("li", cls, leaf("span", "n", event.n), leaf("span", "who", names[event.seat]),
-              action, leaf("span", "ms", f"{event.ms:.1f} ms"), data_frame=frame,
+              action, leaf("span", "ms", _times(event)), data_frame=frame,
               title=f"move {event.n}, round {event.round + 1}, seat {event.seat}")
+
+
+def _times(event: DecisionEvent) -> str:
+    """The decision's wall time, and its CPU time beside it when it was recorded."""
+    wall = f"{event.ms:.1f} ms"
+    return wall if event.cpu_ms is None else f"{wall} · CPU {event.cpu_ms:.1f} ms"
 
 
 def _round_end(finished: tuple[tuple[int, int], ...], names: tuple[str, str], word: str
@@ -233,7 +239,9 @@ def _meta(header: HeaderEvent, omniscient: bool) -> str:
         parts.append("seed committed" if header.seed is None else f"seed {header.seed}")
     options = ", ".join(f"{k}={v}" for k, v in sorted(header.options.items()))
     parts += [f"options {options}" if options else "", f"{tc.move_time_ms} ms per move"
-              + (f" + {tc.time_bank_ms} ms bank" if tc.time_bank_ms else ""),
+              + (f" + {tc.time_bank_ms} ms bank" if tc.time_bank_ms else "")
+              + (f" on the CPU clock (wall guard {tc.wall_guard:g}×)" if tc.clock == "cpu"
+                 else ""),
               f"sandbox {header.sandbox}" if header.sandbox else "",
               f"started {header.started_at}" if header.started_at else "",
               f"arena {header.arena_version}" if header.arena_version else ""]
