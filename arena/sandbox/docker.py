@@ -332,7 +332,8 @@ class DockerSandbox:
         with a CPU counter is mounted, and the engine runs on this machine: its containers'
         processes are in this /proc); else one line saying why the CPU clock cannot be used."""
         if not self._meter_checked:
-            self._meter_problem = cgroup_cpu_problem() or _remote_engine_problem()
+            self._meter_problem = (cgroup_cpu_problem() or _remote_engine_problem()
+                                   or _engine_process_problem())
             self._meter_checked = True
         return self._meter_problem
 
@@ -540,6 +541,20 @@ def _remote_engine_problem() -> str | None:
         return (f"the Docker engine at DOCKER_HOST={host} is not on this machine: its "
                 'containers\' CPU counters cannot be read here; use clock = "wall"')
     return None
+
+
+ENGINE_PROCESSES = ("dockerd", "containerd", "podman")
+"""Process names of a container engine: one of them in this /proc means its containers'
+processes (and so their cgroups) are visible here."""
+
+
+def _engine_process_problem() -> str | None:
+    for entry in Path("/proc").glob("[0-9]*/comm"):
+        with contextlib.suppress(OSError):
+            if entry.read_text(encoding="utf-8", errors="replace").strip() in ENGINE_PROCESSES:
+                return None
+    return ("the Docker engine's processes are not visible here (another machine, VM or PID "
+            "namespace): its containers' CPU counters cannot be read; use clock = \"wall\"")
 
 
 def _ulimits(open_files: int, file_size: int) -> list[Any]:

@@ -295,3 +295,13 @@ def test_attack_a_bot_cannot_reset_its_counter_nor_leave_its_cgroup(sandbox: Pro
         print("\n" + "\n".join(writes))
 
     asyncio.run(run())
+
+
+def test_each_sandbox_says_whether_it_meters_cpu_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.sandbox.docker import DockerSandbox
+
+    assert ProcessSandbox().cpu_meter_problem() is None  # Linux: a cgroup, else /proc
+    monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:2375")
+    problem = DockerSandbox(client=object()).cpu_meter_problem()
+    assert problem is not None and "\n" not in problem
+    assert "DOCKER_HOST=tcp://127.0.0.1:2375" in problem and 'clock = "wall"' in problem
