@@ -21,7 +21,9 @@ from arena.cli.common import (
     OutputFormat,
     announce_sandbox,
     console,
+    err_console,
     handle_errors,
+    notice,
     print_json,
 )
 from arena.cli.ladder_site import refresh_report
@@ -153,6 +155,9 @@ def run_ladder(
 
     def on_event(event: LadderEvent) -> None:
         if not live.is_started:  # the first event: what refuses a run has been checked
+            if event.progress.clock_note:
+                err_console.print(notice("note", "yellow", event.progress.clock_note),
+                                  soft_wrap=True)
             live.start()
         view.update(event)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -19,8 +20,9 @@ from arena.cli.common import (
     parse_options,
     print_json,
 )
-from arena.cli.render import render_match_result, render_replay_report
-from arena.errors import ConfigError, ReplayMismatchError, SignatureError
+from arena.cli.render import render_bot_stats, render_match_result, render_replay_report
+from arena.errors import ArenaError, ConfigError, ReplayMismatchError, SignatureError
+from arena.ladder.config import CLOCK_SETTINGS
 from arena.model import MatchResult, TimeControl
 from arena.render.text import plain
 
@@ -66,31 +68,49 @@ def match(
         "--sign-key", help="Sign the finished log with this private key (`arena keys new`); "
                            "anyone with its public key checks it: `arena replay LOG --key "
                            "PUB`.")] = None,
+    clock: Annotated[str, typer.Option(
+        "--clock", help="What a decision is charged: cpu (the CPU time the bot's sandbox "
+                        "used; a wall-clock guard ends a bot that sleeps as wall_timeout), "
+                        "wall (the wall time) or auto (cpu where the sandbox can meter CPU, "
+                        "else wall, said in one line).")] = "auto",
+    wall_guard: Annotated[float, typer.Option(
+        "--wall-guard", help="CPU clock: a decision with no answer after this multiple of its "
+                             "allowance (+100 ms) of wall time is a wall_timeout.")
+                          ] = TimeControl.wall_guard,
 ) -> None:
     """Play one match between two bots and print the result.
 
     Every match writes a JSON-lines log (watch it with `arena watch LOG`, verify it with
     `arena replay LOG`). A bot that times out, crashes, sends garbage or an illegal action
     forfeits; the result names the termination and the faulty seat.
+
+    The summary ends with each bot's resource statistics: CPU and wall time per decision
+    (median / p95 / max), the gap wall - CPU (what the host cost it), start-up time, peak
+    memory and time-bank use.
     """
     from arena.referee.service import check_time_control, random_seed
 
+    if clock not in CLOCK_SETTINGS:
+        raise typer.BadParameter(f"must be one of {', '.join(CLOCK_SETTINGS)}",
+                                 param_hint="--clock")
     options = parse_options(option)
     signer = _signer(sign_key, referee)
     seed = random_seed() if seed is None else seed
-    time_control = check_time_control(TimeControl(move_time, time_bank, startup_time))
+    time_control = check_time_control(TimeControl(
+        move_time, time_bank, startup_time, "wall" if clock == "auto" else clock, wall_guard))
     if referee is not None:
         from arena.referee.client import run_on_referee
 
         result = run_on_referee(referee, [bot_a, bot_b], game, seed, options, time_control,
                                 sandbox or "")  # empty: the server's sandbox
     else:
-        result = _play_local(bot_a, bot_b, game, seed, options, time_control,
+        result = _play_local(bot_a, bot_b, game, seed, options, time_control, clock,
                              sandbox or "process", log_dir, output)
     if output is OutputFormat.json:
         print_json(result.to_json())
     else:
         console.print(render_match_result(result))
+        _print_stats(result)
     if signer is not None:
         _sign(result, signer, output)
     if result.void:
@@ -121,15 +141,38 @@ def _sign(result: MatchResult, signer: Signer, output: OutputFormat) -> None:
     (err_console if output is OutputFormat.json else console).print(line)
 
 
+def _print_stats(result: MatchResult) -> None:
+    """Each bot's resource statistics, from the match's log when it can be read here (a match
+    on --referee is logged on the server)."""
+    from arena.ladder.stats import match_stats
+    from arena.referee.log import read_events
+
+    if not result.log or not Path(result.log).is_file():
+        return
+    try:
+        stats = match_stats(read_events(Path(result.log)))
+    except (ArenaError, OSError, ValueError):
+        return  # the result stands; a log that cannot be read has no statistics to show
+    console.print(render_bot_stats(stats.seats, "resource statistics"))
+
+
 def _play_local(
     bot_a: str, bot_b: str, game: str | None, seed: int, options: dict[str, str],
-    time_control: TimeControl, sandbox: str, log_dir: Path, output: OutputFormat,
+    time_control: TimeControl, clock: str, sandbox: str, log_dir: Path, output: OutputFormat,
 ) -> MatchResult:
+    """Play the match here; ``clock`` (``CLOCK_SETTINGS``) is resolved for the sandbox and the
+    bots before it starts ("cpu" that cannot be had: ``ConfigError``; "auto" falling back to
+    the wall clock: one line on stderr)."""
     from arena.referee.match import play_match
-    from arena.referee.service import prepare_match
+    from arena.referee.service import prepare_match, resolve_clock
 
     spec, box = prepare_match((bot_a, bot_b), game=game, sandbox=sandbox, seed=seed,
                               options=options, time_control=time_control)
+    resolved, note = resolve_clock(clock, box, spec.bots)
+    if note:
+        err_console.print(notice("note", "yellow", note), soft_wrap=True)
+    spec = dataclasses.replace(
+        spec, time_control=dataclasses.replace(spec.time_control, clock=resolved))
     first, second = spec.bots
     status = (
         err_console.status(plain(f"{first.name} vs {second.name}: playing {spec.game}, "

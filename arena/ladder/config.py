@@ -123,10 +123,11 @@ from arena.ladder.schedule import (
 )
 from arena.ladder.sprt import EloModel, SprtParams
 from arena.ladder.swiss import max_rounds
-from arena.model import CLOCKS, TimeControl
+from arena.model import TimeControl
+from arena.referee.service import REQUESTED_CLOCKS
 
 SANDBOXES = ("process", "docker", "auto")
-CLOCK_SETTINGS = ("auto", *CLOCKS)
+CLOCK_SETTINGS = REQUESTED_CLOCKS
 """What a ladder file, ``arena match --clock``, an SPRT test or a competition may ask for: a
 clock model (``CLOCKS``), or "auto" (the CPU clock where the sandbox can meter CPU, else the
 wall clock, said in one line before the first match: ``arena.referee.service.resolve_clock``)."""

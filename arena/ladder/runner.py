@@ -25,6 +25,11 @@ refused (a void match) is not signed, nor is a log left unfinished by a crash (i
 played again, and that log signed). A log that cannot be signed costs nothing but its signature:
 the result is recorded and the failure logged.
 
+The clock (``[time_control] clock``) is resolved once, before the first match
+(``resolve_run_clock``): "auto" is the CPU clock where the sandbox can meter CPU for these bots,
+else the wall clock with one line saying so (``Progress.clock_note``); "cpu" where it cannot be
+metered is a ``ConfigError``, nothing played.
+
 The match-playing function is a parameter, so the scheduling logic runs in tests with a fast
 in-process player. By default every match is one task on a Dask cluster (``arena.cluster``): the
 ladder file's ``[cluster]``, else an embedded cluster of ``concurrency`` process workers on
@@ -134,6 +139,11 @@ class Progress:
     schedule: ScheduleStatus | None = None
     """What the schedule type shows (``arena.ladder.status``): an adaptive or continuous
     ladder's state, a knockout's bracket, a Swiss; None for a round robin or a gauntlet."""
+    clock: str = ""
+    """The clock model the matches are charged on ("cpu" or "wall"; "" before it is known)."""
+    clock_note: str = ""
+    """One line when the clock asked for ("auto") fell back to the wall clock, saying why (a
+    live view prints it before the first match); "" otherwise."""
 
 
 class LadderEventKind(enum.StrEnum):
@@ -394,6 +404,7 @@ class _Run:
         self.stopping = False
         self.lineup_of: Callable[[], Lineup] = lambda: lineup
         self.schedule: Callable[[], ScheduleStatus | None] = lambda: None
+        self.clock_note = ""
 
     def follow(self, source: MatchSource) -> None:
         """Take the bots of the matches and the schedule's status from ``source`` when it is
@@ -408,6 +419,7 @@ class _Run:
             planned=self.planned, done=self.done, in_flight=tuple(self.in_flight.values()),
             elo=dict(self.elo), started=self.started, last=self.last, stopping=self.stopping,
             hosts=self.hosts(), given_up=self.given_up, schedule=self.schedule(),
+            clock=self.config.time_control.clock, clock_note=self.clock_note,
         )
 
     def emit(self, kind: LadderEventKind, match: ScheduledMatch | None = None,
@@ -490,10 +502,11 @@ async def run_ladder(
     """Play the ladder's unrecorded matches (see the module doc); returns when the schedule
     (or the ``max_matches`` bound) is done or ``stop`` is set (a continuous ladder: only then).
     ``signing``: the key that signs the logs (default: ``ladder_signing``, before any match).
-    Raises ``ConfigError`` for bad entrants, a bad signing key, an SPRT test's ladder file,
-    ``cycles`` for a schedule that has none, or a tournament whose entrants are not the bots it
-    began with, ``StoreError`` for database trouble, and whatever the player raises for
-    infrastructure failures (bot faults are results, not exceptions)."""
+    Raises ``ConfigError`` for bad entrants, a bad signing key, a clock that cannot be had
+    (``resolve_run_clock``: a fixed schedule's before its store is made), an SPRT test's
+    ladder file, ``cycles`` for a schedule that has none, or a tournament whose entrants are
+    not the bots it began with, ``StoreError`` for database trouble, and whatever the player
+    raises for infrastructure failures (bot faults are results, not exceptions)."""
     if config.sprt is not None:
         raise ConfigError(f"ladder {config.name!r} is an SPRT test (it has an [sprt] section): "
                           "run it with `arena sprt --ladder FILE`")
@@ -507,6 +520,7 @@ async def run_ladder(
                                    stop=stop, store=store, signing=signing)
     # with the real referee, the sandbox checks that every entrant can run in it at all
     lineup = line_up_entrants(config, resolve, sandbox, check=play is None)
+    resolve_run_clock(config, lineup)  # a clock that cannot be had: before the store is made
     schedule = ladder_schedule(config, cycles)
     with open_run_store(config, store) as db:
         recorded = db.recorded_ids(config.name)
@@ -549,6 +563,18 @@ async def _run_schedule(config: LadderConfig, *, play: PlayMatch | None,
             on_event=on_event, stop=stop, scheduled=size, already=min(already, size),
             planned=max(size - already, 0) if max_matches is None else max_matches,
             signing=signing)
+
+
+def resolve_run_clock(config: LadderConfig, lineup: Lineup) -> tuple[LadderConfig, str]:
+    """``config`` with its clock resolved for ``lineup``'s sandbox and bots, before the first
+    match (``arena.referee.service.resolve_clock``), and the note line to show when "auto" fell
+    back to the wall clock. Raises ``ConfigError`` (one line) when the clock asked for is "cpu"
+    and the sandbox cannot meter CPU here. A resolved config resolves to itself, without a
+    note."""
+    from arena.referee.service import resolve_clock
+
+    clock, note = resolve_clock(config.clock, lineup.sandbox, lineup.bots)
+    return config.with_clock(clock), note
 
 
 def schedule_size(config: LadderConfig, players: int) -> int:
@@ -606,8 +632,14 @@ async def run_matches(
     ``scheduled``, ``already`` and ``planned`` size the run for the events' ``Progress`` and the
     summary (0 when the source cannot tell). Every log kept is signed with ``signing`` (default:
     ``ladder_signing``, taken before the cluster opens or any match starts). Raises
-    ``ConfigError`` for a bad signing key and what the player or the store raise."""
+    ``ConfigError`` for a bad signing key or a clock that cannot be had (``resolve_run_clock``,
+    before the first match: its note, when "auto" fell back to the wall clock, is logged and
+    in every event's ``Progress.clock_note``) and what the player or the store raise."""
+    config, note = resolve_run_clock(config, lineup)
+    if note:
+        log.warning("%s", note)
     run = _Run(config, store, lineup, play, on_event, signing or ladder_signing(config))
+    run.clock_note = note
     run.follow(source)
     run.scheduled, run.already, run.planned = scheduled, already, planned
     width = max(1, concurrency or config.concurrency)
