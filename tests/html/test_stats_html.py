@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.ladder.report_page import report_page
-from arena.ladder.stats import BotStats, Spread
 from arena.ladder.site import site_replay
+from arena.ladder.stats import BotStats, Spread
 from tests.html.support import mini_ladder, page_data, play_logged
 
 runner = CliRunner()
