@@ -39,6 +39,10 @@ def serve(
         "--sign-key", help="Sign every finished match log with this private key (`arena keys "
                            "new DIR`); anyone with its public key checks a log with `arena "
                            "replay LOG --key PUB`.")] = None,
+    clock: Annotated[str, typer.Option(
+        help="The clock of a match whose request names none: auto (cpu where the sandbox "
+             "meters CPU, else wall, said once at start), cpu (a decision is charged the CPU "
+             "its bot used; refused where it cannot be metered) or wall.")] = "auto",
 ) -> None:
     """Run a referee that plays matches on request (admin gRPC + gRPC health checking).
 
@@ -49,9 +53,11 @@ def serve(
     from arena.referee.access import check_listen_address
     from arena.referee.server import check_sandboxes
     from arena.referee.server import serve as run_server
+    from arena.referee.service import resolve_clock
 
     check_listen_address(listen)
     chosen, allowed = check_sandboxes(sandbox, allow_sandbox or ())
+    _, clock_note = resolve_clock(clock, chosen)  # cpu that cannot be had: one line, exit 2
     signer = None
     if sign_key is not None:  # a bad key: one line, exit 2, before anything listens
         from arena.referee.signing import load_signer
@@ -61,6 +67,8 @@ def serve(
     def listening(address: str, token_file: Path | None) -> None:
         for name in sorted({chosen, *allowed}):  # once listening: a refusal stays one line
             announce_sandbox(name)
+        if clock_note:
+            err_console.print(notice("note", "yellow", clock_note))
         token = "" if token_file is None else f"; its token, for your user: {token_file}"
         signed = "" if signer is None else f", signed with key {signer.key_id}"
         err_console.print(notice("referee listening on", "bold",
@@ -73,7 +81,7 @@ def serve(
         assert task is not None
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
         await run_server(listen, log_dir, chosen, allow=allowed, announce=listening,
-                         signer=signer)
+                         signer=signer, clock=clock)
 
     with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
         asyncio.run(until_stopped())

@@ -6,7 +6,10 @@ private socket directory, a token on a loopback port: ``arena.referee.access``),
 not the request, decides which sandboxes its matches may use: its own (``--sandbox``) and those
 the operator allows (``--allow-sandbox``). The servicer is thin: decode → one call → encode.
 With a signing key (``arena serve --sign-key``) every finished match log is signed before the
-match is reported finished (``GetMatch`` with ``wait`` returns once it is signed).
+match is reported finished (``GetMatch`` with ``wait`` returns once it is signed). The clock
+model of a match is the request's (``StartMatchRequest.clock``) or the server's (``arena serve
+--clock``), resolved against the match's sandbox before it starts (``resolve_clock``): ``cpu``
+where the sandbox cannot meter CPU is refused (INVALID_ARGUMENT, one line).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from arena.referee import access
 from arena.referee.access import check_listen_address
 from arena.referee.log import read_events
 from arena.referee.match import new_match_id, play_match
-from arena.referee.service import prepare_match
+from arena.referee.service import prepare_match, resolve_clock
 from arena.referee.signing import Signer, sign_played
 from arena.sandbox.api import Sandbox
 from arena.v1 import admin_pb2, admin_pb2_grpc
@@ -77,8 +80,11 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
     """Runs matches concurrently in the server's event loop."""
 
     def __init__(self, log_dir: Path, sandbox: str = "process",
-                 allowed: Iterable[str] = (), signer: Signer | None = None) -> None:
+                 allowed: Iterable[str] = (), signer: Signer | None = None,
+                 clock: str = "auto") -> None:
         self.log_dir = log_dir
+        self.clock = clock
+        """The clock a request that names none plays on (``auto``, ``cpu`` or ``wall``)."""
         self.sandbox = sandbox
         """Where matches play unless a request names another the operator allowed."""
         self.allowed = frozenset({sandbox, *allowed})
@@ -133,8 +139,9 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
         """The match service's spec and sandbox for a request (blocking: it may ask Docker)."""
         if len(request.bots) != 2:
             raise ConfigError("a match needs exactly two bots")
+        clock, _ = resolve_clock(request.clock or self.clock, sandbox_name)
         tc = TimeControl(request.move_time_ms or 1000, request.time_bank_ms,
-                         request.startup_ms or 10_000)
+                         request.startup_ms or 10_000, clock)
         spec, sandbox = prepare_match(
             (request.bots[0], request.bots[1]), game=request.game or None,
             sandbox=sandbox_name,
@@ -217,17 +224,19 @@ async def _notify(running: _Running) -> None:
 
 async def serve(address: str, log_dir: Path, sandbox: str = "process",
                 ready: asyncio.Event | None = None, allow: Iterable[str] = (),
-                announce: Announce | None = None, signer: Signer | None = None) -> None:
+                announce: Announce | None = None, signer: Signer | None = None,
+                clock: str = "auto") -> None:
     """Serve until cancelled; health status SERVING for "" and the referee service. ``address``
     is checked and bound as ``arena.referee.access`` says (a loopback port gets a token, written
     for this user and removed at exit); ``sandbox`` and ``allow`` as ``check_sandboxes``;
-    ``signer`` signs every finished match log."""
+    ``signer`` signs every finished match log; ``clock`` is the clock of a request that names
+    none."""
     address = check_listen_address(address)
     sandbox, allowed = check_sandboxes(sandbox, allow)
     token = None if access.socket_of(address) else access.new_token()
     server = grpc.aio.server(interceptors=None if token is None else [access.TokenCheck(token)])
     admin_pb2_grpc.add_RefereeServiceServicer_to_server(
-        RefereeService(log_dir, sandbox, allowed, signer), server)
+        RefereeService(log_dir, sandbox, allowed, signer, clock), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     listening, port = _listen(server, address)
