@@ -5,6 +5,7 @@ calculator."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,7 +28,7 @@ from arena.cli.common import (
 from arena.cli.ladder_view import SprtLiveView
 from arena.cli.schedule_view import format_clock
 from arena.errors import ConfigError
-from arena.ladder.config import SANDBOXES, LadderConfig, load_ladder
+from arena.ladder.config import CLOCK_SETTINGS, SANDBOXES, LadderConfig, load_ladder
 from arena.ladder.reports import NOT_ESTIMABLE, given_up_text, ratio_note
 from arena.ladder.sprt import (
     Decision,
@@ -40,6 +41,7 @@ from arena.ladder.sprt import (
 )
 from arena.ladder.sprt_file import DEFAULT_ROOT, SprtDesign, sprt_ladder
 from arena.ladder.sprt_run import (
+    SprtEvent,
     SprtOutcome,
     SprtSummary,
     VoidLegError,
@@ -149,6 +151,14 @@ def run(
     time_bank: Annotated[int | None, typer.Option(
         "--time-bank", help="Extra ms per bot for a whole match. Default "
                             f"{DEFAULT_TIME_CONTROL.time_bank_ms}.")] = None,
+    clock: Annotated[str | None, typer.Option(
+        "--clock", help="What a decision is charged: cpu (the CPU its sandbox used), wall, or "
+                        "auto (default: cpu where the sandbox can meter CPU, else wall, said "
+                        "in one line).")] = None,
+    wall_guard: Annotated[float | None, typer.Option(
+        "--wall-guard", help="CPU clock: no answer after this multiple of the allowance "
+                             f"(+100 ms) is a wall_timeout. Default "
+                             f"{DEFAULT_TIME_CONTROL.wall_guard:g}.")] = None,
     max_pairs: Annotated[int | None, typer.Option(
         "--max-pairs", min=1, help="The pair budget: stop inconclusive once this many pairs "
                                    "are complete. Default: the file's, else none.")] = None,
@@ -172,15 +182,22 @@ def run(
         raise typer.BadParameter(f"must be one of {', '.join(SANDBOXES)}", param_hint="--sandbox")
     design_given = {"--elo0": elo0, "--elo1": elo1, "--alpha": alpha, "--beta": beta,
                     "--model": model, "--game": game, "--option": option,
-                    "--move-time": move_time, "--time-bank": time_bank}
+                    "--move-time": move_time, "--time-bank": time_bank, "--clock": clock,
+                    "--wall-guard": wall_guard}
     if ladder is not None:
         config = _file_test(ladder, candidate, [k for k, v in design_given.items() if v])
     else:
         params = _params(elo0, elo1, alpha, beta, model)
+        clock = clock or "auto"
+        if clock not in CLOCK_SETTINGS:
+            raise typer.BadParameter(f"must be one of {', '.join(CLOCK_SETTINGS)}",
+                                     param_hint="--clock")
         time_control = TimeControl(
             move_time if move_time is not None else DEFAULT_TIME_CONTROL.move_time_ms,
-            time_bank if time_bank is not None else DEFAULT_TIME_CONTROL.time_bank_ms)
-        design = SprtDesign(params, game, parse_options(option), time_control)
+            time_bank if time_bank is not None else DEFAULT_TIME_CONTROL.time_bank_ms,
+            clock="wall" if clock == "auto" else clock,
+            wall_guard=DEFAULT_TIME_CONTROL.wall_guard if wall_guard is None else wall_guard)
+        design = SprtDesign(params, game, parse_options(option), time_control, clock)
         config = sprt_ladder(*_bots(candidate, baseline), design, root=state_root)
     chosen = announce_sandbox(sandbox or config.sandbox)
     summary = _play(config, chosen, max_pairs, concurrency, output)
@@ -234,13 +251,29 @@ def _play(config: LadderConfig, sandbox: str, max_pairs: int | None,
     try:
         with live:
             summary = run_sprt_blocking(config, max_pairs=max_pairs, concurrency=concurrency,
-                                        sandbox=sandbox, on_event=view.update)
+                                        sandbox=sandbox, on_event=_noting(view.update))
     except VoidLegError as exc:
         err_console.print(notice("error", "bold red", exc))
         raise typer.Exit(3) from None
     if output is OutputFormat.human and not console.is_terminal:
         console.line()
     return summary
+
+
+def _noting(update: Callable[[SprtEvent], None]) -> Callable[[SprtEvent], None]:
+    """``update``, after printing the clock's note (when "auto" fell back to the wall clock)
+    on stderr with the first event."""
+    said = False
+
+    def forward(event: SprtEvent) -> None:
+        nonlocal said
+        if not said and event.progress.clock_note:
+            err_console.print(notice("note", "yellow", event.progress.clock_note),
+                              soft_wrap=True)
+        said = True
+        update(event)
+
+    return forward
 
 
 @handle_errors

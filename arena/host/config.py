@@ -45,6 +45,13 @@ concurrency = 2
 rounds = 3                           # fairness, refresh_s), time_control, rating, cluster
 [games.lost-cities.ladder.schedule]
 placement = 4
+[games.lost-cities.ladder.time_control]
+move_time_ms = 1000
+clock = "auto"                       # "auto" (default: the CPU clock where the sandbox meters
+                                     # CPU, else wall, said once in the server's log) | "cpu"
+                                     # (refused at the start where it cannot be had) | "wall"
+wall_guard = 4.0                     # cpu clock: no answer after 4 × the allowance (+100 ms)
+                                     # of wall time is a wall_timeout
 ```
 
 The competition sets a ladder's ``name``, ``game``, ``entrants``, ``state_dir``, ``database``,

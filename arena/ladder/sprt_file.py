@@ -56,7 +56,10 @@ class SprtDesign:
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     """Rules options as given (the rest keep the game's defaults)."""
     time_control: TimeControl = TimeControl()
-    """The time control of every match."""
+    """The time control of every match (its ``clock``: the one asked for, "wall" for
+    "auto")."""
+    clock: str = "auto"
+    """The clock asked for (``CLOCK_SETTINGS``): resolved before the first match."""
 
 
 def sprt_ladder(candidate: str, baseline: str, design: SprtDesign, *,
@@ -113,12 +116,31 @@ def sprt_test_name(specs: tuple[BotSpec, BotSpec], design: SprtDesign) -> str:
     what = {
         "game": design.game,
         "options": dict(design.options),
-        "time_control": dataclasses.asdict(design.time_control),
+        "time_control": _time_control_key(design),
         "design": [params.elo0, params.elo1, params.alpha, params.beta, str(params.model)],
         "bots": [[spec.name, spec.version, bot_identity(spec)] for spec in specs],
     }
     key = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:8]
     return f"sprt-{slug(specs[0].name)}-vs-{slug(specs[1].name)}-{key}"
+
+
+def _time_control_key(design: SprtDesign) -> dict[str, Any]:
+    """The time control as the test's name hashes it: its limits, and the clock and the wall
+    guard only where they are not the defaults ("auto", 4), so a test started before there
+    was a clock keeps its name (and its pairs)."""
+    tc = design.time_control
+    key: dict[str, Any] = {name: getattr(tc, name) for name in TimeControl.LIMITS}
+    return key | _clock_settings(design)
+
+
+def _clock_settings(design: SprtDesign) -> dict[str, Any]:
+    """The clock settings that differ from the defaults."""
+    settings: dict[str, Any] = {}
+    if design.clock != "auto":
+        settings["clock"] = design.clock
+    if design.time_control.wall_guard != TimeControl.wall_guard:
+        settings["wall_guard"] = design.time_control.wall_guard
+    return settings
 
 
 def _ref_from(folder: Path, ref: str) -> str:
@@ -151,6 +173,7 @@ def ladder_text(name: str, refs: tuple[str, str], specs: tuple[BotSpec, BotSpec]
         "",
         "[time_control]",
         *(f"{key} = {getattr(tc, key)}" for key in TimeControl.LIMITS),
+        *(f"{key} = {_toml(value)}" for key, value in _clock_settings(design).items()),
         "",
         "[sprt]",
         f"candidate = {_toml(refs[0])}",
