@@ -149,11 +149,15 @@ class _LosingSandbox:
 
         self.inner = ProcessSandbox()
 
+    def cpu_meter_problem(self) -> str | None:
+        return self.inner.cpu_meter_problem()
+
     async def start(self, bot: object, socket_dir: Path, match_id: str, seat: int) -> object:
         running = await self.inner.start(bot, socket_dir, match_id, seat)  # type: ignore[arg-type]
 
         class Lost:
             image = None
+            meter = running.meter
 
             async def wait(self) -> object:
                 import dataclasses

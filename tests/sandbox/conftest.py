@@ -119,6 +119,9 @@ class RecordingSandbox:
     def check(self, bots: Any) -> None:
         self.inner.check(bots)
 
+    def cpu_meter_problem(self) -> str | None:
+        return self.inner.cpu_meter_problem()
+
     async def start(self, bot: Any, socket_dir: Path, match_id: str, seat: int) -> Any:
         self.socket_dirs.append(socket_dir)
         return await self.inner.start(bot, socket_dir, match_id, seat)
