@@ -34,17 +34,19 @@ def _explain(address: str, exc: grpc.RpcError) -> ArenaError:
 
 def run_on_referee(
     address: str, bots: list[str], game: str | None, seed: int, options: dict[str, str],
-    time_control: TimeControl, sandbox: str,
+    time_control: TimeControl, sandbox: str, clock: str = "",
 ) -> MatchResult:
     """Start a match on the referee, wait for it and return the result. ``sandbox`` "" (or
-    "auto") plays in the referee's own; another is refused unless its operator allowed it."""
+    "auto") plays in the referee's own; another is refused unless its operator allowed it.
+    ``clock`` "" plays on the referee's clock setting; "auto", "cpu" or "wall" asks for one
+    (the referee resolves it against its sandbox)."""
     channel, stub, metadata = _stub(address)
     with channel:
         try:
             started = stub.StartMatch(admin_pb2.StartMatchRequest(
                 bots=bots, game=game or "", seed=seed, has_seed=True, options=options,
                 move_time_ms=time_control.move_time_ms, time_bank_ms=time_control.time_bank_ms,
-                startup_ms=time_control.startup_ms, sandbox=sandbox,
+                startup_ms=time_control.startup_ms, sandbox=sandbox, clock=clock,
             ), timeout=30, metadata=metadata)
             done = stub.GetMatch(admin_pb2.GetMatchRequest(match_id=started.match_id, wait=True),
                                  metadata=metadata)
