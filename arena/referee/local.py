@@ -54,7 +54,7 @@ class LocalPlayer:
         self.game_id = start.game
         self.info = MatchInfo(start.match_id, start.game, start.game_version, start.seat,
                               dict(start.options), tc.move_time_ms, tc.time_bank_ms,
-                              start.bot_names)
+                              start.bot_names, tc.clock, tc.wall_guard)
         self._call(self.calls.match_start, self.info)
 
     async def ask(self, request: DecisionRequest) -> None:

@@ -52,6 +52,8 @@ class _Session:
             move_time_ms=tc.move_time_ms,
             time_bank_ms=tc.time_bank_ms,
             bot_names=tuple(start.bot_names),
+            clock=tc.clock or "wall",
+            wall_guard=tc.wall_guard,
         )
         self.policy.match_start(self.info)
 

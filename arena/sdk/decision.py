@@ -20,6 +20,12 @@ class MatchInfo:
     move_time_ms: int
     time_bank_ms: int
     bot_names: tuple[str, ...] = ()
+    clock: str = "wall"
+    """What a decision is charged: ``wall`` (request to answer) or ``cpu`` (the CPU your
+    sandbox used meanwhile; thinking between decisions is not charged). docs/protocol.md."""
+    wall_guard: float = 0.0
+    """CPU clock only: no answer after this multiple of the allowance (plus 100 ms) of wall time
+    forfeits the match (``wall_timeout``)."""
 
 
 @dataclass(frozen=True)
