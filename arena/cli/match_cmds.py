@@ -68,11 +68,12 @@ def match(
         "--sign-key", help="Sign the finished log with this private key (`arena keys new`); "
                            "anyone with its public key checks it: `arena replay LOG --key "
                            "PUB`.")] = None,
-    clock: Annotated[str, typer.Option(
+    clock: Annotated[str | None, typer.Option(
         "--clock", help="What a decision is charged: cpu (the CPU time the bot's sandbox "
                         "used; a wall-clock guard ends a bot that sleeps as wall_timeout), "
                         "wall (the wall time) or auto (cpu where the sandbox can meter CPU, "
-                        "else wall, said in one line).")] = "auto",
+                        "else wall, said in one line). Default: auto; with --referee, the "
+                        "server's setting.")] = None,
     wall_guard: Annotated[float, typer.Option(
         "--wall-guard", help="CPU clock: a decision with no answer after this multiple of its "
                              "allowance (+100 ms) of wall time is a wall_timeout.")
@@ -90,21 +91,21 @@ def match(
     """
     from arena.referee.service import check_time_control, random_seed
 
-    if clock not in CLOCK_SETTINGS:
+    if clock is not None and clock not in CLOCK_SETTINGS:
         raise typer.BadParameter(f"must be one of {', '.join(CLOCK_SETTINGS)}",
                                  param_hint="--clock")
     options = parse_options(option)
     signer = _signer(sign_key, referee)
     seed = random_seed() if seed is None else seed
     time_control = check_time_control(TimeControl(
-        move_time, time_bank, startup_time, "wall" if clock == "auto" else clock, wall_guard))
+        move_time, time_bank, startup_time, "cpu" if clock == "cpu" else "wall", wall_guard))
     if referee is not None:
         from arena.referee.client import run_on_referee
 
         result = run_on_referee(referee, [bot_a, bot_b], game, seed, options, time_control,
-                                sandbox or "")  # empty: the server's sandbox
+                                sandbox or "", clock or "")  # empty: the server's setting
     else:
-        result = _play_local(bot_a, bot_b, game, seed, options, time_control, clock,
+        result = _play_local(bot_a, bot_b, game, seed, options, time_control, clock or "auto",
                              sandbox or "process", log_dir, output)
     if output is OutputFormat.json:
         print_json(result.to_json())
