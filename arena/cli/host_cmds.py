@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from arena.cli.common import console, handle_errors
-from arena.errors import ConfigError
+from arena.errors import ArenaError, ConfigError
 from arena.render.text import plain
 
 MIN_FREE_GIB = 5.0
@@ -121,7 +121,20 @@ def _check_ladders(config: object) -> list[tuple[str, str, str]]:
                              f"reference {game.reference}"))
         except ConfigError as exc:
             rows.append((f"ladder {game.game}", "fail", str(exc)))
+            continue
+        rows.append(_check_clock(game.game, ladder.clock, ladder.sandbox))
     return rows
+
+
+def _check_clock(game: str, clock: str, sandbox: str) -> tuple[str, str, str]:
+    """The clock a game's ladder will play on, or why "cpu" cannot be had here."""
+    from arena.referee.service import resolve_clock
+
+    try:
+        resolved, note = resolve_clock(clock, sandbox)
+    except ArenaError as exc:
+        return (f"clock {game}", "fail", str(exc))
+    return (f"clock {game}", "warn" if note else "ok", note or f"{clock}: the {resolved} clock")
 
 
 def _check_certificate(config: object) -> tuple[str, str, str]:

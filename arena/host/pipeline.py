@@ -413,6 +413,7 @@ class Pipeline:
                       image=candidate.image)
 
     def _play(self, sid: int, candidate: Candidate) -> tuple[MatchResult, MatchResult]:
+        from arena.ladder.runner import resolve_run_clock
         from arena.referee.match import play_match
         from arena.referee.service import line_up
 
@@ -421,6 +422,7 @@ class Pipeline:
                       version=version_of(sid), digest=candidate.image)
         reference = load_bot_dir(self.competition.game(candidate.game).reference_dir)
         lineup = line_up([bot, reference], sandbox=self._docker())
+        ladder, _ = resolve_run_clock(ladder, lineup)  # the clock its ladder matches play on
         self_id, reference_id = validation_ids(sid)
         specs = (lineup.match((0, 0), options=ladder.options, match_id=self_id,
                               time_control=ladder.time_control),

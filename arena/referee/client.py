@@ -47,6 +47,7 @@ def run_on_referee(
                 bots=bots, game=game or "", seed=seed, has_seed=True, options=options,
                 move_time_ms=time_control.move_time_ms, time_bank_ms=time_control.time_bank_ms,
                 startup_ms=time_control.startup_ms, sandbox=sandbox, clock=clock,
+                wall_guard=time_control.wall_guard,
             ), timeout=30, metadata=metadata)
             done = stub.GetMatch(admin_pb2.GetMatchRequest(match_id=started.match_id, wait=True),
                                  metadata=metadata)

@@ -141,7 +141,10 @@ class RefereeService(admin_pb2_grpc.RefereeServiceServicer):  # type: ignore[mis
             raise ConfigError("a match needs exactly two bots")
         clock, _ = resolve_clock(request.clock or self.clock, sandbox_name)
         tc = TimeControl(request.move_time_ms or 1000, request.time_bank_ms,
-                         request.startup_ms or 10_000, clock)
+                         request.startup_ms or 10_000, clock,
+                         request.wall_guard or TimeControl.wall_guard)
+        if (problem := tc.problem()) is not None:
+            raise ConfigError(f"{problem[0]} {problem[1]}")
         spec, sandbox = prepare_match(
             (request.bots[0], request.bots[1]), game=request.game or None,
             sandbox=sandbox_name,
