@@ -27,6 +27,8 @@ Figures (targets in parentheses, see README):
                                  --quick): a refresh after one new result, what it wrote, the
                                  bytes per match before/after the shared player and packed data
                                  (benchmarks/site_refresh.py)
+  clocks                         the CPU clock against the wall clock: time losses under load,
+                                 agreement, counter cost, the guard (benchmarks/clocks.py)
   sign_* / verify_* / publish_*  signing a 3-round Lost Cities log, checking its signature (and
                                  replaying it), and `arena verify` of a published ladder of 1,000
                                  matches (100 with --quick) (benchmarks/signing.py)
@@ -458,6 +460,19 @@ def signing(quick: bool, tmp: Path) -> dict[str, Any]:
     return signing_figures(tmp, matches=100 if quick else 1_000, repeat=11 if quick else 51)
 
 
+def clocks(quick: bool) -> dict[str, Any]:
+    """The CPU clock against the wall clock under load (``benchmarks/clocks.py``, run as its
+    own process: it starts CPU hogs and other matches around the measured one)."""
+    import subprocess
+
+    command = [sys.executable, str(Path(__file__).with_name("clocks.py"))]
+    if quick:
+        command += ["--decisions", "100", "--max-matches", "4"]
+    done = subprocess.run(command, capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    return {"clocks": json.loads(done.stdout)}
+
+
 ONLY: list[str] = []
 """``--only``: run just the sections whose names contain this text."""
 
@@ -505,6 +520,7 @@ def main() -> None:
         section("container", lambda: container_figures(3 if args.quick else 9, log_dir), figures)
         section("container_costs", lambda: container_costs(3 if args.quick else 10, log_dir),
                 figures)
+        section("clocks", lambda: clocks(args.quick), figures)
         if "container_error" not in figures:
             ladder(args.quick, log_dir, "docker", figures)
     print(json.dumps(figures, indent=2))
