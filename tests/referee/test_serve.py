@@ -87,6 +87,33 @@ def test_match_on_the_referee_and_follow_its_events(referee: str) -> None:
     assert listed.matches[0].termination == bot_pb2.TERMINATION_NORMAL
 
 
+def test_a_request_picks_its_clock_and_guard(referee: str) -> None:
+    """`arena match --referee --clock cpu --wall-guard 6`: the served match is charged CPU time
+    with that guard (its log says so and records CPU per decision); the server's own setting
+    (auto: cpu here) applies when the request names none; a guard out of range is refused."""
+    tc = TimeControl(wall_guard=6.0)
+    for clock, guard in (("cpu", 6.0), ("wall", 6.0), ("", 4.0)):
+        asked = tc if guard == 6.0 else TimeControl()
+        result = run_on_referee(referee, [str(RANDOM_BOT), str(RANDOM_BOT)], None, 4,
+                                {"rounds": "1"}, asked, "process", clock)
+        assert str(result.termination) == "normal", result.detail
+        events = list(read_events(Path(result.log or "")))
+        header = events[0]
+        assert isinstance(header, HeaderEvent)
+        assert header.time_control.clock == (clock or "cpu")
+        assert header.time_control.wall_guard == guard
+        decisions = [e for e in events if isinstance(e, DecisionEvent)]
+        assert decisions and all(d.cpu_ms is not None for d in decisions)
+    with grpc.insecure_channel(referee) as channel:
+        stub = admin_pb2_grpc.RefereeServiceStub(channel)
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.StartMatch(admin_pb2.StartMatchRequest(
+                bots=[str(RANDOM_BOT), str(RANDOM_BOT)], clock="cpu", wall_guard=0.5),
+                timeout=10)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "wall_guard" in (refused.value.details() or "")
+
+
 def test_watch_follows_a_running_match(referee: str) -> None:
     with grpc.insecure_channel(referee) as channel:
         stub = admin_pb2_grpc.RefereeServiceStub(channel)
