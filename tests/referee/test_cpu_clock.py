@@ -54,6 +54,7 @@ from arena.referee.service import resolve_clock
 from arena.wire.admin import event_from_proto, event_to_proto, time_control_to_proto
 from tests.referee.conftest import RANDOM_BOT, ROOT, TEST_BOTS
 from tests.sandbox.conftest import base_image, docker_client
+from tests.sandbox.meter_support import script_bot
 
 __all__ = ["base_image", "docker_client"]
 
@@ -62,24 +63,17 @@ DATA = Path(__file__).resolve().parent / "data"
 MOVE_MS = 200
 BURN_MS = 100
 """Half the move time in CPU: passes on the CPU clock with room to spare."""
-HOGS_PER_CORE = 2
-"""Busy loops pinned to every core: a bot sharing its core with two of them gets about a third
-of it, so 100 ms of CPU takes about 300 ms of wall time (over the 200 ms move time)."""
+HOGS_PER_CORE = 3
+"""Busy loops pinned to every core, each in a session of its own: a bot sharing its core with
+three of them gets about a quarter of it, so 100 ms of CPU takes about 400 ms of wall time (twice
+the 200 ms move time)."""
 PASSING_GUARD = 20.0
 """The wall guard where a decision must pass under load (20 × 200 ms + 100 ms: 4.1 s)."""
 
 
 def bot_dir(root: Path, mode: str, ms: float, count: int = 5) -> Path:
-    """A bot directory running ``cpu_bot.py`` as ``bot.py`` (the same in a container)."""
-    directory = root / f"cpu-{mode}"
-    directory.mkdir(parents=True)
-    shutil.copy(CPU_BOT, directory / "bot.py")
-    (directory / "bot.toml").write_text(
-        f'name = "cpu-{mode}"\ngame = "lost-cities"\nversion = "1"\n'
-        f'command = ["python3", "bot.py", "{mode}", "{ms:g}", "{count}"]\n', encoding="utf-8")
-    for path in (root, directory, directory / "bot.py", directory / "bot.toml"):
-        path.chmod(0o755)
-    return directory
+    """A bot directory running ``cpu_bot.py`` (the same in a container)."""
+    return script_bot(root, f"cpu-{mode}", CPU_BOT, [mode, f"{ms:g}", str(count)])
 
 
 def play(bot: Path, log_dir: Path, socket_root: Path, clock: str, *, sandbox: Any = "process",
@@ -102,7 +96,10 @@ def hogs() -> Iterator[list[subprocess.Popen[bytes]]]:
     """``HOGS_PER_CORE`` busy-loop processes pinned to every core (nice 0), killed after."""
     loop = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])})\nwhile True: pass"
     cores = sorted(os.sched_getaffinity(0))
-    started = [subprocess.Popen([sys.executable, "-c", loop, str(core)])
+    # Each in a session of its own: with autogroup scheduling (Linux's default) a session's
+    # processes share one slice, so hogs in the test's session would cost the bot (in a session
+    # of its own) only half of its core.
+    started = [subprocess.Popen([sys.executable, "-c", loop, str(core)], start_new_session=True)
                for core in cores for _ in range(HOGS_PER_CORE)]
     try:
         yield started

@@ -22,17 +22,24 @@ BURN_RANGE_MS = (200.0, 800.0)
 the counter is CPU, so load on the machine stretches only the wall time)."""
 
 
-def probe_dir(root: Path, mode: str) -> Path:
-    """A bot directory whose command runs ``probe.py MODE`` (readable by any bot user)."""
-    directory = root / f"probe-{mode}"
+def script_bot(root: Path, name: str, script: Path, args: list[str]) -> Path:
+    """A Lost Cities bot directory ``root/name`` whose command runs ``script`` (copied in)
+    with ``args``, readable by any bot user (the process sandbox's and a container's)."""
+    directory = root / name
     directory.mkdir(parents=True)
-    shutil.copy(PROBE, directory / "probe.py")
+    shutil.copy(script, directory / script.name)
+    command = ", ".join(f'"{part}"' for part in ["python3", script.name, *args])
     (directory / "bot.toml").write_text(
-        f'name = "probe-{mode}"\ngame = "lost-cities"\nversion = "1"\n'
-        f'command = ["python3", "probe.py", "{mode}"]\n', encoding="utf-8")
-    for path in (root, directory, directory / "probe.py", directory / "bot.toml"):
+        f'name = "{name}"\ngame = "lost-cities"\nversion = "1"\ncommand = [{command}]\n',
+        encoding="utf-8")
+    for path in (root, directory, directory / script.name, directory / "bot.toml"):
         path.chmod(0o755)
     return directory
+
+
+def probe_dir(root: Path, mode: str) -> Path:
+    """A bot directory whose command runs ``probe.py MODE``."""
+    return script_bot(root, f"probe-{mode}", PROBE, [mode])
 
 
 async def start_probe(sandbox: Any, root: Path, mode: str, seat: int = 0) -> tuple[Any, Path]:
