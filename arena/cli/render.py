@@ -91,21 +91,35 @@ def render_bot_stats(stats: Sequence[BotStats], title: str = "resource statistic
     decision (median / p95 / max, ms), the gap wall − CPU (median / p95: what the host cost
     it), start-up time (median), peak memory and the time bank (the least left, drawn in
     total). "-": not recorded (a log before format 5, or no CPU meter)."""
+    several = any(s.matches > 1 for s in stats)
+    columns = [("bot", "left"), ("matches", "right"), ("moves", "right"), ("CPU ms", "right"),
+               ("wall ms", "right"), ("gap ms", "right"), ("start ms", "right"),
+               ("peak mem", "right"), ("bank ms", "right")]
+    if not several:
+        del columns[1]
+    kinds = {" · ".join(x for x in (s.clock, s.meter) if x) or "-" for s in stats}
+    shared = len(kinds) == 1
+    if not shared:
+        columns.append(("clock · meter", "left"))
     table = Table(title=plain(title))
-    for name, justify in (("bot", "left"), ("matches", "right"), ("decisions", "right"),
-                          ("CPU ms/decision", "right"), ("wall ms/decision", "right"),
-                          ("wall − CPU ms", "right"), ("start-up ms", "right"),
-                          ("peak memory", "right"), ("time bank ms", "right"),
-                          ("clock · meter", "left")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for name, justify in columns:
+        table.add_column(name, justify=justify,  # type: ignore[arg-type]
+                         no_wrap=name == "bot", overflow="fold")
     for s in stats:
-        table.add_row(
-            plain(s.bot), str(s.matches), str(s.decisions), _spread(s.cpu_ms),
-            _spread(s.wall_ms), _spread(s.gap_ms, with_max=False),
-            _ms(None if s.startup_ms is None else s.startup_ms.median),
-            _memory(s.peak_memory_bytes), _bank(s),
-            plain(" · ".join(x for x in (s.clock, s.meter) if x) or "-"))
-    table.caption = "median / p95 / max per decision; - : not recorded"
+        row: list[RenderableType] = [plain(s.bot), str(s.matches), str(s.decisions), _spread(s.cpu_ms),
+               _spread(s.wall_ms), _spread(s.gap_ms, with_max=False),
+               _ms(None if s.startup_ms is None else s.startup_ms.median),
+               _memory(s.peak_memory_bytes), _bank(s)]
+        if not several:
+            del row[1]
+        if not shared:
+            row.append(plain(" · ".join(x for x in (s.clock, s.meter) if x) or "-"))
+        table.add_row(*row)
+    caption = ("CPU, wall: median / p95 / max ms a decision; gap: wall − CPU (what the host "
+               "cost), median / p95")
+    if shared and kinds != {"-"}:
+        caption += f"; clock · meter: {next(iter(kinds))}"
+    table.caption = plain(caption + "; - : not recorded")
     return table
 
 
