@@ -102,6 +102,10 @@ class LocalPlayer:
     def image(self) -> str | None:
         return None
 
+    in_process = True
+    """A policy in the referee's own process: no sandbox meters it (a match between such seats
+    is played, and recorded, on the wall clock)."""
+
     @property
     def meter(self) -> None:
         """No CPU meter: the policy runs in the referee's own thread."""

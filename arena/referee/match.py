@@ -174,8 +174,9 @@ class Match:
         self.seed_salt = secrets.token_hex(SEED_SALT_HEX // 2)
         self.writer = None if self.log_path is None else MatchLogWriter(self.log_path, spec.seed)
         self.on_event = on_event
-        tc = spec.time_control
-        self.clocks = [Clock.of(tc) for _ in range(2)]
+        self.time_control = spec.time_control
+        """The time control played (the spec's; on the wall clock between in-process seats)."""
+        self.clocks = [Clock.of(self.time_control) for _ in range(2)]
         self.decisions = 0
         self.started = time.perf_counter()
 
@@ -201,7 +202,7 @@ class Match:
             options=self.options,
             seed=self.spec.seed,
             bots=(bots[0], bots[1]),
-            time_control=self.spec.time_control,
+            time_control=self.time_control,
             sandbox=self.sandbox_name,
             arena_version=arena.__version__,
             started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -221,6 +222,7 @@ class Match:
             try:
                 await self._connect(players)
             finally:  # header and deal first in the log, whatever happened at the start
+                self._settle_clock(players)
                 self.emit(self._header(players))
                 self._deal()
             await asyncio.gather(*(p.start(self._seat_start(p.seat)) for p in players))
@@ -255,11 +257,20 @@ class Match:
         if faults:
             raise faults[0]
 
+    def _settle_clock(self, players: tuple[Player, Player]) -> None:
+        """In-process seats (``play_local``, tests) have no sandbox to meter: a CPU-clock match
+        between them is played, and its header recorded, on the wall clock. A sandboxed seat
+        without a meter is the sandbox's failure instead (``RemotePlayer.start``: void)."""
+        if self.time_control.clock == "cpu" and all(
+                getattr(p, "in_process", False) for p in players):
+            self.time_control = dataclasses.replace(self.time_control, clock="wall")
+            self.clocks = [Clock.of(self.time_control) for _ in range(2)]
+
     def _seat_start(self, seat: int) -> SeatStart:
         bots = self.spec.bots
         return SeatStart(
             match_id=self.match_id, game=self.game.id, game_version=self.game.version,
-            options=self.options, seat=seat, time_control=self.spec.time_control,
+            options=self.options, seat=seat, time_control=self.time_control,
             bot_names=(bots[0].name, bots[1].name),
         )
 

@@ -47,3 +47,28 @@ def test_a_python_bot_learns_its_clock(tmp_path: Path, clock: str, guard: float,
     assert not result.termination.is_fault, result.detail
     seat_log = next((tmp_path / "logs").glob("*.seat0.log")).read_text()
     assert says in seat_log
+
+
+def test_in_process_seats_play_a_cpu_clock_match_on_the_wall_clock(tmp_path: Path) -> None:
+    """Nothing meters a policy in the referee's own process: a ladder resolved to the CPU clock
+    whose matches are played in-process records (and replays) them on the wall clock."""
+    from arena.model import BotSpec, DecisionEvent, HeaderEvent
+    from arena.referee.local import LocalPlayer
+    from arena.referee.log import read_events
+    from arena.referee.match import Match
+    from arena.referee.replay import replay_log
+
+    def first(decision: object) -> object:
+        return decision.legal_actions[0]  # type: ignore[attr-defined]
+
+    bots = tuple(BotSpec(name, "lost-cities", command=("true",)) for name in ("a", "b"))
+    tc = dataclasses.replace(TimeControl(), clock="cpu")
+    spec = MatchSpec("lost-cities", 3, (bots[0], bots[1]), {"rounds": 1}, tc, "inproc")
+    match = Match(spec, sandbox_name="in-process", log_dir=tmp_path)
+    result = asyncio.run(match.run((LocalPlayer(0, first), LocalPlayer(1, first))))
+    assert not result.termination.is_fault, result.detail
+    events = list(read_events(tmp_path / "inproc.jsonl"))
+    header = events[0]
+    assert isinstance(header, HeaderEvent) and header.time_control.clock == "wall"
+    assert all(e.cpu_ms is None for e in events if isinstance(e, DecisionEvent))
+    assert replay_log(tmp_path / "inproc.jsonl").finished
