@@ -106,10 +106,11 @@ def render_bot_stats(stats: Sequence[BotStats], title: str = "resource statistic
         table.add_column(name, justify=justify,  # type: ignore[arg-type]
                          no_wrap=name == "bot", overflow="fold")
     for s in stats:
-        row: list[RenderableType] = [plain(s.bot), str(s.matches), str(s.decisions), _spread(s.cpu_ms),
-               _spread(s.wall_ms), _spread(s.gap_ms, with_max=False),
-               _ms(None if s.startup_ms is None else s.startup_ms.median),
-               _memory(s.peak_memory_bytes), _bank(s)]
+        row: list[RenderableType] = [
+            plain(s.bot), str(s.matches), str(s.decisions), _spread(s.cpu_ms),
+            _spread(s.wall_ms), _spread(s.gap_ms, with_max=False),
+            _ms(None if s.startup_ms is None else s.startup_ms.median),
+            _memory(s.peak_memory_bytes), _bank(s)]
         if not several:
             del row[1]
         if not shared:
