@@ -60,13 +60,7 @@ from arena.cluster.verify import (
     check_void,
 )
 from arena.model import MatchEvent, MatchResult, MatchSpec, Termination, plain_text
-from arena.referee.log import (
-    aborted_name,
-    open_private,
-    private_dir,
-    seat_log_path,
-    write_seed_sidecar,
-)
+from arena.referee.log import aborted_name, open_private, private_dir, seat_log_path
 from arena.sandbox.api import Sandbox
 
 log = logging.getLogger(__name__)
@@ -116,10 +110,7 @@ class ClusterPlayer:
         grows, then whole). What the worker returns is checked (``arena.cluster.verify``): an
         inconsistent outcome is a void match, logged with the worker's address."""
         name = sandbox if isinstance(sandbox, str) else sandbox.name
-        live = self.live.expect(spec.match_id, log_dir)
-        # The live copy's header commits to the seed; watchers on the head read it here.
-        private_dir(log_dir)
-        sidecar = write_seed_sidecar(log_dir / f"{spec.match_id}.jsonl", spec.seed)
+        live = self.live.expect(spec.match_id, log_dir, spec.seed)
         try:
             return await self._played(MatchTask(spec, name), log_dir, live)
         except _GivenUp as given:
@@ -130,7 +121,6 @@ class ClusterPlayer:
         finally:
             self.live.release(spec.match_id)
             live.close()
-            sidecar.unlink(missing_ok=True)
 
     async def _played(self, task: MatchTask, log_dir: Path, live: LiveLog) -> MatchResult:
         """The match's result once its worker's outcome passed the checks; ``_Void`` if not."""

@@ -45,7 +45,13 @@ from typing import IO, Any
 from arena.cluster import LIVE_LOG_CAP, LOG_TOPIC
 from arena.cluster.settings import ALLOWED_FAILURES
 from arena.model import MatchEndEvent
-from arena.referee.log import aborted_name, open_private, private_dir, seat_log_path
+from arena.referee.log import (
+    aborted_name,
+    open_private,
+    private_dir,
+    seat_log_path,
+    write_seed_sidecar,
+)
 
 log = logging.getLogger(__name__)
 
@@ -244,16 +250,27 @@ class LiveLogs:
     def __init__(self, cap: int = LIVE_LOG_CAP) -> None:
         self.cap = cap
         self._logs: dict[str, LiveLog] = {}
+        self._sidecars: dict[str, Path] = {}
 
-    def expect(self, match_id: str, log_dir: Path) -> LiveLog:
-        """Take the chunks of ``match_id`` from now on, into ``log_dir``."""
-        live = LiveLog(log_dir / f"{match_id}.jsonl", self.cap)
+    def expect(self, match_id: str, log_dir: Path, seed: int | None = None) -> LiveLog:
+        """Take the chunks of ``match_id`` from now on, into ``log_dir``. ``seed``: the match's
+        seed, kept in the live copy's private sidecar until ``release`` (its header commits to
+        the seed: the head's watchers read it there)."""
+        path = log_dir / f"{match_id}.jsonl"
+        live = LiveLog(path, self.cap)
+        if seed is not None:
+            private_dir(log_dir)
+            self._sidecars[match_id] = write_seed_sidecar(path, seed)
         self._logs[match_id] = live
         return live
 
     def release(self, match_id: str) -> None:
-        """Take no more chunks of ``match_id`` (its live copy stays open for ``complete``)."""
+        """Take no more chunks of ``match_id`` (its live copy stays open for ``complete``);
+        its seed sidecar is removed."""
         self._logs.pop(match_id, None)
+        sidecar = self._sidecars.pop(match_id, None)
+        if sidecar is not None:
+            sidecar.unlink(missing_ok=True)
 
     def handle(self, event: tuple[float, Any]) -> None:
         """One ``(time, message)`` event of ``LOG_TOPIC``; never raises."""

@@ -121,7 +121,7 @@ def test_a_follower_of_the_live_copy_ends_with_the_final_logs_events(tmp_path: P
     head = tmp_path / "head"
     path = head / "m1.jsonl"
     logs = LiveLogs()
-    live = logs.expect("m1", head)
+    live = logs.expect("m1", head, seed=5)  # the seed: for a follower of the committed header
     first, rest = b"".join(lines[:4]), b"".join(lines[4:])
     logs.handle(chunk("A", 0, first))
     followed: list[MatchEvent] = []
@@ -137,6 +137,7 @@ def test_a_follower_of_the_live_copy_ends_with_the_final_logs_events(tmp_path: P
     write_outputs(check_output(output, m1_spec(5)), m1_spec(5), head, live)
     follower.join(20)
     assert followed == list(read_events(path)) and followed[-1] == live_end
+    assert not (head / "m1.seed").exists()  # the seed's sidecar went with the release
 
 
 def test_a_broken_or_hostile_stream_is_bounded(tmp_path: Path) -> None:

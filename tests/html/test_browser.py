@@ -4,6 +4,7 @@ Every test checks that the page asked for nothing but itself."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from pathlib import Path
@@ -15,7 +16,7 @@ from arena.cli.main import app
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.sprt_run import SprtOutcome
-from arena.referee.log import read_events
+from arena.referee.log import read_events, write_seed_sidecar
 from tests.html.browser import Browser, press
 from tests.html.support import assert_only_the_site, frame_states, mini_ladder, mini_sprt
 from tests.html.test_replay_page import lost_cities_visible
@@ -150,6 +151,8 @@ def test_a_truncated_replay_says_it_is_unfinished(browser: Browser, logs: dict[s
     lines = logs["portas"].read_text().splitlines(keepends=True)
     torn = tmp_path / "torn.jsonl"
     torn.write_text("".join(lines[:20]) + lines[20][:30])
+    # A running log's header commits to its seed; the referee keeps it beside the log.
+    write_seed_sidecar(torn, json.loads(lines[-1])["result"]["seed"])
     page = _write_replay(torn, tmp_path / "torn.html")
     _open(browser, page)
     assert browser.eval("getComputedStyle(document.getElementById('unfinished')).display") \
