@@ -10,7 +10,8 @@ from pathlib import Path
 
 
 def generate(root: Path) -> list[Path]:
-    """Compile every .proto under root/proto/arena/v1 into root/arena/v1; return the outputs."""
+    """Compile every .proto under root/proto/arena/v1 into root/arena/v1 (and copy the sources
+    there, shipped as package data); return the generated modules."""
     import grpc_tools
     from grpc_tools import protoc
 
@@ -32,6 +33,8 @@ def generate(root: Path) -> list[Path]:
     if code != 0:
         raise SystemExit(f"protoc failed with exit code {code}")
     out = root / "arena" / "v1"
+    for source in sources:  # shipped beside the code: a game's plugin names its .proto
+        (out / source.name).write_bytes(source.read_bytes())
     return sorted(out.glob("*_pb2*.py*"))
 
 

@@ -38,14 +38,15 @@ def load_bot_dir(path: str | Path) -> BotSpec:
 
 
 def _spec_from_manifest(data: dict[str, Any], directory: Path, manifest: Path) -> BotSpec:
-    from arena.games import GAME_IDS
+    from arena.games import game_ids
 
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"{manifest}: 'name' must be a non-empty string")
     game = data.get("game")
-    if game not in GAME_IDS:
-        raise ConfigError(f"{manifest}: 'game' must be one of {', '.join(GAME_IDS)}, got {game!r}")
+    if game not in game_ids():
+        raise ConfigError(f"{manifest}: 'game' must be one of {', '.join(game_ids())}, "
+                          f"got {game!r}")
     command = data.get("command", list(DEFAULT_COMMAND))
     if (
         not isinstance(command, list)

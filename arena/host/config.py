@@ -435,13 +435,13 @@ class _CompetitionParser(_Parser):
         if not table:
             raise self.error(None, "games", "is required: at least one [games.<game>] table "
                              "(e.g. [games.lost-cities])")
-        from arena.games import GAME_IDS
+        from arena.games import game_ids
 
         games = []
         for game, settings in table.items():
             section = f"games.{game}"
-            if game not in GAME_IDS:
-                raise self.error("games", game, f"unknown game; known: {', '.join(GAME_IDS)}")
+            if game not in game_ids():
+                raise self.error("games", game, f"unknown game; known: {', '.join(game_ids())}")
             if not isinstance(settings, dict):
                 raise self.error("games", game, "must be a table")
             games.append(self.game(game, section, settings))

@@ -421,12 +421,10 @@ class _Parser:
         )
 
     def check_game(self, game: str) -> None:
-        try:
-            from arena.games import GAME_IDS
-        except ImportError:  # pragma: no cover - a partial tree while games are being written
-            return
-        if game not in GAME_IDS:
-            raise self.error(None, "game", f"unknown game; known: {', '.join(GAME_IDS)}")
+        from arena.games import game_ids
+
+        if game not in game_ids():
+            raise self.error(None, "game", f"unknown game; known: {', '.join(game_ids())}")
 
     def check_options(self, game: str, options: dict[str, Any]) -> None:
         try:

@@ -1,11 +1,11 @@
-"""Per-game renderers, found through the game registry (``arena.render.<name>.RENDERER``)."""
+"""Per-game renderers, found through the game registry (each game's plugin names its renderer)."""
 
 from __future__ import annotations
 
-from arena.games import game_module
+from arena.games import game_part
 from arena.render.api import GameRenderer
 
 
 def renderer_for(game_id: str) -> GameRenderer:
-    renderer: GameRenderer = game_module("render", game_id).RENDERER
+    renderer: GameRenderer = game_part(game_id, "renderer")
     return renderer

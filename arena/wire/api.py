@@ -87,11 +87,22 @@ class HistoryDecoder:
         return self._known
 
 
+PLUGIN_FIELD = "plugin"
+"""The ``Observation`` / ``Action`` oneof field (a ``google.protobuf.Any``) that carries a plugin
+game's own messages."""
+
+
 class GameCodec(Protocol):
+    """A game's wire codec. A built-in game names its own field of the ``Observation`` /
+    ``Action`` oneofs; a plugin game's codec has ``field = ""`` and the class attributes
+    ``observation_message`` and ``action_message`` (its generated message classes), which
+    travel packed in the oneofs' ``plugin`` field (an ``Any``)."""
+
     game_id: str
     """The game's registry id."""
     field: str
-    """The field name of the game in the ``Observation`` / ``Action`` oneofs (e.g. lost_cities)."""
+    """The field name of the game in the ``Observation`` / ``Action`` oneofs (e.g. lost_cities);
+    empty for a plugin game (its messages travel in ``plugin``)."""
 
     def observation_to_proto(self, view: Any, history: HistoryBytes | None = None) -> Message:
         """The view's message; its history through ``history`` when given (see HistoryBytes)."""

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from arena.games import GAME_IDS
+from arena.games import game_ids
 from arena.model import LOG_FORMAT, BotSpec, MatchSpec, TimeControl
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
@@ -83,7 +83,7 @@ def _local_log(game: str, seed: int, log_dir: Path) -> Path:
     return log_dir / f"schema-{game}-{seed}.jsonl"
 
 
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", game_ids())
 @pytest.mark.parametrize("seed", [1, 2])
 def test_logs_of_every_game_validate(game: str, seed: int, tmp_path: Path) -> None:
     records = _check_log(_local_log(game, seed, tmp_path))

@@ -5,15 +5,16 @@ alter a game's play (and bump that game's ``version``)::
 
     python -m tests.games.playthrough
 
-For each game of ``arena.games.GAME_IDS`` this plays one seeded uniform-random match with the
-default options and writes ``tests/games/golden/<game-id>.json``: the game id and version, the
-seeds and options, then per decision the round, the seat to move, the action text and what each
-seat observed when the decision was due (``observed``: the first 16 hex digits of the sha256 of
-``arena.wire.observation_bytes``). At the first decision of every round and at the last decision
-both seats' full observations are recorded as readable JSON (``observations``: the wire message
-through ``MessageToDict``, keys sorted). Per round: the deal record and the scores; then the
-final result. ``tests/games/test_playthrough.py`` replays every file and compares everything.
-Nothing here is game-specific: a newly registered game gets its golden file by running this.
+For each built-in game (``arena.games.builtin.BUILTIN_ORDER``) this plays one seeded
+uniform-random match with the default options and writes ``tests/games/golden/<game-id>.json``:
+the game id and version, the seeds and options, then per decision the round, the seat to move,
+the action text and what each seat observed when the decision was due (``observed``: the first
+16 hex digits of the sha256 of ``arena.wire.observation_bytes``). At the first decision of every
+round and at the last decision both seats' full observations are recorded as readable JSON
+(``observations``: the wire message through ``MessageToDict``, keys sorted). Per round: the deal
+record and the scores; then the final result. ``tests/games/test_playthrough.py`` replays every
+file and compares everything. Nothing here is game-specific: a newly registered game gets its
+golden file by running this.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from typing import Any
 
 from google.protobuf.json_format import MessageToDict
 
-from arena.games import GAME_IDS, get_game
+from arena.games import get_game
+from arena.games.builtin import BUILTIN_ORDER
 from arena.wire import encode_observation, observation_bytes
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
@@ -129,7 +131,7 @@ def write_all() -> list[Path]:
     """Rewrite the golden file of every registered game; returns the paths written."""
     GOLDEN_DIR.mkdir(exist_ok=True)
     written = []
-    for game_id in GAME_IDS:
+    for game_id in BUILTIN_ORDER:
         path = golden_path(game_id)
         path.write_text(dumps(play(game_id)))
         written.append(path)

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from arena.games import GAME_IDS, get_game
+from arena.games import get_game
+from arena.games.builtin import BUILTIN_ORDER
 from tests.games.playthrough import digest, golden_path, play
 
 REGENERATE = "python -m tests.games.playthrough (only for an intended change of the rules)"
@@ -20,7 +21,7 @@ def load(game_id: str) -> dict[str, Any]:
     return record
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", BUILTIN_ORDER)
 def test_golden_playthrough_replays_exactly(game_id: str) -> None:
     golden = load(game_id)
     game = get_game(game_id)
@@ -35,7 +36,7 @@ def test_golden_playthrough_replays_exactly(game_id: str) -> None:
     assert replayed == golden
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", BUILTIN_ORDER)
 def test_golden_action_texts_replay_the_match(game_id: str) -> None:
     """The seed plus the action texts replay a match: same movers, same observations, same
     round scores and result (no policy involved)."""
@@ -60,7 +61,7 @@ def test_golden_action_texts_replay_the_match(game_id: str) -> None:
     }
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", BUILTIN_ORDER)
 def test_golden_records_every_round_and_full_observations(game_id: str) -> None:
     """Full observations of both seats at the first decision of every round and at the last."""
     golden = load(game_id)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from google.protobuf import json_format
 
-from arena.games import GAME_IDS, get_game
+from arena.games import game_ids, get_game
 from arena.host.views import Sight, seat_frames, seat_view_lines, sight
 from arena.model import BotSpec, DecisionEvent, HeaderEvent, MatchSpec, TimeControl
 from arena.referee.local import LocalPlayer
@@ -53,7 +53,7 @@ def _logged_match(game_id: str, tmp_path: Path, seed: int = 8_765_432_109_876) -
     return tmp_path / f"view-{game_id}.jsonl"
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_a_seat_view_is_made_of_that_seats_observations(game_id: str, tmp_path: Path) -> None:
     """Every frame of seat 0's view is the renderer's drawing of seat 0's observation at that
     point (nothing else of the state), and the opponent's moves are only said to happen."""
@@ -80,7 +80,7 @@ def test_a_seat_view_is_made_of_that_seats_observations(game_id: str, tmp_path: 
     assert omniscient[1].board != frames[1].board  # the whole board shows more
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_a_seat_view_log_holds_the_seats_observations_and_no_seed(game_id: str,
                                                                    tmp_path: Path) -> None:
     path = _logged_match(game_id, tmp_path)

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from arena.bots import load_bot_dir
 from arena.cli.watch_cmds import play
-from arena.games import GAME_IDS
+from arena.games import game_ids
 from arena.model import MatchSpec, Termination, TimeControl
 from arena.referee.log import read_events
 from arena.referee.match import play_match
@@ -24,7 +24,7 @@ def _sample(game_id: str, name: str) -> Path:
     return ROOT / "sample_bots" / game_id / name
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_sample_bots_play_a_full_match(game_id: str, log_dir: Path, socket_root: Path) -> None:
     bots = (load_bot_dir(_sample(game_id, "greedy")), load_bot_dir(_sample(game_id, "random")))
     assert all(b.game == game_id for b in bots)

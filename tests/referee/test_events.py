@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from arena.errors import LogFormatError
-from arena.games import GAME_IDS
+from arena.games import game_ids
 from arena.model import (
     BotSpec,
     HeaderEvent,
@@ -42,7 +42,7 @@ def _log_of(game_id: str, tmp_path: Path) -> tuple[Path, list[MatchEvent]]:
     return tmp_path / f"ev-{game_id}.jsonl", events
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_a_log_reads_back_into_its_events(game_id: str, tmp_path: Path) -> None:
     path, emitted = _log_of(game_id, tmp_path)
     read = list(read_events(path))
@@ -55,7 +55,7 @@ def test_a_log_reads_back_into_its_events(game_id: str, tmp_path: Path) -> None:
     assert isinstance(end, MatchEndEvent) and end.result.game == game_id
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_events_survive_the_admin_wire(game_id: str, tmp_path: Path) -> None:
     _, emitted = _log_of(game_id, tmp_path)
     for event in emitted:

@@ -14,7 +14,7 @@ import grpc
 import pytest
 
 from arena.errors import BotFault, SandboxError
-from arena.games import GAME_IDS, get_game
+from arena.games import game_ids, get_game
 from arena.model import (
     BotSpec,
     DecisionEvent,
@@ -181,7 +181,7 @@ def test_the_loop_logs_a_replayable_match(tmp_path: Path) -> None:
     assert report.finished and report.decisions == result.decisions
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_play_local_is_the_loop_and_is_reproducible(game_id: str) -> None:
     policies = (seeded_random(1), seeded_random(2))
     first = play_local(game_id, policies, 11)

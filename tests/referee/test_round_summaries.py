@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from arena.errors import ReplayMismatchError
-from arena.games import GAME_IDS, get_game
+from arena.games import game_ids, get_game
 from arena.games.haggis import CARD_POINTS, parse_card
 from arena.model import LOG_FORMAT, BotSpec, MatchSpec, RoundEndEvent, TimeControl
 from arena.referee.local import LocalPlayer
@@ -108,7 +108,7 @@ def _rewrite(path: Path, change: Any) -> Path:
     return forged
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_the_log_carries_the_summary_and_replay_checks_it(game_id: str, tmp_path: Path) -> None:
     path = _logged_match(game_id, tmp_path)
     events = list(read_events(path))
@@ -133,7 +133,7 @@ def test_the_log_carries_the_summary_and_replay_checks_it(game_id: str, tmp_path
         replay_log(_rewrite(path, drop))
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_a_format_2_log_without_summaries_still_replays(game_id: str, tmp_path: Path) -> None:
     path = _logged_match(game_id, tmp_path)
 

@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 from arena.bots import load_bot_dir
 from arena.cli.main import app
 from arena.errors import LogFormatError, ReplayMismatchError, SignatureError
-from arena.games import GAME_IDS
+from arena.games import game_ids
 from arena.model import MatchSpec, Termination, TimeControl, seed_commitment
 from arena.referee.log import seed_sidecar_path
 from arena.referee.match import play_match
@@ -86,7 +86,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     sockets = Path(tempfile.mkdtemp(prefix="t", dir="/tmp"))
     logs: dict[str, Path] = {}
     try:
-        for number, game in enumerate(GAME_IDS):
+        for number, game in enumerate(game_ids()):
             bots = tuple(load_bot_dir(ROOT / "sample_bots" / game / name)
                          for name in ("greedy", "random"))
             spec = MatchSpec(game, 7_000_000_000 + number, (bots[0], bots[1]),
@@ -157,7 +157,7 @@ def _unsigned_records(path: Path) -> list[Record]:
 
 
 # --- a genuine log -----------------------------------------------------------------------------
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", game_ids())
 def test_a_signed_log_of_every_game_verifies(game: str, played: Played, keys: Keys,
                                              tmp_path: Path) -> None:
     log = _signed(played, game, keys.current, tmp_path)
@@ -176,7 +176,7 @@ def test_a_signed_log_of_every_game_verifies(game: str, played: Played, keys: Ke
     assert "seed: matches its commitment" in text and "rules: ✓" in text
 
 
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", game_ids())
 def test_the_header_holds_no_seed_and_the_sidecar_is_gone(game: str, played: Played) -> None:
     """Hidden information: the header of a committed log never states the seed (a live log is
     what a bot's author might get to read); the seed's private sidecar went with the end."""
@@ -192,7 +192,7 @@ def test_the_header_holds_no_seed_and_the_sidecar_is_gone(game: str, played: Pla
 
 
 # --- a flipped byte, a removed line, reordered lines -------------------------------------------
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", game_ids())
 @pytest.mark.parametrize("kind", ["header", "deal", "decision", "round_end", "match_end"])
 def test_a_flipped_digit_in_any_record_is_refused(game: str, kind: str, played: Played,
                                                   keys: Keys, tmp_path: Path) -> None:
@@ -204,7 +204,7 @@ def test_a_flipped_digit_in_any_record_is_refused(game: str, kind: str, played: 
     _rejected(log, _trust(keys.current_pub), "changed after it was signed")
 
 
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", game_ids())
 def test_a_flipped_bit_anywhere_before_the_signature_is_refused(
         game: str, played: Played, keys: Keys, tmp_path: Path) -> None:
     """Not only edits that keep the log valid JSON: any one bit, at spread-out places."""
@@ -218,7 +218,7 @@ def test_a_flipped_bit_anywhere_before_the_signature_is_refused(
             verify_log(log, trusted)
 
 
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", game_ids())
 def test_a_removed_line_is_refused(game: str, played: Played, keys: Keys,
                                    tmp_path: Path) -> None:
     log = _signed(played, game, keys.current, tmp_path)
@@ -228,7 +228,7 @@ def test_a_removed_line_is_refused(game: str, played: Played, keys: Keys,
     _rejected(log, _trust(keys.current_pub), "changed after it was signed")
 
 
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", game_ids())
 def test_two_swapped_lines_are_refused(game: str, played: Played, keys: Keys,
                                        tmp_path: Path) -> None:
     log = _signed(played, game, keys.current, tmp_path)
@@ -272,7 +272,7 @@ def test_a_log_of_another_match_under_this_matchs_name_is_refused(
     assert out.exit_code == 1 and " ".join(out.stderr.split()).startswith("error: signature:")
 
 
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", game_ids())
 def test_a_signature_by_an_untrusted_key_is_refused(game: str, played: Played, keys: Keys,
                                                     tmp_path: Path) -> None:
     log = _signed(played, game, keys.stranger, tmp_path)
@@ -312,7 +312,7 @@ def test_a_rotated_out_key_passes_while_it_is_trusted_and_fails_after(
 
 
 # --- a forged seed reveal ----------------------------------------------------------------------
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", game_ids())
 def test_a_reveal_of_another_seed_fails_the_commitment(game: str, played: Played, keys: Keys,
                                                        tmp_path: Path) -> None:
     """The referee's own key signs a log whose match end reveals another seed and salt (deals
@@ -334,7 +334,7 @@ def test_a_reveal_of_another_seed_fails_the_commitment(game: str, played: Played
     assert len(out.stderr.strip().splitlines()) == 1, out.stderr
 
 
-@pytest.mark.parametrize("game", GAME_IDS)
+@pytest.mark.parametrize("game", game_ids())
 def test_a_consistent_new_seed_and_commitment_fail_the_deals(
         game: str, played: Played, keys: Keys, tmp_path: Path) -> None:
     """A new seed with a commitment to match, all signed: the logged deals are not that seed's."""
@@ -417,7 +417,7 @@ def test_signed_logs_and_format_3_logs_validate_against_the_schema(
 
     schema = json.loads((ROOT / "docs" / "schema" / "match-log.schema.json").read_text())
     validator = Draft202012Validator(schema)
-    logs = [_signed(played, game, keys.current, tmp_path) for game in GAME_IDS]
+    logs = [_signed(played, game, keys.current, tmp_path) for game in game_ids()]
     for log in [*logs, *sorted(FORMAT3.glob("*.jsonl"))]:
         for number, record in enumerate(_records(log), start=1):
             errors = sorted(validator.iter_errors(record), key=str)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.games import GAME_IDS, get_game
+from arena.games import game_ids, get_game
 from arena.v1 import bot_pb2
 from arena.wire import ObservationDecoder, ObservationEncoder, encode_observation
 
@@ -18,7 +18,7 @@ def _wire(game_id: str, encoder: ObservationEncoder, view: object) -> bytes:
     return message.SerializeToString(deterministic=True)
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_incremental_history_matches_a_fresh_encoding(game_id: str) -> None:
     """Two matches interleaved, one encoder per seat and match (as the referee keeps them),
     and a third match on the first match's encoders (its history is no extension of theirs:
@@ -49,7 +49,7 @@ def test_incremental_history_matches_a_fresh_encoding(game_id: str) -> None:
         third = game.apply(third, rng.choice(game.legal_actions(third)))
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_incremental_history_decoding_gives_the_views(game_id: str) -> None:
     """One decoder per seat follows a match; then the same decoders see another match's
     views (no extension of what they decoded: decoded again from scratch)."""

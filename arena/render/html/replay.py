@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games import game_module, get_game
+from arena.games import game_part, get_game, plugin
 from arena.games.api import Game, totals_of
 from arena.model import (
     DecisionEvent,
@@ -50,8 +50,14 @@ _FAULTS = {
 
 
 def board_for(game_id: str) -> HtmlBoard:
-    """The HTML board of a registered game (``arena.render.html.<name>.BOARD``)."""
-    board: HtmlBoard = game_module("render.html", game_id).BOARD
+    """The HTML board of an installed game (its plugin's ``board``), or, for a game that brings
+    none, its terminal drawing as text (:class:`~arena.render.html.generic.TextBoard`)."""
+    if not plugin(game_id).board:
+        from arena.render import renderer_for
+        from arena.render.html.generic import TextBoard
+
+        return TextBoard(renderer_for(game_id), game_id)
+    board: HtmlBoard = game_part(game_id, "board")
     return board
 
 
