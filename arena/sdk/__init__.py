@@ -15,8 +15,11 @@ to an action (the game's action value, or its text in the game's action grammar)
 The SDK connects to the socket named by ``$ARENA_SOCKET``, says Hello, and answers every
 DecisionRequest by calling the policy. A policy may also be an object with a ``decide(decision)``
 method and optional ``match_start(info)``, ``round_end(round, scores, totals)`` and
-``match_end(result, termination, totals)`` hooks. An exception in the policy ends the bot (the
-match is forfeited as a crash), with the traceback on stderr, which the arena keeps.
+``match_end(result, termination, totals, detail, faulty_seat)`` hooks (``detail`` and
+``faulty_seat`` are passed to a hook that names them; an older three-argument hook still works).
+An exception in the policy ends the bot (the match is forfeited as a crash), with the traceback
+on stderr, which the arena keeps. docs/bots.md, "The Python SDK", documents every attribute of
+``Decision`` and ``MatchInfo`` and every hook.
 """
 
 from __future__ import annotations

@@ -84,6 +84,8 @@ class _Session:
             bot_pb2.MatchResult.Name(end.result),
             bot_pb2.Termination.Name(end.termination),
             tuple(end.totals),
+            detail=end.detail,
+            faulty_seat=None if end.faulty_seat < 0 else end.faulty_seat,
         )
 
 

@@ -33,18 +33,25 @@ class Decision:
     """One decision to make: the seat's observation and every legal action."""
 
     match: MatchInfo
+    """The match this decision belongs to (the same object for every decision of it)."""
     round: int
+    """The round being played, from 0 (PORTAS: the game of the match)."""
     observation: Any
     """The game's observation (view) dataclass for this seat, e.g. ``lost_cities.View``."""
     legal_texts: tuple[str, ...]
-    """Every legal action in the game's text grammar (the game's stable order)."""
+    """Every legal action in the game's text grammar (the game's stable order): the strings an
+    answer is checked against. Answering one of them verbatim is never illegal."""
     time_left_ms: int
+    """How long this answer may take, in ms: the move time plus what is left of the time bank
+    (on the CPU clock, CPU time; see ``match.clock``)."""
     decision_id: int = 0
+    """The referee's number of this decision (the SDK answers with it)."""
     parsed_actions: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
     """The legal actions as values when the caller has them already (in-process play)."""
 
     @property
     def seat(self) -> int:
+        """This bot's seat (0 or 1): ``match.seat``."""
         return self.match.seat
 
     @cached_property
