@@ -3,14 +3,16 @@ lifecycle in a sandbox, and the mapping of what the bot did to a termination.
 
 What goes wrong on a remote seat, and what it becomes:
 
-* the bot exits or is killed before it connects → ``no_start`` (with its last output line);
+* the bot exits or is killed before it connects → ``no_start`` (with its last output line, and
+  what its sandbox hides from it: ``startup_note``);
 * no Hello within the startup time → ``no_start``;
 * a first message that is not Hello, or the wrong protocol version → ``protocol_violation``;
 * a message over ``MAX_BOT_MESSAGE_BYTES`` → ``oversized_message``;
 * bytes that are no ``BotMessage``, a message out of turn, a wrong decision id, a stream that
   ends early → ``protocol_violation``;
 * an action that does not decode or parse → ``invalid_action``;
-* the bot exits during the match → ``crash`` (``memory`` when the kernel killed it for memory);
+* the bot exits during the match → ``crash`` (``memory`` when the kernel killed it for memory;
+  before its first answer, with ``startup_note`` too);
 * no answer within the time the loop waits → ``timeout`` (the loop names it: on the CPU clock
   the wait is the wall guard, and the loop makes it ``wall_timeout``);
 * the sandbox itself fails → ``SandboxError`` (the match is void, nobody's fault).
@@ -47,6 +49,7 @@ from arena.referee.seat import (
     raise_open_files_limit,
 )
 from arena.sandbox.api import ExitInfo, RunningBot, Sandbox
+from arena.sandbox.isolation import HIDDEN_ALWAYS, isolation_available
 from arena.sandbox.meter import Meter
 from arena.v1 import bot_pb2
 from arena.wire import ObservationEncoder, decode_action
@@ -65,6 +68,9 @@ CLOSE_CLASSIFY_S = 1.0
 ANSWER_CHARS = 200
 """How much of an invalid answer's text is kept in the log (a bot controls it)."""
 
+SANDBOX_SECTION = '"Only your bot directory" in docs/bots.md'
+"""Where a bot author reads what a sandbox shows a bot (named in ``startup_note``)."""
+
 _TERMINATION_PB = {t: bot_pb2.Termination.Value(f"TERMINATION_{t.name}") for t in Termination}
 
 
@@ -76,6 +82,26 @@ def classify_exit(info: ExitInfo, last_words: str = "") -> BotFault:
     if info.oom_killed:
         return BotFault(Termination.MEMORY, info.describe())
     return BotFault(Termination.CRASH, info.describe() + last_words)
+
+
+def startup_note(sandbox: str, info: ExitInfo) -> str:
+    """For the detail of a bot that died starting (before its Hello or its first answer): what
+    the sandbox ``sandbox`` (its name) hides from it, since a file outside its directory is the
+    usual cause and the bot's own error seldom says so (an import shim looking for a sibling
+    directory under /tmp dies of a RecursionError). Empty when the arena or the memory limit
+    ended it, or for a sandbox it knows nothing of."""
+    if info.killed_by_arena or info.oom_killed or info.sandbox_error:
+        return ""
+    if sandbox == "docker":
+        hides = "a container holds only the bot's image (its directory at /bot) and an empty /tmp"
+    elif sandbox == "process" and isolation_available():
+        hides = (f"the process sandbox hides {', '.join(HIDDEN_ALWAYS)} and closed directories "
+                 "(e.g. /root) from bots")
+    elif sandbox == "process":
+        hides = "a bot gets only PATH, LANG, a scratch HOME and the arena's PYTHONPATH"
+    else:
+        return ""
+    return f"; {hides}: see {SANDBOX_SECTION}"
 
 
 def classify_closed(closed: StreamClosed) -> BotFault:
@@ -175,6 +201,8 @@ class RemotePlayer:
         self.exit: asyncio.Future[ExitInfo] | None = None
         self.asked = 0
         """The id of the decision last asked."""
+        self.answered = 0
+        """How many of its decisions the bot has answered."""
         self._observations = ObservationEncoder(bot.game)
         self._closed = False
         self.startup_ms: float | None = None
@@ -249,9 +277,11 @@ class RemotePlayer:
     async def answer(self, timeout_s: float) -> Any:
         message = await self._next(timeout_s, waiting_for="answer")
         try:
-            return read_answer(self.bot.game, message, self.asked)
+            action = read_answer(self.bot.game, message, self.asked)
         except BotFault as fault:
             raise fault.at(self.seat) from None
+        self.answered += 1
+        return action
 
     def _check_quiet(self) -> None:
         """A seat may only send when asked; anything queued out of turn is a violation."""
@@ -293,7 +323,7 @@ class RemotePlayer:
                 if info.sandbox_error:
                     raise SandboxError(f"seat {self.seat}: {info.sandbox_error}")
                 raise BotFault(Termination.NO_START, f"{info.describe()} before connecting"
-                               + self._last_words(), self.seat)
+                               + self._last_words() + self._startup_note(info), self.seat)
             raise BotFault(Termination.NO_START,
                            f"did not connect within {timeout_s * 1000:.0f} ms", self.seat)
         if exit_future in done:
@@ -310,10 +340,14 @@ class RemotePlayer:
         return classify_closed(closed)
 
     def _exit_fault(self, info: ExitInfo) -> BotFault:
+        note = "" if self.answered else self._startup_note(info)
         try:
-            return classify_exit(info, self._last_words()).at(self.seat)
+            return classify_exit(info, self._last_words() + note).at(self.seat)
         except SandboxError as exc:  # not the bot's doing: the match is void (internal)
             raise SandboxError(f"seat {self.seat}: {exc}") from None
+
+    def _startup_note(self, info: ExitInfo) -> str:
+        return startup_note(self.sandbox.name, info)
 
     def _last_words(self) -> str:
         lines = [line for line in (self.log_tail() or "").splitlines() if line.strip()]
