@@ -16,7 +16,14 @@ from typing import Any
 
 from arena.errors import ConfigError, UnknownGameError
 from arena.games.api import Game
-from arena.games.plugin import GamePlugin, checked, load_object, plugin_of, scan_entry_points
+from arena.games.plugin import (
+    GamePlugin,
+    checked,
+    iter_entry_points,
+    load_object,
+    plugin_of,
+    scan_entry_points,
+)
 
 _lock = threading.Lock()
 _found: dict[str, GamePlugin] | None = None
@@ -49,6 +56,24 @@ def _discover() -> dict[str, GamePlugin]:
         return _found
 
 
+_early: dict[str, GamePlugin] = {}
+"""Games found by :func:`_first` before a full discovery."""
+
+
+def _first(game_id: str) -> GamePlugin | None:
+    if _found is not None:
+        return _found.get(game_id)
+    if game_id not in _early:
+        entry = next((e for e in iter_entry_points() if e.name == game_id), None)
+        try:
+            if entry is None:
+                return None
+            _early[game_id] = plugin_of(entry)
+        except Exception:  # noqa: BLE001 — the full discovery records why
+            return _discover().get(game_id)
+    return _early[game_id]
+
+
 def plugins() -> tuple[GamePlugin, ...]:
     """Every installed game (built-ins first, then the others by id), then any registered in
     this process by :func:`registered`."""
@@ -67,8 +92,10 @@ def plugin_problems() -> tuple[str, ...]:
 
 
 def plugin(game_id: str) -> GamePlugin:
-    """The installed game with this id; ``UnknownGameError`` naming the known ids."""
-    found = _extra.get(game_id) or _discover().get(game_id)
+    """The installed game with this id; ``UnknownGameError`` naming the known ids. Before
+    anything lists the games, the distributions are read only up to the first that registers
+    ``game_id`` (it is the one a full discovery keeps: a bot asks for one game)."""
+    found = _extra.get(game_id) or (_found or {}).get(game_id) or _first(game_id)
     if found is None:
         raise UnknownGameError(f"unknown game {game_id!r}; known games: {', '.join(game_ids())}")
     return found

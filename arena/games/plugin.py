@@ -110,7 +110,11 @@ class EntryPoint:
 def scan_entry_points(path: list[str] | None = None) -> tuple[EntryPoint, ...]:
     """Every ``arena.games`` entry point of the distributions on ``path`` (``sys.path``),
     first distribution of a name first."""
-    found: list[EntryPoint] = []
+    return tuple(iter_entry_points(path))
+
+
+def iter_entry_points(path: list[str] | None = None) -> Iterator[EntryPoint]:
+    """:func:`scan_entry_points` one at a time (a caller looking for one game stops early)."""
     seen: set[str] = set()
     for directory in path if path is not None else sys.path:
         for info in _dist_infos(directory or "."):
@@ -122,8 +126,7 @@ def scan_entry_points(path: list[str] | None = None) -> tuple[EntryPoint, ...]:
             if entries and not version:  # an egg-info of a source tree: PKG-INFO says it
                 version = _metadata_version(info)
                 entries = [replace(entry, version=version) for entry in entries]
-            found.extend(entries)
-    return tuple(found)
+            yield from entries
 
 
 def _dist_infos(directory: str) -> Iterator[str]:
