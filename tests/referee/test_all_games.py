@@ -21,7 +21,9 @@ from .conftest import ROOT
 
 
 def _sample(game_id: str, name: str) -> Path:
-    return ROOT / "sample_bots" / game_id / name
+    """A built-in game's sample bot, or the example game package's (examples/<game>/bots)."""
+    builtin = ROOT / "sample_bots" / game_id / name
+    return builtin if builtin.is_dir() else ROOT / "examples" / game_id / "bots" / name
 
 
 @pytest.mark.parametrize("game_id", game_ids())
