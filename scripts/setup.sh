@@ -40,4 +40,7 @@ python3 -c 'import sys; assert sys.version_info >= (3, 11), "Arena needs Python 
 .venv/bin/python -m pip install -q --upgrade pip
 # Editable install: the build hook (setup.py) generates arena/v1 from proto/ into the tree.
 .venv/bin/python -m pip install -q -e ".${extras}"
+# The example game package (a fourth game, installed as any game package is: not editable, so
+# the bots' base image can pack its installed files; docs/games/plugins.md).
+.venv/bin/python -m pip install -q ./examples/goofspiel
 echo "arena installed in .venv ($(.venv/bin/arena --version))"

@@ -12,7 +12,7 @@ if [ -z "${ARENA_TEST_POSTGRES_URL:-}" ]; then  # a local PostgreSQL for the lad
   ARENA_TEST_POSTGRES_URL="$(bash .ci/postgres-setup.sh)"
   export ARENA_TEST_POSTGRES_URL
 fi
-.venv/bin/ruff check arena tests benchmarks sample_bots setup.py arena_protogen.py
+.venv/bin/ruff check arena tests benchmarks sample_bots examples setup.py arena_protogen.py
 .venv/bin/mypy arena
 .venv/bin/lint-imports   # the layering contract in pyproject.toml: rooms import only downwards
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
