@@ -136,6 +136,8 @@ __all__ = [
     "PASS",
     "Action",
     "HaggisGame",
+    "LastActions",
+    "NO_LAST_ACTIONS",
     "RoundSummary",
     "State",
     "View",
@@ -217,6 +219,9 @@ class RoundSummary:
 
 Deal = tuple[int, int, int]
 """A round's deal: both hand masks (face cards included) and the Haggis mask."""
+LastActions = tuple[Action | None, Action | None]
+"""Each seat's most recent decision in the current round, None before its first."""
+NO_LAST_ACTIONS: LastActions = (None, None)
 
 
 @dataclass(frozen=True)
@@ -247,6 +252,8 @@ class State:
     totals: tuple[int, int]
     deal: Deal
     """The round's deal: both hand masks and the Haggis mask."""
+    last_actions: LastActions
+    """Each seat's most recent decision in the current round (public), None before its first."""
     result: GameResult | None = None
 
 
@@ -278,6 +285,9 @@ class View:
     summaries: tuple[RoundSummary, ...]
     """Every finished round (scores, who went out, bets, the revealed leftover hand and Haggis)."""
     totals: tuple[int, int]
+    last_actions: LastActions = NO_LAST_ACTIONS
+    """Each seat's most recent decision in the current round (a pass or a play, with the bet
+    it declared), None before its first; all public."""
 
 
 # --- the game --------------------------------------------------------------------------------
@@ -322,6 +332,7 @@ def _start_round(
         summaries=summaries,
         totals=totals,
         deal=deal,
+        last_actions=NO_LAST_ACTIONS,
     )
 
 
@@ -401,6 +412,11 @@ class HaggisGame:
     def is_legal(self, state: State, action: Action) -> bool:
         return self._illegal_reason(state, action) is None
 
+    def explain_illegal(self, state: State, action: Action) -> str:
+        """Why ``action`` is illegal in ``state`` (one short sentence about the mover's own
+        cards, its bet, or the public trick); "" for a legal action."""
+        return self._illegal_reason(state, action) or ""
+
     def _illegal_reason(self, state: State, action: Action) -> str | None:
         seat = state.to_move
         if seat is None:
@@ -440,6 +456,7 @@ class HaggisGame:
         assert seat is not None
         bets = state.bets if action.bet is None else _pair(state.bets, seat, action.bet)
         history = state.history + ((state.round, seat, action),)
+        lasts = _pair(state.last_actions, seat, action)
         combo = action.combo
         if combo is None:
             winner = state.trick[-1][0]
@@ -447,6 +464,7 @@ class HaggisGame:
                 state,
                 bets=bets,
                 history=history,
+                last_actions=lasts,
                 captured=_take_trick(state, winner),
                 trick=(),
                 leader=winner,
@@ -459,6 +477,7 @@ class HaggisGame:
             state,
             bets=bets,
             history=history,
+            last_actions=lasts,
             hands=_pair(state.hands, seat, hand),
             played=_pair(state.played, seat, True),
             trick=state.trick + ((seat, combo),),
@@ -515,6 +534,7 @@ class HaggisGame:
             history=state.history,
             summaries=state.summaries,
             totals=state.totals,
+            last_actions=state.last_actions,
         )
 
     def outcome(self, state: State) -> GameResult | None:
@@ -597,6 +617,7 @@ class HaggisGame:
             to_move=view.to_move,
             trick=view.trick,
             captured=view.captured,
+            last_actions=view.last_actions,
             result=_result_of(view) if view.to_move is None else None,
         )
 

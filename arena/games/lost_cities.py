@@ -197,6 +197,35 @@ def _build_tables() -> tuple[tuple[tuple[Action, ...], ...], tuple[tuple[Action,
 _PLAY_TABLE, _DISCARD_TABLE = _build_tables()
 
 
+@dataclass(frozen=True, slots=True, repr=False)
+class LastAction:
+    """A seat's most recent action in the current round, as the other seat saw it too."""
+
+    action: Action
+    """The whole turn: the card played or discarded, where, and the draw source."""
+    drawn: Card | None
+    """The card taken from a discard pile (public: it was that pile's top); None for a draw
+    from the deck (the card drawn from the deck is never told)."""
+
+    def __repr__(self) -> str:
+        return f"LastAction({format_action(self.action)!r}, drawn={self.drawn!r})"
+
+
+_LAST: dict[tuple[int, bool, int | None, int], LastAction] = {}
+"""Interned ``LastAction`` values by (card code, discard, draw source, drawn code or -1)."""
+
+
+def last_action(action: Action, drawn: Card | None) -> LastAction:
+    """The (interned) ``LastAction`` of a turn: ``drawn`` is the card taken from a discard
+    pile, None for a deck draw."""
+    key = (int(action.card), action.discard, action.draw, -1 if drawn is None else int(drawn))
+    found = _LAST.get(key)
+    if found is None:
+        found = _LAST[key] = LastAction(
+            _ACTIONS[key[:3]], None if drawn is None else CARDS[int(drawn)])
+    return found
+
+
 # --- options and state -------------------------------------------------------------------------
 
 OPTION_SPECS: tuple[OptionSpec, ...] = (
@@ -233,6 +262,9 @@ HistoryEntry = tuple[int, int, str]
 """One public action: (0-based round, seat, canonical action text)."""
 Deal = tuple[Hand, Hand, tuple[Card, ...]]
 """A round's deal: seat 0's hand, seat 1's hand (each sorted), the deck in drawing order."""
+LastActions = tuple[LastAction | None, LastAction | None]
+"""Each seat's most recent action in the current round, None before its first."""
+NO_LAST_ACTIONS: LastActions = (None, None)
 
 
 @dataclass(frozen=True)
@@ -264,6 +296,8 @@ class State:
     """Every action of the match so far (public)."""
     deal: Deal
     """The round's deal as dealt: seat 0's hand, seat 1's hand, the deck (for match logs)."""
+    last_actions: LastActions
+    """Each seat's most recent action in the current round (public), None before its first."""
 
     @property
     def deck_count(self) -> int:
@@ -302,6 +336,10 @@ class View:
     """Score pairs (seat 0, seat 1) of the finished rounds."""
     history: tuple[HistoryEntry, ...]
     """Every action of the match, (round, seat, action text); deck draws never name the card."""
+    last_actions: LastActions = NO_LAST_ACTIONS
+    """Each seat's most recent action in the current round, None before its first: what it
+    played or discarded where, where it drew from, and the card it took from a discard pile
+    (never the card drawn from the deck)."""
 
 
 # --- scoring -----------------------------------------------------------------------------------
@@ -378,6 +416,7 @@ def _start_round(
         turn=0,
         history=history,
         deal=deal,
+        last_actions=NO_LAST_ACTIONS,
     )
 
 
@@ -496,10 +535,13 @@ class LostCitiesGame:
         if draw is None:
             drawn = state.deck[deck_pos]
             deck_pos += 1
+            last = last_action(action, None)
         else:
             pile = piles[draw]
             drawn = pile[-1]
             piles = piles[:draw] + (pile[:-1],) + piles[draw + 1 :]
+            last = last_action(action, drawn)
+        lasts = (last, state.last_actions[1]) if seat == 0 else (state.last_actions[0], last)
         hand = list(state.hands[seat])
         hand.remove(card)
         insort(hand, drawn)
@@ -508,7 +550,7 @@ class LostCitiesGame:
             (state.round_index, seat, _TEXT_OF[(int(card), action.discard, draw)]),
         )
         if deck_pos == len(state.deck):
-            return self._end_round(state, exps_all, history, hands, piles, deck_pos)
+            return self._end_round(state, exps_all, history, hands, piles, deck_pos, lasts)
         return replace(
             state,
             player=1 - seat,
@@ -518,6 +560,7 @@ class LostCitiesGame:
             deck_pos=deck_pos,
             turn=state.turn + 1,
             history=history,
+            last_actions=lasts,
         )
 
     def _end_round(
@@ -528,6 +571,7 @@ class LostCitiesGame:
         hands: tuple[Hand, Hand],
         piles: tuple[tuple[Card, ...], ...],
         deck_pos: int,
+        last_actions: LastActions,
     ) -> State:
         scores = (round_score(expeditions[0]), round_score(expeditions[1]))
         finished = state.finished + (scores,)
@@ -547,26 +591,40 @@ class LostCitiesGame:
             deck_pos=deck_pos,
             turn=state.turn + 1,
             history=history,
+            last_actions=last_actions,
         )
 
     def _why_illegal(self, state: State, action: Action) -> str:
+        """The error of ``apply`` for an illegal action: its text and the reason."""
+        if state.player is None or not isinstance(action, Action):
+            return self.explain_illegal(state, action)
+        return f"{format_action(action)}: {self.explain_illegal(state, action)}"
+
+    def explain_illegal(self, state: State, action: Action) -> str:
+        """Why ``action`` is illegal in ``state``, in one short sentence naming only what the
+        seat to move sees (its hand, the table, the turn count); "" for a legal action."""
         if state.player is None:
             return "the match is over"
         if not isinstance(action, Action):
             return f"not a Lost Cities action: {action!r}"
-        text = format_action(action)
-        card = action.card
+        if self.is_legal(state, action):
+            return ""
+        card, draw = action.card, action.draw
         if card not in state.hands[state.player]:
-            return f"{text}: {card} is not in your hand"
+            return f"{card} is not in your hand"
         colour = int(card) // 10
         exp = state.expeditions[state.player][colour]
         if not action.discard and exp and card < exp[-1]:
-            return f"{text}: {card} cannot follow {exp[-1]} on your expedition"
-        if action.draw is not None and state.turn >= state.rules.stall_guard_turns:
-            return f"{text}: stall guard reached, only the deck may be drawn from"
-        if action.discard and action.draw == colour:
-            return f"{text}: cannot draw from the pile just discarded onto"
-        return f"{text}: that discard pile is empty"
+            return f"{card} cannot follow {exp[-1]} on your expedition"
+        if draw is None:
+            return ""  # unreachable: the card is held and placeable, and the deck is a source
+        if not isinstance(draw, int) or not 0 <= draw < N_COLOURS:
+            return f"no discard pile {draw!r}"
+        if state.turn >= state.rules.stall_guard_turns:
+            return "stall guard reached, only the deck may be drawn from"
+        if action.discard and draw == colour:
+            return "cannot draw from the pile just discarded onto"
+        return f"the {COLOUR_NAMES[draw]} discard pile is empty"
 
     # --- information -------------------------------------------------------------------------
     def observation(self, state: State, seat: int) -> View:
@@ -587,6 +645,7 @@ class LostCitiesGame:
             stall_guard_turns=state.rules.stall_guard_turns,
             finished_rounds=state.finished,
             history=state.history,
+            last_actions=state.last_actions,
         )
 
     def outcome(self, state: State) -> GameResult | None:
@@ -652,6 +711,7 @@ class LostCitiesGame:
             expeditions=view.expeditions,
             piles=view.piles,
             turn=view.turn,
+            last_actions=view.last_actions,
         )
 
 

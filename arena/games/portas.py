@@ -74,6 +74,9 @@ Action = Play | Pass
 PASS = Pass()
 _PLAYS: dict[tuple[int, int], Play] = {(c, t): Play(c, t) for c in range(1, 7) for t in TREASURES}
 _PLAY_TEXT: dict[str, Play] = {str(p): p for p in _PLAYS.values()}
+LastActions = tuple[Action | None, Action | None]
+"""Each seat's most recent action in the current game, None before its first."""
+NO_LAST_ACTIONS: LastActions = (None, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +132,8 @@ class State:
     history: tuple[HistoryEntry, ...]
     deal: Deal
     """This game's full deal: deck of seat 0, deck of seat 1 (top first), treasure order."""
+    last_actions: LastActions
+    """Each seat's most recent action in the current game (public), None before its first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +160,9 @@ class View:
     passes: int
     history: tuple[HistoryEntry, ...]
     """Every action of the match: (game index, seat, action text)."""
+    last_actions: LastActions = NO_LAST_ACTIONS
+    """Each seat's most recent action in the current game (a play or the forced pass), None
+    before its first; all public."""
 
     @property
     def hidden_count(self) -> int:
@@ -270,11 +278,33 @@ class PortasGame:
             return not _fits(hand, state.chests)
         return False
 
+    def explain_illegal(self, state: State, action: Action) -> str:
+        """Why ``action`` is illegal in ``state`` (one short sentence about the public table:
+        hands, open chests); "" for a legal action."""
+        if state.mover is None:
+            return "the match is over"
+        if self.is_legal(state, action):
+            return ""
+        hand = state.hands[state.mover]
+        if isinstance(action, Pass):
+            fits = next(a for a in self.legal_actions(state) if isinstance(a, Play))
+            return f"pass only when no hand card fits an open chest, and {fits} fits"
+        if not isinstance(action, Play):
+            return f"not a PORTAS action: {action!r}"
+        if action.card not in hand:
+            return f"no {action.card} in your hand"
+        chest = next((ch for ch in state.chests if ch.value == action.chest), None)
+        if chest is None:
+            opened = ", ".join(str(ch.value) for ch in state.chests) or "none"
+            return f"chest {action.chest} is not open: the open chests are {opened}"
+        return f"{action.card} does not fit chest {chest.value}: {chest.remaining} left in it"
+
     def apply(self, state: State, action: Action) -> State:
         """The state after ``action``; raises ``IllegalActionError`` if it is not legal."""
         if not self.is_legal(state, action):
             raise IllegalActionError(
-                f"{_text(action)} is not legal now; legal: "
+                f"{_text(action)} is not legal now: {self.explain_illegal(state, action)}; "
+                "legal: "
                 f"{' '.join(self.format_action(a) for a in self.legal_actions(state)) or 'none'}"
             )
         if isinstance(action, Play):
@@ -286,6 +316,7 @@ class PortasGame:
         assert seat is not None
         hands = _set(state.hands, seat, _remove(state.hands[seat], action.card))
         history = state.history + ((state.round, seat, str(action)),)
+        lasts = _last(state.last_actions, seat, action)
         chests: list[Chest] = []
         emptied: Chest | None = None
         for ch in state.chests:
@@ -308,7 +339,8 @@ class PortasGame:
                 chests.sort(key=lambda c: c.value)
                 hidden = hidden[1:]
             if len(taken) == len(TREASURES):
-                return self._end_round(state, hands, tuple(chests), hidden, taken, scores, history)
+                return self._end_round(state, hands, tuple(chests), hidden, taken, scores, history,
+                                       lasts)
         nxt = 1 - seat
         hand, deck = _refill(hands[nxt], state.decks[nxt])
         return replace(
@@ -322,15 +354,18 @@ class PortasGame:
             scores=scores,
             passes=0,
             history=history,
+            last_actions=lasts,
         )
 
     def _pass(self, state: State) -> State:
         seat = state.mover
         assert seat is not None
         history = state.history + ((state.round, seat, "pass"),)
+        lasts = _last(state.last_actions, seat, PASS)
         if state.passes + 1 >= 2:
             return self._end_round(
-                state, state.hands, state.chests, state.hidden, state.taken, state.scores, history
+                state, state.hands, state.chests, state.hidden, state.taken, state.scores, history,
+                lasts,
             )
         nxt = 1 - seat
         hand, deck = _refill(state.hands[nxt], state.decks[nxt])
@@ -341,6 +376,7 @@ class PortasGame:
             decks=_set(state.decks, nxt, deck),
             passes=state.passes + 1,
             history=history,
+            last_actions=lasts,
         )
 
     def _end_round(
@@ -352,6 +388,7 @@ class PortasGame:
         taken: tuple[Taken, ...],
         scores: tuple[int, int],
         history: tuple[HistoryEntry, ...],
+        last_actions: LastActions,
     ) -> State:
         finished = state.finished + (scores,)
         if len(finished) < state.games:
@@ -368,6 +405,7 @@ class PortasGame:
             scores=scores,
             finished=finished,
             history=history,
+            last_actions=last_actions,
         )
 
     def observation(self, state: State, seat: int) -> View:
@@ -386,6 +424,7 @@ class PortasGame:
             finished=state.finished,
             passes=state.passes,
             history=state.history,
+            last_actions=state.last_actions,
         )
 
     def outcome(self, state: State) -> GameResult | None:
@@ -490,7 +529,13 @@ class PortasGame:
             taken=view.taken,
             scores=view.scores,
             passes=view.passes,
+            last_actions=view.last_actions,
         )
+
+
+def _last(lasts: LastActions, seat: int, action: Action) -> LastActions:
+    """``lasts`` with ``seat``'s most recent action set to ``action``."""
+    return (action, lasts[1]) if seat == 0 else (lasts[0], action)
 
 
 def _texts(cards: Pair) -> list[list[str]]:
@@ -544,6 +589,7 @@ def _start_round(
         passes=0,
         history=history,
         deal=deal,
+        last_actions=NO_LAST_ACTIONS,
     )
 
 

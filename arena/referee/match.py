@@ -37,7 +37,7 @@ from typing import Any
 import arena
 from arena.errors import BotFault, SandboxError
 from arena.games import get_game
-from arena.games.api import totals_of
+from arena.games.api import Game, totals_of
 from arena.model import (
     LOG_FORMAT,
     SEED_SALT_HEX,
@@ -122,6 +122,30 @@ class _CpuSpan:
         if self.meter is None or self.start_ns is None:
             return None
         return round((self.meter.cpu_ns() - self.start_ns) / 1e6, 3)
+
+
+REASON_CHARS = 200
+"""The most of a game's reason for an illegal action that a result's detail quotes."""
+
+
+def illegal_detail(game: Game[Any, Any, Any], state: Any, action: Any, text: str) -> str:
+    """The detail of an ``illegal_action`` termination: the action's text and, when the game
+    explains it (the optional ``explain_illegal(state, action)`` of the game protocol), why,
+    e.g. ``illegal action 'discard Y4 draw Y': cannot draw from the pile just discarded onto``.
+    A game's explanation that fails or is empty leaves just the action: the bot's fault stands
+    whatever the explanation does (the rules said no through ``is_legal``)."""
+    detail = f"illegal action {text!r}"
+    explain = getattr(game, "explain_illegal", None)
+    if explain is None:
+        return detail
+    try:
+        reason = str(explain(state, action))
+    except Exception:  # noqa: BLE001 — a game's faulty explanation must not void the forfeit
+        log.exception("%s: explain_illegal failed for %r", game.id, text)
+        return detail
+    lines = plain_text(reason).strip().splitlines()
+    reason = lines[0].strip()[:REASON_CHARS].rstrip() if lines else ""
+    return f"{detail}: {reason}" if reason else detail
 
 
 def _cpu_detail(used_ms: float, allowance_ms: float) -> str:
@@ -322,7 +346,8 @@ class Match:
                 raise _clock_fault(fault, clock, elapsed_ms, cpu_ms, seat)
             clock.charge(elapsed_ms, cpu_ms)
             if not game.is_legal(self.state, action):
-                raise BotFault(Termination.ILLEGAL_ACTION, f"illegal action {text!r}", seat)
+                raise BotFault(Termination.ILLEGAL_ACTION,
+                               illegal_detail(game, self.state, action, text), seat)
         except BotFault as fault:  # the forfeiting decision is recorded like any other
             elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
             answer = text if text is not None else recorded_answer(fault.answer)

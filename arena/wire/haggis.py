@@ -117,6 +117,11 @@ class HaggisCodec:
                 for s in view.summaries
             ],
             totals=list(view.totals),
+            last_actions=[
+                pb.HaggisLastAction() if a is None
+                else pb.HaggisLastAction(action=self.action_to_proto(a))
+                for a in view.last_actions
+            ],
         )
         set_history(message, view.history, self._history_entry, history)
         return message
@@ -162,7 +167,16 @@ class HaggisCodec:
                 for s in message.rounds
             ),
             totals=_pair(list(message.totals), "totals"),
+            last_actions=self._last_actions(message.last_actions),
         )
+
+    def _last_actions(self, messages: Sequence[pb.HaggisLastAction]) -> h.LastActions:
+        """Decode both seats' last decisions; none at all (an observation from before they
+        were sent) reads as none yet; raises ``InvalidActionError`` on a bad entry."""
+        if not messages:
+            return h.NO_LAST_ACTIONS
+        return _pair([self.action_from_proto(m.action) if m.HasField("action") else None
+                      for m in messages], "last_actions")
 
 
 CODEC = HaggisCodec()

@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from arena.errors import InvalidActionError
-from arena.games.lost_cities import Action, Card, View, parse_card
+from arena.games.lost_cities import (
+    Action,
+    Card,
+    LastAction,
+    LastActions,
+    View,
+    last_action,
+    parse_card,
+)
 from arena.v1 import lost_cities_pb2 as pb
 from arena.wire.api import HistoryBytes, HistoryDecoder, history_entry_bytes, set_history
 
@@ -58,9 +66,37 @@ class LostCitiesCodec:
             finished_rounds=[
                 pb.LostCitiesRoundScore(seat0=a, seat1=b) for a, b in view.finished_rounds
             ],
+            last_actions=[self._last_action(last) for last in view.last_actions],
         )
         set_history(message, view.history, self._history_entry, history)
         return message
+
+    def _last_action(self, last: LastAction | None) -> pb.LostCitiesLastAction:
+        if last is None:
+            return pb.LostCitiesLastAction()
+        drawn = "" if last.drawn is None else str(last.drawn)
+        return pb.LostCitiesLastAction(action=self.action_to_proto(last.action), drawn=drawn)
+
+    def _last_actions(self, messages: Sequence[pb.LostCitiesLastAction]) -> LastActions:
+        """Decode both seats' last actions; none at all (an observation from before they were
+        sent) reads as none yet; raises ``InvalidActionError`` on a bad entry."""
+        if not messages:
+            return (None, None)
+        if len(messages) != 2:
+            raise InvalidActionError("last_actions needs one entry per seat")
+        first, second = (self._last_action_from_proto(m) for m in messages)
+        return (first, second)
+
+    def _last_action_from_proto(self, message: pb.LostCitiesLastAction) -> LastAction | None:
+        if not message.HasField("action"):
+            return None
+        action = self.action_from_proto(message.action)
+        drawn = parse_card(message.drawn) if message.drawn else None
+        if (drawn is None) != (action.draw is None) or (
+                drawn is not None and drawn.colour != action.draw):
+            raise InvalidActionError("LastAction.drawn must name a card of the pile drawn from, "
+                                     "and nothing for a deck draw")
+        return last_action(action, drawn)
 
     def _history_entry(self, entry: tuple[int, int, str]) -> pb.LostCitiesHistoryEntry:
         r, s, t = entry
@@ -93,6 +129,7 @@ class LostCitiesCodec:
             finished_rounds=tuple((r.seat0, r.seat1) for r in message.finished_rounds),
             history=(history or HistoryDecoder(self.history_entry_from_proto)).of(
                 message.history),
+            last_actions=self._last_actions(message.last_actions),
         )
 
     def history_entry_from_proto(self, entry: pb.LostCitiesHistoryEntry) -> tuple[int, int, str]:

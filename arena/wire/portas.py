@@ -9,7 +9,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.errors import InvalidActionError
-from arena.games.portas import PASS, TREASURES, Action, Chest, Pass, Play, Taken, View
+from arena.games.portas import (
+    NO_LAST_ACTIONS,
+    PASS,
+    TREASURES,
+    Action,
+    Chest,
+    LastActions,
+    Pass,
+    Play,
+    Taken,
+    View,
+)
 from arena.v1 import portas_pb2
 from arena.wire.api import HistoryBytes, HistoryDecoder, history_entry_bytes, set_history
 
@@ -61,6 +72,11 @@ class PortasCodec:
             scores=list(view.scores),
             finished_games=[portas_pb2.PortasGameScore(scores=list(s)) for s in view.finished],
             passes_in_a_row=view.passes,
+            last_actions=[
+                portas_pb2.PortasLastAction() if a is None
+                else portas_pb2.PortasLastAction(action=self.action_to_proto(a))
+                for a in view.last_actions
+            ],
         )
         set_history(message, view.history, self._history_entry, history)
         return message
@@ -99,7 +115,19 @@ class PortasCodec:
             passes=int(message.passes_in_a_row),
             history=(history or HistoryDecoder(self.history_entry_from_proto)).of(
                 message.history),
+            last_actions=self._last_actions(message.last_actions),
         )
+
+    def _last_actions(self, messages: Sequence[Any]) -> LastActions:
+        """Decode both seats' last actions; none at all (an observation from before they were
+        sent) reads as none yet; raises ``InvalidActionError`` on a bad entry."""
+        if not messages:
+            return NO_LAST_ACTIONS
+        if len(messages) != 2:
+            raise InvalidActionError("last_actions needs one entry per seat")
+        first, second = (self.action_from_proto(m.action) if m.HasField("action") else None
+                         for m in messages)
+        return (first, second)
 
     def history_entry_from_proto(self, entry: Any) -> tuple[int, int, str]:
         return (int(entry.game), int(entry.seat), str(entry.action))

@@ -670,3 +670,104 @@ def test_sample_bots_play_legal_matches_and_greedy_wins() -> None:
     assert wins >= 5
     result = play_local("haggis", (rand, rand), 99, {"target": 100})
     assert result.totals[0] >= 100 or result.totals[1] >= 100
+
+
+# --- issue 25: why an action is illegal, each seat's last decision ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("pass", "the leader must play a combination"),
+        ("set 9: 9R", "you do not hold those cards"),
+        ("set 5: 5R bet 15", ""),
+    ],
+)
+def test_explain_illegal_when_leading(text: str, reason: str) -> None:
+    state = state_with(("5R 6R 2G", "7R 8R 2B"), to_move=A)
+    assert GAME.explain_illegal(state, act(text)) == reason
+    assert GAME.is_legal(state, act(text)) == (reason == "")
+
+
+@pytest.mark.parametrize(
+    ("played", "text", "reason"),
+    [
+        ("set 5: 5R", "set 2: 2B",
+         "does not beat the current combination (same kind and shape, higher; or a bomb)"),
+        ("set 5: 5R|set 7: 7R", "pass bet 15",
+         "you can bet only once, before your first card play"),
+    ],
+)
+def test_explain_illegal_when_following(played: str, text: str, reason: str) -> None:
+    state = state_with(("5R 6R 2G", "7R 8R 2B"), to_move=A)
+    for move in played.split("|"):
+        state = GAME.apply(state, act(move))
+    assert GAME.explain_illegal(state, act(text)) == reason
+    with pytest.raises(IllegalActionError, match=f"^illegal action '{text}': "):
+        GAME.apply(state, act(text))
+
+
+def test_last_actions_are_each_seats_latest_decision_of_the_round() -> None:
+    state = state_with(("5R 6R 2G", "7R 8R 2B"), to_move=A)
+    assert GAME.observation(state, B).last_actions == (None, None)
+    state = GAME.apply(state, act("set 5: 5R bet 15"))
+    assert GAME.observation(state, B).last_actions == (act("set 5: 5R bet 15"), None)
+    state = GAME.apply(state, act("pass bet 30"))
+    lasts = GAME.observation(state, A).last_actions
+    assert lasts == (act("set 5: 5R bet 15"), act("pass bet 30"))
+    assert GAME.observation(state, B).last_actions == lasts
+    state = GAME.apply(state, act("set 6: 6R"))
+    assert GAME.observation(state, B).last_actions == (act("set 6: 6R"), act("pass bet 30"))
+
+
+def test_last_actions_start_empty_every_round_and_survive_the_codec() -> None:
+    rng = random.Random(4)
+    state = GAME.new_match(4, {"target": 150})
+    rounds = 0
+    while state.to_move is not None:
+        seat, before = state.to_move, state.round
+        action = rng.choice(GAME.legal_actions(state))
+        state = GAME.apply(state, action)
+        if state.to_move is not None and state.round != before:
+            assert state.last_actions == (None, None)
+            rounds += 1
+        else:
+            assert state.last_actions[seat] == action
+        for viewer in (A, B):
+            view = GAME.observation(state, viewer)
+            assert CODEC.observation_from_proto(CODEC.observation_to_proto(view)) == view
+    assert rounds >= 1
+
+
+def test_leak_last_actions_hold_nothing_of_the_opponents_hidden_cards() -> None:
+    """The opponent's unplayed number cards and the Haggis are hidden: swapped before the
+    opponent's decision, the seat's observation bytes after it do not move."""
+    from arena.wire import observation_bytes
+
+    checked = 0
+    for state in random_states(14, 80):
+        mover = state.to_move
+        if mover is None:
+            continue
+        action = GAME.legal_actions(state)[-1]
+        used = 0 if action.combo is None else action.combo.mask
+        spare = [x for x in h.cards_of(state.hands[mover] & h.NUMBER_MASK & ~used)]
+        haggis = h.cards_of(state.haggis)
+        if not spare:
+            continue
+        x, y = spare[0], haggis[0]
+        hands = _swap(state.hands, mover, state.hands[mover] & ~(1 << x) | 1 << y)
+        twin = dataclasses.replace(state, hands=hands, haggis=state.haggis & ~(1 << y) | 1 << x)
+        after, twin_after = GAME.apply(state, action), GAME.apply(twin, action)
+        if after.round != state.round:
+            continue
+        watcher = 1 - mover
+        assert GAME.observation(after, watcher).last_actions[mover] == action
+        assert observation_bytes("haggis", GAME.observation(after, watcher)) == (
+            observation_bytes("haggis", GAME.observation(twin_after, watcher)))
+        checked += 1
+    assert checked >= 20
+
+
+def _swap(pair: tuple[int, int], seat: int, value: int) -> tuple[int, int]:
+    return (value, pair[1]) if seat == 0 else (pair[0], value)

@@ -16,6 +16,7 @@ from arena.games.lost_cities import (
     GAME,
     Action,
     Card,
+    LastAction,
     State,
     card_of,
     determinize,
@@ -496,3 +497,113 @@ def test_determinize_is_consistent_with_the_view() -> None:
             assert card in sample.hands[1 - seat] and card in state.hands[1 - seat]
         after = GAME.apply(sample, GAME.legal_actions(sample)[0])
         assert after.turn == view.turn + 1 or after.round_index == view.round_index + 1
+
+
+# --- issue 25: why an action is illegal, each seat's last action ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("play R6 deck", "R6 is not in your hand"),
+        ("play R3 deck", "R3 cannot follow R4 on your expedition"),
+        ("discard R5 draw R", "cannot draw from the pile just discarded onto"),
+        ("play R5 draw G", "the green discard pile is empty"),
+        ("play R5 deck", ""),
+    ],
+)
+def test_explain_illegal_names_the_rule(text: str, reason: str) -> None:
+    state = custom("R5 R3 B2 B3 B4 B5 B6 B7", mine={4: "R4"}, piles={4: "R9"})
+    assert GAME.explain_illegal(state, a(text)) == reason
+    assert GAME.is_legal(state, a(text)) == (reason == "")
+    if reason:
+        with pytest.raises(IllegalActionError, match=f"^{text}: {reason}$"):
+            GAME.apply(state, a(text))
+
+
+def test_explain_illegal_after_the_stall_guard_and_the_end() -> None:
+    state = custom("R5 B2 B3 B4 B5 B6 B7 B8", piles={0: "Y9"}, turn=150)
+    assert GAME.explain_illegal(state, a("play R5 draw Y")) == (
+        "stall guard reached, only the deck may be drawn from")
+    assert GAME.explain_illegal(random_match(4, {"rounds": 1}), a("play R5 deck")) == (
+        "the match is over")
+
+
+def test_last_actions_say_what_each_seat_did_and_where_it_drew_from() -> None:
+    state = custom("R5 B9 B2 B3 B4 B5 B6 B7", deck="G2 G3 G4 G5")
+    assert GAME.observation(state, 0).last_actions == (None, None)
+    state = GAME.apply(state, a("discard B9 deck"))
+    view = GAME.observation(state, 1)
+    assert view.last_actions == (LastAction(a("discard B9 deck"), None), None)
+    state = GAME.apply(state, a("discard Y2 draw B"))
+    lasts = GAME.observation(state, 0).last_actions
+    assert lasts == (LastAction(a("discard B9 deck"), None),
+                     LastAction(a("discard Y2 draw B"), c("B9")))
+    assert GAME.observation(state, 1).last_actions == lasts  # public: both seats see the same
+    state = GAME.apply(state, a("play R5 draw Y"))
+    assert GAME.observation(state, 1).last_actions[0] == LastAction(a("play R5 draw Y"), c("Y2"))
+
+
+def test_last_actions_start_empty_every_round_and_survive_the_codec() -> None:
+    from arena.wire.lost_cities import CODEC
+
+    rng = random.Random(8)
+    state = GAME.new_match(8)
+    seen_pile_draw = False
+    while GAME.to_move(state) is not None:
+        before = state.round_index
+        action = rng.choice(GAME.legal_actions(state))
+        seat = state.player
+        assert seat is not None
+        drawn = None if action.draw is None else state.piles[action.draw][-1]
+        state = GAME.apply(state, action)
+        if state.player is not None and state.round_index != before:
+            assert state.last_actions == (None, None)
+            continue
+        assert state.last_actions[seat] == LastAction(action, drawn)
+        seen_pile_draw |= drawn is not None
+        for viewer in (0, 1):
+            view = GAME.observation(state, viewer)
+            assert CODEC.observation_from_proto(CODEC.observation_to_proto(view)) == view
+    assert seen_pile_draw
+
+
+def test_leak_the_opponents_deck_draw_is_never_in_its_last_action() -> None:
+    """The card the opponent drew from the deck is hidden: two states that differ only in it
+    give the seat the same observation bytes after the draw (last actions included)."""
+    from arena.wire import observation_bytes
+
+    rng = random.Random(6)
+    state = GAME.new_match(6)
+    checked = 0
+    while checked < 20 and GAME.to_move(state) is not None:
+        seat = state.player
+        assert seat is not None
+        action = rng.choice([x for x in GAME.legal_actions(state) if x.draw is None])
+        deck = list(state.deck)
+        top, later = state.deck_pos, len(deck) - 1
+        if state.deck_count > 1 and deck[top] != deck[later]:
+            deck[top], deck[later] = deck[later], deck[top]
+            twin = dataclasses.replace(state, deck=tuple(deck))
+            after, twin_after = GAME.apply(state, action), GAME.apply(twin, action)
+            if after.round_index == state.round_index:
+                assert after.hands[seat] != twin_after.hands[seat]
+                watcher = 1 - seat
+                assert GAME.observation(after, watcher).last_actions[seat] == LastAction(
+                    action, None)
+                assert observation_bytes("lost-cities", GAME.observation(after, watcher)) == (
+                    observation_bytes("lost-cities", GAME.observation(twin_after, watcher)))
+                checked += 1
+        state = GAME.apply(state, action)
+    assert checked == 20
+
+
+def test_determinize_keeps_the_last_actions() -> None:
+    rng = random.Random(2)
+    state = GAME.new_match(2)
+    for _ in range(31):
+        state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
+    for seat in (0, 1):
+        view = GAME.observation(state, seat)
+        assert view.last_actions[0] is not None and view.last_actions[1] is not None
+        assert determinize(view, rng).last_actions == view.last_actions

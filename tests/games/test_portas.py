@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
@@ -29,6 +30,7 @@ from arena.games.portas import (
     unseen_deck,
 )
 from arena.sdk.decision import Decision
+from arena.wire.portas import CODEC
 
 ALL_ACTIONS = [PASS] + [Play(c, t) for c in range(1, 7) for t in TREASURES]
 
@@ -462,3 +464,74 @@ def test_greedy_beats_random() -> None:
 def test_expectimax_beats_greedy() -> None:
     won, lost = _wins("expectimax", "greedy", range(12))
     assert won > 2 * lost
+
+
+# --- issue 25: why an action is illegal, each seat's last action -----------------------------
+@pytest.mark.parametrize(
+    ("action", "reason"),
+    [
+        (Play(3, 12), "no 3 in your hand"),
+        (Play(1, 13), "chest 13 is not open: the open chests are 12, 15"),
+        (Play(6, 12), "6 does not fit chest 12: 5 left in it"),
+        (PASS, "pass only when no hand card fits an open chest, and 1@12 fits"),
+        (Play(2, 15), ""),
+    ],
+)
+def test_explain_illegal_names_the_rule(action: Pass | Play, reason: str) -> None:
+    state = position((1, 2, 2, 6), (chest(12, (3,), (4,)), chest(15, (), (10,))))
+    assert GAME.explain_illegal(state, action) == reason
+    assert GAME.is_legal(state, action) == (reason == "")
+    if reason:
+        with pytest.raises(IllegalActionError, match=re.escape(f"not legal now: {reason}; legal:")):
+            GAME.apply(state, action)
+
+
+def test_explain_illegal_once_the_match_is_over() -> None:
+    assert GAME.explain_illegal(random_playout(3)[-1], PASS) == "the match is over"
+
+
+def test_last_actions_are_each_seats_latest_action_of_the_game() -> None:
+    rng = random.Random(9)
+    state = GAME.new_match(9)
+    assert GAME.observation(state, 0).last_actions == (None, None)
+    new_games = 0
+    while state.mover is not None:
+        seat, game = state.mover, state.round
+        action = rng.choice(GAME.legal_actions(state))
+        state = GAME.apply(state, action)
+        if state.mover is not None and state.round != game:
+            assert state.last_actions == (None, None)
+            new_games += 1
+        else:
+            assert state.last_actions[seat] == action
+        views = [GAME.observation(state, viewer) for viewer in (0, 1)]
+        assert views[0].last_actions == views[1].last_actions == state.last_actions
+        for view in views:
+            assert CODEC.observation_from_proto(CODEC.observation_to_proto(view)) == view
+    assert new_games == 2
+
+
+def test_leak_last_actions_hold_no_deck_or_treasure_order() -> None:
+    """The order of the mover's deck and of the hidden treasures is hidden: changed before the
+    mover's action, the other seat's observation bytes after it do not move."""
+    checked = 0
+    for state in random_playout(12)[:-1]:
+        mover = state.mover
+        assert mover is not None
+        action = GAME.legal_actions(state)[0]
+        after = GAME.apply(state, action)
+        if after.round != state.round or len(after.taken) != len(state.taken):
+            continue  # a chest emptied reveals the next treasure: not hidden any more
+        deck = state.decks[mover][::-1]
+        twin = replace(state, decks=_swap(state.decks, mover, deck), hidden=state.hidden[::-1])
+        twin_after = GAME.apply(twin, action)
+        watcher = 1 - mover
+        assert GAME.observation(after, watcher).last_actions[mover] == action
+        assert obs_bytes(after, watcher) == obs_bytes(twin_after, watcher)
+        checked += 1
+    assert checked >= 20
+
+
+def _swap(pair: tuple[tuple[int, ...], tuple[int, ...]], seat: int,
+          value: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return (value, pair[1]) if seat == 0 else (pair[0], value)
