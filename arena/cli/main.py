@@ -45,6 +45,7 @@ def _register() -> None:
     from arena.cli import (
         bots_cmds,
         cluster_cmds,
+        games_cmds,
         host_admin_cmds,
         host_cmds,
         keys_cmds,
@@ -59,7 +60,7 @@ def _register() -> None:
 
     for module in (match_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
                    cluster_cmds, host_cmds, host_admin_cmds, remote_cmds, keys_cmds,
-                   verify_cmds):
+                   verify_cmds, games_cmds):
         module.register(app)
 
 

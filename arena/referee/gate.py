@@ -76,6 +76,8 @@ offer ~19,000: the first, the last and a seeded sample)."""
 SAMPLED_POINTS = 25
 """About this many positions of each match are checked where a check is costly (codec,
 leak, renderers)."""
+OTHER_ACTIONS = 16
+"""Actions legal elsewhere in the checked matches, tried on each position (``is-legal``)."""
 GARBAGE = ("", " ", "xyzzy", "\x00\x01\x02", "9" * 5000, "pass pass pass pass", "\n", "{}")
 """Texts outside any sensible grammar: ``parse_action`` refuses them (``InvalidActionError``)
 or reads them as a canonical action."""
@@ -85,6 +87,8 @@ REFEREE_FIGURES = frozenset({"ms", "cpu_ms", "started_at", "seed_commitment", "s
 match are compared."""
 NAMES = ("seat 0", "seat 1")
 """The names boards are drawn with."""
+GATE_MATCH = "gate-"
+"""How the ids of the gate's in-process matches begin."""
 
 
 @dataclass(frozen=True)
@@ -247,7 +251,7 @@ def _logged_match(game_id: str, seed: int, log_dir: Path) -> Path:
     from arena.referee.match import Match
 
     bots = (BotSpec("gate-0", game_id), BotSpec("gate-1", game_id))
-    spec = MatchSpec(game_id, seed, bots, {}, UNTIMED, match_id=f"gate-{game_id}-{seed}")
+    spec = MatchSpec(game_id, seed, bots, {}, UNTIMED, match_id=f"{GATE_MATCH}{game_id}-{seed}")
     match = Match(spec, sandbox_name="in-process", log_dir=log_dir)
     players = (LocalPlayer(0, _random_policy(seed * 2)),
                LocalPlayer(1, _random_policy(seed * 2 + 1)))
@@ -467,9 +471,9 @@ def check_is_legal(subject: Subject) -> str:
     refuses illegal actions and leaves its input alone."""
     game = subject.game
     rng = random.Random(11)
+    universe = _universe(subject, rng)
     legal_checked = illegal_checked = 0
     for playout in subject.playouts():
-        recent: list[Any] = []
         sampled_points = {number for number, _ in points(playout)}
         for number, step in enumerate(playout.steps, start=1):
             where = subject.at(playout.seed, number)
@@ -478,40 +482,51 @@ def check_is_legal(subject: Subject) -> str:
                     raise CheckFailed(f"{where}: is_legal refuses the legal action "
                                       f"{game.format_action(action)!r}")
                 legal_checked += 1
-            illegal_checked += _check_illegal(game, step, recent, where)
+            others = rng.sample(universe, min(OTHER_ACTIONS, len(universe)))
+            illegal_checked += _check_illegal(game, step, others, where)
             _check_apply_pure(game, step, where, number in sampled_points)
-            recent = [*step.legal[:SAMPLED_ACTIONS], *recent][:4 * SAMPLED_ACTIONS]
     if illegal_checked == 0:
         raise CheckFailed("no action of another position was ever illegal: is_legal was not "
                           "tested on an illegal action")
     return (f"is_legal accepts {legal_checked} legal actions and refuses {illegal_checked} "
-            "illegal ones (apply refuses them too); apply leaves its input unchanged")
+            "actions of other positions (apply refuses them too); apply leaves its input "
+            "unchanged")
 
 
-def _check_illegal(game: Game[Any, Any, Any], step: Step, recent: list[Any], where: str) -> int:
-    """Actions legal in earlier positions but not here: is_legal and apply refuse them."""
+def _universe(subject: Subject, rng: random.Random) -> list[Any]:
+    """Actions legal somewhere in the checked matches (sampled per position), each once."""
+    seen: dict[Any, None] = {}
+    for playout in subject.playouts():
+        for step in playout.steps:
+            seen.update(dict.fromkeys(sampled(step.legal, SAMPLED_ACTIONS, rng)))
+    return list(seen)
+
+
+def _check_illegal(game: Game[Any, Any, Any], step: Step, others: list[Any], where: str) -> int:
+    """Actions of other positions that are not legal here: is_legal refuses them, apply
+    raises ``IllegalActionError`` (tried on the first few), ``explain_illegal`` (if the game
+    has it) gives a reason."""
     legal = set(step.legal)
+    explain = getattr(game, "explain_illegal", None)
     checked = 0
-    for action in recent:
+    for action in others:
         if action in legal:
             continue
         text = game.format_action(action)
         if game.is_legal(step.state, action):
             raise CheckFailed(f"{where}: is_legal accepts {text!r}, which legal_actions does "
                               "not offer")
-        try:
-            game.apply(step.state, action)
-        except IllegalActionError:
-            pass
-        else:
-            raise CheckFailed(f"{where}: apply accepts the illegal action {text!r} (it must "
-                              "raise IllegalActionError)")
-        explain = getattr(game, "explain_illegal", None)
-        if explain is not None and not str(explain(step.state, action) or "").strip():
-            raise CheckFailed(f"{where}: explain_illegal gives no reason for {text!r}")
+        if checked < 3:
+            try:
+                game.apply(step.state, action)
+            except IllegalActionError:
+                pass
+            else:
+                raise CheckFailed(f"{where}: apply accepts the illegal action {text!r} (it must "
+                                  "raise IllegalActionError)")
+            if explain is not None and not str(explain(step.state, action) or "").strip():
+                raise CheckFailed(f"{where}: explain_illegal gives no reason for {text!r}")
         checked += 1
-        if checked >= 3:
-            break
     return checked
 
 
@@ -747,7 +762,8 @@ def run_gate(plugin: GamePlugin, *, matches: int = 3,
     identity = plugin_identity(plugin)
     subject = Subject(plugin.id, max(1, matches))
     results: list[Check] = []
-    with registered(plugin), tempfile.TemporaryDirectory(prefix="arena-gate-") as tmp:
+    with registered(plugin), _quiet_matches(), \
+            tempfile.TemporaryDirectory(prefix="arena-gate-") as tmp:
         subject._tmp = Path(tmp)
         for name in CHECKS:
             check = _one(name, subject)
@@ -756,6 +772,25 @@ def run_gate(plugin: GamePlugin, *, matches: int = 3,
                 progress(check)
     return GateReport(plugin.id, identity, all(c.passed for c in results), tuple(results),
                       time.monotonic() - started)
+
+
+class _GateMatches(logging.Filter):
+    """Drops the referee's own log records about the gate's matches (their failures are the
+    gate's report)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not any(isinstance(a, str) and a.startswith(GATE_MATCH) for a in args)
+
+
+@contextlib.contextmanager
+def _quiet_matches() -> Iterator[None]:
+    match_log, quiet = logging.getLogger("arena.referee.match"), _GateMatches()
+    match_log.addFilter(quiet)
+    try:
+        yield
+    finally:
+        match_log.removeFilter(quiet)
 
 
 def _one(name: str, subject: Subject) -> Check:
@@ -780,7 +815,7 @@ def plugin_identity(plugin: GamePlugin) -> str:
               plugin.renderer, plugin.board, plugin.proto, plugin.observation_type,
               plugin.action_type, plugin.distribution, plugin.dist_version)
     digest.update(_json(list(fields)).encode())
-    for root in sorted({_package_root(locator) for locator in
+    for root in sorted({package_root(locator) for locator in
                         (plugin.engine, plugin.codec, plugin.renderer, plugin.board)
                         if locator} - {None}, key=str):
         assert root is not None
@@ -790,7 +825,7 @@ def plugin_identity(plugin: GamePlugin) -> str:
     return digest.hexdigest()
 
 
-def _package_root(locator: str) -> Path | None:
+def package_root(locator: str) -> Path | None:
     """The directory of the top-level package a ``module:attr`` lives in (a single-module
     top level: its file); None when it cannot be found."""
     top = locator.partition(":")[0].strip().split(".")[0]

@@ -1,0 +1,142 @@
+"""`arena games list` (the installed games, where each comes from, its gate status) and `arena
+games check DIST_OR_MODULE` (the conformance gate on a game: ``arena.referee.gate``).
+
+The commands parse their arguments, call into ``arena.games`` and ``arena.referee.gate`` and
+print. Everything a game package controls (its title, an exception's message in a check's
+detail) is printed as plain text, never markup. A locator that names no game is one line and
+exit 2; a game that fails the gate exits 1 after its report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from arena.cli.common import OutputFormat, console, err_console, handle_errors, notice, print_json
+from arena.render.text import plain
+
+games_app = typer.Typer(help="Game packages: list the installed games, run the conformance "
+                             "gate on one.", no_args_is_help=True)
+
+STATUS_STYLE = {"passed": "green", "FAILED": "bold red", "not run": "yellow"}
+"""How a gate status is shown."""
+WHOLE = ("id", "rules", "gate", "check", "status")
+"""Columns never wrapped (short words; the others fold at 80 columns)."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `games` group to the root app."""
+    app.add_typer(games_app, name="games")
+
+
+@games_app.command("list")
+@handle_errors
+def games_list(
+    output: Annotated[OutputFormat, typer.Option("--format", help="human or json.")] =
+    OutputFormat.human,
+) -> None:
+    """The installed games: id, title, rules version, the distribution that registered each
+    (and its version), where its code lives and whether it passed the conformance gate
+    (`arena games check ID` runs it; ladders run it once per version of a game). Entry points
+    that are not games are listed below, one line each."""
+    from arena.games import plugin_problems, plugins
+
+    rows = [_row(found) for found in plugins()]
+    problems = plugin_problems()
+    if output is OutputFormat.json:
+        print_json({"games": rows, "problems": list(problems)})
+        return
+    table = Table(title="installed games")
+    for column in ("id", "title", "rules", "distribution", "source", "gate"):
+        table.add_column(column, overflow="fold", no_wrap=column in WHOLE)
+    for row in rows:
+        table.add_row(plain(row["id"]), plain(row["title"]), plain(row["version"]),
+                      plain(f"{row['distribution']} {row['dist_version']}".strip()),
+                      plain(row["source"]),
+                      plain(row["gate"], STATUS_STYLE.get(row["gate"], "")))
+    console.print(table)
+    for problem in problems:
+        err_console.print(notice("not a game", "yellow", problem))
+
+
+def _row(found: Any) -> dict[str, Any]:
+    """What `list` shows of one plugin (an engine that cannot be loaded says so as its
+    title)."""
+    from arena.referee.gate import gate_status, package_root
+
+    try:
+        engine = found.load("engine")
+        title, version = str(engine.title), str(engine.version)
+    except Exception as exc:  # noqa: BLE001 — a broken package is a row, not a crash
+        title, version = f"cannot load its engine: {type(exc).__name__}: {exc}", "?"
+    report = gate_status(found)
+    gate = "not run" if report is None else ("passed" if report.passed else "FAILED")
+    source = package_root(found.engine)
+    return {"id": found.id, "title": title, "version": version,
+            "distribution": found.distribution or "(not installed)",
+            "dist_version": found.dist_version, "entry_point": found.entry_point,
+            "source": "" if source is None else _shown_path(source), "gate": gate,
+            "failed": [] if report is None else list(report.failed)}
+
+
+@games_app.command("check")
+@handle_errors
+def games_check(
+    locator: Annotated[str, typer.Argument(
+        metavar="DIST_OR_MODULE",
+        help="An installed game id or distribution (arena-goofspiel), a module whose PLUGIN is "
+             "a GamePlugin (arena_goofspiel), or module:attr.")],
+    matches: Annotated[int, typer.Option(min=1, max=50, help="Seeded random matches each check "
+                                         "plays through.")] = 3,
+    output: Annotated[OutputFormat, typer.Option("--format", help="human or json.")] =
+    OutputFormat.human,
+) -> None:
+    """Run the conformance gate on a game package (installed or not): determinism, the action
+    grammar, random playouts that end, is_legal, replay of its logs, the codec round trip, the
+    leak test, options, renderers. Prints one row per check (the first failure of each, with
+    the seed and decision to reproduce it); exit 1 when a check fails. The verdict is kept for
+    ladders and `arena games list` (per version of the package)."""
+    from arena.games import load_plugin
+    from arena.referee.gate import run_gate, save_report
+
+    found = load_plugin(locator)
+    if output is OutputFormat.human:
+        err_console.print(plain(f"checking {found.id} ({_origin(found)}): {matches} matches"))
+    report = run_gate(found, matches=matches)
+    save_report(report)
+    if output is OutputFormat.json:
+        print_json({**report.to_json(), "distribution": found.distribution,
+                    "dist_version": found.dist_version, "entry_point": found.entry_point})
+    else:
+        console.print(_report_table(report, found))
+    if not report.passed:
+        raise typer.Exit(1)
+
+
+def _shown_path(path: Path) -> str:
+    """``path``, relative to the working directory when it is inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _origin(found: Any) -> str:
+    if found.distribution:
+        return f"{found.distribution} {found.dist_version}".strip()
+    return f"{found.engine}, not installed"
+
+
+def _report_table(report: Any, found: Any) -> Table:
+    verdict = "passed" if report.passed else f"FAILED: {', '.join(report.failed)}"
+    table = Table(title=plain(f"arena games check {found.id}: {verdict} "
+                              f"({report.seconds:.1f} s)"))
+    for column in ("check", "status", "detail"):
+        table.add_column(column, overflow="fold", no_wrap=column in WHOLE)
+    for check in report.checks:
+        status = "passed" if check.passed else "FAILED"
+        table.add_row(plain(check.name), plain(status, STATUS_STYLE[status]), plain(check.detail))
+    return table
