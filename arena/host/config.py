@@ -13,6 +13,8 @@ sandbox = "docker"                   # "docker" (default) | "process" (tests onl
 signing_key = "keys/referee.key"     # optional; the Ed25519 key (`arena keys new DIR`) that
                                      # signs every ladder match log; relative to this file
                                      # (default <state_dir>/keys/referee.key, made at the start)
+allow_ungated_games = false          # optional; true hosts games that fail the conformance
+                                     # gate (`arena games check GAME`), with a warning line
 
 [server]
 listen = "127.0.0.1:7443"            # the public gRPC API (TLS always); port 0: any free port
@@ -55,9 +57,9 @@ wall_guard = 4.0                     # cpu clock: no answer after 4 × the allow
 ```
 
 The competition sets a ladder's ``name``, ``game``, ``entrants``, ``state_dir``, ``database``,
-``log_dir``, ``sandbox``, ``signing_key`` and its schedule's ``type`` (continuous) and
-``catalogue`` (true); the rest is checked exactly as in a ladder file. Any problem is one
-``ConfigError`` naming the file, the key and the line.
+``log_dir``, ``sandbox``, ``signing_key``, ``allow_ungated_game`` (``allow_ungated_games``) and
+its schedule's ``type`` (continuous) and ``catalogue`` (true); the rest is checked exactly as in
+a ladder file. Any problem is one ``ConfigError`` naming the file, the key and the line.
 """
 
 from __future__ import annotations
@@ -94,7 +96,8 @@ MIB = 1024 * 1024
 DEFAULT_REFERENCE = "greedy"
 """The default validation opponent (a sample bot of every game)."""
 _SECTIONS: dict[str, set[str]] = {
-    "competition": {"name", "state_dir", "database", "sandbox", "signing_key"},
+    "competition": {"name", "state_dir", "database", "sandbox", "signing_key",
+                    "allow_ungated_games"},
     "server": {"listen", "tls_cert", "tls_key", "metrics"},
     "site": {"dir", "refresh_s"},
     "visibility": {"logs"},
@@ -103,7 +106,7 @@ _SECTIONS: dict[str, set[str]] = {
 }
 _GAME_KEYS = {"reference", "house", "ladder"}
 _FIXED_LADDER_KEYS = ("name", "game", "entrants", "state_dir", "database", "log_dir", "sandbox",
-                      "sprt", "signing_key")
+                      "sprt", "signing_key", "allow_ungated_game")
 """Ladder keys the competition sets itself."""
 _FIXED_SCHEDULE_KEYS = ("type", "catalogue")
 _CLUSTER_FILES = ("ca", "cert", "key")
@@ -191,6 +194,10 @@ class Competition:
     signing_key: Path | None = None
     """The private key that signs every ladder match log (absolute); None: ``referee_key``, made
     when the server starts."""
+    allow_ungated_games: bool = False
+    """Host a game that fails the conformance gate (``arena.referee.gate``), with a warning
+    line; by default the server refuses to start with one (and every ladder it runs has
+    ``allow_ungated_game`` set to this)."""
 
     @property
     def referee_key(self) -> Path:
@@ -277,6 +284,8 @@ def ladder_data(c: Competition, game: str) -> dict[str, Any]:
         "database": c.database,
         "signing_key": str(c.referee_key),
     }
+    if c.allow_ungated_games:  # only then: the ladder file of a competition stays as it was
+        data["allow_ungated_game"] = True
     data.update({k: v for k, v in extra.items() if not isinstance(v, dict)})
     for table, value in extra.items():
         if isinstance(value, dict):
@@ -365,6 +374,8 @@ class _CompetitionParser(_Parser):
             quotas=self.quotas(data.get("quotas", {})),
             signing_key=(self.path(table, "competition", "signing_key", "")
                          if "signing_key" in table else None),
+            allow_ungated_games=self.get(table, "competition", "allow_ungated_games", bool,
+                                         False),
         )
 
     def path(self, table: Mapping[str, Any], section: str, key: str, default: str) -> Path:

@@ -62,6 +62,7 @@ from arena.ladder.site import write_public
 from arena.ladder.sources import write_private
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.model import Termination
+from arena.referee.gate import require_gated
 from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
 
@@ -101,6 +102,11 @@ class CompetitionServer:
     """One competition's server (module doc)."""
 
     def __init__(self, competition: Competition) -> None:
+        """Open what the server keeps; ``ConfigError`` first of all for a hosted game that
+        fails the conformance gate (``require_gated``, unless ``allow_ungated_games``)."""
+        for settings in competition.games:
+            require_gated(settings.game, allow=competition.allow_ungated_games,
+                          override="[competition] allow_ungated_games = true")
         self.competition = competition
         self.metrics = Metrics()
         self.accounts = Accounts.open(competition.database)

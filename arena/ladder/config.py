@@ -15,6 +15,8 @@ log_dir = "state/demo/matches"       # optional; default <state_dir>/matches
 signing_key = "keys/referee.key"     # optional; the Ed25519 key (`arena keys new`) that signs
                                      # every match log; default <state_dir>/keys/referee.key,
                                      # made on the first run
+allow_ungated_game = false           # optional; true plays a game that fails the conformance
+                                     # gate (`arena games check GAME`), with a warning line
 
 [options]                            # rules options of the game
 rounds = 3
@@ -136,7 +138,7 @@ DATABASE_FILE = "ladder.db"
 _TOP_KEYS = {
     "name", "game", "entrants", "seed", "concurrency", "sandbox", "duplicate", "state_dir",
     "database", "log_dir", "signing_key", "options", "schedule", "time_control", "rating",
-    "sprt", "cluster",
+    "sprt", "cluster", "allow_ungated_game",
 }
 _SECTION_KEYS = {
     "schedule": {"type", "cycles", "challenger", "placement", "fairness", "refresh_s",
@@ -260,6 +262,9 @@ class LadderConfig:
     """The private key that signs the ladder's match logs (``signing_key``, relative to the
     ladder file); None: ``keys/referee.key`` in the state directory, made on the first run
     (``arena.referee.signing.ensure_signer``)."""
+    allow_ungated_game: bool = False
+    """Play the game even when it fails the conformance gate (``arena.referee.gate``; a
+    warning line says so); by default such a ladder is refused before anything is played."""
 
     @property
     def sqlite_path(self) -> Path | None:
@@ -418,6 +423,7 @@ class _Parser:
             sprt=sprt,
             cluster=self.cluster(data.get("cluster", {})),
             signing_key=self.base / signing_key if signing_key is not None else None,
+            allow_ungated_game=self.get(data, None, "allow_ungated_game", bool, False),
         )
 
     def check_game(self, game: str) -> None:

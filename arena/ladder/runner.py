@@ -503,7 +503,8 @@ async def run_ladder(
     (or the ``max_matches`` bound) is done or ``stop`` is set (a continuous ladder: only then).
     ``signing``: the key that signs the logs (default: ``ladder_signing``, before any match).
     Raises ``ConfigError`` for bad entrants, a bad signing key, a clock that cannot be had
-    (``resolve_run_clock``: a fixed schedule's before its store is made), an SPRT test's
+    (``resolve_run_clock``: a fixed schedule's before its store is made), a game that fails
+    the conformance gate (``check_gated``, before anything is made), an SPRT test's
     ladder file, ``cycles`` for a schedule that has none, or a tournament whose entrants are
     not the bots it began with, ``StoreError`` for database trouble, and whatever the player
     raises for infrastructure failures (bot faults are results, not exceptions)."""
@@ -513,6 +514,7 @@ async def run_ladder(
     if config.schedule.kind not in FIXED_KINDS and cycles is not None:
         raise ConfigError(f"ladder {config.name!r} is a {config.schedule.kind}: it has no "
                           "cycles (--cycles is for a round robin or a gauntlet)")
+    check_gated(config)  # a game that fails the conformance gate: refused before anything
     signing = signing or ladder_signing(config)  # a bad key: refused before anything is made
     if config.schedule.kind not in FIXED_KINDS:
         return await _run_schedule(config, play=play, resolve=resolve, max_matches=max_matches,
@@ -563,6 +565,16 @@ async def _run_schedule(config: LadderConfig, *, play: PlayMatch | None,
             on_event=on_event, stop=stop, scheduled=size, already=min(already, size),
             planned=max(size - already, 0) if max_matches is None else max_matches,
             signing=signing)
+
+
+def check_gated(config: LadderConfig) -> str:
+    """Refuse the ladder's game when it fails the conformance gate (``arena.referee.gate``: run
+    once per version of the game, then cached): one ``ConfigError`` line naming the failed
+    checks and `arena games check`, unless the ladder allows it (``allow_ungated_game``: then
+    the warning line, also logged). "" for a game that passes."""
+    from arena.referee.gate import require_gated
+
+    return require_gated(config.game, allow=config.allow_ungated_game)
 
 
 def resolve_run_clock(config: LadderConfig, lineup: Lineup) -> tuple[LadderConfig, str]:

@@ -37,6 +37,7 @@ from arena.ladder.runner import (
     Progress,
     ResolveBot,
     RunSummary,
+    check_gated,
     default_resolve,
     ladder_secret,
     open_run_store,
@@ -348,9 +349,11 @@ async def run_sprt(
 ) -> SprtSummary:
     """Run (or continue) the test of ``config``: pairs until the LLR reaches a bound, the pair
     budget (``max_pairs``, else the file's) is spent or ``stop`` is set. Raises
-    ``ConfigError`` for a ladder that is not a test or bots of another game, ``VoidLegError``,
+    ``ConfigError`` for a ladder that is not a test, bots of another game or a game that fails
+    the conformance gate (``check_gated``), ``VoidLegError``,
     ``StoreError`` and what the player raises for infrastructure failures."""
     test = sprt_of(config)
+    check_gated(config)  # a game that fails the conformance gate: refused before anything
     lineup = line_up_pair(config, resolve, sandbox, check=play is None)
     plan = PairPlan.of(config.name, (test.candidate, test.baseline), seed=config.seed,
                        secret=ladder_secret(config))
