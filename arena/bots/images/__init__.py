@@ -2,9 +2,10 @@
 
 The Python base image is built locally from a ``debootstrap --variant=minbase`` of Debian (the
 mirror is read from this machine's apt sources: :mod:`~arena.bots.images.mirror`), with the
-cp311 wheels of grpcio and protobuf (the versions installed here) and a wheel of the arena
-package itself (the bot runtime: ``arena.sdk``, ``arena.games``, ``arena.wire``, ``arena.v1``;
-:mod:`~arena.bots.images.wheels`), stripped and imported with a deterministic tar
+cp311 wheels of grpcio and protobuf (the versions installed here), a wheel of the arena
+package itself (the bot runtime: ``arena.sdk``, ``arena.games``, ``arena.wire``, ``arena.v1``)
+and one of every installed game distribution that is not built in (a plugin game's bots run on
+the stock base; :mod:`~arena.bots.images.wheels`), stripped and imported with a deterministic tar
 (:mod:`~arena.bots.images.rootfs`): the same inputs give the same layer digest. The image
 carries a label with the hash of its inputs, so an unchanged base is reused instead of rebuilt
 (:mod:`~arena.bots.images.build`, which also builds, pins and keeps bot images: from the
@@ -51,7 +52,13 @@ from arena.bots.images.prune import PruneCandidate, prune_images
 from arena.bots.images.rootfs import PACKAGES, SITE_PACKAGES, SUITE, deterministic_tar
 from arena.bots.images.tags import BOT_REPOSITORY, bot_tag, keep_bot_image
 from arena.bots.images.tools import Progress
-from arena.bots.images.wheels import prepare_wheels, runtime_requirements, source_root
+from arena.bots.images.wheels import (
+    installed_wheel,
+    plugin_wheels,
+    prepare_wheels,
+    runtime_requirements,
+    source_root,
+)
 
 __all__ = [
     "BASE_TAG",
@@ -83,10 +90,12 @@ __all__ = [
     "find_base_image",
     "flavor",
     "inputs_key",
+    "installed_wheel",
     "keep_bot_image",
     "layer_digest",
     "parse_dockerfile",
     "pin_image",
+    "plugin_wheels",
     "prepare_wheels",
     "prune_images",
     "require_base_image",

@@ -1,15 +1,18 @@
 """The bot runtime as wheels: the cp311 wheels of grpcio and protobuf (the versions installed
-here) and a wheel of the arena package itself: built from the source tree when the arena runs
+here), a wheel of the arena package itself: built from the source tree when the arena runs
 from a checkout, else packed from the installed distribution's own files (an ordinary
-``pip install arena-….whl``: its RECORD lists them, generated protobuf modules included). The
-Python base image installs them; ``arena images wheels`` puts them next to a bot built on a plain
-Python image."""
+``pip install arena-….whl``: its RECORD lists them, generated protobuf modules included), and
+a wheel of every installed game distribution that is not built in (``arena.games.plugins()``:
+packed the same way, so a bot of that game runs on the stock base image). The Python base image
+installs them; ``arena images wheels`` puts them next to a bot built on a plain Python image."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import importlib.metadata
+import json
+import re
 import shutil
 import sys
 import tempfile
@@ -68,12 +71,14 @@ def installed_wheel(dest: Path, name: str = "arena") -> Path:
     """A wheel of the installed distribution ``name`` packed from the files its RECORD lists
     (byte-compiled files, installer records and files outside the package, e.g. scripts, left
     out; RECORD written anew). Raises ``ConfigError`` when it is not installed from a wheel (an
-    editable install records no package files: use its source tree)."""
+    editable install records no package files: use its source tree, or install it without
+    ``-e``)."""
     try:
         dist = importlib.metadata.distribution(name)
     except importlib.metadata.PackageNotFoundError:
         raise ConfigError(f"the {name} distribution is not installed") from None
-    info = f"{name}-{dist.version}.dist-info"
+    stem = f"{_wheel_name(name)}-{dist.version}"
+    info = f"{stem}.dist-info"
     members: list[tuple[str, Path]] = []
     for file in dist.files or []:
         parts = file.parts
@@ -82,13 +87,14 @@ def installed_wheel(dest: Path, name: str = "arena") -> Path:
             continue
         arcname = str(file) if not parts[0].endswith(".dist-info") else f"{info}/{file.name}"
         members.append((arcname, Path(str(file.locate()))))
-    if not any(arc == f"{name}/__init__.py" for arc, _ in members):
-        raise ConfigError(
-            f"the installed {name} lists no package files (an editable install?): build the "
-            "base image from its source tree"
-        )
+    if _editable(dist):
+        raise ConfigError(f"the installed {name} is an editable install (pip install -e): "
+                          f"{_editable_fix(name)}")
+    if not any(_is_package_init(arc) for arc, _ in members):
+        raise ConfigError(f"the installed {name} lists no package files (an editable install?): "
+                          f"{_editable_fix(name)}")
     dest.mkdir(parents=True, exist_ok=True)
-    wheel = dest / f"{name}-{dist.version}-py3-none-any.whl"
+    wheel = dest / f"{stem}-py3-none-any.whl"
     record: list[str] = []
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
         for arcname, path in sorted(members):
@@ -99,6 +105,44 @@ def installed_wheel(dest: Path, name: str = "arena") -> Path:
         record.append(f"{info}/RECORD,,")
         archive.writestr(_entry(f"{info}/RECORD"), "\n".join(record) + "\n")
     return wheel
+
+
+def _wheel_name(name: str) -> str:
+    """A distribution's name as wheel and dist-info file names spell it (``arena_goofspiel``)."""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _is_package_init(arcname: str) -> bool:
+    """Whether a wheel member is a package's ``__init__.py`` (not a dist-info file, not a
+    top-level module such as an editable install's finder)."""
+    head, _, tail = arcname.partition("/")
+    return tail.endswith("__init__.py") and not head.endswith(".dist-info")
+
+
+def _editable(dist: importlib.metadata.Distribution) -> bool:
+    """Whether pip recorded ``dist`` as an editable install (PEP 610's ``direct_url.json``)."""
+    try:
+        recorded = json.loads(dist.read_text("direct_url.json") or "{}")
+    except ValueError:
+        return False
+    return isinstance(recorded, dict) and bool((recorded.get("dir_info") or {}).get("editable"))
+
+
+def _editable_fix(name: str) -> str:
+    """What to do about an installed distribution the base image cannot pack."""
+    if name == "arena":
+        return "build the base image from its source tree"
+    return (f"install {name} without -e (`pip install <its directory>`: the base image packs "
+            "the installed files), then build the base image again")
+
+
+def plugin_wheels(dest: Path) -> list[Path]:
+    """A wheel of every installed game distribution that is not built in, packed from its
+    installed files (:func:`installed_wheel`; ``ConfigError`` for an editable install)."""
+    from arena.games import plugins
+
+    names = sorted({p.distribution for p in plugins() if p.distribution and not p.builtin})
+    return [installed_wheel(dest, name) for name in names]
 
 
 def _entry(arcname: str) -> zipfile.ZipInfo:
@@ -126,8 +170,10 @@ def source_wheel(dest: Path, work: Path) -> None:
 
 
 def prepare_wheels(dest: Path) -> Path:
-    """Download the grpcio/protobuf wheels and build the arena wheel into ``dest``."""
+    """Download the grpcio/protobuf wheels, build the arena wheel and pack the installed game
+    plugins' wheels into ``dest``."""
     dest.mkdir(parents=True, exist_ok=True)
+    plugin_wheels(dest)  # first: an editable game install is refused before any download
     _download_wheels(dest)
     with tempfile.TemporaryDirectory(prefix="arena-wheel-") as tmp:
         _arena_wheel(dest, Path(tmp))
