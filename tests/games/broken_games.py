@@ -1,0 +1,109 @@
+"""Deliberately broken copies of the built-in Lost Cities, as plugins that are not installed (the
+conformance gate's tests make each visible with ``arena.games.registered``).
+
+Each copy is the real engine with one fault an adversarial (or careless) game author could ship:
+an observation that leaks the opponent's hand, a deal that ignores the seed (drawn from the
+process's randomness, or always the same), legal actions that disagree with ``is_legal``, a
+``determinize`` that redraws nothing (so a leak test would prove nothing), a renderer that
+raises. The codec, renderer and board are the built-in's.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+from arena.games.lost_cities import GAME as LOST_CITIES
+from arena.games.plugin import GamePlugin
+from arena.render.lost_cities import RENDERER as LOST_CITIES_RENDERER
+
+
+class Wrapped:
+    """The real Lost Cities engine under another id; subclasses override one method."""
+
+    def __init__(self, game_id: str) -> None:
+        self.id = game_id
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(LOST_CITIES, name)
+
+
+class Leaky(Wrapped):
+    """Its observation hands the seat its opponent's lowest card, appended to its own hand."""
+
+    def observation(self, state: Any, seat: int) -> Any:
+        view = LOST_CITIES.observation(state, seat)
+        opponent = state.hands[1 - seat]
+        return replace(view, hand=view.hand + opponent[:1]) if opponent else view
+
+    def determinize(self, view: Any, rng: random.Random) -> Any:
+        if len(view.hand) > view.opponent_hand_size:  # strip the leaked card
+            view = replace(view, hand=view.hand[:-1])
+        return LOST_CITIES.determinize(view, rng)
+
+
+class Seedless(Wrapped):
+    """Its deal ignores the match seed: drawn from the process's own randomness."""
+
+    def new_match(self, seed: int, options: Any = None) -> Any:
+        return LOST_CITIES.new_match(random.randrange(2**32), options)
+
+
+class OneDeal(Wrapped):
+    """Its deal ignores the match seed: always the deal of seed 7."""
+
+    def new_match(self, seed: int, options: Any = None) -> Any:
+        return LOST_CITIES.new_match(7, options)
+
+
+class Disagreeing(Wrapped):
+    """``legal_actions`` leaves out the first action, which ``is_legal`` still accepts."""
+
+    def legal_actions(self, state: Any) -> Any:
+        return tuple(LOST_CITIES.legal_actions(state))[1:]
+
+
+class Blind(Wrapped):
+    """``determinize`` always draws with the same seed: redrawing never changes anything."""
+
+    def determinize(self, view: Any, rng: random.Random) -> Any:
+        return LOST_CITIES.determinize(view, random.Random(0))
+
+
+class RaisingRenderer:
+    """A terminal renderer that fails on every view."""
+
+    game_id = "lost-cities"
+
+    def render_state(self, state: Any) -> Any:
+        return LOST_CITIES_RENDERER.render_state(state)
+
+    def render_view(self, view: Any) -> Any:
+        raise KeyError("no such card colour")
+
+
+LEAKY = Leaky("leaky-lost-cities")
+SEEDLESS = Seedless("seedless-lost-cities")
+ONE_DEAL = OneDeal("one-deal-lost-cities")
+DISAGREEING = Disagreeing("disagreeing-lost-cities")
+BLIND = Blind("blind-lost-cities")
+UNCHANGED = Wrapped("raising-lost-cities")
+RAISING_RENDERER = RaisingRenderer()
+
+
+def broken(game_id: str, engine: str, renderer: str = "arena.render.lost_cities:RENDERER"
+           ) -> GamePlugin:
+    """A plugin of this module's ``engine`` with the built-in's other parts."""
+    return GamePlugin(id=game_id, engine=f"tests.games.broken_games:{engine}",
+                      codec="arena.wire.lost_cities:CODEC", renderer=renderer,
+                      board="arena.render.html.lost_cities:BOARD")
+
+
+LEAKY_PLUGIN = broken("leaky-lost-cities", "LEAKY")
+SEEDLESS_PLUGIN = broken("seedless-lost-cities", "SEEDLESS")
+ONE_DEAL_PLUGIN = broken("one-deal-lost-cities", "ONE_DEAL")
+DISAGREEING_PLUGIN = broken("disagreeing-lost-cities", "DISAGREEING")
+BLIND_PLUGIN = broken("blind-lost-cities", "BLIND")
+RAISING_PLUGIN = broken("raising-lost-cities", "UNCHANGED",
+                        renderer="tests.games.broken_games:RAISING_RENDERER")
