@@ -107,3 +107,16 @@ DISAGREEING_PLUGIN = broken("disagreeing-lost-cities", "DISAGREEING")
 BLIND_PLUGIN = broken("blind-lost-cities", "BLIND")
 RAISING_PLUGIN = broken("raising-lost-cities", "UNCHANGED",
                         renderer="tests.games.broken_games:RAISING_RENDERER")
+
+
+class HostileRenderer(RaisingRenderer):
+    """A terminal renderer whose failure message is markup and terminal control sequences."""
+
+    def render_view(self, view: Any) -> Any:
+        raise ValueError("[bold red]owned[/] \x1b[2J\x1b]0;title\x07")
+
+
+HOSTILE_RENDERER = HostileRenderer()
+HOSTILE_ENGINE = Wrapped("hostile-lost-cities")
+HOSTILE_PLUGIN = broken("hostile-lost-cities", "HOSTILE_ENGINE",
+                        renderer="tests.games.broken_games:HOSTILE_RENDERER")

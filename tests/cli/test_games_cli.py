@@ -1,0 +1,111 @@
+"""`arena games list` and `arena games check`, run in-process with typer's runner: the installed
+games with their gate status (not run, then passed), entry points that are not games; a check
+that passes (exit 0), one that fails (exit 1, the failed check and its detail in the table, as
+JSON too), a locator that names no game (one line, exit 2), a game's hostile text printed
+literally."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import arena.games
+from arena.cli.main import app
+from arena.referee import gate
+from arena.referee.gate import CHECKS
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def arena_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("ARENA_HOME", str(home))
+    monkeypatch.setattr(gate, "_memo", {})
+    return home
+
+
+def _flat(text: str) -> str:
+    """The words of an output, table borders left out (a cell's text wraps at 80 columns; the
+    other cells of its continuation lines are empty)."""
+    return " ".join(text.replace("│", " ").split())
+
+
+def _games(output: str) -> dict[str, dict[str, object]]:
+    return {row["id"]: row for row in json.loads(output)["games"]}
+
+
+def test_list_shows_the_installed_games_and_their_gate_status() -> None:
+    out = runner.invoke(app, ["games", "list", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    games = _games(out.stdout)
+    for game_id in ("lost-cities", "haggis", "portas"):
+        assert games[game_id]["distribution"] == "arena"
+        assert games[game_id]["gate"] == "not run"
+    assert games["lost-cities"]["title"] == "Lost Cities"
+    checked = runner.invoke(app, ["games", "check", "portas", "--matches", "1"])
+    assert checked.exit_code == 0, checked.output
+    assert _games(runner.invoke(app, ["games", "list", "--format", "json"]).stdout)[
+        "portas"]["gate"] == "passed"
+    human = runner.invoke(app, ["games", "list"])
+    assert human.exit_code == 0
+    assert "portas" in human.stdout and "passed" in human.stdout and "not run" in human.stdout
+
+
+def test_list_shows_entry_points_that_are_not_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    arena.games.plugin_problems()  # discovery done, then one bad entry point added
+    monkeypatch.setattr(arena.games, "_problems",
+                        ["arena-broken 1.0: entry point broken: ImportError: no module x"])
+    out = runner.invoke(app, ["games", "list"])
+    assert out.exit_code == 0
+    assert "not a game: arena-broken 1.0: entry point broken" in _flat(out.stderr)
+    data = json.loads(runner.invoke(app, ["games", "list", "--format", "json"]).stdout)
+    assert data["problems"] == ["arena-broken 1.0: entry point broken: ImportError: no module x"]
+
+
+def test_check_of_a_builtin_passes_with_every_check_in_the_table() -> None:
+    out = runner.invoke(app, ["games", "check", "portas", "--matches", "1"])
+    assert out.exit_code == 0, out.output
+    flat = _flat(out.stdout)
+    assert "arena games check portas: passed" in flat
+    assert all(name in flat for name in CHECKS)
+    assert "FAILED" not in flat
+
+
+def test_check_of_a_leaking_package_fails_with_exit_1() -> None:
+    out = runner.invoke(app, ["games", "check", "tests.games.broken_games:LEAKY_PLUGIN",
+                              "--matches", "1"])
+    assert out.exit_code == 1, out.output
+    flat = _flat(out.stdout)
+    assert "FAILED: leak" in flat and "observation bytes change" in flat
+
+
+def test_check_as_json() -> None:
+    out = runner.invoke(app, ["games", "check", "tests.games.broken_games:LEAKY_PLUGIN",
+                              "--matches", "1", "--format", "json"])
+    assert out.exit_code == 1
+    data = json.loads(out.stdout)
+    assert data["game"] == "leaky-lost-cities" and data["passed"] is False
+    assert [c["name"] for c in data["checks"]] == list(CHECKS)
+    assert [c["name"] for c in data["checks"] if not c["passed"]] == ["leak"]
+
+
+@pytest.mark.parametrize("locator", ["no_such_game_package", "tests.games.broken_games:LEAKY",
+                                     "not a module!"])
+def test_a_locator_that_names_no_game_is_one_line_and_exit_2(locator: str) -> None:
+    out = runner.invoke(app, ["games", "check", locator])
+    assert out.exit_code == 2, out.output
+    flat = _flat(out.stderr)
+    assert flat.startswith("error:") and flat.count("error:") == 1
+    assert out.stdout == ""
+
+
+def test_a_games_hostile_text_is_printed_literally() -> None:
+    out = runner.invoke(app, ["games", "check", "tests.games.broken_games:HOSTILE_PLUGIN",
+                              "--matches", "1"])
+    assert out.exit_code == 1
+    assert "\x1b" not in out.stdout and "\x07" not in out.stdout
+    assert "[bold red]owned[/]" in _flat(out.stdout)
