@@ -176,7 +176,8 @@ class Subject:
     """Where the running check is (seed, decision): named with an exception it did not expect."""
     _playouts: dict[int, Playout] = field(default_factory=dict)
     _logs: dict[int, tuple[Path, Path]] = field(default_factory=dict)
-    _tmp: Path | None = None
+    workdir: Path | None = None
+    """Where the in-process matches write their logs (``run_gate``: a temporary directory)."""
 
     @property
     def game(self) -> Game[Any, Any, Any]:
@@ -206,9 +207,9 @@ class Subject:
     def logs(self, seed: int) -> tuple[Path, Path]:
         """Two logs of the same in-process match of ``seed`` (seeded random policies)."""
         if seed not in self._logs:
-            assert self._tmp is not None, "logs() inside run_gate"
-            self._logs[seed] = (_logged_match(self.game_id, seed, self._tmp / "a"),
-                                _logged_match(self.game_id, seed, self._tmp / "b"))
+            assert self.workdir is not None, "logs() inside run_gate"
+            self._logs[seed] = (_logged_match(self.game_id, seed, self.workdir / "a"),
+                                _logged_match(self.game_id, seed, self.workdir / "b"))
         return self._logs[seed]
 
 
@@ -764,7 +765,7 @@ def run_gate(plugin: GamePlugin, *, matches: int = 3,
     results: list[Check] = []
     with registered(plugin), _quiet_matches(), \
             tempfile.TemporaryDirectory(prefix="arena-gate-") as tmp:
-        subject._tmp = Path(tmp)
+        subject.workdir = Path(tmp)
         for name in CHECKS:
             check = _one(name, subject)
             results.append(check)

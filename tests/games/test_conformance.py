@@ -1,4 +1,7 @@
-"""The game-protocol contract (arena/games/api.py), checked on every registered game."""
+"""The game-protocol contract (arena/games/api.py), checked on every installed game (the three
+built-ins, and any game package installed here, e.g. examples/goofspiel): first each check of the
+conformance gate (``arena.referee.gate``, what ladders require of a game), then deeper sweeps of
+the same contract (every legal action of every position, many matches)."""
 
 from __future__ import annotations
 
@@ -9,11 +12,36 @@ from typing import Any
 import pytest
 
 from arena.errors import IllegalActionError, InvalidActionError, OptionsError
-from arena.games import GAME_IDS, get_game
+from arena.games import game_ids, get_game, plugin
 from arena.games.api import Game
+from arena.games.builtin import BUILTIN_ORDER
+from arena.referee.gate import CHECK_FUNCTIONS, CHECKS, Subject, run_gate
 from arena.wire import codec_for, decode_action, encode_action, observation_bytes
 
 SEEDS = (1, 2, 3)
+GAME_IDS = game_ids()
+"""Every installed game: the built-ins first."""
+assert GAME_IDS[:3] == BUILTIN_ORDER, "the built-in games are always installed"
+_subjects: dict[str, Subject] = {}
+
+
+@pytest.fixture(scope="module")
+def gate_dir(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return tmp_path_factory.mktemp("gate")
+
+
+@pytest.mark.parametrize("check", CHECKS)
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_the_gate_check(game_id: str, check: str, gate_dir: Any) -> None:
+    """One check of the conformance gate (the playouts and logs shared by a game's checks)."""
+    subject = _subjects.setdefault(game_id, Subject(game_id, 3))
+    subject.workdir = gate_dir / game_id
+    CHECK_FUNCTIONS[check](subject)
+
+
+def test_the_gate_runs_every_check_in_order() -> None:
+    report = run_gate(plugin("portas"), matches=1)
+    assert tuple(c.name for c in report.checks) == CHECKS and report.passed
 
 
 def playout(game: Game[Any, Any, Any], seed: int, policy_seed: int, check: bool = True
