@@ -40,8 +40,9 @@ def games_list(
 ) -> None:
     """The installed games: id, title, rules version, the distribution that registered each
     (and its version), where its code lives and whether it passed the conformance gate
-    (`arena games check ID` runs it; ladders run it once per version of a game). Entry points
-    that are not games are listed below, one line each."""
+    (`arena games check ID` runs it; ladders run it once per version of a game); where a game
+    package's .proto is (for typed bots). Entry points that are not games are listed below,
+    one line each."""
     from arena.games import plugin_problems, plugins
 
     rows = [_row(found) for found in plugins()]
@@ -58,6 +59,10 @@ def games_list(
                       plain(row["source"]),
                       plain(row["gate"], STATUS_STYLE.get(row["gate"], "")))
     console.print(table)
+    for row in rows:
+        if row["proto"] and row["distribution"] != "arena":
+            console.print(plain(f"{row['id']}'s messages (for typed bots): {row['proto']}"),
+                          soft_wrap=True)
     for problem in problems:
         err_console.print(notice("not a game", "yellow", problem))
 
@@ -79,7 +84,22 @@ def _row(found: Any) -> dict[str, Any]:
             "distribution": found.distribution or "(not installed)",
             "dist_version": found.dist_version, "entry_point": found.entry_point,
             "source": "" if source is None else _shown_path(source), "gate": gate,
-            "failed": [] if report is None else list(report.failed)}
+            "failed": [] if report is None else list(report.failed),
+            "proto": _proto_path(found)}
+
+
+def _proto_path(found: Any) -> str:
+    """Where the game's shipped ``.proto`` is ("" when it ships none, or it is missing)."""
+    if not found.proto:
+        return ""
+    from importlib import resources
+
+    package, _, path = found.proto.partition(":")
+    try:
+        shipped = resources.files(package).joinpath(path)
+    except (ImportError, TypeError, ValueError):
+        return ""
+    return _shown_path(Path(str(shipped))) if shipped.is_file() else ""
 
 
 @games_app.command("check")
