@@ -616,9 +616,7 @@ class LostCitiesGame:
         exp = state.expeditions[state.player][colour]
         if not action.discard and exp and card < exp[-1]:
             return f"{card} cannot follow {exp[-1]} on your expedition"
-        if draw is None:
-            return ""  # unreachable: the card is held and placeable, and the deck is a source
-        if not isinstance(draw, int) or not 0 <= draw < N_COLOURS:
+        if not isinstance(draw, int) or not 0 <= draw < N_COLOURS:  # (a deck draw is legal here)
             return f"no discard pile {draw!r}"
         if state.turn >= state.rules.stall_guard_turns:
             return "stall guard reached, only the deck may be drawn from"
