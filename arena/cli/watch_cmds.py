@@ -1,6 +1,11 @@
 """`arena watch`: render a match in the terminal, replayed from its log or followed live (from a
 log being written, an `arena serve`, or a competition server: ``--server``, handed over to
-``arena.cli.remote_cmds``)."""
+``arena.cli.remote_cmds``).
+
+A replay's pace is ``--delay`` seconds a move; by default (``replay_pace``) 0.3 s, faster for a
+long match so that a replay takes about ``REPLAY_SECONDS`` (a 134-move Lost Cities match took
+40 s at 0.3 s). On a terminal the line under the board says the pace and how to change it.
+Frames are laid out for the console's width (the renderers fit 80 columns, piped or not)."""
 
 from __future__ import annotations
 
@@ -10,10 +15,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.live import Live
+from rich.text import Text
 
 from arena.cli.common import console, err_console, handle_errors, notice
+from arena.cli.ladder_cmds import help_of
 from arena.cli.render import render_frame
 from arena.errors import ConfigError
 from arena.games import get_game
@@ -24,9 +31,24 @@ from arena.render import renderer_for
 from arena.render.html import ReplayPage, replay_page
 from arena.render.text import plain
 
+DEFAULT_DELAY_S = 0.3
+"""Seconds a move of a replay of a short match."""
+REPLAY_SECONDS = 15.0
+"""About how long a replay lasts at the default pace once a match has more than 50 moves."""
+MIN_DELAY_S = 0.02
+"""The default pace never goes below this (a match of thousands of moves takes longer)."""
+
+
+def replay_pace(decisions: int | None) -> float:
+    """The default seconds a move for a replay of ``decisions`` moves (None: not known
+    beforehand, e.g. a competition server's frames: 0.1 s)."""
+    if decisions is None:
+        return 0.1
+    return max(MIN_DELAY_S, min(DEFAULT_DELAY_S, REPLAY_SECONDS / max(decisions, 1)))
+
 
 def register(app: typer.Typer) -> None:
-    app.command("watch")(watch)
+    app.command("watch", help=help_of(watch))(watch)
 
 
 @handle_errors
@@ -38,8 +60,10 @@ def watch(
     seat: Annotated[int | None, typer.Option(help="Show only what this seat (0 or 1) saw. "
                                              "Default: the omniscient view.", min=0, max=1)
                     ] = None,
-    delay: Annotated[float, typer.Option(help="Seconds per move when replaying a finished log "
-                                         "(0: show the final position at once).")] = 0.3,
+    delay: Annotated[float | None, typer.Option(
+        help="Seconds per move when replaying a finished log (0: show the final position at "
+        "once). Default: 0.3, less for a long match, so a replay takes about 15 s.",
+        min=0.0, show_default=False)] = None,
     referee: Annotated[str | None, typer.Option(help="Follow a match through a running "
                        "`arena serve` (unix:///path, 127.0.0.1:PORT, or `default`: the socket "
                        "`arena serve` listens on by default); needs --match.")] = None,
@@ -56,6 +80,11 @@ def watch(
 ) -> None:
     """Render a match: expeditions/hands/tricks, piles, scores and each move as it happens.
 
+    A finished log is replayed at --delay seconds a move (by default 0.3, faster for a long
+    match: a replay takes about 15 s); --delay 0 shows the final position at once. Piped (or
+    not on a terminal) only the final position is printed, fitted to the width (COLUMNS, 80 when
+    piped).
+
     Every frame is rebuilt from the rules engine (the log is verified as it is read), so what you
     see is what the engine says. With --seat the board shows only that seat's observation.
 
@@ -71,7 +100,8 @@ def watch(
     if remote is not None:
         from arena.cli.remote_cmds import watch_remote
 
-        watch_remote(server, remote, seat=seat, follow=follow, delay=delay)
+        watch_remote(server, remote, seat=seat, follow=follow,
+                     delay=replay_pace(None) if delay is None else delay)
         return
     if html is not None:
         if follow or referee is not None:
@@ -166,9 +196,10 @@ def frames(events: Iterable[MatchEvent], seat: int | None
         yield step.event, render_frame(board, seen, header, seat)
 
 
-def play(events: Iterable[MatchEvent], *, seat: int | None, delay: float, out: Console
-         ) -> None:
-    """Show the frames: animated on a terminal, only the final frame otherwise."""
+def play(events: Iterable[MatchEvent], *, seat: int | None, delay: float | None,
+         out: Console) -> None:
+    """Show the frames: animated on a terminal (``delay`` seconds a move; None: the default
+    pace for the match's length, ``replay_pace``), only the final frame otherwise."""
     last: RenderableType | None = None
     if not out.is_terminal:
         for _, frame in frames(events, seat):
@@ -176,8 +207,20 @@ def play(events: Iterable[MatchEvent], *, seat: int | None, delay: float, out: C
         if last is not None:
             out.print(last)
         return
+    if delay is None:
+        events = list(events)
+        delay = replay_pace(sum(isinstance(e, DecisionEvent) for e in events))
+    footer = pace_line(delay)
     with Live(console=out, auto_refresh=False, transient=False) as live:
         for event, frame in frames(events, seat):
-            live.update(frame, refresh=True)
+            live.update(frame if footer is None else Group(frame, footer), refresh=True)
             if delay and isinstance(event, DecisionEvent):
                 time.sleep(delay)
+
+
+def pace_line(delay: float) -> Text | None:
+    """The line under a replay's board: its pace and how to change it (None: no pace)."""
+    if not delay:
+        return None
+    return Text(f"{delay:.2g} s a move (--delay SECONDS changes it; 0: the final position at "
+                "once)", style="dim")

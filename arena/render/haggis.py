@@ -1,4 +1,6 @@
-"""Terminal renderer for Haggis (pure: a state or a view in, a rich renderable out)."""
+"""Terminal renderer for Haggis (pure: a state or a view in, a rich renderable out). The header's
+items wrap whole to the width; the hands wrap between cards; the number columns never shrink
+below their numbers."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.games import haggis as h
+from arena.render.text import NARROW, Fitted, flow
 
 _SUIT_STYLES = ("bold red", "bold green", "bold blue", "bold yellow")
 _FACE_STYLE = "bold magenta"
@@ -45,12 +48,13 @@ def _trick(trick: tuple[tuple[int, h.Combo], ...], leader: int) -> RenderableTyp
     return Group(*lines)
 
 
-def _header(round_: int, target: int, to_move: int | None, totals: tuple[int, int]) -> Text:
+def _header(round_: int, target: int, to_move: int | None, totals: tuple[int, int]
+            ) -> RenderableType:
     turn = "match over" if to_move is None else f"seat {to_move} to move"
-    return Text(
-        f"Haggis · round {round_ + 1} · target {target} · totals {totals[0]}–{totals[1]} · {turn}",
-        style="bold",
-    )
+    items = [Text(item, style="bold") for item in (
+        "Haggis", f"round {round_ + 1}", f"target {target}", f"totals {totals[0]}–{totals[1]}",
+        turn)]
+    return Fitted(lambda width: flow(items, width, sep=" · "))
 
 
 def _last_round(summaries: tuple[h.RoundSummary, ...]) -> RenderableType | None:
@@ -65,6 +69,24 @@ def _last_round(summaries: tuple[h.RoundSummary, ...]) -> RenderableType | None:
     return text
 
 
+def _table(title: str, rows: list[tuple[RenderableType, ...]]) -> RenderableType:
+    """Both seats' rows (seat, hand, cards, bet, captured points, total), fitted to the width:
+    under ``NARROW`` columns "Captured pts" is "pts", so the hand has the room."""
+
+    def build(width: int) -> Table:
+        narrow = width < NARROW
+        table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", expand=False)
+        table.add_column("Seat", no_wrap=True)
+        table.add_column("Hand", max_width=62)
+        for name in ("Cards", "Bet", "pts" if narrow else "Captured pts", "Total"):
+            table.add_column(name, justify="right", no_wrap=True)
+        for row in rows:
+            table.add_row(*row)
+        return table
+
+    return Fitted(build)
+
+
 class HaggisRenderer:
     """The ``GameRenderer`` of Haggis."""
 
@@ -72,22 +94,22 @@ class HaggisRenderer:
 
     def render_state(self, state: h.State) -> RenderableType:
         """Everything: both hands, the Haggis, the trick, captured points, bets and scores."""
-        table = self._table(title="all hands")
+        rows: list[tuple[RenderableType, ...]] = []
         for seat in (0, 1):
             hand = h.cards_of(state.hands[seat])
-            table.add_row(
+            rows.append((
                 f"seat {seat}",
                 _cards(hand),
                 str(len(hand)),
                 _bet(state.bets[seat]),
                 str(h.points_of(state.captured[seat])),
                 str(state.totals[seat]),
-            )
+            ))
         haggis = Text("Haggis: ")
         haggis.append_text(_cards(h.cards_of(state.haggis)))
         return self._frame(
             _header(state.round, state.target, state.to_move, state.totals),
-            table,
+            _table("all hands", rows),
             haggis,
             _trick(state.trick, state.leader),
             state.summaries,
@@ -95,44 +117,33 @@ class HaggisRenderer:
 
     def render_view(self, view: h.View) -> RenderableType:
         """One seat's view: its own hand, the opponent's face cards and hand size."""
-        table = self._table(title=f"seen by seat {view.seat}")
+        rows: list[tuple[RenderableType, ...]] = []
         for seat in (0, 1):
             if seat == view.seat:
                 hand = _cards(view.hand)
             else:
                 hand = Text(f"{view.hand_sizes[seat] - len(view.face_cards[seat])} hidden + ")
                 hand.append_text(_cards(view.face_cards[seat], empty="no face cards"))
-            table.add_row(
+            rows.append((
                 f"seat {seat}" + (" (you)" if seat == view.seat else ""),
                 hand,
                 str(view.hand_sizes[seat]),
                 _bet(view.bets[seat]),
                 str(h.points_of(view.captured[seat])),
                 str(view.totals[seat]),
-            )
+            ))
         return self._frame(
             _header(view.round, view.target, view.to_move, view.totals),
-            table,
+            _table(f"seen by seat {view.seat}", rows),
             None,
             _trick(view.trick, view.leader),
             view.summaries,
         )
 
     @staticmethod
-    def _table(title: str) -> Table:
-        table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", expand=False)
-        table.add_column("Seat", no_wrap=True)
-        table.add_column("Hand", max_width=62)
-        table.add_column("Cards", justify="right")
-        table.add_column("Bet", justify="right")
-        table.add_column("Captured pts", justify="right")
-        table.add_column("Total", justify="right")
-        return table
-
-    @staticmethod
     def _frame(
-        header: Text,
-        table: Table,
+        header: RenderableType,
+        table: RenderableType,
         haggis: Text | None,
         trick: RenderableType,
         summaries: tuple[h.RoundSummary, ...],

@@ -1,5 +1,10 @@
 """Lost Cities terminal renderer (rich): one table of both players' expeditions per colour around
-the discard piles, plus hands, deck count, round scores and the stall-guard counter."""
+the discard piles, plus hands, deck count, round scores and the stall-guard counter.
+
+Laid out for the width it is rendered at (``arena.render.text.Fitted``): under ``NARROW``
+columns the colours are their letters and the discard header is short, the expeditions wrap
+between cards, and the points columns never shrink below their numbers; the header's items wrap
+whole."""
 
 from __future__ import annotations
 
@@ -21,8 +26,11 @@ from arena.games.lost_cities import (
     expedition_score,
     round_score,
 )
+from arena.render.text import NARROW, Fitted, flow
 
 _STYLES = ("bold yellow", "bold blue", "bold white", "bold green", "bold red")
+_POINTS_WIDTH = 4
+"""Widest expedition or round score: -80 (three wagers alone) to 156, a round -400 and up."""
 
 
 def _cards(cards: Sequence[Card]) -> Text:
@@ -38,14 +46,16 @@ def _board(
     expeditions: tuple[tuple[tuple[Card, ...], ...], ...],
     piles: tuple[tuple[Card, ...], ...],
     names: tuple[str, str],
+    width: int,
 ) -> Table:
+    narrow = width < NARROW
     table = Table(expand=False, show_lines=False, pad_edge=False)
-    table.add_column("colour", no_wrap=True)
-    table.add_column(names[0], no_wrap=True)
-    table.add_column("pts", justify="right")
-    table.add_column("discard (top, size)", no_wrap=True)
-    table.add_column(names[1], no_wrap=True)
-    table.add_column("pts", justify="right")
+    table.add_column("" if narrow else "colour", no_wrap=True)
+    table.add_column(names[0])
+    table.add_column("pts", justify="right", no_wrap=True, min_width=_POINTS_WIDTH)
+    table.add_column("discard" if narrow else "discard (top, size)", no_wrap=True)
+    table.add_column(names[1])
+    table.add_column("pts", justify="right", no_wrap=True, min_width=_POINTS_WIDTH)
     for colour in range(N_COLOURS):
         mine, theirs = expeditions[0][colour], expeditions[1][colour]
         pile = piles[colour]
@@ -53,8 +63,9 @@ def _board(
         if pile:
             pile_text = _cards((pile[-1],))
             pile_text.append(f" ({len(pile)})", style="dim")
+        label = COLOURS[colour] if narrow else f"{COLOURS[colour]} {COLOUR_NAMES[colour]}"
         table.add_row(
-            Text(f"{COLOURS[colour]} {COLOUR_NAMES[colour]}", style=_STYLES[colour]),
+            Text(label, style=_STYLES[colour]),
             _cards(mine),
             str(expedition_score(mine)) if mine else "",
             pile_text,
@@ -80,19 +91,22 @@ def _header(
     guard: int,
     to_move: int | None,
     finished: tuple[tuple[int, int], ...],
+    width: int,
 ) -> Text:
-    text = Text()
-    text.append(f"Round {round_index + 1}/{rounds}", style="bold")
-    text.append(f"   deck {deck_count}   turn {turn}")
+    items = [Text(f"Round {round_index + 1}/{rounds}", style="bold"), Text(f"deck {deck_count}"),
+             Text(f"turn {turn}")]
     if turn >= guard:
-        text.append(f"   stall guard {guard} reached: deck draws only", style="bold red")
+        items.append(Text(f"stall guard {guard} reached: deck draws only", style="bold red"))
     else:
-        text.append(f"   stall guard at {guard} ({guard - turn} to go)")
-    text.append("   " + ("match over" if to_move is None else f"seat {to_move} to move"))
+        items.append(Text(f"stall guard at {guard} ({guard - turn} to go)"))
+    items.append(Text("match over" if to_move is None else f"seat {to_move} to move"))
+    text = flow(items, width)
     if finished:
         parts = ", ".join(f"{a}:{b}" for a, b in finished)
         totals = totals_of(finished)
-        text.append(f"\nRound scores {parts}   totals {totals[0]}:{totals[1]}")
+        text.append("\n")
+        text.append_text(flow([f"Round scores {parts}", f"totals {totals[0]}:{totals[1]}"],
+                              width))
     return text
 
 
@@ -103,44 +117,39 @@ class LostCitiesRenderer:
 
     def render_state(self, state: State) -> RenderableType:
         """Everything: both hands, the board, the deck count and the scores."""
-        header = _header(
-            state.round_index,
-            state.rules.rounds,
-            state.deck_count,
-            state.turn,
-            state.rules.stall_guard_turns,
-            state.player,
-            state.finished,
-        )
         hands = Text()
         for seat in (0, 1):
             hands.append(f"seat {seat} hand: ")
             hands.append_text(_cards(state.hands[seat]))
             if seat == 0:
                 hands.append("\n")
-        board = _board(state.expeditions, state.piles, ("seat 0", "seat 1"))
-        return Panel(Group(header, board, hands), title="Lost Cities", width=100)
+
+        def build(width: int) -> RenderableType:
+            header = _header(state.round_index, state.rules.rounds, state.deck_count,
+                             state.turn, state.rules.stall_guard_turns, state.player,
+                             state.finished, width)
+            board = _board(state.expeditions, state.piles, ("seat 0", "seat 1"), width)
+            return Group(header, board, hands)
+
+        return Panel(Fitted(build), title="Lost Cities", width=100)
 
     def render_view(self, view: View) -> RenderableType:
         """What one seat sees: its own hand and only the size of the opponent's."""
-        header = _header(
-            view.round_index,
-            view.rounds,
-            view.deck_count,
-            view.turn,
-            view.stall_guard_turns,
-            view.to_move,
-            view.finished_rounds,
-        )
         names = tuple("you" if s == view.seat else f"seat {s}" for s in (0, 1))
-        board = _board(view.expeditions, view.piles, (names[0], names[1]))
         hand = Text(f"seat {view.seat} (you) hand: ")
         hand.append_text(_cards(view.hand))
         hand.append(f"\nopponent hand: {view.opponent_hand_size} cards")
         if view.history:
             last = view.history[-1]
             hand.append(f"\nlast action: seat {last[1]} {last[2]}", style="dim")
-        return Panel(Group(header, board, hand), title=f"Lost Cities — seat {view.seat}", width=100)
+
+        def build(width: int) -> RenderableType:
+            header = _header(view.round_index, view.rounds, view.deck_count, view.turn,
+                             view.stall_guard_turns, view.to_move, view.finished_rounds, width)
+            board = _board(view.expeditions, view.piles, (names[0], names[1]), width)
+            return Group(header, board, hand)
+
+        return Panel(Fitted(build), title=f"Lost Cities — seat {view.seat}", width=100)
 
 
 RENDERER = LostCitiesRenderer()

@@ -1,4 +1,5 @@
-"""PORTAS terminal renderer (pure: a state or a view in, a rich renderable out)."""
+"""PORTAS terminal renderer (pure: a state or a view in, a rich renderable out). The header's
+items wrap whole to the width; the tables wrap between cards and never cut a number."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.games.portas import Chest, State, Taken, View
+from arena.render.text import Fitted, flow
 
 SEAT_STYLES = ("bold cyan", "bold magenta")
 
@@ -22,18 +24,16 @@ def _header(
     to_move: int | None,
     finished: tuple[tuple[int, int], ...],
     scores: tuple[int, int],
-) -> Text:
-    text = Text()
-    text.append(f"PORTAS  game {min(index + 1, games)}/{games}", style="bold")
+) -> RenderableType:
     totals = (sum(s[0] for s in finished), sum(s[1] for s in finished))
-    text.append(f"   game score {scores[0]} : {scores[1]}")
-    text.append(f"   match total {totals[0]} : {totals[1]}")
+    items = [Text(f"PORTAS  game {min(index + 1, games)}/{games}", style="bold"),
+             Text(f"game score {scores[0]} : {scores[1]}"),
+             Text(f"match total {totals[0]} : {totals[1]}")]
     if to_move is None:
-        text.append("   match over", style="bold yellow")
+        items.append(Text("match over", style="bold yellow"))
     else:
-        text.append("   to move: ")
-        text.append(f"seat {to_move}", style=SEAT_STYLES[to_move])
-    return text
+        items.append(Text.assemble("to move: ", (f"seat {to_move}", SEAT_STYLES[to_move])))
+    return Fitted(lambda width: flow(items, width))
 
 
 def _players(
