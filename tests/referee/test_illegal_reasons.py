@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from rich.console import Console
 
 from arena.cli.render import render_match_result
 from arena.cli.watch_cmds import html_replay
+from arena.games import game_ids, get_game
 from arena.games.lost_cities import COLOURS
 from arena.model import (
     BotSpec,
@@ -137,3 +139,26 @@ def test_a_game_without_explanations_keeps_the_plain_detail() -> None:
         id = "silent"
 
     assert illegal_detail(Silent(), None, None, "x") == "illegal action 'x'"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_every_explaining_game_explains_its_illegal_actions(game_id: str) -> None:
+    """Over a random match: one short line for every action that was legal a moment ago and
+    is not any more (the contract of the optional ``explain_illegal``; what it says of a legal
+    action is left open: the referee asks only about illegal ones)."""
+    game = get_game(game_id)
+    explain = getattr(game, "explain_illegal", None)
+    if explain is None:
+        pytest.skip(f"{game_id} does not explain its illegal actions")
+    rng = random.Random(5)
+    state, previous, explained = game.new_match(5), (), 0
+    while game.to_move(state) is not None:
+        legal = tuple(game.legal_actions(state))
+        for action in previous:
+            if not game.is_legal(state, action):
+                reason = explain(state, action)
+                assert reason and "\n" not in reason and len(reason) <= REASON_CHARS, reason
+                explained += 1
+        previous = legal[:50]
+        state = game.apply(state, rng.choice(legal))
+    assert explained > 0
