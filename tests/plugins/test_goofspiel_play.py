@@ -210,3 +210,36 @@ def test_an_sprt_test_of_greedy_against_random(tmp_path: Path) -> None:
     assert all(m["termination"] == "normal" for m in matches)
     assert replay_log(tmp_path / matches[0]["log"]).finished
     assert re.search(r"greedy", str(result["candidate"]))
+
+
+def test_attack_a_contestant_watching_seat_1_never_sees_seat_0s_pending_bid(
+        logged: dict[str, object]) -> None:
+    """The competition server's seat views (arena.host.views: what a contestant watches of its
+    own bot's seat, live or after the match) of seat 1: the board says only that seat 0 has
+    bid, the caption only that it moved, and the JSON lines' typed observations (the Any's
+    JSON form) never carry seat 0's card; the whole board does show it."""
+    from arena.host.views import seat_frames, seat_view_lines
+
+    events = list(read_events(Path(str(logged["log"]))))
+    pending = re.compile(r"bid \d+ \(face down\)")
+    seat1 = list(seat_frames(events, 1))
+    assert seat1 and not any(pending.search(f.board) for f in seat1)
+    assert sum("has bid (face down)" in f.board for f in seat1) == 3 * 13
+    assert not any(re.search(r"seat 0 .*plays", f.caption) for f in seat1)
+    assert any(pending.search(f.board) for f in seat_frames(events, None))
+    asked = 0
+    for line in seat_view_lines(events, 1):
+        data = json.loads(line)
+        if data["type"] != "observation":
+            continue
+        typed = data["observation"]["plugin"]
+        assert typed["@type"] == "type.googleapis.com/goofspiel.v1.Observation"
+        assert typed["opponentBid"] is True and "bid" not in typed
+        asked += 1
+    assert asked == 3 * 13
+    from arena.games import registered
+
+    from .broken_goofspiel import LEAKY
+
+    with registered(LEAKY):  # the same log through the leaking engine: caught
+        assert any(pending.search(f.board) for f in seat_frames(events, 1))
