@@ -9,6 +9,7 @@ from functools import cache
 from arena.games.api import totals_of
 from arena.render.html.api import seat_label, to_move_text
 from arena.render.html.markup import Markup, el, leaf, text
+
 from arena_goofspiel.engine import State, Turn, View
 
 

@@ -4,11 +4,11 @@ yet shown, its points), the prize turned up, and the last turns of the round."""
 
 from __future__ import annotations
 
+from arena.games.api import totals_of
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
-from arena.games.api import totals_of
 from arena_goofspiel.engine import State, Turn, View
 
 SEAT_STYLES = ("bold cyan", "bold magenta")

@@ -10,6 +10,7 @@ from typing import Any
 
 from arena.errors import InvalidActionError
 from arena.wire.api import HistoryBytes, HistoryDecoder, history_entry_bytes, set_history
+
 from arena_goofspiel import goofspiel_pb2
 from arena_goofspiel.engine import BIDS, Action, Bid, Turn, View
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena_goofspiel.engine import Bid, View
-
 from arena.sdk.decision import Decision
+
+from arena_goofspiel.engine import Bid, View
 
 
 def choose(decision: Decision) -> Any:
