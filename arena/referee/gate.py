@@ -6,8 +6,10 @@ action that ``apply`` refuses) decides matches. ``run_gate`` runs the game proto
 (``arena/games/api.py``) on a plugin, the built-ins included, and reports each check:
 
 - ``determinism``: the same seed and actions give the same deals, states, legal actions and
-  observation bytes twice, and two in-process matches write the same log (the referee's own
-  figures set aside: times, the seed's salt, paths); different seeds deal differently;
+  observation bytes twice, and in another Python process (another ``PYTHONHASHSEED``: a match
+  a cluster worker plays is replayed by the head); two in-process matches write the same log
+  (the referee's own figures set aside: times, the seed's salt, paths); different seeds deal
+  differently;
 - ``grammar``: ``parse_action(format_action(a)) == a`` and the text is canonical, for the legal
   actions (sampled where a position offers many); garbage text is ``InvalidActionError``;
 - ``playouts-end``: uniform-random matches end within ``DECISION_CAP`` decisions, with a
@@ -44,11 +46,13 @@ import json
 import logging
 import os
 import random
+import subprocess
+import sys
 import tempfile
 import threading
 import traceback
 from collections.abc import Callable, Coroutine, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -68,6 +72,9 @@ CHECKS = ("determinism", "grammar", "playouts-end", "is-legal", "replay", "codec
 """Every check of the gate, in the order it runs them."""
 GATE_VERSION = 1
 """Bumped when the checks change: a result cached by another version is not used."""
+OTHER_PROCESS_TIMEOUT_S = 600
+"""How long the other process of ``determinism`` may take to play the matches (generous: a
+loaded host)."""
 DECISION_CAP = 20_000
 """A random match that has not ended after this many decisions fails ``playouts-end``."""
 SAMPLED_ACTIONS = 48
@@ -172,6 +179,9 @@ class Subject:
 
     game_id: str
     matches: int
+    source: GamePlugin | None = None
+    """The plugin under test (None: the installed game of ``game_id``): what another process
+    loads to play the same matches."""
     where: str = ""
     """Where the running check is (seed, decision): named with an exception it did not expect."""
     _playouts: dict[int, Playout] = field(default_factory=dict)
@@ -320,8 +330,93 @@ def check_determinism(subject: Subject) -> str:
         if len(first) != len(second):
             raise CheckFailed(f"seed {seed}: two in-process matches with the same choices "
                               f"wrote {len(first)} and {len(second)} log lines")
-    return (f"{len(subject.seeds)} matches ({decisions} decisions) twice: same deals, legal "
-            "actions, observation bytes and logs; different seeds deal differently")
+    _same_in_another_process(subject)
+    return (f"{len(subject.seeds)} matches ({decisions} decisions) twice, and in another Python "
+            "process: same deals, legal actions, observation bytes and logs; different seeds "
+            "deal differently")
+
+
+def _same_in_another_process(subject: Subject) -> None:
+    """Another Python process (another ``PYTHONHASHSEED``) plays the same matches with the same
+    choices: a game that orders by ``hash()`` of strings, by set order or by ``id()`` is the
+    same within one process and not across them (a cluster worker's match, replayed by the
+    head, would not be the same match)."""
+    game = subject.game
+    ours = {str(p.seed): trace(game, p) for p in subject.playouts()}
+    theirs, hash_seed = _traces_elsewhere(subject)
+    for seed, digests in ours.items():
+        other = theirs.get(seed, [])
+        for number, (a, b) in enumerate(zip(digests, other, strict=False), start=1):
+            if a != b:
+                raise CheckFailed(
+                    f"seed {seed}, decision {number}: another Python process "
+                    f"(PYTHONHASHSEED={hash_seed}) plays a different match from the same seed "
+                    "and choices (the deal, the legal actions or their order, or an observation "
+                    "depends on the process: hash() of a string, set order, id()?)")
+        if len(digests) != len(other):
+            raise CheckFailed(f"seed {seed}: another Python process (PYTHONHASHSEED={hash_seed}) "
+                              f"plays {len(other) - 1} decisions, this one {len(digests) - 1}")
+
+
+def trace(game: Game[Any, Any, Any], playout: Playout) -> list[str]:
+    """A short digest of every decision of a playout (the seat, how many legal actions, the
+    choice, each round's deal, both seats' observation bytes at sampled points) and of its
+    end: what two processes compare."""
+    from arena.wire import observation_bytes
+
+    sampled_points = {number for number, _ in points(playout)}
+    digests = []
+    for number, step in enumerate(playout.steps, start=1):
+        parts = [str(step.seat), str(len(step.legal)), game.format_action(step.action)]
+        if number == 1 or game.round_index(step.state) != game.round_index(
+                playout.steps[number - 2].state):
+            parts.append(_json(game.deal_record(step.state)))
+        if number in sampled_points:
+            parts += [observation_bytes(game.id, game.observation(step.state, seat)).hex()
+                      for seat in (0, 1)]
+        digests.append(_digest(parts))
+    digests.append(_digest([repr(game.outcome(playout.final))]))
+    return digests
+
+
+def _digest(parts: list[str]) -> str:
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:16]
+
+
+def _traces_elsewhere(subject: Subject) -> tuple[dict[str, list[str]], str]:
+    """The traces of the subject's matches played by another Python process, and its
+    ``PYTHONHASHSEED``."""
+    source = subject.source or plugin(subject.game_id)
+    hash_seed = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed,
+           "PYTHONPATH": os.pathsep.join(p or os.getcwd() for p in sys.path)}
+    command = [sys.executable, "-m", "arena.referee.gate", json.dumps(asdict(source)),
+               *map(str, subject.seeds)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, env=env,  # noqa: S603
+                              timeout=OTHER_PROCESS_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        raise CheckFailed(f"another Python process did not play the matches within "
+                          f"{OTHER_PROCESS_TIMEOUT_S} s") from None
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise CheckFailed(f"another Python process could not play the matches: {last}")
+    traces: dict[str, list[str]] = json.loads(lines[-1])
+    return traces, hash_seed
+
+
+def _trace_main(argv: list[str]) -> int:
+    """``python -m arena.referee.gate PLUGIN_JSON SEED...``: print the traces of the seeds'
+    random matches (``trace``) as one JSON line (the other process of ``determinism``)."""
+    found = GamePlugin(**json.loads(argv[0]))
+    with registered(found):
+        game = get_game(found.id)
+        traces = {seed: trace(game, random_playout(game, int(seed), random.Random(int(seed)
+                                                                                  + 1000)))
+                  for seed in argv[1:]}
+    sys.stdout.write(json.dumps(traces) + "\n")
+    return 0
 
 
 class _SeatBytes:
@@ -761,7 +856,7 @@ def run_gate(plugin: GamePlugin, *, matches: int = 3,
 
     started = time.monotonic()
     identity = plugin_identity(plugin)
-    subject = Subject(plugin.id, max(1, matches))
+    subject = Subject(plugin.id, max(1, matches), plugin)
     results: list[Check] = []
     with registered(plugin), _quiet_matches(), \
             tempfile.TemporaryDirectory(prefix="arena-gate-") as tmp:
@@ -935,3 +1030,7 @@ def _clip(text: str, limit: int = 160) -> str:
 
 def _short(line: str) -> str:
     return _clip(line, 120)
+
+
+if __name__ == "__main__":
+    raise SystemExit(_trace_main(sys.argv[1:]))

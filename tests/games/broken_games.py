@@ -3,7 +3,8 @@ conformance gate's tests make each visible with ``arena.games.registered``).
 
 Each copy is the real engine with one fault an adversarial (or careless) game author could ship:
 an observation that leaks the opponent's hand, a deal that ignores the seed (drawn from the
-process's randomness, or always the same), legal actions that disagree with ``is_legal``, a
+process's randomness, or always the same), legal actions that disagree with ``is_legal`` or are
+ordered by the process's string hashing, a
 ``determinize`` that redraws nothing (so a leak test would prove nothing), a renderer that
 raises. The codec, renderer and board are the built-in's.
 """
@@ -64,6 +65,15 @@ class Disagreeing(Wrapped):
         return tuple(LOST_CITIES.legal_actions(state))[1:]
 
 
+class HashOrdered(Wrapped):
+    """Its legal actions are ordered by ``hash()`` of their texts: the same in one process, not
+    in another (string hashing is salted per process)."""
+
+    def legal_actions(self, state: Any) -> Any:
+        return tuple(sorted(LOST_CITIES.legal_actions(state),
+                            key=lambda action: hash(LOST_CITIES.format_action(action))))
+
+
 class Blind(Wrapped):
     """``determinize`` always draws with the same seed: redrawing never changes anything."""
 
@@ -88,6 +98,7 @@ SEEDLESS = Seedless("seedless-lost-cities")
 ONE_DEAL = OneDeal("one-deal-lost-cities")
 DISAGREEING = Disagreeing("disagreeing-lost-cities")
 BLIND = Blind("blind-lost-cities")
+HASH_ORDERED = HashOrdered("hash-ordered-lost-cities")
 UNCHANGED = Wrapped("raising-lost-cities")
 RAISING_RENDERER = RaisingRenderer()
 
@@ -105,6 +116,7 @@ SEEDLESS_PLUGIN = broken("seedless-lost-cities", "SEEDLESS")
 ONE_DEAL_PLUGIN = broken("one-deal-lost-cities", "ONE_DEAL")
 DISAGREEING_PLUGIN = broken("disagreeing-lost-cities", "DISAGREEING")
 BLIND_PLUGIN = broken("blind-lost-cities", "BLIND")
+HASH_ORDERED_PLUGIN = broken("hash-ordered-lost-cities", "HASH_ORDERED")
 RAISING_PLUGIN = broken("raising-lost-cities", "UNCHANGED",
                         renderer="tests.games.broken_games:RAISING_RENDERER")
 

@@ -85,6 +85,15 @@ def test_a_deal_that_ignores_the_seed_fails_determinism() -> None:
     assert "the seed is ignored" in failed(report)["determinism"]
 
 
+def test_legal_actions_in_the_processs_hash_order_fail_determinism() -> None:
+    """Deterministic within one process, not across processes: a match played on a cluster
+    worker would not replay on the head."""
+    report = run_gate(broken.HASH_ORDERED_PLUGIN, matches=1)
+    assert set(failed(report)) == {"determinism"}
+    detail = failed(report)["determinism"]
+    assert detail.startswith("seed 1, decision ") and "another Python process" in detail
+
+
 def test_legal_actions_that_disagree_with_is_legal_fail_the_is_legal_check() -> None:
     report = run_gate(broken.DISAGREEING_PLUGIN, matches=1)
     assert set(failed(report)) == {"is-legal"}
