@@ -211,11 +211,13 @@ def play(events: Iterable[MatchEvent], *, seat: int | None, delay: float | None,
         events = list(events)
         delay = replay_pace(sum(isinstance(e, DecisionEvent) for e in events))
     footer = pace_line(delay)
+    due = time.monotonic()  # when the next move is due: drawing a frame is part of its delay
     with Live(console=out, auto_refresh=False, transient=False) as live:
         for event, frame in frames(events, seat):
             live.update(frame if footer is None else Group(frame, footer), refresh=True)
             if delay and isinstance(event, DecisionEvent):
-                time.sleep(delay)
+                due = max(due + delay, time.monotonic())
+                time.sleep(max(0.0, due - time.monotonic()))
 
 
 def pace_line(delay: float) -> Text | None:
