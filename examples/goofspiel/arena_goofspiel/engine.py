@@ -55,8 +55,8 @@ class Turn:
     @property
     def winner(self) -> int | None:
         """The seat that won the prize; None when the bids were equal (prize discarded)."""
-        low, high = self.bids
-        return None if low == high else (0 if low > high else 1)
+        first, second = self.bids
+        return None if first == second else (0 if first > second else 1)
 
 
 @dataclass(frozen=True, slots=True)
