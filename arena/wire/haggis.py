@@ -12,6 +12,7 @@ from arena.errors import InvalidActionError
 from arena.games import haggis as h
 from arena.v1 import haggis_pb2 as pb
 from arena.wire.api import HistoryBytes, HistoryDecoder, history_entry_bytes, set_history
+from arena.wire.entries import EntryCache
 
 _KINDS = {
     h.SET: pb.HAGGIS_COMBO_KIND_SET,
@@ -66,6 +67,19 @@ class HaggisCodec:
     game_id = "haggis"
     field = "haggis"
 
+    def __init__(self) -> None:
+        self._last_actions = EntryCache(pb.HaggisObservation, "last_actions",
+                                        self._last_action, self._last_action_from_proto)
+        """Both seats' last decisions, encoded and decoded once per distinct value."""
+
+    def _last_action(self, action: h.Action | None) -> pb.HaggisLastAction:
+        if action is None:
+            return pb.HaggisLastAction()
+        return pb.HaggisLastAction(action=self.action_to_proto(action))
+
+    def _last_action_from_proto(self, message: pb.HaggisLastAction) -> h.Action | None:
+        return self.action_from_proto(message.action) if message.HasField("action") else None
+
     def action_to_proto(self, action: h.Action) -> pb.HaggisAction:
         message = pb.HaggisAction()
         if action.combo is None:
@@ -117,12 +131,8 @@ class HaggisCodec:
                 for s in view.summaries
             ],
             totals=list(view.totals),
-            last_actions=[
-                pb.HaggisLastAction() if a is None
-                else pb.HaggisLastAction(action=self.action_to_proto(a))
-                for a in view.last_actions
-            ],
         )
+        message.MergeFromString(self._last_actions.field_bytes(view.last_actions))
         set_history(message, view.history, self._history_entry, history)
         return message
 
@@ -167,16 +177,8 @@ class HaggisCodec:
                 for s in message.rounds
             ),
             totals=_pair(list(message.totals), "totals"),
-            last_actions=self._last_actions(message.last_actions),
+            last_actions=self._last_actions.seat_pair(message.last_actions),
         )
-
-    def _last_actions(self, messages: Sequence[pb.HaggisLastAction]) -> h.LastActions:
-        """Decode both seats' last decisions; none at all (an observation from before they
-        were sent) reads as none yet; raises ``InvalidActionError`` on a bad entry."""
-        if not messages:
-            return h.NO_LAST_ACTIONS
-        return _pair([self.action_from_proto(m.action) if m.HasField("action") else None
-                      for m in messages], "last_actions")
 
 
 CODEC = HaggisCodec()

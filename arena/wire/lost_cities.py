@@ -10,13 +10,13 @@ from arena.games.lost_cities import (
     Action,
     Card,
     LastAction,
-    LastActions,
     View,
     last_action,
     parse_card,
 )
 from arena.v1 import lost_cities_pb2 as pb
 from arena.wire.api import HistoryBytes, HistoryDecoder, history_entry_bytes, set_history
+from arena.wire.entries import EntryCache
 
 _DRAW_TO_PROTO: dict[int | None, pb.LostCitiesDrawSource] = {
     None: pb.LOST_CITIES_DRAW_SOURCE_DECK,
@@ -47,6 +47,11 @@ class LostCitiesCodec:
     game_id = "lost-cities"
     field = "lost_cities"
 
+    def __init__(self) -> None:
+        self._last_actions = EntryCache(pb.LostCitiesObservation, "last_actions",
+                                        self._last_action, self._last_action_from_proto)
+        """Both seats' last actions, encoded and decoded once per distinct value."""
+
     def observation_to_proto(self, view: View, history: HistoryBytes | None = None
                              ) -> pb.LostCitiesObservation:
         message = pb.LostCitiesObservation(
@@ -66,8 +71,8 @@ class LostCitiesCodec:
             finished_rounds=[
                 pb.LostCitiesRoundScore(seat0=a, seat1=b) for a, b in view.finished_rounds
             ],
-            last_actions=[self._last_action(last) for last in view.last_actions],
         )
+        message.MergeFromString(self._last_actions.field_bytes(view.last_actions))
         set_history(message, view.history, self._history_entry, history)
         return message
 
@@ -76,16 +81,6 @@ class LostCitiesCodec:
             return pb.LostCitiesLastAction()
         drawn = "" if last.drawn is None else str(last.drawn)
         return pb.LostCitiesLastAction(action=self.action_to_proto(last.action), drawn=drawn)
-
-    def _last_actions(self, messages: Sequence[pb.LostCitiesLastAction]) -> LastActions:
-        """Decode both seats' last actions; none at all (an observation from before they were
-        sent) reads as none yet; raises ``InvalidActionError`` on a bad entry."""
-        if not messages:
-            return (None, None)
-        if len(messages) != 2:
-            raise InvalidActionError("last_actions needs one entry per seat")
-        first, second = (self._last_action_from_proto(m) for m in messages)
-        return (first, second)
 
     def _last_action_from_proto(self, message: pb.LostCitiesLastAction) -> LastAction | None:
         if not message.HasField("action"):
@@ -129,7 +124,7 @@ class LostCitiesCodec:
             finished_rounds=tuple((r.seat0, r.seat1) for r in message.finished_rounds),
             history=(history or HistoryDecoder(self.history_entry_from_proto)).of(
                 message.history),
-            last_actions=self._last_actions(message.last_actions),
+            last_actions=self._last_actions.seat_pair(message.last_actions),
         )
 
     def history_entry_from_proto(self, entry: pb.LostCitiesHistoryEntry) -> tuple[int, int, str]:

@@ -9,20 +9,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.errors import InvalidActionError
-from arena.games.portas import (
-    NO_LAST_ACTIONS,
-    PASS,
-    TREASURES,
-    Action,
-    Chest,
-    LastActions,
-    Pass,
-    Play,
-    Taken,
-    View,
-)
+from arena.games.portas import PASS, TREASURES, Action, Chest, Pass, Play, Taken, View
 from arena.v1 import portas_pb2
 from arena.wire.api import HistoryBytes, HistoryDecoder, history_entry_bytes, set_history
+from arena.wire.entries import EntryCache
 
 
 def _cards(message: Any) -> tuple[int, ...]:
@@ -53,6 +43,19 @@ class PortasCodec:
     game_id = "portas"
     field = "portas"
 
+    def __init__(self) -> None:
+        self._last_actions = EntryCache(portas_pb2.PortasObservation, "last_actions",
+                                        self._last_action, self._last_action_from_proto)
+        """Both seats' last actions, encoded and decoded once per distinct value."""
+
+    def _last_action(self, action: Action | None) -> portas_pb2.PortasLastAction:
+        if action is None:
+            return portas_pb2.PortasLastAction()
+        return portas_pb2.PortasLastAction(action=self.action_to_proto(action))
+
+    def _last_action_from_proto(self, message: Any) -> Action | None:
+        return self.action_from_proto(message.action) if message.HasField("action") else None
+
     def observation_to_proto(self, view: View, history: HistoryBytes | None = None
                              ) -> portas_pb2.PortasObservation:
         """Encode a view (only what the seat may know: the View holds nothing else)."""
@@ -72,12 +75,8 @@ class PortasCodec:
             scores=list(view.scores),
             finished_games=[portas_pb2.PortasGameScore(scores=list(s)) for s in view.finished],
             passes_in_a_row=view.passes,
-            last_actions=[
-                portas_pb2.PortasLastAction() if a is None
-                else portas_pb2.PortasLastAction(action=self.action_to_proto(a))
-                for a in view.last_actions
-            ],
         )
+        message.MergeFromString(self._last_actions.field_bytes(view.last_actions))
         set_history(message, view.history, self._history_entry, history)
         return message
 
@@ -115,19 +114,8 @@ class PortasCodec:
             passes=int(message.passes_in_a_row),
             history=(history or HistoryDecoder(self.history_entry_from_proto)).of(
                 message.history),
-            last_actions=self._last_actions(message.last_actions),
+            last_actions=self._last_actions.seat_pair(message.last_actions),
         )
-
-    def _last_actions(self, messages: Sequence[Any]) -> LastActions:
-        """Decode both seats' last actions; none at all (an observation from before they were
-        sent) reads as none yet; raises ``InvalidActionError`` on a bad entry."""
-        if not messages:
-            return NO_LAST_ACTIONS
-        if len(messages) != 2:
-            raise InvalidActionError("last_actions needs one entry per seat")
-        first, second = (self.action_from_proto(m.action) if m.HasField("action") else None
-                         for m in messages)
-        return (first, second)
 
     def history_entry_from_proto(self, entry: Any) -> tuple[int, int, str]:
         return (int(entry.game), int(entry.seat), str(entry.action))

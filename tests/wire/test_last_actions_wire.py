@@ -87,3 +87,44 @@ def test_a_pile_draw_names_its_card() -> None:
     last = decoded.last_actions[0]
     assert last is not None and str(last.action) == "play R5 draw B" and str(last.drawn) == "B4"
     assert decoded.last_actions[1] is None
+
+
+@pytest.mark.parametrize("game_id", BUILTIN_ORDER)
+def test_cached_entries_are_the_entries_built_one_by_one(game_id: str) -> None:
+    """The codec's cache changes no byte and no value: every observation of a match encodes as
+    with its entries built message by message, and decodes to the same last actions."""
+    codec = codec_for(game_id)
+    game = get_game(game_id)
+    rng = random.Random(11)
+    state = game.new_match(11)
+    while game.to_move(state) is not None:
+        view = game.observation(state, game.to_move(state))
+        message = codec.observation_to_proto(view)
+        fresh = type(message)()
+        fresh.CopyFrom(message)
+        fresh.ClearField("last_actions")
+        fresh.last_actions.extend(codec._last_actions._encode(v)  # type: ignore[attr-defined]
+                                  for v in view.last_actions)
+        assert fresh.SerializeToString() == message.SerializeToString()
+        assert codec.observation_from_proto(fresh).last_actions == view.last_actions
+        state = game.apply(state, rng.choice(game.legal_actions(state)))
+
+
+def test_a_malformed_entry_is_refused_every_time() -> None:
+    message = _lost_cities_message("play R5 deck", "B4")
+    for _ in range(3):  # nothing of a refused entry is kept
+        with pytest.raises(InvalidActionError, match="drawn"):
+            LOST_CITIES_CODEC.observation_from_proto(message)
+
+
+def test_the_caches_stay_bounded() -> None:
+    from arena.wire.entries import CACHE_LIMIT, EntryCache
+
+    cache = EntryCache(lost_cities_pb2.LostCitiesObservation, "last_actions",
+                       lambda n: lost_cities_pb2.LostCitiesLastAction(drawn=f"R{n}"),
+                       lambda entry: entry.drawn)
+    for n in range(3 * CACHE_LIMIT):
+        data = cache.field_bytes([n])
+        again = lost_cities_pb2.LostCitiesObservation.FromString(data)
+        assert cache.values(again.last_actions) == (f"R{n}",)
+    assert len(cache._bytes) <= CACHE_LIMIT and len(cache._values) <= CACHE_LIMIT
