@@ -109,3 +109,20 @@ def test_a_games_hostile_text_is_printed_literally() -> None:
     assert out.exit_code == 1
     assert "\x1b" not in out.stdout and "\x07" not in out.stdout
     assert "[bold red]owned[/]" in _flat(out.stdout)
+
+
+def test_run_ladder_of_a_leaking_game_is_one_line_exit_2_and_nothing_made(tmp_path: Path
+                                                                          ) -> None:
+    from arena.games import registered
+    from tests.games.broken_games import LEAKY_PLUGIN
+
+    ladder = tmp_path / "leaky.toml"
+    ladder.write_text('name = "leaky"\ngame = "leaky-lost-cities"\nentrants = ["a", "b"]\n'
+                      'sandbox = "process"\n[schedule]\ncycles = 1\n')
+    with registered(LEAKY_PLUGIN):
+        out = runner.invoke(app, ["run-ladder", str(ladder)])
+    assert out.exit_code == 2, out.output
+    flat = _flat(out.stderr)
+    assert "error: game 'leaky-lost-cities' fails the conformance gate (leak;" in flat
+    assert flat.count("error:") == 1 and "arena games check leaky-lost-cities" in flat
+    assert not (tmp_path / "state").exists()
