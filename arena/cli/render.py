@@ -55,7 +55,7 @@ def render_match_result(result: MatchResult) -> RenderableType:
         lines.append_text(plain(f"  (seat {result.faulty_seat}: "
                                 f"{result.bots[result.faulty_seat]})"))
     if result.detail:
-        lines.append_text(plain(f"\ndetail: {result.detail.splitlines()[0][:300]}", "dim"))
+        lines.append_text(plain(f"\ndetail: {result.detail.splitlines()[0][:600]}", "dim"))
     lines.append(f"\n{result.decisions} decisions in {result.duration_s:.2f} s", style="dim")
     if result.log:
         lines.append_text(plain(f"\nlog: {result.log}", "dim"))

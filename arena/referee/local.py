@@ -89,7 +89,8 @@ class LocalPlayer:
         outcome = f"MATCH_RESULT_{result.outcome_for(self.seat).name}"
         termination = f"TERMINATION_{result.termination.name}"
         try:
-            self.calls.match_end(outcome, termination, result.totals)
+            self.calls.match_end(outcome, termination, result.totals,
+                                 detail=result.detail[:1000], faulty_seat=result.faulty_seat)
         except Exception:  # noqa: BLE001, S110 — the match is over; nothing to forfeit
             pass
 

@@ -113,3 +113,31 @@ def test_each_hook_gets_what_it_names() -> None:
     assert named.calls == [("MATCH_RESULT_WIN", 1)]
     assert keywords.calls == [(*end, {"detail": "exited with status 3", "faulty_seat": 1})]
     PolicyCalls(lambda decision: None).match_end(*end)  # a bare function has no hooks
+
+
+class _Illegal(_Keywords):
+    """Answers with an action of no game: an in-process seat's fault."""
+
+    def __call__(self, decision: Any) -> Any:
+        return "not an action"
+
+
+class _First(_Keywords):
+    """Plays the first legal action."""
+
+    def __call__(self, decision: Any) -> Any:
+        return decision.legal_actions[0]
+
+
+def test_an_in_process_seat_gets_detail_and_faulty_seat() -> None:
+    """In-process seats (play_local, ladders' local players) are told what a bot is told."""
+    import asyncio
+
+    from arena.referee.local import local_match
+
+    first, second = _First(), _Illegal()
+    result = asyncio.run(local_match("lost-cities", (first, second), 3))
+    assert result.faulty_seat == 1
+    for recorder in (first, second):
+        (*_, extra), = recorder.calls
+        assert extra["faulty_seat"] == 1 and "not an action" in extra["detail"]
