@@ -125,4 +125,5 @@ def test_run_ladder_of_a_leaking_game_is_one_line_exit_2_and_nothing_made(tmp_pa
     flat = _flat(out.stderr)
     assert "error: game 'leaky-lost-cities' fails the conformance gate (leak;" in flat
     assert flat.count("error:") == 1 and "arena games check leaky-lost-cities" in flat
-    assert not (tmp_path / "state").exists()
+    state = tmp_path / "state" / "leaky"
+    assert not (state / "ladder.db").exists() and not (state / "matches").exists()
