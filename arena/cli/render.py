@@ -203,4 +203,6 @@ def render_frame(
         parts.append(Text.assemble(("match over: ", "bold"),
                                    _winner_text(bots, result.winner, result.void),
                                    f" · totals {list(result.totals)} · {result.termination}"))
+        if result.detail:  # why a match ended early: an illegal action's reason, a crash, ...
+            parts.append(plain(result.detail.splitlines()[0][:300], "dim"))
     return Panel(Group(*parts), title=plain(title), title_align="left")

@@ -21,6 +21,9 @@ Contract (checked by ``tests/games/test_conformance.py`` for every registered ga
   ``round_summary(s, r)`` is the JSON-able account of what decided finished round ``r`` beyond
   its scores (who went out, bets, why a game ended: ``docs/log-format.md``).
 * ``outcome(s)`` is ``None`` until the match is over.
+* ``explain_illegal(s, a)`` (optional; the referee finds it with ``getattr``): one short line
+  saying why ``a`` is illegal in ``s``, naming nothing the mover may not know ("" for a legal
+  action); the referee quotes it in the ``illegal_action`` result's detail.
 * ``determinize(observation(s, seat), rng)`` (``s`` running) is a full state consistent with
   what ``seat`` observed: everything the seat cannot see (the opponent's hidden cards, the deck
   order, hidden treasures) redrawn from ``rng`` (OpenSpiel's ``resample_from_infostate``). The

@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 
 from arena.cli.render import render_match_result
-from arena.cli.watch_cmds import html_replay
+from arena.cli.watch_cmds import html_replay, play
 from arena.games import game_ids, get_game
 from arena.games.lost_cities import COLOURS
 from arena.model import (
@@ -87,6 +87,9 @@ def test_an_illegal_action_names_its_reason_everywhere(game_id: str, seat: int, 
     Console(file=terminal, width=200, color_system=None).print(render_match_result(result))
     assert reason in terminal.getvalue()
     assert reason in html_replay(events).html
+    watched = io.StringIO()
+    play(events, seat=None, delay=0, out=Console(file=watched, width=200, color_system=None))
+    assert reason in watched.getvalue()  # `arena watch`'s last frame
 
 
 def test_a_hostile_bot_over_grpc_gets_its_reason(log_dir: Path, socket_root: Path) -> None:
