@@ -41,9 +41,11 @@ def socket_root() -> Iterator[Path]:
 
 
 def _game_validator(game: str, part: str) -> Draft202012Validator:
-    """A validator of one game's ``deal``, ``summary`` or ``options``."""
-    return Draft202012Validator({"$defs": SCHEMA["$defs"],
-                                 "$ref": f"#/$defs/games/{game}/{part}"})
+    """A validator of one game's ``deal``, ``summary`` or ``options`` (a plugin game's: the
+    schema's generic object; its package documents the shape)."""
+    ref = (f"#/$defs/games/{game}/{part}" if game in SCHEMA["$defs"]["games"]
+           else "#/$defs/plugin_game")
+    return Draft202012Validator({"$defs": SCHEMA["$defs"], "$ref": ref})
 
 
 def _records(path: Path) -> list[dict[str, Any]]:

@@ -16,14 +16,9 @@ from arena.model import MatchSpec, Termination, TimeControl
 from arena.referee.log import read_events
 from arena.referee.match import play_match
 from arena.referee.replay import replay_log
+from tests.conftest import sample_bot
 
-from .conftest import ROOT
-
-
-def _sample(game_id: str, name: str) -> Path:
-    """A built-in game's sample bot, or the example game package's (examples/<game>/bots)."""
-    builtin = ROOT / "sample_bots" / game_id / name
-    return builtin if builtin.is_dir() else ROOT / "examples" / game_id / "bots" / name
+_sample = sample_bot
 
 
 @pytest.mark.parametrize("game_id", game_ids())

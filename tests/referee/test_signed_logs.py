@@ -40,6 +40,7 @@ from arena.referee.signing import (
     new_key,
     sign_log,
 )
+from tests.conftest import sample_bot
 
 from .conftest import ROOT
 
@@ -87,10 +88,10 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     logs: dict[str, Path] = {}
     try:
         for number, game in enumerate(game_ids()):
-            bots = tuple(load_bot_dir(ROOT / "sample_bots" / game / name)
+            bots = tuple(load_bot_dir(sample_bot(game, name))
                          for name in ("greedy", "random"))
             spec = MatchSpec(game, 7_000_000_000 + number, (bots[0], bots[1]),
-                             dict(OPTIONS[game]), TimeControl(5000, 0, 30_000))
+                             dict(OPTIONS.get(game, {})), TimeControl(5000, 0, 30_000))
             result = asyncio.run(play_match(spec, sandbox="process", log_dir=log_dir,
                                             socket_root=sockets))
             assert result.termination is Termination.NORMAL, result.detail

@@ -39,7 +39,7 @@ def test_incremental_history_matches_a_fresh_encoding(game_id: str) -> None:
             longest = max(longest, len(view.history))
             checked += 1
             states[index] = game.apply(state, rng.choice(game.legal_actions(state)))
-    assert longest > 50
+    assert longest > 30  # many extensions (Goofspiel's rounds are the shortest: 38 entries)
     third = game.new_match(3)
     for _ in range(5):
         seat = game.to_move(third)
