@@ -78,6 +78,30 @@ def test_an_editable_game_install_is_refused_with_the_fix(tmp_path: Path,
     assert sys.path[0] == str(tmp_path / "site")
 
 
+def test_arena_images_build_base_refuses_an_editable_game_in_one_line(tmp_path: Path) -> None:
+    """The real command, with an editable game package on its path: exit 2, one line naming
+    the package and the fix, before anything is downloaded or built."""
+    import os
+    import subprocess
+
+    site = tmp_path / "site"
+    _editable_dist(site, "someones-game")
+    info = next(site.glob("*.dist-info"))
+    (info / "entry_points.txt").write_text(
+        "[arena.games]\nsomeones-game = someones_game:PLUGIN\n")
+    (site / "someones_game.py").write_text(
+        "from arena.games.plugin import GamePlugin\n"
+        "PLUGIN = GamePlugin('someones-game', 'someones_game:E', 'someones_game:C',"
+        " 'someones_game:R')\n")
+    env = {**os.environ, "PYTHONPATH": str(site), "ARENA_HOME": str(tmp_path / "home")}
+    proc = subprocess.run([sys.executable, "-m", "arena.cli.main", "images", "build-base"],
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    message = " ".join(proc.stderr.split())
+    assert "someones-game is an editable install" in message and "without -e" in message
+    assert not (tmp_path / "home" / "cache").exists(), "nothing downloaded or built"
+
+
 @pytest.mark.docker
 def test_the_base_image_carries_the_installed_game(base_image: Any, docker_client: Any) -> None:
     """A container of the base image finds Goofspiel through its entry point and has its

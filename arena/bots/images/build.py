@@ -210,7 +210,8 @@ def build_base_image(
     with tempfile.TemporaryDirectory(prefix="arena-base-") as tmp:
         work = Path(tmp)
         if kind.python_runtime and wheels_dir is None:
-            progress("downloading grpcio and protobuf wheels, building the arena wheel")
+            progress("packing the installed game packages, downloading grpcio and protobuf wheels, "
+                     "building the arena wheel")
             wheels_dir = prepare_wheels(work / "wheels")
         wheels = sorted(wheels_dir.glob("*.whl")) if kind.python_runtime and wheels_dir else []
         key = inputs_key(mirror, wheels, kind.packages)
