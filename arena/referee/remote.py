@@ -54,6 +54,7 @@ from arena.sandbox.meter import Meter
 from arena.v1 import bot_pb2
 from arena.wire import ObservationEncoder, decode_action
 from arena.wire.admin import time_control_to_proto
+from arena.wire.legal import fill_legal_actions
 
 log = logging.getLogger(__name__)
 
@@ -268,7 +269,7 @@ class RemotePlayer:
         decision.decision_id = request.decision_id
         decision.round = request.round
         self._observations.encode_into(decision.observation, request.observation)
-        decision.legal_actions.extend(request.legal_texts)
+        fill_legal_actions(decision, request.legal_texts)  # the texts, or compact when large
         decision.time_left_ms = request.time_left_ms
         decision.time_bank_ms = request.time_bank_ms
         self.asked = request.decision_id
