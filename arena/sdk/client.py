@@ -18,6 +18,7 @@ from arena.sdk.decision import Decision, MatchInfo
 from arena.sdk.policy import PolicyCalls
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from arena.wire import ObservationDecoder, encode_action, encode_observation
+from arena.wire.legal import fill_legal_actions, legal_texts
 
 MAX_RECEIVE_BYTES = 16 * 1024 * 1024
 """Largest message the SDK accepts from the referee (the referee never sends more)."""
@@ -64,7 +65,7 @@ class _Session:
             match=self.info,
             round=request.round,
             observation=self.observations.decode(request.observation),
-            legal_texts=tuple(request.legal_actions),
+            legal_texts=legal_texts(request),  # the whole list, also when sent compact
             time_left_ms=request.time_left_ms,
             decision_id=request.decision_id,
         )
@@ -101,8 +102,8 @@ def _warm_up(game_id: str | None) -> None:
         request = bot_pb2.DecisionRequest(
             decision_id=1,
             observation=encode_observation(game_id, game.observation(state, 0)),
-            legal_actions=[game.format_action(a) for a in game.legal_actions(state)],
         )
+        fill_legal_actions(request, [game.format_action(a) for a in game.legal_actions(state)])
         wire = bot_pb2.RefereeMessage(decision=request).SerializeToString()
         session = _Session(lambda decision: decision.legal_texts[0], "warm-up", "")
         session.on_match_start(bot_pb2.MatchStart(match_id="warm-up", game=game_id, seat=0))
