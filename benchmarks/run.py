@@ -4,6 +4,11 @@ Figures (targets in parentheses, see README):
   engine_rounds_per_s            Lost Cities uniform-random rounds per second, one core (>= 1000)
   decision_overhead_us_median    referee round trip per decision, real socket path, trivial bot
   decision_overhead_us_p99         (median <= 600 us, p99 <= 1000 us)
+  floor_stream_us_median/_p99    the floor: a bare grpc.aio bidirectional stream, 200-byte
+                                 ping-pong over a Unix socket between two processes, no arena
+                                 code (benchmarks/floor_stream.py), measured between the matches
+  decision_overhead_vs_floor     the decision round trip's median over the floor's (<= 1.6; and
+                                 decision_overhead_p99_vs_median <= 2)
   match_wall_s_median            a 3-round match between two random process bots (<= 0.5 s)
   haggis_rounds_per_s            Haggis uniform-random rounds per second
   haggis_legal_actions_worst_ms  legal_actions for a 17-card hand with three wild cards (leading)
@@ -100,11 +105,23 @@ def _match(bot_a: Path, bot_b: Path, seed: int, log_dir: Path, sandbox: str = "p
     return result, time.perf_counter() - started
 
 
+def decision_floor(pings: int) -> dict[str, float]:
+    """The bare-stream floor: a grpc.aio bidirectional stream of 200-byte messages over a Unix
+    socket between two processes, ping-pong, no arena code (``benchmarks/floor_stream.py``)."""
+    from benchmarks.floor_stream import floor_figures
+
+    return floor_figures(pings)
+
+
 def decision_overhead(matches: int, log_dir: Path) -> dict[str, float]:
-    """Per-decision round trips measured by the referee, from the match logs."""
+    """Per-decision round trips measured by the referee, from the match logs, and the floor
+    (``decision_floor``) measured between the matches: ``decision_overhead_vs_floor`` is the
+    median round trip over the median of the floors of the same minutes."""
     times: list[float] = []
     steady: list[float] = []  # without each bot's first decision (its cold start)
+    floors: list[dict[str, float]] = []
     for seed in range(matches):
+        floors.append(decision_floor(500))
         result, _ = _match(FIRST_BOT, FIRST_BOT, seed, log_dir)
         seen: set[int] = set()
         for event in read_events(Path(result.log)):
@@ -114,11 +131,19 @@ def decision_overhead(matches: int, log_dir: Path) -> dict[str, float]:
             if event.seat in seen:
                 steady.append(event.ms * 1000)
             seen.add(event.seat)
+    floors.append(decision_floor(500))
+    floor = statistics.median(f["floor_stream_us_median"] for f in floors)
+    median = statistics.median(times)
     return {
-        "decision_overhead_us_median": round(statistics.median(times), 1),
+        "decision_overhead_us_median": round(median, 1),
         "decision_overhead_us_p99": round(_percentile(times, 0.99), 1),
         "decision_overhead_us_p99_after_first": round(_percentile(steady, 0.99), 1),
         "decision_overhead_samples": len(times),
+        "floor_stream_us_median": round(floor, 1),
+        "floor_stream_us_p99": round(statistics.median(f["floor_stream_us_p99"]
+                                                       for f in floors), 1),
+        "decision_overhead_vs_floor": round(median / floor, 2),
+        "decision_overhead_p99_vs_median": round(_percentile(times, 0.99) / median, 2),
     }
 
 

@@ -1,0 +1,120 @@
+"""The floor under a decision's round trip: a bare grpc.aio bidirectional stream between two
+processes over a Unix socket, no arena code, no protobuf.
+
+The parent is the server (the referee's side: it sends a 200-byte request down the stream and
+times until the 200-byte answer is back); a child process is the client (the bot's side: it
+answers each message it reads with one of the same size). The figures are what gRPC, asyncio
+and the kernel cost for one ping-pong on this machine now, whatever else it is doing: a
+decision's round trip is compared with the floor measured in the same run
+(``decision_overhead_vs_floor`` in ``benchmarks/run.py``).
+
+Run alone: ``python benchmarks/floor_stream.py [--pings N]`` prints the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+METHOD = "/floor.Floor/Play"
+"""The one bidirectional method (raw bytes both ways: no serializer)."""
+MESSAGE_BYTES = 200
+"""The size of every request and answer (a decision request of Lost Cities is about this)."""
+WARM_UP = 50
+"""Ping-pongs before the timed ones (first-call costs on both sides)."""
+
+
+def _identity(data: bytes) -> bytes:
+    return data
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _serve(socket: Path, pings: int) -> list[float]:
+    """Start the server, the client process, and time ``pings`` round trips (µs)."""
+    times: list[float] = []
+    done = asyncio.Event()
+    payload = bytes(MESSAGE_BYTES)
+
+    async def play(_request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        for index in range(WARM_UP + pings):
+            started = time.perf_counter_ns()
+            await context.write(payload)
+            answer = await context.read()
+            elapsed = time.perf_counter_ns() - started
+            if answer is grpc.aio.EOF:
+                raise RuntimeError("the client ended its stream early")
+            if index >= WARM_UP:
+                times.append(elapsed / 1000)
+        done.set()
+
+    handler = grpc.method_handlers_generic_handler("floor.Floor", {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            play, request_deserializer=_identity, response_serializer=_identity),
+    })
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    server.add_insecure_port(f"unix://{socket}")
+    await server.start()
+    client = subprocess.Popen([sys.executable, __file__, "--client", f"unix://{socket}"])
+    try:
+        await asyncio.wait_for(done.wait(), timeout=120)
+    finally:
+        await server.stop(0.5)
+        try:
+            client.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            client.kill()
+            client.wait()
+    return times
+
+
+async def _client(target: str) -> None:
+    """The bot's side: answer every message with one of the same size until the stream ends."""
+    answer = bytes(MESSAGE_BYTES)
+    async with grpc.aio.insecure_channel(target) as channel:
+        call = channel.stream_stream(METHOD, request_serializer=_identity,
+                                     response_deserializer=_identity)()
+        while (message := await call.read()) is not grpc.aio.EOF:
+            del message
+            await call.write(answer)
+
+
+def floor_figures(pings: int = 2000) -> dict[str, Any]:
+    """Median and p99 (µs) of ``pings`` timed round trips of the bare stream."""
+    with tempfile.TemporaryDirectory(prefix="floor-", dir="/tmp") as tmp:
+        times = asyncio.run(_serve(Path(tmp) / "floor.sock", pings))
+    return {
+        "floor_stream_us_median": round(statistics.median(times), 1),
+        "floor_stream_us_p99": round(_percentile(times, 0.99), 1),
+        "floor_stream_samples": len(times),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pings", type=int, default=2000, help="timed round trips")
+    parser.add_argument("--client", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.client:
+        asyncio.run(_client(args.client))
+        return
+    print(json.dumps(floor_figures(args.pings), indent=2))
+
+
+if __name__ == "__main__":
+    main()
