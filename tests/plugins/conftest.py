@@ -1,9 +1,8 @@
 """The Docker fixtures of the sandbox tests (a real engine, the local base image: they fail,
-never skip, under ARENA_REQUIRE_DOCKER=1) and the referee tests' socket directory."""
+never skip, under ARENA_REQUIRE_DOCKER=1)."""
 
 from __future__ import annotations
 
-from tests.referee.conftest import socket_root
 from tests.sandbox.conftest import base_image, docker_client, docker_sandbox
 
-__all__ = ["base_image", "docker_client", "docker_sandbox", "socket_root"]
+__all__ = ["base_image", "docker_client", "docker_sandbox"]
