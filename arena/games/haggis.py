@@ -87,6 +87,7 @@ from arena.games.haggis_combos import (
     set_combos,
     wild_readings,
 )
+from arena.games.haggis_combos import clear_caches as _clear_combo_caches
 
 __all__ = [
     # cards (haggis_cards)
@@ -136,6 +137,7 @@ __all__ = [
     "PASS",
     "Action",
     "HaggisGame",
+    "clear_caches",
     "LastActions",
     "NO_LAST_ACTIONS",
     "RoundSummary",
@@ -355,6 +357,47 @@ def _take_trick(state: State, winner: int) -> tuple[tuple[int, ...], tuple[int, 
     return _pair(state.captured, receiver, pile)
 
 
+_new = object.__new__
+_set_attr = object.__setattr__
+
+
+def _action(combo: Combo | None, bet: int | None) -> Action:
+    """``Action(combo, bet)`` without the frozen ``__init__``'s per-field cost (same fields,
+    equality and hash): a legal list can hold 19,026 of them."""
+    action = _new(Action)
+    _set_attr(action, "__dict__", {"combo": combo, "bet": bet})
+    return action
+
+
+_BETTING_PASSES = (PASS, *(Action(None, bet) for bet in BETS))
+
+
+def _legal_list(hand: int, top: Combo | None, can_bet: bool) -> tuple[Action, ...]:
+    """``legal_actions`` of a mover holding ``hand`` (a lead when ``top`` is None)."""
+    if top is None:
+        combos = lead_combos(hand)
+        passes: tuple[Action, ...] = ()
+    else:
+        combos = follow_combos(hand, top)
+        passes = _BETTING_PASSES if can_bet else (PASS,)
+    if not can_bet:
+        return passes + tuple([_action(c, None) for c in combos])
+    plays = [_action(c, bet) for c in combos for bet in (None, 15, 30)]
+    return passes + tuple(plays)
+
+
+_LEGAL_CACHE_SIZE = 64
+_LEGAL: dict[tuple[int, Combo | None, bool], tuple[Action, ...]] = {}
+"""(hand, top of the trick, may bet) -> the legal list, the most recent last (bounded)."""
+
+
+def clear_caches() -> None:
+    """Forget every cached enumeration and legal list (a benchmark measures a cold
+    ``legal_actions`` with it; nothing else needs it: the caches are bounded)."""
+    _LEGAL.clear()
+    _clear_combo_caches()
+
+
 class HaggisGame:
     """Haggis for two players as a ``Game`` (see arena/games/api.py)."""
 
@@ -387,27 +430,24 @@ class HaggisGame:
 
     def legal_actions(self, state: State) -> tuple[Action, ...]:
         """Every legal action: passes first (bets 0/15/30 after the plain one), then plays in
-        the order of (kind, low, high, width, cards), each followed by its bets 15 and 30."""
+        the order of (kind, low, high, width, cards), each followed by its bets 15 and 30.
+
+        The list depends only on the mover's hand, the top of the trick and whether the mover
+        may still bet; the last few lists are kept (``_LEGAL``), so asking again is free."""
         seat = state.to_move
         if seat is None:
             return ()
         hand = state.hands[seat]
-        if state.trick:
-            combos = follow_combos(hand, state.trick[-1][1])
-        else:
-            combos = lead_combos(hand)
+        top = state.trick[-1][1] if state.trick else None
         can_bet = state.bets[seat] is None and not state.played[seat]
-        out: list[Action] = []
-        if state.trick:
-            out.append(PASS)
-            if can_bet:
-                out.extend(Action(None, bet) for bet in BETS)
-        if can_bet:
-            for combo in combos:
-                out.extend((Action(combo), Action(combo, 15), Action(combo, 30)))
-        else:
-            out.extend(Action(combo) for combo in combos)
-        return tuple(out)
+        key = (hand, top, can_bet)
+        found = _LEGAL.get(key)
+        if found is None:
+            found = _legal_list(hand, top, can_bet)
+            if len(_LEGAL) >= _LEGAL_CACHE_SIZE:
+                del _LEGAL[next(iter(_LEGAL))]
+            _LEGAL[key] = found
+        return found
 
     def is_legal(self, state: State, action: Action) -> bool:
         return self._illegal_reason(state, action) is None
@@ -626,7 +666,6 @@ def game_over(totals: tuple[int, int], target: int, rounds_played: int) -> bool:
     """After a round: someone reached ``target`` and one player alone leads, or the round cap."""
     decided = max(totals) >= target and totals[0] != totals[1]
     return decided or rounds_played >= MAX_ROUNDS
-
 
 
 def next_leader(totals: tuple[int, int], out: int) -> int:

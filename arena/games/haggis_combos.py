@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
+from typing import Any
 
 from arena.errors import InvalidActionError
 from arena.games.haggis_cards import (
@@ -250,6 +251,33 @@ def _parse_rank(text: str, whole: str) -> int:
 
 
 # --- enumerating combinations ----------------------------------------------------------------
+#
+# Speed (issue 25). The enumerators yield *keys*, plain tuples (kind, low, high, width, mask)
+# that sort natively, and build each ``Combo`` once without the frozen dataclass's ``__init__``
+# (``_combo``). Runs are extended rank by rank with flat lists of partial runs (no recursion);
+# the wild cards that can fill a run's missing places are looked up per (missing ranks, wild
+# cards held) once. A hand's combinations are kept (``_HandCombos``: sorted, and grouped by
+# shape for following) in a bounded cache; a hand not in it is derived from a cached larger hand
+# by filtering, since every combination of a hand with cards removed is one of the larger hand's
+# that avoids them: that is how a hand shrinks during a round. A follower with nothing cached
+# enumerates only the top's shape, as before.
+
+Key = tuple[int, int, int, int, int]
+"""(kind, low, high, width, mask): a combination's sort key, which is also its fields."""
+
+_new = object.__new__
+_set_attr = object.__setattr__
+
+
+def _combo(key: Key) -> Combo:
+    """``Combo(*key)`` without the frozen ``__init__``'s per-field cost (same fields, equality
+    and hash)."""
+    combo = _new(Combo)
+    kind, low, high, width, mask = key
+    _set_attr(combo, "__dict__", {"kind": kind, "low": low, "high": high, "width": width,
+                                  "mask": mask})
+    return combo
+
 
 _SUIT_SETS = {w: [m for m in range(16) if m.bit_count() == w] for w in range(1, 5)}
 _CANON_SUITS = [[0] * 5 for _ in range(16)]
@@ -262,136 +290,120 @@ for _union in range(16):
             if _s.bit_count() < _w and not _s & _bit:
                 _s |= _bit
         _CANON_SUITS[_union][_w] = _s
+_SUBSETS: list[tuple[tuple[int, int], ...]] = [
+    tuple((sub, sub.bit_count()) for sub in range(16) if sub & bits == sub) for bits in range(16)
+]
+"""_SUBSETS[bits]: every (subset of the suit bits ``bits``, its size), the empty one first."""
+_SLOTS = [[(rank,) * need for need in range(5)] for rank in range(14)]
+"""_SLOTS[rank][n]: n missing places at ``rank``."""
+_FILLS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
+"""(missing ranks ascending, wild cards held) -> the masks of the wild subsets that can fill
+them in the canonical assignment (J, Q, K in order fill the places in rising rank order)."""
 
 
-def _wild_subsets(hand: int) -> list[list[tuple[int, ...]]]:
-    wilds = cards_of(hand & WILD_MASK)
-    return [list(combinations(wilds, k)) for k in range(len(wilds) + 1)]
+def _fills(slots: tuple[int, ...], wilds: int) -> tuple[int, ...]:
+    """The wild masks (subsets of ``wilds``) that fill ``slots`` (cached: a few dozen keys)."""
+    found = _FILLS.get((slots, wilds))
+    if found is None:
+        found = tuple(
+            mask_of(sub)
+            for sub in combinations(cards_of(wilds), len(slots))
+            if all(wild - 25 >= slot for wild, slot in zip(sub, slots, strict=True))
+        )
+        _FILLS[(slots, wilds)] = found
+    return found
 
 
-def set_combos(hand: int, size: int | None = None, above: int = 0) -> list[Combo]:
-    """Every set in ``hand`` (of ``size`` cards and rank > ``above`` when given)."""
-    out: list[Combo] = []
+def _set_keys(hand: int, size: int | None, above: int) -> list[Key]:
+    out: list[Key] = []
     wilds = cards_of(hand & WILD_MASK)
     wild_masks = [
         (mask_of(sub), k) for k in range(len(wilds) + 1) for sub in combinations(wilds, k)
     ]
     for rank in range(max(2, above + 1), 11):
-        bits = rank_bits(hand, rank)
-        sub = bits
-        while sub:
-            n = sub.bit_count()
-            numbers = sub << ((rank - 2) * 4)
-            for wmask, k in wild_masks:
-                if size is None or n + k == size:
-                    out.append(Combo(SET, rank, rank, n + k, numbers | wmask))
-            sub = (sub - 1) & bits
+        shift = (rank - 2) * 4
+        for sub, n in _SUBSETS[(hand >> shift) & 15][1:]:
+            numbers = sub << shift
+            out.extend(
+                (SET, rank, rank, n + k, numbers | wmask)
+                for wmask, k in wild_masks
+                if size is None or n + k == size
+            )
     if size in (None, 1):
-        for wild in wilds:
-            if wild - 25 > above:
-                out.append(Combo(SET, wild - 25, wild - 25, 1, 1 << wild))
+        out.extend((SET, w - 25, w - 25, 1, 1 << w) for w in wilds if w - 25 > above)
     return out
 
 
-def run_combos(
-    hand: int, width: int | None = None, length: int | None = None, above: int = 0
-) -> list[Combo]:
-    """Every run in ``hand`` (of that width and length, top rank > ``above``, when given)."""
-    out: list[Combo] = []
-    wild_subsets = _wild_subsets(hand)
-    budget = len(wild_subsets) - 1
+def _run_keys(hand: int, width: int | None, length: int | None, above: int) -> list[Key]:
+    out: list[Key] = []
+    wilds = hand & WILD_MASK
+    budget = wilds.bit_count()
     for w in (width,) if width else (1, 2, 3, 4):
         min_len = 3 if w == 1 else 2
+        lowest = 2 if length is None else max(2, above - length + 2)
+        reach = budget // w  # all-wild ranks a run can start with
         for suits in _SUIT_SETS[w]:
-            lowest = 2 if length is None else max(2, above - length + 2)
+            held = [rank_bits(hand, rank) & suits for rank in range(2, 11)] + [0, 0, 0]
+            subsets = [_SUBSETS[bits] for bits in held]
             for a in range(lowest, 13):
-                _extend(hand, suits, w, a, a, 0, 0, [], budget, min_len, length, wild_subsets, out)
+                if any(held[a - 2 : a - 1 + reach]):  # a run holds a number card
+                    _runs_from(a, w, suits, subsets, wilds, budget, min_len, length, out)
     return out
 
 
-def _extend(
-    hand: int,
-    suits: int,
-    w: int,
+def _runs_from(
     a: int,
-    rank: int,
-    numbers: int,
-    union: int,
-    slots: list[int],
+    w: int,
+    suits: int,
+    subsets: list[tuple[tuple[int, int], ...]],
+    wilds: int,
     budget: int,
     min_len: int,
     length: int | None,
-    wild_subsets: list[list[tuple[int, ...]]],
-    out: list[Combo],
+    out: list[Key],
 ) -> None:
-    """Add rank ``rank`` to a run started at ``a`` in every possible way (depth-first)."""
-    avail = rank_bits(hand, rank) & suits if rank <= 10 else 0
-    sub = avail
-    while True:
-        need = w - sub.bit_count()
-        if len(slots) + need <= budget:
-            new_numbers = numbers | (sub << ((rank - 2) * 4)) if sub else numbers
-            new_union = union | sub
-            new_slots = slots + [rank] * need if need else slots
-            run_len = rank - a + 1
-            if (
-                run_len >= min_len
-                and new_numbers
-                and (length is None or run_len == length)
-                and _CANON_SUITS[new_union][w] == suits
-            ):
-                _emit(a, rank, w, new_numbers, new_slots, wild_subsets, out)
-            if rank < 13 and (length is None or run_len < length):
-                _extend(
-                    hand,
-                    suits,
-                    w,
-                    a,
-                    rank + 1,
-                    new_numbers,
-                    new_union,
-                    new_slots,
-                    budget,
-                    min_len,
-                    length,
-                    wild_subsets,
-                    out,
-                )
-        if not sub:
-            break
-        sub = (sub - 1) & avail
+    """Every run of width ``w`` in suit set ``suits`` starting at rank ``a`` (rank by rank:
+    partial runs are (number cards, their suits, missing places))."""
+    partials: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, ())]
+    for rank in range(a, 14):
+        shift = (rank - 2) * 4
+        slots_at = _SLOTS[rank]
+        partials = [
+            (numbers | (sub << shift), union | sub, slots + slots_at[w - n])
+            for numbers, union, slots in partials
+            for sub, n in subsets[rank - 2]
+            if len(slots) + w - n <= budget
+        ]
+        if not partials:
+            return
+        run_len = rank - a + 1
+        if run_len >= min_len and (length is None or run_len == length):
+            canon = _CANON_SUITS
+            for numbers, union, slots in partials:
+                if numbers and canon[union][w] == suits:
+                    if slots:
+                        out.extend((RUN, a, rank, w, numbers | f) for f in _fills(slots, wilds))
+                    else:
+                        out.append((RUN, a, rank, w, numbers))
+        if length is not None and run_len >= length:
+            return
 
 
-def _emit(
-    a: int,
-    b: int,
-    w: int,
-    numbers: int,
-    slots: list[int],
-    wild_subsets: list[list[tuple[int, ...]]],
-    out: list[Combo],
-) -> None:
-    for wilds in wild_subsets[len(slots)]:
-        if all(wild - 25 >= slot for wild, slot in zip(wilds, slots, strict=True)):
-            out.append(Combo(RUN, a, b, w, numbers | mask_of(wilds)))
-
-
-def bomb_combos(hand: int, above: int = 0) -> list[Combo]:
-    """Every bomb in ``hand`` with level > ``above``."""
-    out: list[Combo] = []
+def _bomb_keys(hand: int, above: int) -> list[Key]:
+    out: list[Key] = []
     held = [[c for c in range(r * 4 - 8, r * 4 - 4) if hand >> c & 1] for r in _ODD_RANKS]
     if above < RAINBOW:
         for cards in _product(held):
             if len({c % 4 for c in cards}) == 4:
-                out.append(Combo(BOMB, RAINBOW, RAINBOW, 4, mask_of(cards)))
+                out.append((BOMB, RAINBOW, RAINBOW, 4, mask_of(cards)))
     for level, mask in _WILD_BOMBS.items():
         if level > above and hand & mask == mask:
-            out.append(Combo(BOMB, level, level, mask.bit_count(), mask))
+            out.append((BOMB, level, level, mask.bit_count(), mask))
     if above < SUITED:
         for suit in range(4):
             mask = mask_of(number_card(r, suit) for r in _ODD_RANKS)
             if hand & mask == mask:
-                out.append(Combo(BOMB, SUITED, SUITED, 4, mask))
+                out.append((BOMB, SUITED, SUITED, 4, mask))
     return out
 
 
@@ -404,27 +416,121 @@ def _product(groups: list[list[int]]) -> Iterator[tuple[int, ...]]:
             yield (card, *rest)
 
 
-def _combo_key(c: Combo) -> tuple[int, int, int, int, int]:
-    return (c.kind, c.low, c.high, c.width, c.mask)
+def set_combos(hand: int, size: int | None = None, above: int = 0) -> list[Combo]:
+    """Every set in ``hand`` (of ``size`` cards and rank > ``above`` when given)."""
+    return [_combo(key) for key in _set_keys(hand, size, above)]
 
 
-@lru_cache(maxsize=32)
+def run_combos(
+    hand: int, width: int | None = None, length: int | None = None, above: int = 0
+) -> list[Combo]:
+    """Every run in ``hand`` (of that width and length, top rank > ``above``, when given)."""
+    return [_combo(key) for key in _run_keys(hand, width, length, above)]
+
+
+def bomb_combos(hand: int, above: int = 0) -> list[Combo]:
+    """Every bomb in ``hand`` with level > ``above``."""
+    return [_combo(key) for key in _bomb_keys(hand, above)]
+
+
+Shape = tuple[int, int, int]
+"""(kind, width, high - low): what a follower must match (bombs: (BOMB, 0, 0))."""
+
+
+class _HandCombos:
+    """Every combination of one hand, sorted, and (made on first use) grouped by shape."""
+
+    __slots__ = ("combos", "groups")
+
+    def __init__(self, combos: tuple[Combo, ...]) -> None:
+        self.combos = combos
+        self.groups: dict[Shape, list[Combo]] | None = None
+
+    def _grouped(self) -> dict[Shape, list[Combo]]:
+        groups: dict[Shape, list[Combo]] = {}
+        for c in self.combos:
+            shape = (BOMB, 0, 0) if c.kind == BOMB else (c.kind, c.width, c.high - c.low)
+            group = groups.get(shape)
+            if group is None:
+                groups[shape] = [c]
+            else:
+                group.append(c)
+        self.groups = groups
+        return groups
+
+    def beating(self, top: Combo) -> tuple[Combo, ...]:
+        """The combinations that beat ``top``, sorted."""
+        groups = self.groups if self.groups is not None else self._grouped()
+        bombs = groups.get((BOMB, 0, 0), [])
+        if top.kind == BOMB:
+            return tuple(c for c in bombs if c.low > top.low)
+        group = groups.get((top.kind, top.width, top.high - top.low), [])
+        return tuple([c for c in group if c.low > top.low] + bombs)
+
+
+_CACHE_SIZE = 64
+_HANDS: dict[int, _HandCombos] = {}
+"""Hand mask -> its combinations, the most recently used last (bounded: ``_CACHE_SIZE``)."""
+_FOLLOWS: dict[tuple[int, Combo], tuple[Combo, ...]] = {}
+"""(hand, top) -> what beats it, for hands whose whole list is not known (bounded)."""
+
+
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(cache) >= _CACHE_SIZE:
+        del cache[next(iter(cache))]
+    cache[key] = value
+
+
+def _known(hand: int) -> _HandCombos | None:
+    """The hand's combinations if cached or derivable from a cached larger hand."""
+    found = _HANDS.pop(hand, None)
+    if found is None:
+        larger = [h for h in _HANDS if not hand & ~h]
+        if not larger:
+            return None
+        parent = min(larger, key=int.bit_count)
+        removed = parent & ~hand
+        found = _HandCombos(tuple(c for c in _HANDS[parent].combos if not c.mask & removed))
+    _remember(_HANDS, hand, found)
+    return found
+
+
+def clear_caches() -> None:
+    """Forget every cached enumeration (benchmarks measure a cold enumeration with it)."""
+    _HANDS.clear()
+    _FOLLOWS.clear()
+
+
+def _sorted_combos(keys: list[Key]) -> tuple[Combo, ...]:
+    keys.sort()
+    return tuple(map(_combo, keys))
+
+
 def lead_combos(hand: int) -> tuple[Combo, ...]:
-    """Every combination in ``hand`` (what a leader may play), in the stable sorted order."""
-    combos = set_combos(hand) + run_combos(hand) + bomb_combos(hand)
-    combos.sort(key=_combo_key)
-    return tuple(combos)
+    """Every combination in ``hand`` (what a leader may play), in the stable sorted order of
+    (kind, low, high, width, mask)."""
+    found = _known(hand)
+    if found is None:
+        keys = _set_keys(hand, None, 0) + _run_keys(hand, None, None, 0) + _bomb_keys(hand, 0)
+        found = _HandCombos(_sorted_combos(keys))
+        _remember(_HANDS, hand, found)
+    return found.combos
 
 
-@lru_cache(maxsize=32)
 def follow_combos(hand: int, top: Combo) -> tuple[Combo, ...]:
     """Every combination in ``hand`` that beats ``top``, in the stable sorted order."""
-    if top.kind == BOMB:
-        combos = bomb_combos(hand, top.low)
-    elif top.kind == SET:
-        combos = set_combos(hand, top.width, top.low) + bomb_combos(hand)
-    else:
-        length = top.high - top.low + 1
-        combos = run_combos(hand, top.width, length, top.high) + bomb_combos(hand)
-    combos.sort(key=_combo_key)
-    return tuple(combos)
+    found = _known(hand)
+    if found is not None:
+        return found.beating(top)
+    beating = _FOLLOWS.get((hand, top))
+    if beating is None:
+        if top.kind == BOMB:
+            keys = _bomb_keys(hand, top.low)
+        elif top.kind == SET:
+            keys = _set_keys(hand, top.width, top.low) + _bomb_keys(hand, 0)
+        else:
+            length = top.high - top.low + 1
+            keys = _run_keys(hand, top.width, length, top.high) + _bomb_keys(hand, 0)
+        beating = _sorted_combos(keys)
+        _remember(_FOLLOWS, (hand, top), beating)
+    return beating
