@@ -2,6 +2,9 @@
 
 Figures (targets in parentheses, see README):
   engine_rounds_per_s            Lost Cities uniform-random rounds per second, one core (>= 1000)
+  yardstick_rounds_per_s         the same for a minimal playout of the same rules, measured in
+                                 alternating slices with the engine (yardstick_lost_cities.py)
+  engine_vs_yardstick            engine_rounds_per_s / yardstick_rounds_per_s (>= 0.75)
   decision_overhead_us_median    referee round trip per decision, real socket path, trivial bot
   decision_overhead_us_p99         (median <= 600 us, p99 <= 1000 us)
   floor_stream_us_median/_p99    the floor: a bare grpc.aio bidirectional stream, 200-byte
@@ -69,6 +72,14 @@ FIRST_BOT = ROOT / "benchmarks" / "bots" / "first"
 LC_RANDOM = ROOT / "sample_bots" / "lost-cities" / "random"
 
 
+def random_match(game: Any, seed: int, rng: random.Random) -> int:
+    """One uniform-random match through the engine's API; returns its number of rounds."""
+    state = game.new_match(seed)
+    while game.to_move(state) is not None:
+        state = game.apply(state, rng.choice(game.legal_actions(state)))
+    return len(game.finished_rounds(state))
+
+
 def random_rounds_per_s(game_id: str, seconds: float) -> float:
     """Uniform-random playouts; counts finished rounds per second of CPU time."""
     game = get_game(game_id)
@@ -78,11 +89,34 @@ def random_rounds_per_s(game_id: str, seconds: float) -> float:
     seed = 0
     while time.process_time() - started < seconds:
         seed += 1
-        state = game.new_match(seed)
-        while game.to_move(state) is not None:
-            state = game.apply(state, rng.choice(game.legal_actions(state)))
-        rounds += len(game.finished_rounds(state))
+        rounds += random_match(game, seed, rng)
     return rounds / (time.process_time() - started)
+
+
+def engine_vs_yardstick(seconds: float, slices: int = 20) -> dict[str, float]:
+    """The Lost Cities engine against the yardstick (benchmarks/yardstick_lost_cities.py, a
+    minimal playout of the same rules), uniform-random rounds per second of CPU time, measured
+    in alternating slices (engine, yardstick, engine, ...) so that a noisy host moves both."""
+    from benchmarks.yardstick_lost_cities import play_round
+
+    game = get_game("lost-cities")
+    engine_rng, yardstick_rng = random.Random(1), random.Random(1)
+    rounds, cpu = [0, 0], [0.0, 0.0]
+    seed = 0
+    for _ in range(slices):
+        for side in (0, 1):
+            started = time.process_time()
+            while time.process_time() - started < seconds / slices:
+                if side == 0:
+                    seed += 1
+                    rounds[0] += random_match(game, seed, engine_rng)
+                else:
+                    play_round(yardstick_rng)
+                    rounds[1] += 1
+            cpu[side] += time.process_time() - started
+    engine, yardstick = rounds[0] / cpu[0], rounds[1] / cpu[1]
+    return {"engine_rounds_per_s": round(engine, 1), "yardstick_rounds_per_s": round(yardstick, 1),
+            "engine_vs_yardstick": round(engine / yardstick, 3)}
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -526,8 +560,7 @@ def main() -> None:
                                "load_avg_at_start": round(os.getloadavg()[0], 2)}
     with tempfile.TemporaryDirectory() as tmp:
         log_dir = Path(tmp)
-        section("engine", lambda: {"engine_rounds_per_s": round(
-            random_rounds_per_s("lost-cities", seconds), 1)}, figures)
+        section("engine", lambda: engine_vs_yardstick(2 * seconds), figures)
         section("overhead", lambda: decision_overhead(2 if args.quick else 6, log_dir), figures)
         section("match", lambda: match_wall(matches, log_dir), figures)
         section("haggis", lambda: {"haggis_rounds_per_s": round(
