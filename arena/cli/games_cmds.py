@@ -122,7 +122,7 @@ def games_check(
     from arena.games import load_plugin
     from arena.referee.gate import run_gate, save_report
 
-    found = load_plugin(locator)
+    found = _as_installed(load_plugin(locator))
     if output is OutputFormat.human:
         err_console.print(plain(f"checking {found.id} ({_origin(found)}): {matches} matches"))
     report = run_gate(found, matches=matches)
@@ -142,6 +142,21 @@ def _shown_path(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+def _as_installed(found: Any) -> Any:
+    """The installed plugin when ``found`` (say, a package's ``PLUGIN`` named by its module) is
+    the installed game itself: its verdict is then the one ladders and `list` look up."""
+    from arena.errors import UnknownGameError
+    from arena.games import plugin
+
+    try:
+        installed = plugin(found.id)
+    except UnknownGameError:
+        return found
+    parts = ("engine", "codec", "renderer", "board", "proto", "observation_type", "action_type")
+    same = all(getattr(installed, part) == getattr(found, part) for part in parts)
+    return installed if same else found
 
 
 def _origin(found: Any) -> str:

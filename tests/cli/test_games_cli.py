@@ -127,3 +127,10 @@ def test_run_ladder_of_a_leaking_game_is_one_line_exit_2_and_nothing_made(tmp_pa
     assert flat.count("error:") == 1 and "arena games check leaky-lost-cities" in flat
     state = tmp_path / "state" / "leaky"
     assert not (state / "ladder.db").exists() and not (state / "matches").exists()
+
+
+def test_check_by_module_path_of_an_installed_game_is_its_verdict() -> None:
+    out = runner.invoke(app, ["games", "check", "arena.games.builtin:PORTAS", "--matches", "1"])
+    assert out.exit_code == 0, out.output
+    listed = runner.invoke(app, ["games", "list", "--format", "json"])
+    assert _games(listed.stdout)["portas"]["gate"] == "passed"
