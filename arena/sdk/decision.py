@@ -40,7 +40,9 @@ class Decision:
     """The game's observation (view) dataclass for this seat, e.g. ``lost_cities.View``."""
     legal_texts: tuple[str, ...]
     """Every legal action in the game's text grammar (the game's stable order): the strings an
-    answer is checked against. Answering one of them verbatim is never illegal."""
+    answer is checked against. Answering one of them verbatim is never illegal. Always the
+    whole list: when the referee sends a large list compact (docs/protocol.md "Legal
+    actions"), the SDK expands it."""
     time_left_ms: int
     """How long this answer may take, in ms: the move time plus what is left of the time bank
     (on the CPU clock, CPU time; see ``match.clock``)."""
