@@ -178,14 +178,15 @@ class GoofspielGame:
                 and action.card in state.hands[state.mover])
 
     def explain_illegal(self, state: State, action: Action) -> str:
-        """Why ``action`` is not legal in ``state``: one short sentence, nothing hidden."""
+        """Why ``action`` is not legal in ``state``: one short sentence, nothing hidden ("" for
+        a legal action)."""
         if state.mover is None:
             return "the match is over"
         if not isinstance(action, Bid) or action.card not in BIDS:
             return "not a Goofspiel bid (expected 'bid <n>' with n in 1..13)"
         if action.card not in state.hands[state.mover]:
             return f"card {action.card} was already bid this round"
-        return "the bid is legal"
+        return ""
 
     # transitions
     def apply(self, state: State, action: Action) -> State:
