@@ -12,6 +12,9 @@ Figures (targets in parentheses, see README):
                                  code (benchmarks/floor_stream.py), measured between the matches
   decision_overhead_vs_floor     the decision round trip's median over the floor's (<= 1.6; and
                                  decision_overhead_p99_vs_median <= 2)
+  bot_startup_*                  a Python bot (the SDK alone) from process start to its Hello:
+                                 wall and CPU, the interpreter alone, and the CPU of each phase
+                                 (benchmarks/bot_startup.py)
   match_wall_s_median            a 3-round match between two random process bots (<= 0.5 s)
   haggis_rounds_per_s            Haggis uniform-random rounds per second
   haggis_legal_actions_worst_ms  legal_actions for a 17-card hand with three wild cards (leading)
@@ -179,6 +182,15 @@ def decision_overhead(matches: int, log_dir: Path) -> dict[str, float]:
         "decision_overhead_vs_floor": round(median / floor, 2),
         "decision_overhead_p99_vs_median": round(_percentile(times, 0.99) / median, 2),
     }
+
+
+def bot_startup(quick: bool) -> dict[str, Any]:
+    """A Python bot's start, process start -> Hello, wall and CPU, and the CPU of each phase of
+    it (``benchmarks/bot_startup.py``)."""
+    from benchmarks.bot_startup import phase_figures, startup_figures
+
+    samples = 6 if quick else 20
+    return {**startup_figures(samples), **phase_figures(samples)}
 
 
 def match_wall(matches: int, log_dir: Path) -> dict[str, float]:
@@ -562,6 +574,7 @@ def main() -> None:
         log_dir = Path(tmp)
         section("engine", lambda: engine_vs_yardstick(2 * seconds), figures)
         section("overhead", lambda: decision_overhead(2 if args.quick else 6, log_dir), figures)
+        section("bot_startup", lambda: bot_startup(args.quick), figures)
         section("match", lambda: match_wall(matches, log_dir), figures)
         section("haggis", lambda: {"haggis_rounds_per_s": round(
             random_rounds_per_s("haggis", seconds), 1)}, figures)
