@@ -14,6 +14,7 @@ import resource
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -79,6 +80,38 @@ class SeatServicer(bot_pb2_grpc.BotServiceServicer):  # type: ignore[misc]  # ge
         self.outbox: asyncio.Queue[bot_pb2.RefereeMessage | None] = asyncio.Queue()
         self.connected = asyncio.Event()
         self._taken = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    async def wait_for_message(self, timeout_s: float, also: asyncio.Future[Any]) -> None:
+        """Return once the inbox holds something, ``also`` is done or ``timeout_s`` passed
+        (whichever first; the caller looks which). The waiting coroutine is woken once, by the
+        reader as it fills the inbox: a task for ``inbox.get()`` raced with ``also`` by
+        ``asyncio.wait`` took three turns of the event loop per answer instead of one."""
+        if not self.inbox.empty() or also.done():
+            return
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+
+        def wake(_: object = None) -> None:
+            if not waiter.done():
+                waiter.set_result(None)
+
+        also.add_done_callback(wake)
+        timer = loop.call_later(max(timeout_s, 0.0), wake)
+        self._waiter = waiter
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+            timer.cancel()
+            also.remove_done_callback(wake)
+
+    async def _deliver(self, item: bot_pb2.BotMessage | StreamClosed) -> None:
+        """Put ``item`` in the inbox (waiting while it is full) and wake whoever waits."""
+        await self.inbox.put(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def Play(  # noqa: N802 (gRPC method name)
         self,
@@ -99,15 +132,15 @@ class SeatServicer(bot_pb2_grpc.BotServiceServicer):  # type: ignore[misc]  # ge
     async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage]) -> None:
         try:
             async for message in requests:
-                await self.inbox.put(message)
-            await self.inbox.put(StreamClosed(  # gRPC does not say which: see the limit
+                await self._deliver(message)
+            await self._deliver(StreamClosed(  # gRPC does not say which: see the limit
                 f"the bot closed its stream, or sent a message over {GRPC_RECEIVE_LIMIT} bytes"))
         except asyncio.CancelledError:
             raise
         except grpc.aio.AioRpcError as exc:
-            await self.inbox.put(StreamClosed(exc.details() or str(exc), exc.code()))
+            await self._deliver(StreamClosed(exc.details() or str(exc), exc.code()))
         except Exception as exc:  # noqa: BLE001 — any stream failure is the bot's
-            await self.inbox.put(StreamClosed(f"stream failed: {exc}"))
+            await self._deliver(StreamClosed(f"stream failed: {exc}"))
 
 
 class SeatEndpoint:
