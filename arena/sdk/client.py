@@ -1,12 +1,26 @@
-"""The SDK's connection loop (synchronous gRPC, one bidirectional stream per match)."""
+"""The SDK's connection loop: one bidirectional gRPC stream per match, read and written by a
+coroutine on an event loop in the bot's main thread, the policy called between a read and the
+next write.
+
+Why not gRPC's synchronous API: its bidirectional stream reads on one thread and consumes the
+request iterator on another, so every decision crossed threads twice in the bot (the message
+handed from gRPC's thread to the main one, the answer from the main thread to the sender's);
+on a busy host each crossing can wait for the scheduler (measured: single decisions of 3-50 ms
+where the median took 0.7 ms), and the median round trip was 10-15% longer. The policy is
+called with no running event loop (``_without_running_loop``), as before: a policy may run
+asyncio itself (``asyncio.run`` inside ``decide``), and ``run`` may be called from code that
+has a loop running.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import os
 import queue
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -35,9 +49,13 @@ class _Session:
         self.info: MatchInfo | None = None
         self.observations: ObservationDecoder | None = None
 
-    def requests(self) -> Iterator[bot_pb2.BotMessage]:
-        while (message := self.outbox.get()) is not None:
-            yield message
+    def pending(self) -> list[bot_pb2.BotMessage]:
+        """The messages the bot has to send, in order (taken from the outbox)."""
+        messages = []
+        with contextlib.suppress(queue.Empty):
+            while (message := self.outbox.get_nowait()) is not None:
+                messages.append(message)
+        return messages
 
     def on_match_start(self, start: bot_pb2.MatchStart) -> None:
         game = get_game(start.game)
@@ -120,6 +138,45 @@ def _warm_up(game_id: str | None) -> None:
     gc.freeze()
 
 
+def _without_running_loop(func: Callable[..., Any], *args: Any) -> Any:
+    """Call ``func(*args)`` as if no event loop were running in this thread (the SDK's own, or
+    a caller's): asyncio refuses to start a loop where one runs, and a policy or the code
+    around ``run`` may start one."""
+    running = asyncio._get_running_loop()
+    asyncio._set_running_loop(None)
+    try:
+        return func(*args)
+    finally:
+        asyncio._set_running_loop(running)
+
+
+async def _play(session: _Session, target: str) -> None:
+    """Play the match on ``target``: send what the session has to say, read the referee's next
+    message, hand it to the session (the policy runs there), until the match end."""
+    options = [("grpc.max_receive_message_length", MAX_RECEIVE_BYTES)]
+    async with grpc.aio.insecure_channel(target, options=options) as channel:
+        call = bot_pb2_grpc.BotServiceStub(channel).Play()
+        handlers: dict[str, Callable[[Any], None]] = {
+            "match_start": session.on_match_start,
+            "decision": session.on_decision,
+            "round_end": session.on_round_end,
+            "match_end": session.on_match_end,
+        }
+        while True:
+            for outgoing in session.pending():
+                await call.write(outgoing)
+            message = await call.read()
+            if message is grpc.aio.EOF:  # the referee ended the stream
+                return
+            kind = message.WhichOneof("kind")
+            handler = handlers.get(kind)
+            if handler is not None:
+                _without_running_loop(handler, getattr(message, kind))
+            if kind == "match_end":
+                await call.done_writing()
+                return
+
+
 def run(policy: Any, *, name: str, version: str = "", target: str | None = None) -> None:
     """Play one match on the socket in ``$ARENA_SOCKET`` (or ``target``) and return at its end."""
     target = target or os.environ.get("ARENA_SOCKET")
@@ -127,20 +184,8 @@ def run(policy: Any, *, name: str, version: str = "", target: str | None = None)
         sys.exit("ARENA_SOCKET is not set: run this bot through the arena (`arena match ...`)")
     _warm_up(os.environ.get("ARENA_GAME"))
     session = _Session(policy, name, version)
-    options = [("grpc.max_receive_message_length", MAX_RECEIVE_BYTES)]
-    with grpc.insecure_channel(target, options=options) as channel:
-        stub = bot_pb2_grpc.BotServiceStub(channel)
-        try:
-            for message in stub.Play(session.requests()):
-                kind = message.WhichOneof("kind")
-                if kind == "match_start":
-                    session.on_match_start(message.match_start)
-                elif kind == "decision":
-                    session.on_decision(message.decision)
-                elif kind == "round_end":
-                    session.on_round_end(message.round_end)
-                elif kind == "match_end":
-                    session.on_match_end(message.match_end)
-                    break
-        finally:
-            session.outbox.put(None)
+    loop = asyncio.new_event_loop()
+    try:
+        _without_running_loop(loop.run_until_complete, _play(session, target))
+    finally:
+        loop.close()
