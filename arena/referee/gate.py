@@ -895,7 +895,7 @@ def _one(name: str, subject: Subject) -> Check:
         return Check(name, True, CHECK_FUNCTIONS[name](subject))
     except CheckFailed as failed:
         return Check(name, False, _line(str(failed)))
-    except Exception as exc:  # noqa: BLE001 — the game's exception is the check's failure
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 — the game's failure is the check's
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         at = f"{subject.where}: " if subject.where else ""
         return Check(name, False, _line(f"{at}{type(exc).__name__}: {exc} (raised at "

@@ -81,6 +81,15 @@ class Blind(Wrapped):
         return LOST_CITIES.determinize(view, random.Random(0))
 
 
+class Exiting(Wrapped):
+    """Its options check ends the process (``sys.exit``) instead of raising ``OptionsError``."""
+
+    def new_match(self, seed: int, options: Any = None) -> Any:
+        if options and "no_such_option_of_the_gate" in options:
+            raise SystemExit("bye")
+        return LOST_CITIES.new_match(seed, options)
+
+
 class RaisingRenderer:
     """A terminal renderer that fails on every view."""
 
@@ -99,6 +108,7 @@ ONE_DEAL = OneDeal("one-deal-lost-cities")
 DISAGREEING = Disagreeing("disagreeing-lost-cities")
 BLIND = Blind("blind-lost-cities")
 HASH_ORDERED = HashOrdered("hash-ordered-lost-cities")
+EXITING = Exiting("exiting-lost-cities")
 UNCHANGED = Wrapped("raising-lost-cities")
 RAISING_RENDERER = RaisingRenderer()
 
@@ -117,6 +127,7 @@ ONE_DEAL_PLUGIN = broken("one-deal-lost-cities", "ONE_DEAL")
 DISAGREEING_PLUGIN = broken("disagreeing-lost-cities", "DISAGREEING")
 BLIND_PLUGIN = broken("blind-lost-cities", "BLIND")
 HASH_ORDERED_PLUGIN = broken("hash-ordered-lost-cities", "HASH_ORDERED")
+EXITING_PLUGIN = broken("exiting-lost-cities", "EXITING")
 RAISING_PLUGIN = broken("raising-lost-cities", "UNCHANGED",
                         renderer="tests.games.broken_games:RAISING_RENDERER")
 

@@ -116,6 +116,12 @@ def test_a_check_that_raises_is_a_failed_check_with_the_exception() -> None:
     assert "\n" not in detail
 
 
+def test_a_game_that_exits_the_process_is_a_failed_check_not_an_exit() -> None:
+    report = run_gate(broken.EXITING_PLUGIN, matches=1)
+    assert set(failed(report)) == {"options"}
+    assert "SystemExit: bye" in failed(report)["options"]
+
+
 def test_a_plugin_whose_engine_cannot_be_loaded_fails_every_check() -> None:
     missing = GamePlugin(id="missing-game", engine="tests.games.no_such_module:GAME",
                          codec="arena.wire.lost_cities:CODEC",
