@@ -27,10 +27,11 @@ a discard pile is illegal, so the round ends within 44 more turns.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from bisect import insort
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import IllegalActionError, InvalidActionError
@@ -38,7 +39,6 @@ from arena.games.api import (
     GameResult,
     Options,
     OptionSpec,
-    replace,
     result_of_rounds,
     round_seed,
     totals_of,
@@ -197,6 +197,75 @@ def _build_tables() -> tuple[tuple[tuple[Action, ...], ...], tuple[tuple[Action,
 _PLAY_TABLE, _DISCARD_TABLE = _build_tables()
 
 
+def _action_index(code: int, discard: bool, draw: int | None) -> int:
+    """A small int naming an action: ``code * 12 + 6 * discard + (0 for the deck, 1 + pile)``."""
+    return code * 12 + (6 if discard else 0) + (0 if draw is None else draw + 1)
+
+
+_TEXT_BY_INDEX: tuple[str, ...] = tuple(
+    _TEXT_OF.get((index // 12, index % 12 >= 6, None if index % 6 == 0 else index % 6 - 1), "")
+    for index in range(N_COLOURS * 10 * 12)
+)
+"""The canonical text of every action, by :func:`_action_index`."""
+
+# --- legal actions by colour -----------------------------------------------------------------
+# The legal actions of the seat to move depend on three things only: which distinct cards it
+# holds, which of them it may place on its expeditions, and which discard piles may be drawn
+# from. The engine keeps, per seat and colour, one int ``colour << 19 | threshold << 15 |
+# held << 5`` (held: a bit per rank 0..9 of the cards of that colour in hand, rank 0 the wager;
+# threshold: the lowest placeable rank, 10 when none) up to date in ``apply``. A colour key
+# names (cached) the table bases of its held cards, and a card's base or-ed with the 5-bit mask
+# of drawable piles indexes its legal actions in ``_CARD_TABLE``.
+
+_HELD_SHIFT = 5
+_THRESHOLD_SHIFT = 15
+_THRESHOLD_BITS = 15 << _THRESHOLD_SHIFT
+_COLOUR_SHIFT = 19
+_CARD_TABLE: tuple[tuple[Action, ...], ...] = tuple(
+    (_PLAY_TABLE[index >> 1] if index & 1 else ()) + _DISCARD_TABLE[index >> 1]
+    for index in (
+        (code * 32 + mask) << 1 | placeable
+        for code in range(N_COLOURS * 10)
+        for placeable in (0, 1)
+        for mask in range(32)
+    )
+)
+"""A card's legal actions at index ``(code * 2 + placeable) * 32 + mask``: its plays (when
+placeable) then its discards, each drawing from the deck or a pile of the mask."""
+_BASES: dict[int, tuple[int, ...]] = {}
+"""The ``_CARD_TABLE`` bases ``(code * 2 + placeable) * 32`` of the cards a colour key holds,
+in card order; filled on demand (at most 5 * 11 * 1024 keys)."""
+
+
+def _bases(key: int) -> tuple[int, ...]:
+    """The table bases of a colour key's held cards (cached)."""
+    found = _BASES.get(key)
+    if found is None:
+        colour, threshold = key >> _COLOUR_SHIFT, key >> _THRESHOLD_SHIFT & 15
+        found = _BASES[key] = tuple(
+            ((colour * 10 + rank) * 2 + (rank >= threshold)) * 32
+            for rank in range(10)
+            if key >> (rank + _HELD_SHIFT) & 1
+        )
+    return found
+
+
+def _threshold(expedition: Sequence[Card]) -> int:
+    """The lowest rank (``code % 10``) still placeable on an expedition: 0 while it holds no
+    number (any card), the top number's rank + 1 after (10: nothing)."""
+    rank = int(expedition[-1]) % 10 if expedition else 0
+    return rank + 1 if rank else 0
+
+
+def _colour_keys(hand: Hand, expeditions: Expeditions) -> tuple[int, ...]:
+    """A seat's five colour keys (see above) computed from its hand and expeditions."""
+    keys = [colour << _COLOUR_SHIFT | _threshold(expeditions[colour]) << _THRESHOLD_SHIFT
+            for colour in range(N_COLOURS)]
+    for card in hand:
+        keys[int(card) // 10] |= 1 << (int(card) % 10 + _HELD_SHIFT)
+    return tuple(keys)
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class LastAction:
     """A seat's most recent action in the current round, as the other seat saw it too."""
@@ -211,18 +280,26 @@ class LastAction:
         return f"LastAction({format_action(self.action)!r}, drawn={self.drawn!r})"
 
 
-_LAST: dict[tuple[int, bool, int | None, int], LastAction] = {}
-"""Interned ``LastAction`` values by (card code, discard, draw source, drawn code or -1)."""
+_LAST: dict[int, LastAction] = {}
+"""Interned ``LastAction`` values by action index * 64 + (drawn code + 1, or 0)."""
+_ACTION_BY_INDEX: tuple[Action | None, ...] = tuple(
+    _ACTION_BY_TEXT.get(text) for text in _TEXT_BY_INDEX)
 
 
 def last_action(action: Action, drawn: Card | None) -> LastAction:
     """The (interned) ``LastAction`` of a turn: ``drawn`` is the card taken from a discard
     pile, None for a deck draw."""
-    key = (int(action.card), action.discard, action.draw, -1 if drawn is None else int(drawn))
+    return _last_of(_action_index(int(action.card), action.discard, action.draw), drawn)
+
+
+def _last_of(index: int, drawn: Card | None) -> LastAction:
+    """``last_action`` of the action with this :func:`_action_index`."""
+    key = index * 64 + (0 if drawn is None else int(drawn) + 1)
     found = _LAST.get(key)
     if found is None:
-        found = _LAST[key] = LastAction(
-            _ACTIONS[key[:3]], None if drawn is None else CARDS[int(drawn)])
+        action = _ACTION_BY_INDEX[index]
+        assert action is not None
+        found = _LAST[key] = LastAction(action, None if drawn is None else CARDS[int(drawn)])
     return found
 
 
@@ -269,7 +346,14 @@ NO_LAST_ACTIONS: LastActions = (None, None)
 
 @dataclass(frozen=True)
 class State:
-    """The full (omniscient) state of a match. Immutable; ``GAME.apply`` returns a new one."""
+    """The full (omniscient) state of a match. Immutable; ``GAME.apply`` returns a new one.
+
+    Besides the public fields it carries what makes a turn cheap, kept up to date by ``apply``
+    and derived afresh whenever a state is built by ``State(...)`` or ``dataclasses.replace``:
+    the colour keys of both seats and the mask of non-empty piles (legal actions by colour,
+    see ``_segment``), and the history as an append-only list shared along a line of play
+    (copied when a line branches) from which ``history`` is made on first use.
+    """
 
     rules: Rules
     seed: int
@@ -298,11 +382,80 @@ class State:
     """The round's deal as dealt: seat 0's hand, seat 1's hand, the deck (for match logs)."""
     last_actions: LastActions
     """Each seat's most recent action in the current round (public), None before its first."""
+    _keys: tuple[tuple[int, ...], tuple[int, ...]] = field(init=False, repr=False, compare=False)
+    """Per seat, its five colour keys (derived from ``hands`` and ``expeditions``)."""
+    _mask: int = field(init=False, repr=False, compare=False)
+    """Bit ``colour`` set when that discard pile is not empty (derived from ``piles``)."""
+    _log: tuple[list[HistoryEntry], int] = field(init=False, repr=False, compare=False)
+    """The list ``history`` is made from, and this state's length of it (see
+    ``_SharedHistory``)."""
+    _history: tuple[HistoryEntry, ...] | None = field(init=False, repr=False, compare=False)
+    """``history`` once made, None before."""
+
+    def __post_init__(self) -> None:
+        """Derive the private fields from the public ones."""
+        hands, expeditions = self.hands, self.expeditions
+        keys = (_colour_keys(hands[0], expeditions[0]), _colour_keys(hands[1], expeditions[1]))
+        object.__setattr__(self, "_keys", keys)
+        object.__setattr__(self, "_mask", _pile_mask(self.piles))
 
     @property
     def deck_count(self) -> int:
         """Cards left in the draw deck."""
         return len(self.deck) - self.deck_pos
+
+
+class _SharedHistory:
+    """``State.history``: stored by ``State(...)`` as given; after ``apply`` made from the list
+    shared along the line of play (``_log``: the list and this state's length of it) on first
+    use, then kept."""
+
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
+        if state is None:
+            return self
+        fields = state.__dict__
+        history = fields["_history"]
+        if history is None:
+            log, length = fields["_log"]
+            history = fields["_history"] = tuple(log[:length])
+        return history
+
+    def __set__(self, state: State, history: tuple[HistoryEntry, ...]) -> None:
+        fields = state.__dict__
+        fields["_history"] = history
+        fields["_log"] = (list(history), len(history))
+
+
+setattr(State, "history", _SharedHistory())  # noqa: B010 - after @dataclass made __init__
+
+
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
+
+def _drawable(state: State, discard: bool, colour: int, draw: int) -> bool:
+    """Whether the pile ``draw`` may be drawn from after placing or discarding (``discard``) a
+    card of ``colour`` (``apply``'s check of a pile draw, as in ``is_legal``)."""
+    return (
+        isinstance(draw, int)
+        and 0 <= draw < N_COLOURS
+        and state.turn < state.rules.stall_guard_turns
+        and not (discard and draw == colour)
+        and bool(state._mask >> draw & 1)
+    )
+
+
+def _extend_history(state: State, entry: HistoryEntry) -> tuple[list[HistoryEntry], int]:
+    """The ``_log`` of the state after ``state``: the shared list with ``entry`` appended, or a
+    copy of this state's part of it when another line of play appended to it first."""
+    log, length = state._log
+    if len(log) == length:
+        log.append(entry)
+        if log[length] is entry:  # (checked after the append too: another thread's branch)
+            return log, length + 1
+    log = log[:length]
+    log.append(entry)
+    return log, length + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,7 +553,7 @@ def _start_round(
     history: tuple[HistoryEntry, ...],
     deal: Deal,
 ) -> State:
-    """Round ``round_index`` as dealt (``deal``), ``starter`` to move; the only ``State(...)``."""
+    """Round ``round_index`` as dealt (``deal``), ``starter`` to move."""
     return State(
         rules=rules,
         seed=seed,
@@ -474,21 +627,17 @@ class LostCitiesGame:
         seat = state.player
         if seat is None:
             return ()
-        piles = state.piles
-        mask = _pile_mask(piles) if state.turn < state.rules.stall_guard_turns else 0
-        exps = state.expeditions[seat]
+        mask = state._mask if state.turn < state.rules.stall_guard_turns else 0
+        y, b, w, g, r = state._keys[seat]
+        known = _BASES
+        try:
+            bases = known[y] + known[b] + known[w] + known[g] + known[r]
+        except KeyError:
+            bases = _bases(y) + _bases(b) + _bases(w) + _bases(g) + _bases(r)
+        table = _CARD_TABLE
         out: list[Action] = []
-        previous = -1
-        for card in state.hands[seat]:
-            code = int(card)
-            if code == previous:
-                continue
-            previous = code
-            exp = exps[code // 10]
-            index = code * 32 + mask
-            if not exp or card >= exp[-1]:
-                out.extend(_PLAY_TABLE[index])
-            out.extend(_DISCARD_TABLE[index])
+        for base in bases:
+            out += table[base | mask]
         return tuple(out)
 
     def is_legal(self, state: State, action: Action) -> bool:
@@ -498,11 +647,9 @@ class LostCitiesGame:
         card = action.card
         if card not in state.hands[seat]:
             return False
-        colour = int(card) // 10
-        if not action.discard:
-            exp = state.expeditions[seat][colour]
-            if exp and card < exp[-1]:
-                return False
+        colour, rank = divmod(int(card), 10)
+        if not action.discard and rank < state._keys[seat][colour] >> _THRESHOLD_SHIFT & 15:
+            return False
         draw = action.draw
         if draw is None:
             return True
@@ -512,62 +659,90 @@ class LostCitiesGame:
             return False
         if action.discard and draw == colour:
             return False
-        return bool(state.piles[draw])
+        return bool(state._mask >> draw & 1)
 
     # --- transitions -------------------------------------------------------------------------
     def apply(self, state: State, action: Action) -> State:
-        """Play one turn; raises ``IllegalActionError`` if the action is not legal now."""
-        if not self.is_legal(state, action):
+        """Play one turn; raises ``IllegalActionError`` if the action is not legal now.
+
+        The hot path of every search: the checks of ``is_legal`` and the transition in one
+        function, the private fields updated in place of being derived again."""
+        seat = state.player
+        if seat is None or not isinstance(action, Action) or action.card not in state.hands[seat]:
             raise IllegalActionError(self._why_illegal(state, action))
-        seat: int = state.player  # type: ignore[assignment]
-        card = CARDS[int(action.card)]
-        colour = int(card) // 10
-        piles = state.piles
-        exps_all = state.expeditions
-        if action.discard:
+        code = int(action.card)
+        colour, rank = divmod(code, 10)
+        discard, draw = action.discard, action.draw
+        seat_keys = state._keys[seat]
+        key, mask = seat_keys[colour], state._mask
+        if (not discard and rank < key >> _THRESHOLD_SHIFT & 15) or (
+            draw is not None and not _drawable(state, discard, colour, draw)
+        ):
+            raise IllegalActionError(self._why_illegal(state, action))
+        card = CARDS[code]
+        hand = list(state.hands[seat])
+        hand.remove(card)
+        if rank or card not in hand:  # (a second wager of the colour stays held)
+            key &= ~(1 << (rank + _HELD_SHIFT))
+        piles, exps_all = state.piles, state.expeditions
+        if discard:
             piles = piles[:colour] + (piles[colour] + (card,),) + piles[colour + 1 :]
+            mask |= 1 << colour
         else:
             mine = exps_all[seat]
             mine = mine[:colour] + (mine[colour] + (card,),) + mine[colour + 1 :]
             exps_all = (mine, exps_all[1]) if seat == 0 else (exps_all[0], mine)
-        draw = action.draw
+            key = key & ~_THRESHOLD_BITS | (rank + 1 if rank else 0) << _THRESHOLD_SHIFT
+        keys = list(seat_keys)
+        keys[colour] = key
+        index = code * 12 + (6 if discard else 0)  # (_action_index)
         deck_pos = state.deck_pos
         if draw is None:
             drawn = state.deck[deck_pos]
             deck_pos += 1
-            last = last_action(action, None)
+            last = _LAST.get(index * 64) or _last_of(index, None)
         else:
+            index += draw + 1
             pile = piles[draw]
             drawn = pile[-1]
             piles = piles[:draw] + (pile[:-1],) + piles[draw + 1 :]
-            last = last_action(action, drawn)
-        lasts = (last, state.last_actions[1]) if seat == 0 else (state.last_actions[0], last)
-        hand = list(state.hands[seat])
-        hand.remove(card)
+            if len(pile) == 1:
+                mask &= ~(1 << draw)
+            last = _LAST.get(index * 64 + drawn + 1) or _last_of(index, drawn)
+        drawn_colour, drawn_rank = divmod(drawn, 10)
+        keys[drawn_colour] |= 1 << (drawn_rank + _HELD_SHIFT)
         insort(hand, drawn)
-        hands = (tuple(hand), state.hands[1]) if seat == 0 else (state.hands[0], tuple(hand))
-        history = state.history + (
-            (state.round_index, seat, _TEXT_OF[(int(card), action.discard, draw)]),
-        )
+        log = _extend_history(state, (state.round_index, seat, _TEXT_BY_INDEX[index]))
+        lasts: LastActions
+        if seat == 0:
+            hands, lasts = (tuple(hand), state.hands[1]), (last, state.last_actions[1])
+            all_keys = (tuple(keys), state._keys[1])
+        else:
+            hands, lasts = (state.hands[0], tuple(hand)), (state.last_actions[0], last)
+            all_keys = (state._keys[0], tuple(keys))
         if deck_pos == len(state.deck):
-            return self._end_round(state, exps_all, history, hands, piles, deck_pos, lasts)
-        return replace(
-            state,
-            player=1 - seat,
-            hands=hands,
-            expeditions=exps_all,
-            piles=piles,
-            deck_pos=deck_pos,
-            turn=state.turn + 1,
-            history=history,
-            last_actions=lasts,
-        )
+            return self._end_round(state, exps_all, log, hands, piles, deck_pos, lasts)
+        fields = state.__dict__.copy()  # a copy with some fields changed (no __init__)
+        fields["player"] = 1 - seat
+        fields["hands"] = hands
+        fields["expeditions"] = exps_all
+        fields["piles"] = piles
+        fields["deck_pos"] = deck_pos
+        fields["turn"] = state.turn + 1
+        fields["_history"] = None
+        fields["_log"] = log
+        fields["last_actions"] = lasts
+        fields["_keys"] = all_keys
+        fields["_mask"] = mask
+        after = _new_object(State)
+        _set_attribute(after, "__dict__", fields)
+        return after
 
     def _end_round(
         self,
         state: State,
         expeditions: tuple[Expeditions, Expeditions],
-        history: tuple[HistoryEntry, ...],
+        log: tuple[list[HistoryEntry], int],
         hands: tuple[Hand, Hand],
         piles: tuple[tuple[Card, ...], ...],
         deck_pos: int,
@@ -576,12 +751,13 @@ class LostCitiesGame:
         scores = (round_score(expeditions[0]), round_score(expeditions[1]))
         finished = state.finished + (scores,)
         rules = state.rules
+        history = tuple(log[0][: log[1]])
         if len(finished) < rules.rounds:
             starter = next_starter(rules, finished)
             index = state.round_index + 1
             deal = _deal(state.seed, index)
             return _start_round(rules, state.seed, index, finished, starter, history, deal)
-        return replace(
+        return dataclasses.replace(
             state,
             finished=finished,
             player=None,
@@ -693,22 +869,21 @@ class LostCitiesGame:
         opponent = tuple(sorted(known + unknown[:need]))
         deck = tuple(unknown[need:])
         hands = (view.hand, opponent) if view.seat == 0 else (opponent, view.hand)
-        rules = Rules(view.rounds, view.starter_rule, view.stall_guard_turns)
-        dealt = _start_round(
-            rules,
-            0,
-            view.round_index,
-            view.finished_rounds,
-            view.starter,
-            view.history,
-            (hands[0], hands[1], deck),
-        )
-        return replace(
-            dealt,
+        return State(
+            rules=Rules(view.rounds, view.starter_rule, view.stall_guard_turns),
+            seed=0,
+            round_index=view.round_index,
+            finished=view.finished_rounds,
+            starter=view.starter,
             player=view.to_move,
+            hands=hands,
             expeditions=view.expeditions,
             piles=view.piles,
+            deck=deck,
+            deck_pos=0,
             turn=view.turn,
+            history=view.history,
+            deal=(hands[0], hands[1], deck),
             last_actions=view.last_actions,
         )
 
