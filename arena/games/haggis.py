@@ -160,7 +160,7 @@ HAND_SIZE = 14
 # --- actions ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Action:
     """A decision: a pass (``combo is None``) or a play, optionally declaring a bet."""
 
@@ -358,14 +358,16 @@ def _take_trick(state: State, winner: int) -> tuple[tuple[int, ...], tuple[int, 
 
 
 _new = object.__new__
-_set_attr = object.__setattr__
+_set_combo = Action.__dict__["combo"].__set__
+_set_bet = Action.__dict__["bet"].__set__
 
 
 def _action(combo: Combo | None, bet: int | None) -> Action:
-    """``Action(combo, bet)`` without the frozen ``__init__``'s per-field cost (same fields,
-    equality and hash): a legal list can hold 19,026 of them."""
+    """``Action(combo, bet)`` without the frozen ``__init__``'s checks (same slots, equality and
+    hash): a legal list can hold 19,026 of them."""
     action = _new(Action)
-    _set_attr(action, "__dict__", {"combo": combo, "bet": bet})
+    _set_combo(action, combo)
+    _set_bet(action, bet)
     return action
 
 

@@ -54,7 +54,7 @@ _ODD_RANKS = (3, 5, 7, 9)
 # --- what a combination is --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Combo:
     """A combination with its reading."""
 
@@ -266,16 +266,22 @@ Key = tuple[int, int, int, int, int]
 """(kind, low, high, width, mask): a combination's sort key, which is also its fields."""
 
 _new = object.__new__
-_set_attr = object.__setattr__
+
+
+_SET_FIELDS = tuple(getattr(Combo, name).__set__ for name in ("kind", "low", "high", "width",
+                                                                "mask"))
 
 
 def _combo(key: Key) -> Combo:
-    """``Combo(*key)`` without the frozen ``__init__``'s per-field cost (same fields, equality
-    and hash)."""
+    """``Combo(*key)`` without the frozen ``__init__``'s checks (same slots, equality and
+    hash): the slots' setters called directly."""
     combo = _new(Combo)
-    kind, low, high, width, mask = key
-    _set_attr(combo, "__dict__", {"kind": kind, "low": low, "high": high, "width": width,
-                                  "mask": mask})
+    kind, low, high, width, mask = _SET_FIELDS
+    kind(combo, key[0])
+    low(combo, key[1])
+    high(combo, key[2])
+    width(combo, key[3])
+    mask(combo, key[4])
     return combo
 
 
