@@ -74,6 +74,10 @@ Action = Play | Pass
 PASS = Pass()
 _PLAYS: dict[tuple[int, int], Play] = {(c, t): Play(c, t) for c in range(1, 7) for t in TREASURES}
 _PLAY_TEXT: dict[str, Play] = {str(p): p for p in _PLAYS.values()}
+_GRID: list[list[Play | None]] = [[_PLAYS.get((c, t)) for t in range(16)] for c in range(7)]
+"""_GRID[card][chest]: the canonical ``Play`` (None off the board): a list lookup, no hashing."""
+_GRID_TEXT: list[list[str]] = [[f"{c}@{t}" for t in range(16)] for c in range(7)]
+"""_GRID_TEXT[card][chest]: the play's text as the history records it."""
 LastActions = tuple[Action | None, Action | None]
 """Each seat's most recent action in the current game, None before its first."""
 NO_LAST_ACTIONS: LastActions = (None, None)
@@ -94,6 +98,21 @@ class Chest:
     def remaining(self) -> int:
         """How much is still in the chest."""
         return self.value - self.placed
+
+
+_new = object.__new__
+_SET_CHEST = tuple(Chest.__dict__[name].__set__ for name in ("value", "cards", "placed"))
+
+
+def _chest(value: int, cards: Pair, placed: int) -> Chest:
+    """``Chest(value, cards, placed)`` without the frozen ``__init__``'s checks (same slots,
+    equality and hash)."""
+    chest = _new(Chest)
+    set_value, set_cards, set_placed = _SET_CHEST
+    set_value(chest, value)
+    set_cards(chest, cards)
+    set_placed(chest, placed)
+    return chest
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,16 +270,20 @@ class PortasGame:
 
     def legal_actions(self, state: State) -> tuple[Action, ...]:
         """Plays sorted by (card, chest); ``pass`` alone when nothing fits; () when over."""
-        if state.mover is None:
+        mover = state.mover
+        if mover is None:
             return ()
-        hand = state.hands[state.mover]
-        plays = tuple(
-            _PLAYS[(card, ch.value)]
-            for card in sorted(set(hand))
-            for ch in state.chests
-            if card <= ch.value - ch.placed
-        )
-        return plays or (PASS,)
+        plays = []
+        last = 0
+        chests = state.chests
+        for card in state.hands[mover]:  # sorted
+            if card != last:
+                last = card
+                row = _GRID[card]
+                for ch in chests:
+                    if card <= ch.value - ch.placed:
+                        plays.append(row[ch.value])
+        return tuple(plays) if plays else (PASS,)  # type: ignore[arg-type]
 
     def is_legal(self, state: State, action: Action) -> bool:
         """Whether ``action`` is legal now (no enumeration)."""
@@ -301,6 +324,13 @@ class PortasGame:
 
     def apply(self, state: State, action: Action) -> State:
         """The state after ``action``; raises ``IllegalActionError`` if it is not legal."""
+        seat = state.mover
+        if type(action) is Play and seat is not None and action.card in state.hands[seat]:
+            for index, chest in enumerate(state.chests):  # the checks of is_legal, inline
+                if chest.value == action.chest:
+                    if chest.placed + action.card <= chest.value:
+                        return self._play(state, action, index)
+                    break
         if not self.is_legal(state, action):
             raise IllegalActionError(
                 f"{_text(action)} is not legal now: {self.explain_illegal(state, action)}; "
@@ -308,38 +338,38 @@ class PortasGame:
                 f"{' '.join(self.format_action(a) for a in self.legal_actions(state)) or 'none'}"
             )
         if isinstance(action, Play):
-            return self._play(state, action)
+            index = next(i for i, ch in enumerate(state.chests) if ch.value == action.chest)
+            return self._play(state, action, index)
         return self._pass(state)
 
-    def _play(self, state: State, action: Play) -> State:
+    def _play(self, state: State, action: Play, index: int) -> State:
+        """``action`` (legal) on the open chest ``state.chests[index]``."""
         seat = state.mover
         assert seat is not None
-        hands = _set(state.hands, seat, _remove(state.hands[seat], action.card))
-        history = state.history + ((state.round, seat, str(action)),)
+        card, value = action.card, action.chest
+        hand = state.hands[seat]
+        at = hand.index(card)
+        hands = _set(state.hands, seat, hand[:at] + hand[at + 1 :])
+        history = state.history + ((state.round, seat, _GRID_TEXT[card][value]),)
         lasts = _last(state.last_actions, seat, action)
-        chests: list[Chest] = []
-        emptied: Chest | None = None
-        for ch in state.chests:
-            if ch.value == action.chest:
-                cards = _set(ch.cards, seat, ch.cards[seat] + (action.card,))
-                ch = Chest(ch.value, cards, ch.placed + action.card)
-                if ch.placed == ch.value:
-                    emptied = ch
-                    continue
-            chests.append(ch)
-        scores = state.scores
-        hidden = state.hidden
-        taken = state.taken
-        if emptied is not None:
-            gain = sum(emptied.cards[seat])
+        chests = state.chests
+        chest = chests[index]
+        cards = _set(chest.cards, seat, chest.cards[seat] + (card,))
+        placed = chest.placed + card
+        scores, hidden, taken = state.scores, state.hidden, state.taken
+        if placed < value:
+            chests = (*chests[:index], _chest(value, cards, placed), *chests[index + 1 :])
+        else:
+            gain = sum(cards[seat])
             scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
-            taken = taken + (Taken(emptied, seat),)
+            taken = taken + (Taken(_chest(value, cards, placed), seat),)
+            chests = chests[:index] + chests[index + 1 :]
             if hidden:
-                chests.append(Chest(hidden[0], ((), ())))
-                chests.sort(key=lambda c: c.value)
+                chests = tuple(sorted((*chests, _chest(hidden[0], ((), ()), 0)),
+                                      key=_chest_value))
                 hidden = hidden[1:]
             if len(taken) == len(TREASURES):
-                return self._end_round(state, hands, tuple(chests), hidden, taken, scores, history,
+                return self._end_round(state, hands, chests, hidden, taken, scores, history,
                                        lasts)
         nxt = 1 - seat
         hand, deck = _refill(hands[nxt], state.decks[nxt])
@@ -348,7 +378,7 @@ class PortasGame:
             mover=nxt,
             hands=_set(hands, nxt, hand),
             decks=_set(state.decks, nxt, deck),
-            chests=tuple(chests),
+            chests=chests,
             hidden=hidden,
             taken=taken,
             scores=scores,
@@ -531,6 +561,10 @@ class PortasGame:
             passes=view.passes,
             last_actions=view.last_actions,
         )
+
+
+def _chest_value(chest: Chest) -> int:
+    return chest.value
 
 
 def _last(lasts: LastActions, seat: int, action: Action) -> LastActions:
