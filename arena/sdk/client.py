@@ -28,6 +28,7 @@ import grpc
 from arena import PROTOCOL_VERSION
 from arena.games import get_game
 from arena.games.api import validate_options
+from arena.sdk.collect import collect_if_due
 from arena.sdk.decision import Decision, MatchInfo
 from arena.sdk.policy import PolicyCalls
 from arena.v1 import bot_pb2, bot_pb2_grpc
@@ -165,6 +166,7 @@ async def _play(session: _Session, target: str) -> None:
         while True:
             for outgoing in session.pending():
                 await call.write(outgoing)
+            collect_if_due()  # while no clock runs: the answer is out (arena.sdk.collect)
             message = await call.read()
             if message is grpc.aio.EOF:  # the referee ended the stream
                 return
