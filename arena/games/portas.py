@@ -343,23 +343,33 @@ class PortasGame:
         return self._pass(state)
 
     def _play(self, state: State, action: Play, index: int) -> State:
-        """``action`` (legal) on the open chest ``state.chests[index]``."""
+        """``action`` (legal) on the open chest ``state.chests[index]``: a copy of the state's
+        fields with the changed ones set (what ``replace`` does, written out: this is most of
+        a playout's time)."""
         seat = state.mover
         assert seat is not None
         card, value = action.card, action.chest
-        hand = state.hands[seat]
+        old = state.__dict__
+        hands = old["hands"]
+        hand = hands[seat]
         at = hand.index(card)
-        hands = _set(state.hands, seat, hand[:at] + hand[at + 1 :])
-        history = state.history + ((state.round, seat, _GRID_TEXT[card][value]),)
-        lasts = _last(state.last_actions, seat, action)
-        chests = state.chests
+        hand = hand[:at] + hand[at + 1 :]
+        history = old["history"] + ((old["round"], seat, _GRID_TEXT[card][value]),)
+        lasts = old["last_actions"]
+        lasts = (action, lasts[1]) if seat == 0 else (lasts[0], action)
+        chests = old["chests"]
         chest = chests[index]
-        cards = _set(chest.cards, seat, chest.cards[seat] + (card,))
+        cards = chest.cards
+        cards = (cards[0] + (card,), cards[1]) if seat == 0 else (cards[0], cards[1] + (card,))
         placed = chest.placed + card
-        scores, hidden, taken = state.scores, state.hidden, state.taken
+        nxt = 1 - seat
         if placed < value:
             chests = (*chests[:index], _chest(value, cards, placed), *chests[index + 1 :])
+            new = _new(State)
+            fields = new.__dict__
+            fields.update(old)
         else:
+            scores, hidden, taken = state.scores, state.hidden, state.taken
             gain = sum(cards[seat])
             scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
             taken = taken + (Taken(_chest(value, cards, placed), seat),)
@@ -369,23 +379,23 @@ class PortasGame:
                                       key=_chest_value))
                 hidden = hidden[1:]
             if len(taken) == len(TREASURES):
-                return self._end_round(state, hands, chests, hidden, taken, scores, history,
-                                       lasts)
-        nxt = 1 - seat
-        hand, deck = _refill(hands[nxt], state.decks[nxt])
-        return replace(
-            state,
-            mover=nxt,
-            hands=_set(hands, nxt, hand),
-            decks=_set(state.decks, nxt, deck),
-            chests=chests,
-            hidden=hidden,
-            taken=taken,
-            scores=scores,
-            passes=0,
-            history=history,
-            last_actions=lasts,
-        )
+                return self._end_round(state, _set(hands, seat, hand), chests, hidden, taken,
+                                       scores, history, lasts)
+            new = replace(state, hidden=hidden, taken=taken, scores=scores)
+            fields = new.__dict__
+        other = hands[nxt]
+        deck = old["decks"][nxt]
+        if len(other) < HAND_SIZE and deck:
+            other, deck = _refill(other, deck)
+            decks = old["decks"]
+            fields["decks"] = (deck, decks[1]) if nxt == 0 else (decks[0], deck)
+        fields["hands"] = (hand, other) if seat == 0 else (other, hand)
+        fields["mover"] = nxt
+        fields["chests"] = chests
+        fields["passes"] = 0
+        fields["history"] = history
+        fields["last_actions"] = lasts
+        return new
 
     def _pass(self, state: State) -> State:
         seat = state.mover
