@@ -29,8 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from bisect import insort
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -211,16 +210,18 @@ _TEXT_BY_INDEX: tuple[str, ...] = tuple(
 # --- legal actions by colour -----------------------------------------------------------------
 # The legal actions of the seat to move depend on three things only: which distinct cards it
 # holds, which of them it may place on its expeditions, and which discard piles may be drawn
-# from. The engine keeps, per seat and colour, one int ``colour << 19 | threshold << 15 |
-# held << 5`` (held: a bit per rank 0..9 of the cards of that colour in hand, rank 0 the wager;
-# threshold: the lowest placeable rank, 10 when none) up to date in ``apply``. A colour key
-# names (cached) the table bases of its held cards, and a card's base or-ed with the 5-bit mask
-# of drawable piles indexes its legal actions in ``_CARD_TABLE``.
+# from. The engine keeps, per seat and colour, one int key up to date in ``apply``:
+#     wagers held << 22 | colour << 19 | threshold << 15 | held << 5
+# (held: a bit per rank 0..9 of the cards of that colour in hand, rank 0 the wagers; threshold:
+# the lowest placeable rank, 10 when none). A colour key names (cached) the table bases of its
+# held cards, and a card's base or-ed with the 5-bit mask of drawable piles indexes its legal
+# actions in ``_CARD_TABLE``. The key also names the colour's part of the sorted hand.
 
 _HELD_SHIFT = 5
 _THRESHOLD_SHIFT = 15
 _THRESHOLD_BITS = 15 << _THRESHOLD_SHIFT
 _COLOUR_SHIFT = 19
+_WAGERS_SHIFT = 22
 _CARD_TABLE: tuple[tuple[Action, ...], ...] = tuple(
     (_PLAY_TABLE[index >> 1] if index & 1 else ()) + _DISCARD_TABLE[index >> 1]
     for index in (
@@ -234,18 +235,32 @@ _CARD_TABLE: tuple[tuple[Action, ...], ...] = tuple(
 placeable) then its discards, each drawing from the deck or a pile of the mask."""
 _BASES: dict[int, tuple[int, ...]] = {}
 """The ``_CARD_TABLE`` bases ``(code * 2 + placeable) * 32`` of the cards a colour key holds,
-in card order; filled on demand (at most 5 * 11 * 1024 keys)."""
+in card order; filled on demand (at most 5 * 4 * 11 * 1024 keys, a few thousand in play)."""
+_HAND_PARTS: dict[int, tuple[Card, ...]] = {}
+"""The cards a colour key holds, sorted, by key without its threshold; filled on demand."""
 
 
 def _bases(key: int) -> tuple[int, ...]:
     """The table bases of a colour key's held cards (cached)."""
     found = _BASES.get(key)
     if found is None:
-        colour, threshold = key >> _COLOUR_SHIFT, key >> _THRESHOLD_SHIFT & 15
+        colour, threshold = key >> _COLOUR_SHIFT & 7, key >> _THRESHOLD_SHIFT & 15
         found = _BASES[key] = tuple(
             ((colour * 10 + rank) * 2 + (rank >= threshold)) * 32
             for rank in range(10)
             if key >> (rank + _HELD_SHIFT) & 1
+        )
+    return found
+
+
+def _hand_part(key: int) -> tuple[Card, ...]:
+    """The cards a colour key holds, sorted (cached)."""
+    key &= ~_THRESHOLD_BITS
+    found = _HAND_PARTS.get(key)
+    if found is None:
+        first = (key >> _COLOUR_SHIFT & 7) * 10
+        found = _HAND_PARTS[key] = (CARDS[first],) * (key >> _WAGERS_SHIFT) + tuple(
+            CARDS[first + rank] for rank in range(1, 10) if key >> (rank + _HELD_SHIFT) & 1
         )
     return found
 
@@ -262,8 +277,23 @@ def _colour_keys(hand: Hand, expeditions: Expeditions) -> tuple[int, ...]:
     keys = [colour << _COLOUR_SHIFT | _threshold(expeditions[colour]) << _THRESHOLD_SHIFT
             for colour in range(N_COLOURS)]
     for card in hand:
-        keys[int(card) // 10] |= 1 << (int(card) % 10 + _HELD_SHIFT)
+        colour, rank = divmod(int(card), 10)
+        keys[colour] |= 1 << (rank + _HELD_SHIFT)
+        if not rank:
+            keys[colour] += 1 << _WAGERS_SHIFT
     return tuple(keys)
+
+
+_CODES: dict[object, int] = {code: code for code in range(N_COLOURS * 10)}
+
+
+def _code_of(card: object) -> int:
+    """The code of a card given in an action (a ``Card``, or a number equal to one: what
+    ``card in hand`` would find), -1 for anything else."""
+    try:
+        return _CODES.get(card, -1)
+    except TypeError:  # unhashable
+        return -1
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -278,6 +308,32 @@ class LastAction:
 
     def __repr__(self) -> str:
         return f"LastAction({format_action(self.action)!r}, drawn={self.drawn!r})"
+
+
+Move = tuple[int, int, int, bool, int | None, int]
+"""An action as the engine checks and plays it: (card code, colour, rank, discard, draw,
+:func:`_action_index`)."""
+_MOVES: tuple[Move, ...] = tuple(
+    (index // 12, index // 120, index // 12 % 10, index % 12 >= 6,
+     None if index % 6 == 0 else index % 6 - 1, index)
+    for index in range(N_COLOURS * 10 * 12)
+)
+_MOVE_BY_ID: dict[int, Move] = {
+    id(action): _MOVES[_action_index(int(action.card), action.discard, action.draw)]
+    for action in _ACTIONS.values()
+}
+"""The moves of the interned actions (those ``legal_actions`` and ``parse_action`` return), by
+``id``: they live as long as the module, so no other object has their ids."""
+
+
+def _move_of(action: object) -> Move | None:
+    """The move of any action value, None when it is not a well-formed Lost Cities action."""
+    if not isinstance(action, Action):
+        return None
+    code, draw = _code_of(action.card), action.draw
+    if code < 0 or not (draw is None or isinstance(draw, int) and 0 <= draw < N_COLOURS):
+        return None
+    return _MOVES[_action_index(code, bool(action.discard), draw)]
 
 
 _LAST: dict[int, LastAction] = {}
@@ -342,6 +398,10 @@ Deal = tuple[Hand, Hand, tuple[Card, ...]]
 LastActions = tuple[LastAction | None, LastAction | None]
 """Each seat's most recent action in the current round, None before its first."""
 NO_LAST_ACTIONS: LastActions = (None, None)
+Stack = tuple[Card, "Stack"] | None
+"""A discard pile as a linked stack: (its top card, the stack below), None when empty."""
+_STACK = ("_stack_y", "_stack_b", "_stack_w", "_stack_g", "_stack_r")
+"""Where a state keeps its discard piles as stacks (instance dict keys, one per colour)."""
 
 
 @dataclass(frozen=True)
@@ -383,21 +443,34 @@ class State:
     last_actions: LastActions
     """Each seat's most recent action in the current round (public), None before its first."""
     _keys: tuple[tuple[int, ...], tuple[int, ...]] = field(init=False, repr=False, compare=False)
-    """Per seat, its five colour keys (derived from ``hands`` and ``expeditions``)."""
+    """Per seat, its five colour keys (the hand, and what it may place)."""
+    _table: int = field(init=False, repr=False, compare=False)
+    """Both seats' expeditions, 12 bits each at ``(seat * 5 + colour) * 12``: the number of
+    wagers (2 bits), then a bit per number rank 1..9 (the cards are always placed in rising
+    order, so the set is the expedition)."""
     _mask: int = field(init=False, repr=False, compare=False)
-    """Bit ``colour`` set when that discard pile is not empty (derived from ``piles``)."""
+    """Bit ``colour`` set when that discard pile is not empty."""
     _log: tuple[list[HistoryEntry], int] = field(init=False, repr=False, compare=False)
-    """The list ``history`` is made from, and this state's length of it (see
-    ``_SharedHistory``)."""
-    _history: tuple[HistoryEntry, ...] | None = field(init=False, repr=False, compare=False)
-    """``history`` once made, None before."""
+    """The list ``history`` is made from, shared along a line of play (copied where a line
+    branches), and this state's length of it."""
 
     def __post_init__(self) -> None:
-        """Derive the private fields from the public ones."""
-        hands, expeditions = self.hands, self.expeditions
+        """Derive the private fields from the public ones (a state built by ``State(...)`` or
+        ``dataclasses.replace``)."""
+        hands, expeditions, piles, history = self.hands, self.expeditions, self.piles, self.history
         keys = (_colour_keys(hands[0], expeditions[0]), _colour_keys(hands[1], expeditions[1]))
-        object.__setattr__(self, "_keys", keys)
-        object.__setattr__(self, "_mask", _pile_mask(self.piles))
+        table = 0
+        for seat in (0, 1):
+            for colour in range(N_COLOURS):
+                for card in expeditions[seat][colour]:
+                    table = _placed(table, seat, int(card))
+        stacks: list[Stack] = [None] * N_COLOURS
+        for colour in range(N_COLOURS):
+            for card in piles[colour]:
+                stacks[colour] = (card, stacks[colour])
+        for name, value in (("_keys", keys), ("_table", table), *zip(_STACK, stacks, strict=True),
+                            ("_mask", _pile_mask(piles)), ("_log", (list(history), len(history)))):
+            object.__setattr__(self, name, value)
 
     @property
     def deck_count(self) -> int:
@@ -405,57 +478,119 @@ class State:
         return len(self.deck) - self.deck_pos
 
 
-class _SharedHistory:
-    """``State.history``: stored by ``State(...)`` as given; after ``apply`` made from the list
-    shared along the line of play (``_log``: the list and this state's length of it) on first
-    use, then kept."""
+def _placed(table: int, seat: int, code: int) -> int:
+    """``State._table`` after ``seat`` placed the card ``code``."""
+    colour, rank = divmod(code, 10)
+    offset = (seat * N_COLOURS + colour) * 12
+    return table + (1 << offset) if not rank else table | 1 << (offset + rank + 1)
+
+
+_EXPEDITIONS: dict[int, tuple[Card, ...]] = {}
+"""Expeditions by ``colour << 12 | their 12 bits of State._table``, filled on demand."""
+
+
+def _expedition(colour: int, bits: int) -> tuple[Card, ...]:
+    """The cards of an expedition from its bits (cached)."""
+    found = _EXPEDITIONS.get(colour << 12 | bits)
+    if found is None:
+        first = colour * 10
+        found = _EXPEDITIONS[colour << 12 | bits] = (CARDS[first],) * (bits & 3) + tuple(
+            CARDS[first + rank] for rank in range(1, 10) if bits >> (rank + 1) & 1
+        )
+    return found
+
+
+def _hands_of(state: State) -> tuple[Hand, Hand]:
+    """Both hands, made from the colour keys."""
+    return (
+        tuple(card for key in state._keys[0] for card in _hand_part(key)),
+        tuple(card for key in state._keys[1] for card in _hand_part(key)),
+    )
+
+
+def _expeditions_of(state: State) -> tuple[Expeditions, Expeditions]:
+    """Both seats' expeditions, made from ``_table``."""
+    table = state._table
+    return (
+        tuple(_expedition(colour, table >> colour * 12 & 4095) for colour in range(N_COLOURS)),
+        tuple(_expedition(colour, table >> (colour + 5) * 12 & 4095)
+              for colour in range(N_COLOURS)),
+    )
+
+
+def _piles_of(state: State) -> tuple[tuple[Card, ...], ...]:
+    """The five discard piles, bottom first, made from the stacks."""
+    piles = []
+    fields = state.__dict__
+    for name in _STACK:
+        stack = fields[name]
+        cards: list[Card] = []
+        while stack is not None:
+            card, stack = stack
+            cards.append(card)
+        cards.reverse()
+        piles.append(tuple(cards))
+    return tuple(piles)
+
+
+def _history_of(state: State) -> tuple[HistoryEntry, ...]:
+    """The history, made from this state's part of the shared list."""
+    log, length = state._log
+    return tuple(log[:length])
+
+
+class _Made:
+    """A public field of ``State`` that ``apply`` does not build: ``State(...)`` stores the
+    value given; after ``apply`` it is made from the private fields on first use, then kept
+    (in the instance dict as ``_made_<name>``, None until made)."""
+
+    def __init__(self, name: str, make: Callable[[State], Any]) -> None:
+        self.slot = "_made_" + name
+        self.make = make
 
     def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         fields = state.__dict__
-        history = fields["_history"]
-        if history is None:
-            log, length = fields["_log"]
-            history = fields["_history"] = tuple(log[:length])
-        return history
+        value = fields[self.slot]
+        if value is None:
+            value = fields[self.slot] = self.make(state)
+        return value
 
-    def __set__(self, state: State, history: tuple[HistoryEntry, ...]) -> None:
-        fields = state.__dict__
-        fields["_history"] = history
-        fields["_log"] = (list(history), len(history))
+    def __set__(self, state: State, value: Any) -> None:
+        state.__dict__[self.slot] = value
 
 
-setattr(State, "history", _SharedHistory())  # noqa: B010 - after @dataclass made __init__
+for _name, _make in (("hands", _hands_of), ("expeditions", _expeditions_of),
+                     ("piles", _piles_of), ("history", _history_of)):
+    setattr(State, _name, _Made(_name, _make))  # after @dataclass made __init__ and __eq__
 
 
 _new_object = object.__new__
 _set_attribute = object.__setattr__
 
 
-def _drawable(state: State, discard: bool, colour: int, draw: int) -> bool:
-    """Whether the pile ``draw`` may be drawn from after placing or discarding (``discard``) a
-    card of ``colour`` (``apply``'s check of a pile draw, as in ``is_legal``)."""
-    return (
-        isinstance(draw, int)
-        and 0 <= draw < N_COLOURS
-        and state.turn < state.rules.stall_guard_turns
+def _legal_move(state: State, action: Action) -> Move | None:
+    """The action as a :data:`Move` when it is legal in ``state``, else None (the one check of
+    ``is_legal`` and ``apply``)."""
+    if state.player is None:
+        return None
+    move = _MOVE_BY_ID.get(id(action)) or _move_of(action)
+    if move is None:
+        return None
+    _, colour, rank, discard, draw, _ = move
+    key = state._keys[state.player][colour]
+    if not key >> (rank + _HELD_SHIFT) & 1:  # not in hand
+        return None
+    if not discard and rank < key >> _THRESHOLD_SHIFT & 15:  # below the expedition
+        return None
+    if draw is None or (
+        state.turn < state.rules.stall_guard_turns
         and not (discard and draw == colour)
-        and bool(state._mask >> draw & 1)
-    )
-
-
-def _extend_history(state: State, entry: HistoryEntry) -> tuple[list[HistoryEntry], int]:
-    """The ``_log`` of the state after ``state``: the shared list with ``entry`` appended, or a
-    copy of this state's part of it when another line of play appended to it first."""
-    log, length = state._log
-    if len(log) == length:
-        log.append(entry)
-        if log[length] is entry:  # (checked after the append too: another thread's branch)
-            return log, length + 1
-    log = log[:length]
-    log.append(entry)
-    return log, length + 1
+        and state._mask >> draw & 1
+    ):
+        return move
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -641,134 +776,90 @@ class LostCitiesGame:
         return tuple(out)
 
     def is_legal(self, state: State, action: Action) -> bool:
-        seat = state.player
-        if seat is None or not isinstance(action, Action):
-            return False
-        card = action.card
-        if card not in state.hands[seat]:
-            return False
-        colour, rank = divmod(int(card), 10)
-        if not action.discard and rank < state._keys[seat][colour] >> _THRESHOLD_SHIFT & 15:
-            return False
-        draw = action.draw
-        if draw is None:
-            return True
-        if not isinstance(draw, int) or not 0 <= draw < N_COLOURS:
-            return False
-        if state.turn >= state.rules.stall_guard_turns:
-            return False
-        if action.discard and draw == colour:
-            return False
-        return bool(state._mask >> draw & 1)
+        return _legal_move(state, action) is not None
 
     # --- transitions -------------------------------------------------------------------------
     def apply(self, state: State, action: Action) -> State:
         """Play one turn; raises ``IllegalActionError`` if the action is not legal now.
 
-        The hot path of every search: the checks of ``is_legal`` and the transition in one
-        function, the private fields updated in place of being derived again."""
-        seat = state.player
-        if seat is None or not isinstance(action, Action) or action.card not in state.hands[seat]:
+        The hot path of every search: it updates the private fields (keys, expedition bits,
+        pile stacks, the shared history list) and leaves ``hands``, ``expeditions``, ``piles``
+        and ``history`` to be made when first read."""
+        move = _legal_move(state, action)
+        if move is None:
             raise IllegalActionError(self._why_illegal(state, action))
-        code = int(action.card)
-        colour, rank = divmod(code, 10)
-        discard, draw = action.discard, action.draw
-        seat_keys = state._keys[seat]
-        key, mask = seat_keys[colour], state._mask
-        if (not discard and rank < key >> _THRESHOLD_SHIFT & 15) or (
-            draw is not None and not _drawable(state, discard, colour, draw)
-        ):
-            raise IllegalActionError(self._why_illegal(state, action))
-        card = CARDS[code]
-        hand = list(state.hands[seat])
-        hand.remove(card)
-        if rank or card not in hand:  # (a second wager of the colour stays held)
+        seat: int = state.player  # type: ignore[assignment]
+        code, colour, rank, discard, draw, index = move
+        fields = state.__dict__.copy()  # the next state: a copy with some fields changed
+        fields["_made_hands"] = fields["_made_history"] = None
+        keys = list(state._keys[seat])
+        key = keys[colour]
+        if rank:
             key &= ~(1 << (rank + _HELD_SHIFT))
-        piles, exps_all = state.piles, state.expeditions
-        if discard:
-            piles = piles[:colour] + (piles[colour] + (card,),) + piles[colour + 1 :]
-            mask |= 1 << colour
         else:
-            mine = exps_all[seat]
-            mine = mine[:colour] + (mine[colour] + (card,),) + mine[colour + 1 :]
-            exps_all = (mine, exps_all[1]) if seat == 0 else (exps_all[0], mine)
+            key -= 1 << _WAGERS_SHIFT
+            if not key >> _WAGERS_SHIFT:
+                key &= ~(1 << _HELD_SHIFT)
+        mask = state._mask
+        if not discard:
+            fields["_table"] = _placed(state._table, seat, code)
+            fields["_made_expeditions"] = None
             key = key & ~_THRESHOLD_BITS | (rank + 1 if rank else 0) << _THRESHOLD_SHIFT
-        keys = list(seat_keys)
         keys[colour] = key
-        index = code * 12 + (6 if discard else 0)  # (_action_index)
         deck_pos = state.deck_pos
         if draw is None:
             drawn = state.deck[deck_pos]
-            deck_pos += 1
+            fields["deck_pos"] = deck_pos = deck_pos + 1
             last = _LAST.get(index * 64) or _last_of(index, None)
-        else:
-            index += draw + 1
-            pile = piles[draw]
-            drawn = pile[-1]
-            piles = piles[:draw] + (pile[:-1],) + piles[draw + 1 :]
-            if len(pile) == 1:
-                mask &= ~(1 << draw)
+        if discard:
+            fields[_STACK[colour]] = (CARDS[code], fields[_STACK[colour]])
+            fields["_made_piles"] = None
+            fields["_mask"] = mask = mask | 1 << colour
+        if draw is not None:
+            drawn, below = fields[_STACK[draw]]
+            fields[_STACK[draw]] = below
+            fields["_made_piles"] = None
+            if below is None:
+                fields["_mask"] = mask & ~(1 << draw)
             last = _LAST.get(index * 64 + drawn + 1) or _last_of(index, drawn)
         drawn_colour, drawn_rank = divmod(drawn, 10)
-        keys[drawn_colour] |= 1 << (drawn_rank + _HELD_SHIFT)
-        insort(hand, drawn)
-        log = _extend_history(state, (state.round_index, seat, _TEXT_BY_INDEX[index]))
-        lasts: LastActions
-        if seat == 0:
-            hands, lasts = (tuple(hand), state.hands[1]), (last, state.last_actions[1])
-            all_keys = (tuple(keys), state._keys[1])
+        if drawn_rank:
+            keys[drawn_colour] |= 1 << (drawn_rank + _HELD_SHIFT)
         else:
-            hands, lasts = (state.hands[0], tuple(hand)), (state.last_actions[0], last)
-            all_keys = (state._keys[0], tuple(keys))
-        if deck_pos == len(state.deck):
-            return self._end_round(state, exps_all, log, hands, piles, deck_pos, lasts)
-        fields = state.__dict__.copy()  # a copy with some fields changed (no __init__)
+            keys[drawn_colour] = keys[drawn_colour] + (1 << _WAGERS_SHIFT) | 1 << _HELD_SHIFT
+        all_keys, lasts = state._keys, state.last_actions
+        if seat == 0:
+            fields["_keys"], fields["last_actions"] = (tuple(keys), all_keys[1]), (last, lasts[1])
+        else:
+            fields["_keys"], fields["last_actions"] = (all_keys[0], tuple(keys)), (lasts[0], last)
+        entry = (state.round_index, seat, _TEXT_BY_INDEX[index])
+        log, length = state._log
+        if len(log) == length:  # the line of play goes on: share the list
+            log.append(entry)
+        if log[length] is not entry:  # a branch (checked after the append: thread-safe)
+            log = log[:length]
+            log.append(entry)
+        fields["_log"] = (log, length + 1)
         fields["player"] = 1 - seat
-        fields["hands"] = hands
-        fields["expeditions"] = exps_all
-        fields["piles"] = piles
-        fields["deck_pos"] = deck_pos
         fields["turn"] = state.turn + 1
-        fields["_history"] = None
-        fields["_log"] = log
-        fields["last_actions"] = lasts
-        fields["_keys"] = all_keys
-        fields["_mask"] = mask
         after = _new_object(State)
         _set_attribute(after, "__dict__", fields)
+        if deck_pos == len(state.deck):
+            return self._end_round(after)
         return after
 
-    def _end_round(
-        self,
-        state: State,
-        expeditions: tuple[Expeditions, Expeditions],
-        log: tuple[list[HistoryEntry], int],
-        hands: tuple[Hand, Hand],
-        piles: tuple[tuple[Card, ...], ...],
-        deck_pos: int,
-        last_actions: LastActions,
-    ) -> State:
-        scores = (round_score(expeditions[0]), round_score(expeditions[1]))
-        finished = state.finished + (scores,)
-        rules = state.rules
-        history = tuple(log[0][: log[1]])
+    def _end_round(self, after: State) -> State:
+        """The state after the last deck card was drawn (``after``: the round's last turn
+        played): the next round dealt, or the match over."""
+        expeditions = after.expeditions
+        finished = after.finished + ((round_score(expeditions[0]), round_score(expeditions[1])),)
+        rules = after.rules
         if len(finished) < rules.rounds:
             starter = next_starter(rules, finished)
-            index = state.round_index + 1
-            deal = _deal(state.seed, index)
-            return _start_round(rules, state.seed, index, finished, starter, history, deal)
-        return dataclasses.replace(
-            state,
-            finished=finished,
-            player=None,
-            hands=hands,
-            expeditions=expeditions,
-            piles=piles,
-            deck_pos=deck_pos,
-            turn=state.turn + 1,
-            history=history,
-            last_actions=last_actions,
-        )
+            index = after.round_index + 1
+            deal = _deal(after.seed, index)
+            return _start_round(rules, after.seed, index, finished, starter, after.history, deal)
+        return dataclasses.replace(after, finished=finished, player=None)
 
     def _why_illegal(self, state: State, action: Action) -> str:
         """The error of ``apply`` for an illegal action: its text and the reason."""
