@@ -28,6 +28,13 @@ def arena_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def stable_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Identities from the plugins' fields alone: a verdict stored by one command is found by
+    the next even while files under arena/ change meanwhile (a shared working tree)."""
+    monkeypatch.setattr(gate, "package_root", lambda locator: None)
+
+
 def _flat(text: str) -> str:
     """The words of an output, table borders left out (a cell's text wraps at 80 columns; the
     other cells of its continuation lines are empty)."""
