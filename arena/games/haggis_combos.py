@@ -252,8 +252,9 @@ def _parse_rank(text: str, whole: str) -> int:
 
 # --- enumerating combinations ----------------------------------------------------------------
 #
-# Speed (issue 25). The enumerators yield *keys*, plain tuples (kind, low, high, width, mask)
-# that sort natively, and build each ``Combo`` once without the frozen dataclass's ``__init__``
+# Speed (issue 25). The enumerators fill *buckets*: a reading (kind, low, high, width) -> the
+# masks of its physical cards, which sort natively (no tuple per combination), and each
+# ``Combo`` is built once, in the sorted order, without the frozen dataclass's ``__init__``
 # (``_combo``). Runs are extended rank by rank with flat lists of partial runs (no recursion);
 # the wild cards that can fill a run's missing places are looked up per (missing ranks, wild
 # cards held) once. A hand's combinations are kept (``_HandCombos``: sorted, and grouped by
@@ -262,8 +263,10 @@ def _parse_rank(text: str, whole: str) -> int:
 # that avoids them: that is how a hand shrinks during a round. A follower with nothing cached
 # enumerates only the top's shape, as before.
 
-Key = tuple[int, int, int, int, int]
-"""(kind, low, high, width, mask): a combination's sort key, which is also its fields."""
+Head = tuple[int, int, int, int]
+"""(kind, low, high, width): a combination's reading; with its mask, its sort key."""
+Buckets = dict[Head, list[int]]
+"""Reading -> the masks of the combinations with that reading."""
 
 _new = object.__new__
 
@@ -272,17 +275,33 @@ _SET_FIELDS = tuple(getattr(Combo, name).__set__ for name in ("kind", "low", "hi
                                                                 "mask"))
 
 
-def _combo(key: Key) -> Combo:
-    """``Combo(*key)`` without the frozen ``__init__``'s checks (same slots, equality and
-    hash): the slots' setters called directly."""
-    combo = _new(Combo)
-    kind, low, high, width, mask = _SET_FIELDS
-    kind(combo, key[0])
-    low(combo, key[1])
-    high(combo, key[2])
-    width(combo, key[3])
-    mask(combo, key[4])
-    return combo
+def _build(buckets: Buckets) -> list[Combo]:
+    """The buckets' combinations in the sorted order of (kind, low, high, width, mask), each
+    built without the frozen ``__init__``'s checks (same slots, equality and hash): the slots'
+    setters called directly."""
+    out: list[Combo] = []
+    append = out.append
+    set_kind, set_low, set_high, set_width, set_mask = _SET_FIELDS
+    for head in sorted(buckets):
+        kind, low, high, width = head
+        masks = buckets[head]
+        masks.sort()
+        for mask in masks:
+            combo = _new(Combo)
+            set_kind(combo, kind)
+            set_low(combo, low)
+            set_high(combo, high)
+            set_width(combo, width)
+            set_mask(combo, mask)
+            append(combo)
+    return out
+
+
+def _bucket(buckets: Buckets, head: Head) -> list[int]:
+    found = buckets.get(head)
+    if found is None:
+        found = buckets[head] = []
+    return found
 
 
 _SUIT_SETS = {w: [m for m in range(16) if m.bit_count() == w] for w in range(1, 5)}
@@ -320,8 +339,7 @@ def _fills(slots: tuple[int, ...], wilds: int) -> tuple[int, ...]:
     return found
 
 
-def _set_keys(hand: int, size: int | None, above: int) -> list[Key]:
-    out: list[Key] = []
+def _set_keys(hand: int, size: int | None, above: int, out: Buckets) -> None:
     wilds = cards_of(hand & WILD_MASK)
     wild_masks = [
         (mask_of(sub), k) for k in range(len(wilds) + 1) for sub in combinations(wilds, k)
@@ -330,18 +348,17 @@ def _set_keys(hand: int, size: int | None, above: int) -> list[Key]:
         shift = (rank - 2) * 4
         for sub, n in _SUBSETS[(hand >> shift) & 15][1:]:
             numbers = sub << shift
-            out.extend(
-                (SET, rank, rank, n + k, numbers | wmask)
-                for wmask, k in wild_masks
-                if size is None or n + k == size
-            )
+            for wmask, k in wild_masks:
+                if size is None or n + k == size:
+                    _bucket(out, (SET, rank, rank, n + k)).append(numbers | wmask)
     if size in (None, 1):
-        out.extend((SET, w - 25, w - 25, 1, 1 << w) for w in wilds if w - 25 > above)
-    return out
+        for w in wilds:
+            if w - 25 > above:
+                out[(SET, w - 25, w - 25, 1)] = [1 << w]
 
 
-def _run_keys(hand: int, width: int | None, length: int | None, above: int) -> list[Key]:
-    out: list[Key] = []
+def _run_keys(hand: int, width: int | None, length: int | None, above: int,
+              out: Buckets) -> None:
     wilds = hand & WILD_MASK
     budget = wilds.bit_count()
     for w in (width,) if width else (1, 2, 3, 4):
@@ -354,7 +371,6 @@ def _run_keys(hand: int, width: int | None, length: int | None, above: int) -> l
             for a in range(lowest, 13):
                 if any(held[a - 2 : a - 1 + reach]):  # a run holds a number card
                     _runs_from(a, w, suits, subsets, wilds, budget, min_len, length, out)
-    return out
 
 
 def _runs_from(
@@ -366,7 +382,7 @@ def _runs_from(
     budget: int,
     min_len: int,
     length: int | None,
-    out: list[Key],
+    out: Buckets,
 ) -> None:
     """Every run of width ``w`` in suit set ``suits`` starting at rank ``a`` (rank by rank:
     partial runs are (number cards, their suits, missing places))."""
@@ -385,32 +401,33 @@ def _runs_from(
         run_len = rank - a + 1
         if run_len >= min_len and (length is None or run_len == length):
             canon = _CANON_SUITS
+            masks = None
             for numbers, union, slots in partials:
                 if numbers and canon[union][w] == suits:
+                    if masks is None:
+                        masks = _bucket(out, (RUN, a, rank, w))
                     if slots:
-                        out.extend((RUN, a, rank, w, numbers | f) for f in _fills(slots, wilds))
+                        masks.extend([numbers | f for f in _fills(slots, wilds)])
                     else:
-                        out.append((RUN, a, rank, w, numbers))
+                        masks.append(numbers)
         if length is not None and run_len >= length:
             return
 
 
-def _bomb_keys(hand: int, above: int) -> list[Key]:
-    out: list[Key] = []
+def _bomb_keys(hand: int, above: int, out: Buckets) -> None:
     held = [[c for c in range(r * 4 - 8, r * 4 - 4) if hand >> c & 1] for r in _ODD_RANKS]
     if above < RAINBOW:
         for cards in _product(held):
             if len({c % 4 for c in cards}) == 4:
-                out.append((BOMB, RAINBOW, RAINBOW, 4, mask_of(cards)))
+                _bucket(out, (BOMB, RAINBOW, RAINBOW, 4)).append(mask_of(cards))
     for level, mask in _WILD_BOMBS.items():
         if level > above and hand & mask == mask:
-            out.append((BOMB, level, level, mask.bit_count(), mask))
+            out[(BOMB, level, level, mask.bit_count())] = [mask]
     if above < SUITED:
         for suit in range(4):
             mask = mask_of(number_card(r, suit) for r in _ODD_RANKS)
             if hand & mask == mask:
-                out.append((BOMB, SUITED, SUITED, 4, mask))
-    return out
+                _bucket(out, (BOMB, SUITED, SUITED, 4)).append(mask)
 
 
 def _product(groups: list[list[int]]) -> Iterator[tuple[int, ...]]:
@@ -424,19 +441,25 @@ def _product(groups: list[list[int]]) -> Iterator[tuple[int, ...]]:
 
 def set_combos(hand: int, size: int | None = None, above: int = 0) -> list[Combo]:
     """Every set in ``hand`` (of ``size`` cards and rank > ``above`` when given)."""
-    return [_combo(key) for key in _set_keys(hand, size, above)]
+    buckets: Buckets = {}
+    _set_keys(hand, size, above, buckets)
+    return _build(buckets)
 
 
 def run_combos(
     hand: int, width: int | None = None, length: int | None = None, above: int = 0
 ) -> list[Combo]:
     """Every run in ``hand`` (of that width and length, top rank > ``above``, when given)."""
-    return [_combo(key) for key in _run_keys(hand, width, length, above)]
+    buckets: Buckets = {}
+    _run_keys(hand, width, length, above, buckets)
+    return _build(buckets)
 
 
 def bomb_combos(hand: int, above: int = 0) -> list[Combo]:
     """Every bomb in ``hand`` with level > ``above``."""
-    return [_combo(key) for key in _bomb_keys(hand, above)]
+    buckets: Buckets = {}
+    _bomb_keys(hand, above, buckets)
+    return _build(buckets)
 
 
 Shape = tuple[int, int, int]
@@ -507,18 +530,16 @@ def clear_caches() -> None:
     _FOLLOWS.clear()
 
 
-def _sorted_combos(keys: list[Key]) -> tuple[Combo, ...]:
-    keys.sort()
-    return tuple(map(_combo, keys))
-
-
 def lead_combos(hand: int) -> tuple[Combo, ...]:
     """Every combination in ``hand`` (what a leader may play), in the stable sorted order of
     (kind, low, high, width, mask)."""
     found = _known(hand)
     if found is None:
-        keys = _set_keys(hand, None, 0) + _run_keys(hand, None, None, 0) + _bomb_keys(hand, 0)
-        found = _HandCombos(_sorted_combos(keys))
+        buckets: Buckets = {}
+        _set_keys(hand, None, 0, buckets)
+        _run_keys(hand, None, None, 0, buckets)
+        _bomb_keys(hand, 0, buckets)
+        found = _HandCombos(tuple(_build(buckets)))
         _remember(_HANDS, hand, found)
     return found.combos
 
@@ -530,13 +551,12 @@ def follow_combos(hand: int, top: Combo) -> tuple[Combo, ...]:
         return found.beating(top)
     beating = _FOLLOWS.get((hand, top))
     if beating is None:
-        if top.kind == BOMB:
-            keys = _bomb_keys(hand, top.low)
-        elif top.kind == SET:
-            keys = _set_keys(hand, top.width, top.low) + _bomb_keys(hand, 0)
-        else:
-            length = top.high - top.low + 1
-            keys = _run_keys(hand, top.width, length, top.high) + _bomb_keys(hand, 0)
-        beating = _sorted_combos(keys)
+        buckets: Buckets = {}
+        if top.kind == SET:
+            _set_keys(hand, top.width, top.low, buckets)
+        elif top.kind == RUN:
+            _run_keys(hand, top.width, top.high - top.low + 1, top.high, buckets)
+        _bomb_keys(hand, top.low if top.kind == BOMB else 0, buckets)
+        beating = tuple(_build(buckets))
         _remember(_FOLLOWS, (hand, top), beating)
     return beating
