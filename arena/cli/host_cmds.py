@@ -123,7 +123,28 @@ def _check_ladders(config: object) -> list[tuple[str, str, str]]:
             rows.append((f"ladder {game.game}", "fail", str(exc)))
             continue
         rows.append(_check_clock(game.game, ladder.clock, ladder.sandbox))
+        rows.append(_check_gate(game.game, config.allow_ungated_games))
     return rows
+
+
+def _check_gate(game: str, allowed: bool) -> tuple[str, str, str]:
+    """The game's conformance-gate verdict as cached (``--check`` starts nothing, so it runs
+    no gate): passed, failed (refused at start unless allowed) or not run yet."""
+    from arena.games import plugin
+    from arena.referee.gate import gate_status
+
+    report = gate_status(plugin(game))
+    if report is None:
+        return (f"gate {game}", "warn", f"not run yet: it runs at start (`arena games check "
+                                        f"{game}` runs it now)")
+    if report.passed:
+        return (f"gate {game}", "ok", "passed the conformance gate")
+    failed = ", ".join(report.failed)
+    if allowed:
+        return (f"gate {game}", "warn", f"failed ({failed}); played anyway: "
+                                        "allow_ungated_games = true")
+    return (f"gate {game}", "fail", f"failed ({failed}): refused at start (`arena games check "
+                                    f"{game}`)")
 
 
 def _check_clock(game: str, clock: str, sandbox: str) -> tuple[str, str, str]:

@@ -40,7 +40,8 @@ from arena.cli.render import render_bot_stats
 from arena.cli.schedule_view import render_schedule
 from arena.cli.verify_cmds import render_verification, verification_progress
 from arena.errors import ConfigError
-from arena.ladder.config import SANDBOXES, load_ladder
+from arena.games import plugin
+from arena.ladder.config import SANDBOXES, LadderConfig, load_ladder
 from arena.ladder.publish import publish as publish_results
 from arena.ladder.publish import verify_command
 from arena.ladder.reports import (
@@ -146,6 +147,7 @@ def run_ladder(
     if sandbox is not None and sandbox not in SANDBOXES:
         raise typer.BadParameter(f"must be one of {', '.join(SANDBOXES)}", param_hint="--sandbox")
     config = load_ladder(ladder)
+    _announce_gate(config)  # a game failing the conformance gate: one line, nothing made
     signing = ladder_signing(config)  # a bad key: one line, before anything is played
     chosen = announce_sandbox(sandbox or config.sandbox)
     console.print(plain(signing_line(signing)), soft_wrap=True)
@@ -437,3 +439,18 @@ def publish(
     own = ladder_signing(config).public_key or done.public_key
     console.print(plain(f"check it: {verify_command(out, own)} (hand readers the public key "
                         f"yourself: the copy inside {out} proves nothing)"), soft_wrap=True)
+
+
+def _announce_gate(config: LadderConfig) -> None:
+    """Run (or read the cached verdict of) the conformance gate on the ladder's game before
+    anything is made: a failing game is refused in one line (``ConfigError``); one the ladder
+    allows anyway gets its warning line."""
+    from arena.ladder.runner import check_gated
+    from arena.referee.gate import gate_status
+
+    if gate_status(plugin(config.game)) is None:
+        err_console.print(plain(f"checking {config.game} against the conformance gate (once per "
+                                "version of the game)..."), style="dim")
+    warning = check_gated(config)
+    if warning:
+        err_console.print(notice("warning", "yellow", warning), soft_wrap=True)

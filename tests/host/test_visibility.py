@@ -136,6 +136,7 @@ def test_host_check_says_what_would_stop_the_server(tmp_path: Path) -> None:
     good = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "TLS certificate" in good.stdout and "database" in good.stdout
+    assert "gate " in good.stdout  # each hosted game's conformance-gate verdict (or: not run)
     (server.file.parent / "certs" / "server.pem").unlink()
     bad = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert bad.returncode == 2
