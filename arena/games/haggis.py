@@ -83,6 +83,7 @@ from arena.games.haggis_combos import (
     format_combo,
     lead_combos,
     parse_combo,
+    remember,
     run_combos,
     set_combos,
     wild_readings,
@@ -388,7 +389,6 @@ def _legal_list(hand: int, top: Combo | None, can_bet: bool) -> tuple[Action, ..
     return passes + tuple(plays)
 
 
-_LEGAL_CACHE_SIZE = 64
 _LEGAL: dict[tuple[int, Combo | None, bool], tuple[Action, ...]] = {}
 """(hand, top of the trick, may bet) -> the legal list, the most recent last (bounded)."""
 
@@ -446,9 +446,7 @@ class HaggisGame:
         found = _LEGAL.get(key)
         if found is None:
             found = _legal_list(hand, top, can_bet)
-            if len(_LEGAL) >= _LEGAL_CACHE_SIZE:
-                del _LEGAL[next(iter(_LEGAL))]
-            _LEGAL[key] = found
+            remember(_LEGAL, key, found)
         return found
 
     def is_legal(self, state: State, action: Action) -> bool:

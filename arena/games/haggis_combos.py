@@ -504,9 +504,15 @@ _FOLLOWS: dict[tuple[int, Combo], tuple[Combo, ...]] = {}
 """(hand, top) -> what beats it, for hands whose whole list is not known (bounded)."""
 
 
-def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
-    if len(cache) >= _CACHE_SIZE:
-        del cache[next(iter(cache))]
+def remember(cache: dict[Any, Any], key: Any, value: Any, size: int = _CACHE_SIZE) -> None:
+    """``cache[key] = value``, first dropping the oldest entry when ``cache`` holds ``size``.
+    Safe when threads share the cache (a bot searching in threads): a race only drops or
+    recomputes an entry, never raises."""
+    if len(cache) >= size:
+        try:
+            del cache[next(iter(cache))]
+        except (RuntimeError, KeyError, StopIteration):  # another thread changed it meanwhile
+            pass
     cache[key] = value
 
 
@@ -514,13 +520,14 @@ def _known(hand: int) -> _HandCombos | None:
     """The hand's combinations if cached or derivable from a cached larger hand."""
     found = _HANDS.pop(hand, None)
     if found is None:
-        larger = [h for h in _HANDS if not hand & ~h]
-        if not larger:
+        larger = [h for h in list(_HANDS) if not hand & ~h]  # list(): one step, thread-safe
+        parent = min(larger, key=int.bit_count, default=None)
+        source = None if parent is None else _HANDS.get(parent)
+        if parent is None or source is None:
             return None
-        parent = min(larger, key=int.bit_count)
         removed = parent & ~hand
-        found = _HandCombos(tuple(c for c in _HANDS[parent].combos if not c.mask & removed))
-    _remember(_HANDS, hand, found)
+        found = _HandCombos(tuple(c for c in source.combos if not c.mask & removed))
+    remember(_HANDS, hand, found)
     return found
 
 
@@ -540,7 +547,7 @@ def lead_combos(hand: int) -> tuple[Combo, ...]:
         _run_keys(hand, None, None, 0, buckets)
         _bomb_keys(hand, 0, buckets)
         found = _HandCombos(tuple(_build(buckets)))
-        _remember(_HANDS, hand, found)
+        remember(_HANDS, hand, found)
     return found.combos
 
 
@@ -558,5 +565,5 @@ def follow_combos(hand: int, top: Combo) -> tuple[Combo, ...]:
             _run_keys(hand, top.width, top.high - top.low + 1, top.high, buckets)
         _bomb_keys(hand, top.low if top.kind == BOMB else 0, buckets)
         beating = tuple(_build(buckets))
-        _remember(_FOLLOWS, (hand, top), beating)
+        remember(_FOLLOWS, (hand, top), beating)
     return beating

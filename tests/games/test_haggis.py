@@ -771,3 +771,86 @@ def test_leak_last_actions_hold_nothing_of_the_opponents_hidden_cards() -> None:
 
 def _swap(pair: tuple[int, int], seat: int, value: int) -> tuple[int, int]:
     return (value, pair[1]) if seat == 0 else (pair[0], value)
+
+
+# --- the caches behind the speed (issue 25) ---------------------------------------------------
+
+
+def fresh_legal(state: State) -> tuple[Action, ...]:
+    """The legal list enumerated from scratch (every cache emptied first, then put back as it
+    was, so that the playout's own caches keep deriving)."""
+    from arena.games import haggis_combos
+
+    caches = (haggis_combos._HANDS, haggis_combos._FOLLOWS, h._LEGAL)
+    saved = [dict(cache) for cache in caches]
+    h.clear_caches()
+    try:
+        return GAME.legal_actions(state)
+    finally:
+        for cache, entries in zip(caches, saved, strict=True):
+            cache.clear()
+            cache.update(entries)
+
+
+def test_cached_legal_lists_are_fresh_enumerations() -> None:
+    """A hand's list derived from a larger hand's, a follower's filtered from its cached list,
+    a list asked again: each is exactly the list enumerated from scratch, in order, in every
+    position of interleaved matches (caches shared between them) and of hand-edited states."""
+    rng = random.Random(21)
+    states = [GAME.new_match(seed, {"target": 150}) for seed in range(3)]
+    seen = 0
+    while any(GAME.to_move(s) is not None for s in states):
+        for index, state in enumerate(states):
+            if GAME.to_move(state) is None:
+                continue
+            cached = GAME.legal_actions(state)
+            edits = [  # another seat's hand, the bets open or closed: no stale list
+                dataclasses.replace(state, hands=(state.hands[1], state.hands[0])),
+                dataclasses.replace(state, bets=(None, None), played=(False, False)),
+                dataclasses.replace(state, bets=(0, 0), played=(True, True)),
+            ]
+            cached_edits = [GAME.legal_actions(edit) for edit in edits]
+            assert cached == fresh_legal(state)
+            for edit, cached_edit in zip(edits, cached_edits, strict=True):
+                assert cached_edit == fresh_legal(edit)
+            for follow in (GAME.legal_actions(state), fresh_legal(state)):
+                assert follow == cached
+            states[index] = GAME.apply(state, rng.choice(cached))
+            seen += 1
+    assert seen > 200
+
+
+def test_caches_stay_bounded_and_threads_share_them() -> None:
+    """Playouts in four threads at once (a bot searching in threads) get the lists a single
+    thread enumerates from scratch, nothing raises, and no cache grows past its bound."""
+    import threading
+
+    from arena.games import haggis_combos
+
+    found: list[tuple[State, tuple[Action, ...]]] = []
+    errors: list[BaseException] = []
+
+    def playouts(seed: int) -> None:
+        rng = random.Random(seed)
+        try:
+            for match in range(2):
+                state = GAME.new_match(seed * 10 + match, {"target": 60})
+                while GAME.to_move(state) is not None:
+                    legal = GAME.legal_actions(state)
+                    if rng.random() < 0.1:
+                        found.append((state, legal))
+                    state = GAME.apply(state, rng.choice(legal))
+        except BaseException as exc:  # noqa: BLE001 — reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=playouts, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(found) > 20
+    for cache in (haggis_combos._HANDS, haggis_combos._FOLLOWS, h._LEGAL):
+        assert len(cache) <= haggis_combos._CACHE_SIZE
+    for state, legal in found:
+        assert legal == fresh_legal(state)
