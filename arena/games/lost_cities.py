@@ -213,40 +213,43 @@ _TEXT_BY_INDEX: tuple[str, ...] = tuple(
 # from. The engine keeps, per seat and colour, one int key up to date in ``apply``:
 #     wagers held << 22 | colour << 19 | threshold << 15 | held << 5
 # (held: a bit per rank 0..9 of the cards of that colour in hand, rank 0 the wagers; threshold:
-# the lowest placeable rank, 10 when none). A colour key names (cached) the table bases of its
-# held cards, and a card's base or-ed with the 5-bit mask of drawable piles indexes its legal
-# actions in ``_CARD_TABLE``. The key also names the colour's part of the sorted hand.
+# the lowest placeable rank, 10 when none). A colour key names (cached) the indices of its held
+# cards in ``_CARD_TABLES[mask]``, the cards' legal actions when the piles of the 5-bit mask may
+# be drawn from. The key also names the colour's part of the sorted hand.
 
 _HELD_SHIFT = 5
 _THRESHOLD_SHIFT = 15
 _THRESHOLD_BITS = 15 << _THRESHOLD_SHIFT
 _COLOUR_SHIFT = 19
 _WAGERS_SHIFT = 22
-_CARD_TABLE: tuple[tuple[Action, ...], ...] = tuple(
-    (_PLAY_TABLE[index >> 1] if index & 1 else ()) + _DISCARD_TABLE[index >> 1]
-    for index in (
-        (code * 32 + mask) << 1 | placeable
+_CARD_TABLES: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
+    tuple(
+        (_PLAY_TABLE[code * 32 + mask] if placeable else ()) + _DISCARD_TABLE[code * 32 + mask]
         for code in range(N_COLOURS * 10)
         for placeable in (0, 1)
-        for mask in range(32)
     )
+    for mask in range(32)
 )
-"""A card's legal actions at index ``(code * 2 + placeable) * 32 + mask``: its plays (when
-placeable) then its discards, each drawing from the deck or a pile of the mask."""
+"""Per mask of drawable piles, a card's legal actions at ``code * 2 + placeable``: its plays
+(when placeable) then its discards, each drawing from the deck or a pile of the mask."""
 _BASES: dict[int, tuple[int, ...]] = {}
-"""The ``_CARD_TABLE`` bases ``(code * 2 + placeable) * 32`` of the cards a colour key holds,
-in card order; filled on demand (at most 5 * 4 * 11 * 1024 keys, a few thousand in play)."""
+"""The ``_CARD_TABLES`` indices ``code * 2 + placeable`` of the cards a colour key holds, in
+card order; filled on demand (random play meets some 20,000 keys in 2,000 matches)."""
+_BASES_LIMIT = 100_000
+"""``_BASES`` is emptied when it holds this many keys (about 15 MB)."""
 _HAND_PARTS: dict[int, tuple[Card, ...]] = {}
 """The cards a colour key holds, sorted, by key without its threshold; filled on demand."""
 
 
 def _bases(key: int) -> tuple[int, ...]:
-    """The table bases of a colour key's held cards (cached)."""
+    """The table indices of a colour key's held cards (cached)."""
     found = _BASES.get(key)
     if found is None:
+        if len(_BASES) >= _BASES_LIMIT:
+            _BASES.clear()
         colour, threshold = key >> _COLOUR_SHIFT & 7, key >> _THRESHOLD_SHIFT & 15
         found = _BASES[key] = tuple(
-            ((colour * 10 + rank) * 2 + (rank >= threshold)) * 32
+            (colour * 10 + rank) * 2 + (rank >= threshold)
             for rank in range(10)
             if key >> (rank + _HELD_SHIFT) & 1
         )
@@ -769,10 +772,10 @@ class LostCitiesGame:
             bases = known[y] + known[b] + known[w] + known[g] + known[r]
         except KeyError:
             bases = _bases(y) + _bases(b) + _bases(w) + _bases(g) + _bases(r)
-        table = _CARD_TABLE
+        table = _CARD_TABLES[mask]
         out: list[Action] = []
-        for base in bases:
-            out += table[base | mask]
+        for index in bases:
+            out += table[index]
         return tuple(out)
 
     def is_legal(self, state: State, action: Action) -> bool:
