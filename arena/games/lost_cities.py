@@ -82,10 +82,10 @@ class Card(int):
         return int(self) % 10 == 0
 
     def __str__(self) -> str:
-        return _CARD_TEXT[int(self)]
+        return _CARD_TEXT.get(int(self)) or f"Card({int(self)})"
 
     def __repr__(self) -> str:
-        return _CARD_TEXT[int(self)]
+        return str(self)
 
 
 _CARD_TEXT: dict[int, str] = {}
@@ -143,10 +143,19 @@ class Action:
 
 
 def format_action(action: Action) -> str:
-    """The canonical text of an action, e.g. ``play R5 deck`` or ``discard Y10 draw B``."""
+    """The canonical text of an action, e.g. ``play R5 deck`` or ``discard Y10 draw B``; the
+    bad parts of a malformed action (built in Python with a card or pile that does not exist)
+    are written as their repr, so that its refusal can say what it was."""
     verb = "discard" if action.discard else "play"
-    source = "deck" if action.draw is None else "draw " + COLOURS[action.draw]
-    return f"{verb} {_CARD_TEXT[int(action.card)]} {source}"
+    card, draw = action.card, action.draw
+    text = _CARD_TEXT.get(card) if isinstance(card, int) else None
+    if draw is None:
+        source = "deck"
+    elif isinstance(draw, int) and 0 <= draw < N_COLOURS:
+        source = "draw " + COLOURS[draw]
+    else:
+        source = f"draw {draw!r}"
+    return f"{verb} {text or repr(card)} {source}"
 
 
 _SOURCES: tuple[int | None, ...] = (None, 0, 1, 2, 3, 4)
