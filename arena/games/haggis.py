@@ -361,32 +361,28 @@ def _take_trick(state: State, winner: int) -> tuple[tuple[int, ...], tuple[int, 
 _new = object.__new__
 _set_combo = Action.__dict__["combo"].__set__
 _set_bet = Action.__dict__["bet"].__set__
-
-
-def _action(combo: Combo | None, bet: int | None) -> Action:
-    """``Action(combo, bet)`` without the frozen ``__init__``'s checks (same slots, equality and
-    hash): a legal list can hold 19,026 of them."""
-    action = _new(Action)
-    _set_combo(action, combo)
-    _set_bet(action, bet)
-    return action
-
-
 _BETTING_PASSES = (PASS, *(Action(None, bet) for bet in BETS))
 
 
 def _legal_list(hand: int, top: Combo | None, can_bet: bool) -> tuple[Action, ...]:
-    """``legal_actions`` of a mover holding ``hand`` (a lead when ``top`` is None)."""
+    """``legal_actions`` of a mover holding ``hand`` (a lead when ``top`` is None). The
+    actions are made without the frozen ``__init__``'s checks (same slots, equality and hash:
+    the slots' setters called directly), inline: a list can hold 19,026 of them."""
     if top is None:
         combos = lead_combos(hand)
-        passes: tuple[Action, ...] = ()
+        out: list[Action] = []
     else:
         combos = follow_combos(hand, top)
-        passes = _BETTING_PASSES if can_bet else (PASS,)
-    if not can_bet:
-        return passes + tuple([_action(c, None) for c in combos])
-    plays = [_action(c, bet) for c in combos for bet in (None, 15, 30)]
-    return passes + tuple(plays)
+        out = list(_BETTING_PASSES if can_bet else (PASS,))
+    append = out.append
+    bets = (None, 15, 30) if can_bet else (None,)
+    for combo in combos:
+        for bet in bets:
+            action = _new(Action)
+            _set_combo(action, combo)
+            _set_bet(action, bet)
+            append(action)
+    return tuple(out)
 
 
 _LEGAL: dict[tuple[int, Combo | None, bool], tuple[Action, ...]] = {}
