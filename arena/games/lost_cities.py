@@ -248,6 +248,7 @@ _BASES_LIMIT = 100_000
 """``_BASES`` is emptied when it holds this many keys (about 15 MB)."""
 _HAND_PARTS: dict[int, tuple[Card, ...]] = {}
 """The cards a colour key holds, sorted, by key without its threshold; filled on demand."""
+_HAND_PART_BITS = ~_THRESHOLD_BITS
 
 
 def _bases(key: int) -> tuple[int, ...]:
@@ -267,7 +268,7 @@ def _bases(key: int) -> tuple[int, ...]:
 
 def _hand_part(key: int) -> tuple[Card, ...]:
     """The cards a colour key holds, sorted (cached)."""
-    key &= ~_THRESHOLD_BITS
+    key &= _HAND_PART_BITS
     found = _HAND_PARTS.get(key)
     if found is None:
         first = (key >> _COLOUR_SHIFT & 7) * 10
@@ -348,6 +349,9 @@ def _move_of(action: object) -> Move | None:
     return _MOVES[_action_index(code, bool(action.discard), draw)]
 
 
+_MOVE_BY_TEXT: dict[str, Move] = {
+    text: _MOVES[index] for index, text in enumerate(_TEXT_BY_INDEX) if text}
+"""The move of every action text (for replaying histories)."""
 _LAST: dict[int, LastAction] = {}
 """Interned ``LastAction`` values by action index * 64 + (drawn code + 1, or 0)."""
 _ACTION_BY_INDEX: tuple[Action | None, ...] = tuple(
@@ -410,10 +414,6 @@ Deal = tuple[Hand, Hand, tuple[Card, ...]]
 LastActions = tuple[LastAction | None, LastAction | None]
 """Each seat's most recent action in the current round, None before its first."""
 NO_LAST_ACTIONS: LastActions = (None, None)
-Stack = tuple[Card, "Stack"] | None
-"""A discard pile as a linked stack: (its top card, the stack below), None when empty."""
-_STACK = ("_stack_y", "_stack_b", "_stack_w", "_stack_g", "_stack_r")
-"""Where a state keeps its discard piles as stacks (instance dict keys, one per colour)."""
 
 
 @dataclass(frozen=True)
@@ -422,9 +422,10 @@ class State:
 
     Besides the public fields it carries what makes a turn cheap, kept up to date by ``apply``
     and derived afresh whenever a state is built by ``State(...)`` or ``dataclasses.replace``:
-    the colour keys of both seats and the mask of non-empty piles (legal actions by colour,
-    see ``_segment``), and the history as an append-only list shared along a line of play
-    (copied when a line branches) from which ``history`` is made on first use.
+    both seats' colour keys (the hands and what may be placed: see "legal actions by colour"),
+    the mask of non-empty piles, and the history as a list shared along a line of play.
+    ``apply`` does not build ``hands`` and ``history``: they are made from the keys and the
+    list on first read, then kept (see ``_Made``).
     """
 
     rules: Rules
@@ -456,32 +457,20 @@ class State:
     """Each seat's most recent action in the current round (public), None before its first."""
     _keys: tuple[tuple[int, ...], tuple[int, ...]] = field(init=False, repr=False, compare=False)
     """Per seat, its five colour keys (the hand, and what it may place)."""
-    _table: int = field(init=False, repr=False, compare=False)
-    """Both seats' expeditions, 12 bits each at ``(seat * 5 + colour) * 12``: the number of
-    wagers (2 bits), then a bit per number rank 1..9 (the cards are always placed in rising
-    order, so the set is the expedition)."""
     _mask: int = field(init=False, repr=False, compare=False)
     """Bit ``colour`` set when that discard pile is not empty."""
-    _log: tuple[list[HistoryEntry], int] = field(init=False, repr=False, compare=False)
-    """The list ``history`` is made from, shared along a line of play (copied where a line
-    branches), and this state's length of it."""
+    _log: tuple[Sequence[HistoryEntry], int] = field(init=False, repr=False, compare=False)
+    """What ``history`` is made from: a list shared along a line of play (copied where a line
+    branches; the history given to ``State(...)`` until the first ``apply``), and this state's
+    length of it."""
 
     def __post_init__(self) -> None:
         """Derive the private fields from the public ones (a state built by ``State(...)`` or
         ``dataclasses.replace``)."""
-        hands, expeditions, piles, history = self.hands, self.expeditions, self.piles, self.history
+        hands, expeditions, history = self.hands, self.expeditions, self.history
         keys = (_colour_keys(hands[0], expeditions[0]), _colour_keys(hands[1], expeditions[1]))
-        table = 0
-        for seat in (0, 1):
-            for colour in range(N_COLOURS):
-                for card in expeditions[seat][colour]:
-                    table = _placed(table, seat, int(card))
-        stacks: list[Stack] = [None] * N_COLOURS
-        for colour in range(N_COLOURS):
-            for card in piles[colour]:
-                stacks[colour] = (card, stacks[colour])
-        for name, value in (("_keys", keys), ("_table", table), *zip(_STACK, stacks, strict=True),
-                            ("_mask", _pile_mask(piles)), ("_log", (list(history), len(history)))):
+        for name, value in (("_keys", keys), ("_mask", _pile_mask(self.piles)),
+                            ("_log", (history, len(history)))):
             object.__setattr__(self, name, value)
 
     @property
@@ -490,59 +479,18 @@ class State:
         return len(self.deck) - self.deck_pos
 
 
-def _placed(table: int, seat: int, code: int) -> int:
-    """``State._table`` after ``seat`` placed the card ``code``."""
-    colour, rank = divmod(code, 10)
-    offset = (seat * N_COLOURS + colour) * 12
-    return table + (1 << offset) if not rank else table | 1 << (offset + rank + 1)
-
-
-_EXPEDITIONS: dict[int, tuple[Card, ...]] = {}
-"""Expeditions by ``colour << 12 | their 12 bits of State._table``, filled on demand."""
-
-
-def _expedition(colour: int, bits: int) -> tuple[Card, ...]:
-    """The cards of an expedition from its bits (cached)."""
-    found = _EXPEDITIONS.get(colour << 12 | bits)
-    if found is None:
-        first = colour * 10
-        found = _EXPEDITIONS[colour << 12 | bits] = (CARDS[first],) * (bits & 3) + tuple(
-            CARDS[first + rank] for rank in range(1, 10) if bits >> (rank + 1) & 1
-        )
-    return found
-
-
 def _hands_of(state: State) -> tuple[Hand, Hand]:
     """Both hands, made from the colour keys."""
-    return (
-        tuple(card for key in state._keys[0] for card in _hand_part(key)),
-        tuple(card for key in state._keys[1] for card in _hand_part(key)),
-    )
-
-
-def _expeditions_of(state: State) -> tuple[Expeditions, Expeditions]:
-    """Both seats' expeditions, made from ``_table``."""
-    table = state._table
-    return (
-        tuple(_expedition(colour, table >> colour * 12 & 4095) for colour in range(N_COLOURS)),
-        tuple(_expedition(colour, table >> (colour + 5) * 12 & 4095)
-              for colour in range(N_COLOURS)),
-    )
-
-
-def _piles_of(state: State) -> tuple[tuple[Card, ...], ...]:
-    """The five discard piles, bottom first, made from the stacks."""
-    piles = []
-    fields = state.__dict__
-    for name in _STACK:
-        stack = fields[name]
-        cards: list[Card] = []
-        while stack is not None:
-            card, stack = stack
-            cards.append(card)
-        cards.reverse()
-        piles.append(tuple(cards))
-    return tuple(piles)
+    hands = []
+    for y, b, w, g, r in state._keys:
+        try:
+            parts, bits = _HAND_PARTS, _HAND_PART_BITS
+            hands.append(parts[y & bits] + parts[b & bits] + parts[w & bits] + parts[g & bits]
+                         + parts[r & bits])
+        except KeyError:
+            hands.append(_hand_part(y) + _hand_part(b) + _hand_part(w) + _hand_part(g)
+                         + _hand_part(r))
+    return hands[0], hands[1]
 
 
 def _history_of(state: State) -> tuple[HistoryEntry, ...]:
@@ -573,8 +521,7 @@ class _Made:
         state.__dict__[self.slot] = value
 
 
-for _name, _make in (("hands", _hands_of), ("expeditions", _expeditions_of),
-                     ("piles", _piles_of), ("history", _history_of)):
+for _name, _make in (("hands", _hands_of), ("history", _history_of)):
     setattr(State, _name, _Made(_name, _make))  # after @dataclass made __init__ and __eq__
 
 
@@ -794,9 +741,9 @@ class LostCitiesGame:
     def apply(self, state: State, action: Action) -> State:
         """Play one turn; raises ``IllegalActionError`` if the action is not legal now.
 
-        The hot path of every search: it updates the private fields (keys, expedition bits,
-        pile stacks, the shared history list) and leaves ``hands``, ``expeditions``, ``piles``
-        and ``history`` to be made when first read."""
+        The hot path of every search: it updates the private fields (colour keys, pile mask,
+        the shared history list) and leaves ``hands`` and ``history`` to be made when first
+        read."""
         move = _legal_move(state, action)
         if move is None:
             raise IllegalActionError(self._why_illegal(state, action))
@@ -814,8 +761,11 @@ class LostCitiesGame:
                 key &= ~(1 << _HELD_SHIFT)
         mask = state._mask
         if not discard:
-            fields["_table"] = _placed(state._table, seat, code)
-            fields["_made_expeditions"] = None
+            expeditions = state.expeditions
+            mine = list(expeditions[seat])
+            mine[colour] += (CARDS[code],)
+            fields["expeditions"] = ((tuple(mine), expeditions[1]) if seat == 0
+                                     else (expeditions[0], tuple(mine)))
             key = key & ~_THRESHOLD_BITS | (rank + 1 if rank else 0) << _THRESHOLD_SHIFT
         keys[colour] = key
         deck_pos = state.deck_pos
@@ -823,17 +773,18 @@ class LostCitiesGame:
             drawn = state.deck[deck_pos]
             fields["deck_pos"] = deck_pos = deck_pos + 1
             last = _LAST.get(index * 64) or _last_of(index, None)
-        if discard:
-            fields[_STACK[colour]] = (CARDS[code], fields[_STACK[colour]])
-            fields["_made_piles"] = None
-            fields["_mask"] = mask = mask | 1 << colour
-        if draw is not None:
-            drawn, below = fields[_STACK[draw]]
-            fields[_STACK[draw]] = below
-            fields["_made_piles"] = None
-            if below is None:
-                fields["_mask"] = mask & ~(1 << draw)
-            last = _LAST.get(index * 64 + drawn + 1) or _last_of(index, drawn)
+        if discard or draw is not None:
+            piles = list(state.piles)
+            if discard:
+                piles[colour] += (CARDS[code],)
+                mask |= 1 << colour
+            if draw is not None:
+                pile = piles[draw]
+                drawn, piles[draw] = pile[-1], pile[:-1]
+                if len(pile) == 1:
+                    mask &= ~(1 << draw)
+                last = _LAST.get(index * 64 + drawn + 1) or _last_of(index, drawn)
+            fields["piles"], fields["_mask"] = tuple(piles), mask
         drawn_colour, drawn_rank = divmod(drawn, 10)
         if drawn_rank:
             keys[drawn_colour] |= 1 << (drawn_rank + _HELD_SHIFT)
@@ -846,10 +797,10 @@ class LostCitiesGame:
             fields["_keys"], fields["last_actions"] = (all_keys[0], tuple(keys)), (lasts[0], last)
         entry = (state.round_index, seat, _TEXT_BY_INDEX[index])
         log, length = state._log
-        if len(log) == length:  # the line of play goes on: share the list
+        if len(log) == length and log.__class__ is list:  # the line goes on: share the list
             log.append(entry)
-        if log[length] is not entry:  # a branch (checked after the append: thread-safe)
-            log = log[:length]
+        if len(log) == length or log[length] is not entry:  # a branch, or the given tuple
+            log = list(log[:length])  # (checked after the append: thread-safe)
             log.append(entry)
         fields["_log"] = (log, length + 1)
         fields["player"] = 1 - seat
@@ -1010,33 +961,37 @@ def round_history(view: View) -> list[tuple[int, Action]]:
 def known_opponent_cards(view: View) -> list[Card]:
     """Cards known to be in the opponent's hand: taken from a discard pile this round and not
     played or discarded since (replays the round's public history)."""
-    piles: list[list[Card]] = [[] for _ in range(N_COLOURS)]
-    known: list[Card] = []
-    for seat, action in round_history(view):
-        card = action.card
-        if seat != view.seat and card in known:
-            known.remove(card)
-        if action.discard:
-            piles[card.colour].append(card)
-        if action.draw is not None and piles[action.draw]:
-            taken = piles[action.draw].pop()
-            if seat != view.seat:
+    piles: list[list[int]] = [[] for _ in range(N_COLOURS)]
+    known: list[int] = []
+    me, current, moves = view.seat, view.round_index, _MOVE_BY_TEXT
+    for round_, seat, text in view.history:
+        if round_ != current:
+            continue
+        code, colour, _, discard, draw, _ = moves[text]
+        if seat != me and code in known:
+            known.remove(code)
+        if discard:
+            piles[colour].append(code)
+        if draw is not None and piles[draw]:
+            taken = piles[draw].pop()
+            if seat != me:
                 known.append(taken)
-    return sorted(known)
+    return [CARDS[code] for code in sorted(known)]
+
+
+_DECK_COUNTS: tuple[int, ...] = tuple(FULL_DECK.count(card) for card in CARDS)
+"""How many of each card the deck holds, by code."""
 
 
 def unseen_cards(view: View) -> list[Card]:
-    """All cards the seat has not seen anywhere: the opponent's hand plus the deck."""
-    remaining = list(FULL_DECK)
-    seen: list[Card] = list(view.hand)
-    for exps in view.expeditions:
-        for exp in exps:
-            seen.extend(exp)
-    for pile in view.piles:
-        seen.extend(pile)
-    for card in seen:
-        remaining.remove(card)
-    return remaining
+    """All cards the seat has not seen anywhere: the opponent's hand plus the deck (sorted)."""
+    counts = list(_DECK_COUNTS)
+    for card in view.hand:
+        counts[card] -= 1
+    for cards in (*view.expeditions[0], *view.expeditions[1], *view.piles):
+        for card in cards:
+            counts[card] -= 1
+    return [CARDS[code] for code in range(N_COLOURS * 10) for _ in range(counts[code])]
 
 
 determinize = GAME.determinize
