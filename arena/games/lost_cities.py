@@ -220,17 +220,22 @@ _TEXT_BY_INDEX: tuple[str, ...] = tuple(
 # The legal actions of the seat to move depend on three things only: which distinct cards it
 # holds, which of them it may place on its expeditions, and which discard piles may be drawn
 # from. The engine keeps, per seat and colour, one int key up to date in ``apply``:
-#     wagers held << 22 | colour << 19 | threshold << 15 | held << 5
-# (held: a bit per rank 0..9 of the cards of that colour in hand, rank 0 the wagers; threshold:
-# the lowest placeable rank, 10 when none). A colour key names (cached) the indices of its held
+#     colour << 20 | threshold << 16 | numbers held << 7 | wagers held << 5
+# (numbers: a bit per rank 1..9, rank r at bit r + 6; wagers: their count 0..3; threshold: the
+# lowest placeable rank, 0 for the wagers, 10 when none). A card leaves or joins the hand by
+# subtracting or adding its ``_CARD_BITS``. A colour key names (cached) the indices of its held
 # cards in ``_CARD_TABLES[mask]``, the cards' legal actions when the piles of the 5-bit mask may
 # be drawn from. The key also names the colour's part of the sorted hand.
 
-_HELD_SHIFT = 5
-_THRESHOLD_SHIFT = 15
+_THRESHOLD_SHIFT = 16
 _THRESHOLD_BITS = 15 << _THRESHOLD_SHIFT
-_COLOUR_SHIFT = 19
-_WAGERS_SHIFT = 22
+_COLOUR_SHIFT = 20
+_RANK_BITS = (1 << 5,) + tuple(1 << (rank + 6) for rank in range(1, 10))
+"""What a card of each rank adds to its colour key in hand (a wager: one to the count)."""
+_HELD_BITS = (3 << 5,) + _RANK_BITS[1:]
+"""The bits of a colour key that say a card of each rank is held."""
+_CARD_BITS = _RANK_BITS * N_COLOURS
+"""``_RANK_BITS`` by card code."""
 _CARD_TABLES: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
     tuple(
         (_PLAY_TABLE[code * 32 + mask] if placeable else ()) + _DISCARD_TABLE[code * 32 + mask]
@@ -261,7 +266,7 @@ def _bases(key: int) -> tuple[int, ...]:
         found = _BASES[key] = tuple(
             (colour * 10 + rank) * 2 + (rank >= threshold)
             for rank in range(10)
-            if key >> (rank + _HELD_SHIFT) & 1
+            if key & _HELD_BITS[rank]
         )
     return found
 
@@ -272,8 +277,8 @@ def _hand_part(key: int) -> tuple[Card, ...]:
     found = _HAND_PARTS.get(key)
     if found is None:
         first = (key >> _COLOUR_SHIFT & 7) * 10
-        found = _HAND_PARTS[key] = (CARDS[first],) * (key >> _WAGERS_SHIFT) + tuple(
-            CARDS[first + rank] for rank in range(1, 10) if key >> (rank + _HELD_SHIFT) & 1
+        found = _HAND_PARTS[key] = (CARDS[first],) * (key >> 5 & 3) + tuple(
+            CARDS[first + rank] for rank in range(1, 10) if key & _HELD_BITS[rank]
         )
     return found
 
@@ -290,10 +295,7 @@ def _colour_keys(hand: Hand, expeditions: Expeditions) -> tuple[int, ...]:
     keys = [colour << _COLOUR_SHIFT | _threshold(expeditions[colour]) << _THRESHOLD_SHIFT
             for colour in range(N_COLOURS)]
     for card in hand:
-        colour, rank = divmod(int(card), 10)
-        keys[colour] |= 1 << (rank + _HELD_SHIFT)
-        if not rank:
-            keys[colour] += 1 << _WAGERS_SHIFT
+        keys[int(card) // 10] += _CARD_BITS[card]
     return tuple(keys)
 
 
@@ -323,12 +325,13 @@ class LastAction:
         return f"LastAction({format_action(self.action)!r}, drawn={self.drawn!r})"
 
 
-Move = tuple[int, int, int, bool, int | None, int]
+Move = tuple[int, int, int, bool, int | None, int, int]
 """An action as the engine checks and plays it: (card code, colour, rank, discard, draw,
-:func:`_action_index`)."""
+:func:`_action_index`, the threshold bits of the card's expedition once it is placed)."""
 _MOVES: tuple[Move, ...] = tuple(
     (index // 12, index // 120, index // 12 % 10, index % 12 >= 6,
-     None if index % 6 == 0 else index % 6 - 1, index)
+     None if index % 6 == 0 else index % 6 - 1, index,
+     (index // 12 % 10 + 1 if index // 12 % 10 else 0) << _THRESHOLD_SHIFT)
     for index in range(N_COLOURS * 10 * 12)
 )
 _MOVE_BY_ID: dict[int, Move] = {
@@ -537,9 +540,9 @@ def _legal_move(state: State, action: Action) -> Move | None:
     move = _MOVE_BY_ID.get(id(action)) or _move_of(action)
     if move is None:
         return None
-    _, colour, rank, discard, draw, _ = move
+    _, colour, rank, discard, draw, _, _ = move
     key = state._keys[state.player][colour]
-    if not key >> (rank + _HELD_SHIFT) & 1:  # not in hand
+    if not key & _HELD_BITS[rank]:  # not in hand
         return None
     if not discard and rank < key >> _THRESHOLD_SHIFT & 15:  # below the expedition
         return None
@@ -748,17 +751,11 @@ class LostCitiesGame:
         if move is None:
             raise IllegalActionError(self._why_illegal(state, action))
         seat: int = state.player  # type: ignore[assignment]
-        code, colour, rank, discard, draw, index = move
+        code, colour, rank, discard, draw, index, threshold = move
         fields = state.__dict__.copy()  # the next state: a copy with some fields changed
         fields["_made_hands"] = fields["_made_history"] = None
         keys = list(state._keys[seat])
-        key = keys[colour]
-        if rank:
-            key &= ~(1 << (rank + _HELD_SHIFT))
-        else:
-            key -= 1 << _WAGERS_SHIFT
-            if not key >> _WAGERS_SHIFT:
-                key &= ~(1 << _HELD_SHIFT)
+        keys[colour] -= _CARD_BITS[code]
         mask = state._mask
         if not discard:
             expeditions = state.expeditions
@@ -766,8 +763,8 @@ class LostCitiesGame:
             mine[colour] += (CARDS[code],)
             fields["expeditions"] = ((tuple(mine), expeditions[1]) if seat == 0
                                      else (expeditions[0], tuple(mine)))
-            key = key & ~_THRESHOLD_BITS | (rank + 1 if rank else 0) << _THRESHOLD_SHIFT
-        keys[colour] = key
+            if rank:  # (a wager keeps the threshold at 0)
+                keys[colour] = keys[colour] & ~_THRESHOLD_BITS | threshold
         deck_pos = state.deck_pos
         if draw is None:
             drawn = state.deck[deck_pos]
@@ -785,11 +782,7 @@ class LostCitiesGame:
                     mask &= ~(1 << draw)
                 last = _LAST.get(index * 64 + drawn + 1) or _last_of(index, drawn)
             fields["piles"], fields["_mask"] = tuple(piles), mask
-        drawn_colour, drawn_rank = divmod(drawn, 10)
-        if drawn_rank:
-            keys[drawn_colour] |= 1 << (drawn_rank + _HELD_SHIFT)
-        else:
-            keys[drawn_colour] = keys[drawn_colour] + (1 << _WAGERS_SHIFT) | 1 << _HELD_SHIFT
+        keys[drawn // 10] += _CARD_BITS[drawn]
         all_keys, lasts = state._keys, state.last_actions
         if seat == 0:
             fields["_keys"], fields["last_actions"] = (tuple(keys), all_keys[1]), (last, lasts[1])
@@ -967,7 +960,7 @@ def known_opponent_cards(view: View) -> list[Card]:
     for round_, seat, text in view.history:
         if round_ != current:
             continue
-        code, colour, _, discard, draw, _ = moves[text]
+        code, colour, _, discard, draw, _, _ = moves[text]
         if seat != me and code in known:
             known.remove(code)
         if discard:
