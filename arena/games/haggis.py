@@ -387,6 +387,9 @@ def _legal_list(hand: int, top: Combo | None, can_bet: bool) -> tuple[Action, ..
 
 _LEGAL: dict[tuple[int, Combo | None, bool], tuple[Action, ...]] = {}
 """(hand, top of the trick, may bet) -> the legal list, the most recent last (bounded)."""
+_LEGAL_CACHE_SIZE = 16
+"""Legal lists kept: what a referee or a searching bot asks again soon (the worst list holds
+19,026 actions, so the bound caps memory too)."""
 
 
 def clear_caches() -> None:
@@ -442,7 +445,7 @@ class HaggisGame:
         found = _LEGAL.get(key)
         if found is None:
             found = _legal_list(hand, top, can_bet)
-            remember(_LEGAL, key, found)
+            remember(_LEGAL, key, found, _LEGAL_CACHE_SIZE)
         return found
 
     def is_legal(self, state: State, action: Action) -> bool:

@@ -12,6 +12,7 @@ The rules are in ``docs/games/haggis.md``; ``arena.games.haggis`` re-exports the
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -497,23 +498,29 @@ class _HandCombos:
         return tuple([c for c in group if c.low > top.low] + bombs)
 
 
-_CACHE_SIZE = 64
+_CACHE_SIZE = 32
+"""Entries per cache: a round needs a few per seat (its hand shrinking from one cached larger
+hand); the worst hand's list is 6,342 combinations, so the bound is also what caps memory."""
 _HANDS: dict[int, _HandCombos] = {}
 """Hand mask -> its combinations, the most recently used last (bounded: ``_CACHE_SIZE``)."""
 _FOLLOWS: dict[tuple[int, Combo], tuple[Combo, ...]] = {}
 """(hand, top) -> what beats it, for hands whose whole list is not known (bounded)."""
 
 
+_EVICTING = threading.Lock()
+
+
 def remember(cache: dict[Any, Any], key: Any, value: Any, size: int = _CACHE_SIZE) -> None:
-    """``cache[key] = value``, first dropping the oldest entry when ``cache`` holds ``size``.
-    Safe when threads share the cache (a bot searching in threads): a race only drops or
-    recomputes an entry, never raises."""
-    if len(cache) >= size:
-        try:
-            del cache[next(iter(cache))]
-        except (RuntimeError, KeyError, StopIteration):  # another thread changed it meanwhile
-            pass
-    cache[key] = value
+    """``cache[key] = value``, first dropping the oldest entries so that ``cache`` holds at most
+    ``size``. Safe when threads share the cache (a bot searching in threads): inserts take a
+    lock; a lookup or a ``pop`` racing with it only makes an entry be recomputed."""
+    with _EVICTING:
+        while len(cache) >= size:
+            try:
+                del cache[next(iter(cache))]
+            except (RuntimeError, KeyError, StopIteration):  # a pop elsewhere meanwhile
+                continue
+        cache[key] = value
 
 
 def _known(hand: int) -> _HandCombos | None:

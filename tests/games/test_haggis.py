@@ -850,7 +850,8 @@ def test_caches_stay_bounded_and_threads_share_them() -> None:
         thread.join()
     assert errors == []
     assert len(found) > 20
-    for cache in (haggis_combos._HANDS, haggis_combos._FOLLOWS, h._LEGAL):
-        assert len(cache) <= haggis_combos._CACHE_SIZE
+    assert len(haggis_combos._HANDS) <= haggis_combos._CACHE_SIZE
+    assert len(haggis_combos._FOLLOWS) <= haggis_combos._CACHE_SIZE
+    assert len(h._LEGAL) <= h._LEGAL_CACHE_SIZE
     for state, legal in found:
         assert legal == fresh_legal(state)
