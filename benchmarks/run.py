@@ -102,7 +102,7 @@ def random_rounds_per_s(game_id: str, seconds: float) -> float:
     return rounds / (time.process_time() - started)
 
 
-def engine_vs_yardstick(seconds: float, slices: int = 20) -> dict[str, float]:
+def engine_vs_yardstick(seconds: float) -> dict[str, float]:
     """The Lost Cities engine against the yardstick (benchmarks/yardstick_lost_cities.py, a
     minimal playout of the same rules), uniform-random rounds per second of CPU time, measured
     in alternating slices (engine, yardstick, engine, ...) so that a noisy host moves both."""
@@ -110,22 +110,19 @@ def engine_vs_yardstick(seconds: float, slices: int = 20) -> dict[str, float]:
 
     game = get_game("lost-cities")
     engine_rng, yardstick_rng = random.Random(1), random.Random(1)
-    rounds, cpu = [0, 0], [0.0, 0.0]
-    seed = 0
-    for _ in range(slices):
-        for side in (0, 1):
-            started = time.process_time()
-            while time.process_time() - started < seconds / slices:
-                if side == 0:
-                    seed += 1
-                    rounds[0] += random_match(game, seed, engine_rng)
-                else:
-                    play_round(yardstick_rng)
-                    rounds[1] += 1
-            cpu[side] += time.process_time() - started
-    engine, yardstick = rounds[0] / cpu[0], rounds[1] / cpu[1]
-    return {"engine_rounds_per_s": round(engine, 1), "yardstick_rounds_per_s": round(yardstick, 1),
-            "engine_vs_yardstick": round(engine / yardstick, 3)}
+    seeds = iter(range(1, 10**9))
+
+    def engine() -> int:
+        return random_match(game, next(seeds), engine_rng)
+
+    def plain() -> int:
+        play_round(yardstick_rng)
+        return 1
+
+    engine_rate, yardstick_rate = alternating((engine, plain), seconds, 20)
+    return {"engine_rounds_per_s": round(engine_rate, 1),
+            "yardstick_rounds_per_s": round(yardstick_rate, 1),
+            "engine_vs_yardstick": round(engine_rate / yardstick_rate, 3)}
 
 
 def alternating(steps: tuple[Callable[[], int], Callable[[], int]], seconds: float,
