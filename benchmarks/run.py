@@ -89,19 +89,6 @@ def random_match(game: Any, seed: int, rng: random.Random) -> int:
     return len(game.finished_rounds(state))
 
 
-def random_rounds_per_s(game_id: str, seconds: float) -> float:
-    """Uniform-random playouts; counts finished rounds per second of CPU time."""
-    game = get_game(game_id)
-    rng = random.Random(1)
-    rounds = 0
-    started = time.process_time()
-    seed = 0
-    while time.process_time() - started < seconds:
-        seed += 1
-        rounds += random_match(game, seed, rng)
-    return rounds / (time.process_time() - started)
-
-
 def engine_vs_yardstick(seconds: float) -> dict[str, float]:
     """The Lost Cities engine against the yardstick (benchmarks/yardstick_lost_cities.py, a
     minimal playout of the same rules), uniform-random rounds per second of CPU time, measured
@@ -269,10 +256,29 @@ def haggis_worst_legal_ms() -> dict[str, Any]:
         game.legal_actions(state)
         again.append(time.process_time() - started)
     texts = [game.format_action(a) for a in actions]
+    request_bytes, encode_s = _worst_request(texts)
     return {"haggis_legal_actions_worst_ms": round(statistics.median(cold) * 1000, 2),
             "haggis_legal_actions_worst_again_ms": round(statistics.median(again) * 1000, 3),
             "haggis_legal_actions_worst_count": len(actions),
-            "haggis_legal_actions_worst_text_bytes": sum(len(t) for t in texts)}
+            "haggis_legal_actions_worst_text_bytes": sum(len(t) for t in texts),
+            "haggis_worst_request_bytes": request_bytes,
+            "haggis_worst_request_encode_ms": round(encode_s * 1000, 2)}
+
+
+def _worst_request(texts: list[str]) -> tuple[int, float]:
+    """The DecisionRequest carrying these legal actions as the referee fills it (compact past
+    32 kB of text): its bytes on the wire and the median time to fill and serialize it."""
+    from arena.v1 import bot_pb2
+    from arena.wire.legal import fill_legal_actions
+
+    times, data = [], b""
+    for _ in range(5):
+        started = time.process_time()
+        message = bot_pb2.RefereeMessage()
+        fill_legal_actions(message.decision, texts)
+        data = message.SerializeToString()
+        times.append(time.process_time() - started)
+    return len(data), statistics.median(times)
 
 
 def container_figures(matches: int, log_dir: Path) -> dict[str, Any]:
