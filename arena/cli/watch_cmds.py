@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console, Group, RenderableType
@@ -182,18 +183,31 @@ def frames(events: Iterable[MatchEvent], seat: int | None
     """(event, frame) for every event, the board rebuilt by the rules engine."""
     seen: list[MatchEvent] = []
     header: HeaderEvent | None = None
+    before: object = None  # the state before the event (the one its decision was made in)
     for step in replay_events(events):
-        seen.append(step.event)
         if isinstance(step.event, HeaderEvent):
             header = step.event
             game = get_game(header.game)
             renderer = renderer_for(header.game)
         assert header is not None, "replay_events starts with the header"
+        seen.append(step.event if seat is None else seen_by(game, before, step.event, seat))
+        before = step.state
         if seat is None:
             board = renderer.render_state(step.state)
         else:
             board = renderer.render_view(game.observation(step.state, seat))
         yield step.event, render_frame(board, seen, header, seat)
+
+
+def seen_by(game: Any, state: Any, event: MatchEvent, seat: int) -> MatchEvent:
+    """``event`` as ``seat`` saw it: the other seat's move in the text the game shows ``seat``
+    (its optional ``action_text_for``; a simultaneous move, e.g. a Goofspiel bid, is hidden
+    until revealed), every other event as it is."""
+    shows = getattr(game, "action_text_for", None)
+    if (shows is None or not isinstance(event, DecisionEvent) or event.seat == seat
+            or event.fault is not None or event.action is None):
+        return event
+    return replace(event, action=shows(state, game.parse_action(event.action), seat))
 
 
 def play(events: Iterable[MatchEvent], *, seat: int | None, delay: float | None,

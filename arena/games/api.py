@@ -24,6 +24,10 @@ Contract (checked by ``tests/games/test_conformance.py`` for every registered ga
 * ``explain_illegal(s, a)`` (optional; the referee finds it with ``getattr``): one short line
   saying why ``a`` is illegal in ``s``, naming nothing the mover may not know ("" for a legal
   action); the referee quotes it in the ``illegal_action`` result's detail.
+* ``action_text_for(s, a, seat)`` (optional): the text of ``a`` (played in ``s``) as ``seat``
+  sees it at that moment; seat views (``arena watch --seat``) show it for the other seat's
+  moves. Without it every move is public (the built-in games); a game with simultaneous
+  moves hides the first one (Goofspiel: ``bid ?``).
 * ``determinize(observation(s, seat), rng)`` (``s`` running) is a full state consistent with
   what ``seat`` observed: everything the seat cannot see (the opponent's hidden cards, the deck
   order, hidden treasures) redrawn from ``rng`` (OpenSpiel's ``resample_from_infostate``). The

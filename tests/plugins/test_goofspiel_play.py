@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 
 from arena.bots.manifest import load_bot_dir
 from arena.cli.main import app
-from arena.cli.watch_cmds import html_replay, play
-from arena.model import MatchSpec, Termination, TimeControl
+from arena.cli.watch_cmds import frames, html_replay, play
+from arena.model import DecisionEvent, MatchSpec, Termination, TimeControl
 from arena.referee.log import read_events
 from arena.referee.match import play_match
 from arena.referee.replay import replay_log
@@ -243,3 +243,26 @@ def test_attack_a_contestant_watching_seat_1_never_sees_seat_0s_pending_bid(
 
     with registered(LEAKY):  # the same log through the leaking engine: caught
         assert any(pending.search(f.board) for f in seat_frames(events, 1))
+
+
+def test_attack_arena_watch_of_seat_1_does_not_show_seat_0s_pending_bid(
+        logged: dict[str, object]) -> None:
+    """`arena watch --seat 1` is only what seat 1 saw: while seat 1 decides, seat 0's bid is
+    `bid ?` in the move list (the omniscient view shows it); once both bids are in, the board
+    shows them."""
+    events = list(read_events(Path(str(logged["log"]))))
+    first = next(e for e in events if isinstance(e, DecisionEvent))
+    assert first.seat == 0 and first.action and first.action.startswith("bid ")
+
+    def frame_after_first_bid(seat: int | None) -> str:
+        for event, frame in frames(events, seat):
+            if event is first or (isinstance(event, DecisionEvent) and event.n == first.n):
+                buffer = io.StringIO()
+                Console(file=buffer, width=120, color_system=None).print(frame)
+                return buffer.getvalue()
+        raise AssertionError("no frame after the first decision")
+
+    assert first.action in frame_after_first_bid(None)
+    seat_1 = frame_after_first_bid(1)
+    assert "bid ?" in seat_1 and first.action not in seat_1
+    assert first.action in frame_after_first_bid(0)

@@ -188,6 +188,13 @@ class GoofspielGame:
             return f"card {action.card} was already bid this round"
         return ""
 
+    def action_text_for(self, state: State, action: Action, seat: int) -> str:
+        """``action`` (played in ``state``) as ``seat`` sees it then: seat 0's bid is hidden
+        from seat 1 (``bid ?``) until seat 1 has bid too; everything else is public."""
+        if state.mover == 0 and seat == 1:
+            return "bid ?"
+        return _text(action)
+
     # transitions
     def apply(self, state: State, action: Action) -> State:
         """The state after ``action``; raises ``IllegalActionError`` if it is not legal."""
