@@ -22,7 +22,6 @@ from arena.games.plugin import (
     iter_entry_points,
     load_object,
     plugin_of,
-    scan_entry_points,
 )
 
 _lock = threading.Lock()
@@ -39,7 +38,7 @@ def _discover() -> dict[str, GamePlugin]:
             from arena.games.builtin import BUILTIN_ORDER
 
             found: dict[str, GamePlugin] = {}
-            for entry in scan_entry_points():
+            for entry in iter_entry_points():
                 where = f"{entry.distribution} {entry.version}: entry point {entry.name}"
                 try:
                     plugin = plugin_of(entry)
@@ -61,6 +60,7 @@ _early: dict[str, GamePlugin] = {}
 
 
 def _first(game_id: str) -> GamePlugin | None:
+    """The game as a full discovery would keep it, reading only as far as needed."""
     if _found is not None:
         return _found.get(game_id)
     if game_id not in _early:
@@ -95,7 +95,7 @@ def plugin(game_id: str) -> GamePlugin:
     """The installed game with this id; ``UnknownGameError`` naming the known ids. Before
     anything lists the games, the distributions are read only up to the first that registers
     ``game_id`` (it is the one a full discovery keeps: a bot asks for one game)."""
-    found = _extra.get(game_id) or (_found or {}).get(game_id) or _first(game_id)
+    found = _extra.get(game_id) or _first(game_id)
     if found is None:
         raise UnknownGameError(f"unknown game {game_id!r}; known games: {', '.join(game_ids())}")
     return found

@@ -107,14 +107,9 @@ class EntryPoint:
     version: str
 
 
-def scan_entry_points(path: list[str] | None = None) -> tuple[EntryPoint, ...]:
-    """Every ``arena.games`` entry point of the distributions on ``path`` (``sys.path``),
-    first distribution of a name first."""
-    return tuple(iter_entry_points(path))
-
-
 def iter_entry_points(path: list[str] | None = None) -> Iterator[EntryPoint]:
-    """:func:`scan_entry_points` one at a time (a caller looking for one game stops early)."""
+    """Every ``arena.games`` entry point of the distributions on ``path`` (``sys.path``), first
+    distribution of a name first, one at a time (a caller looking for one game stops early)."""
     seen: set[str] = set()
     for directory in path if path is not None else sys.path:
         for info in _dist_infos(directory or "."):

@@ -18,12 +18,10 @@ from arena.referee.match import play_match
 from arena.referee.replay import replay_log
 from tests.conftest import sample_bot
 
-_sample = sample_bot
-
 
 @pytest.mark.parametrize("game_id", game_ids())
 def test_sample_bots_play_a_full_match(game_id: str, log_dir: Path, socket_root: Path) -> None:
-    bots = (load_bot_dir(_sample(game_id, "greedy")), load_bot_dir(_sample(game_id, "random")))
+    bots = tuple(load_bot_dir(sample_bot(game_id, name)) for name in ("greedy", "random"))
     assert all(b.game == game_id for b in bots)
     spec = MatchSpec(game_id, 21, bots, {}, TimeControl(2000, 0, 10_000))
     result = asyncio.run(
