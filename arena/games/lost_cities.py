@@ -27,7 +27,6 @@ a discard pile is illegal, so the round ends within 44 more turns.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -223,13 +222,16 @@ _TEXT_BY_INDEX: tuple[str, ...] = tuple(
 #     colour << 20 | threshold << 16 | numbers held << 7 | wagers held << 5
 # (numbers: a bit per rank 1..9, rank r at bit r + 6; wagers: their count 0..3; threshold: the
 # lowest placeable rank, 0 for the wagers, 10 when none). A card leaves or joins the hand by
-# subtracting or adding its ``_CARD_BITS``. A colour key names (cached) the indices of its held
-# cards in ``_CARD_TABLES[mask]``, the cards' legal actions when the piles of the 5-bit mask may
-# be drawn from. The key also names the colour's part of the sorted hand.
+# subtracting or adding its ``_CARD_BITS``. A colour key with the 5-bit mask of the piles that
+# may be drawn from (``key | mask << 23``) names (cached) the legal actions of its held cards,
+# and the legal list is the five colours' parts put together. The key also names the colour's
+# part of the sorted hand.
 
 _THRESHOLD_SHIFT = 16
 _THRESHOLD_BITS = 15 << _THRESHOLD_SHIFT
 _COLOUR_SHIFT = 20
+_MASK_SHIFT = 23
+_KEY_BITS = (1 << _MASK_SHIFT) - 1
 _RANK_BITS = (1 << 5,) + tuple(1 << (rank + 6) for rank in range(1, 10))
 """What a card of each rank adds to its colour key in hand (a wager: one to the count)."""
 _HELD_BITS = (3 << 5,) + _RANK_BITS[1:]
@@ -248,19 +250,20 @@ _CARD_TABLES: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
 (when placeable) then its discards, each drawing from the deck or a pile of the mask."""
 _BASES: dict[int, tuple[int, ...]] = {}
 """The ``_CARD_TABLES`` indices ``code * 2 + placeable`` of the cards a colour key holds, in
-card order; filled on demand (random play meets some 20,000 keys in 2,000 matches)."""
-_BASES_LIMIT = 100_000
-"""``_BASES`` is emptied when it holds this many keys (about 15 MB)."""
-_HAND_PARTS: dict[int, tuple[Card, ...]] = {}
-"""The cards a colour key holds, sorted, by key without its threshold; filled on demand."""
-_HAND_PART_BITS = ~_THRESHOLD_BITS
+card order; filled on demand (random play meets some 20,000 keys in 1,000 matches)."""
+_LEGAL_PARTS: dict[int, tuple[Action, ...]] = {}
+"""The legal actions of a colour's held cards by ``key | mask << _MASK_SHIFT``, in canonical
+order; filled on demand (random play meets some 200,000 in 1,000 matches)."""
+_CACHE_LIMIT = 100_000
+"""``_BASES`` and ``_LEGAL_PARTS`` are each emptied when they hold this many keys (about 15 MB
+in all)."""
 
 
 def _bases(key: int) -> tuple[int, ...]:
     """The table indices of a colour key's held cards (cached)."""
     found = _BASES.get(key)
     if found is None:
-        if len(_BASES) >= _BASES_LIMIT:
+        if len(_BASES) >= _CACHE_LIMIT:
             _BASES.clear()
         colour, threshold = key >> _COLOUR_SHIFT & 7, key >> _THRESHOLD_SHIFT & 15
         found = _BASES[key] = tuple(
@@ -269,6 +272,25 @@ def _bases(key: int) -> tuple[int, ...]:
             if key & _HELD_BITS[rank]
         )
     return found
+
+
+def _legal_part(key: int) -> tuple[Action, ...]:
+    """The legal actions of a colour's held cards, by colour key and mask (cached)."""
+    found = _LEGAL_PARTS.get(key)
+    if found is None:
+        if len(_LEGAL_PARTS) >= _CACHE_LIMIT:
+            _LEGAL_PARTS.clear()
+        table = _CARD_TABLES[key >> _MASK_SHIFT]
+        actions: list[Action] = []
+        for index in _bases(key & _KEY_BITS):
+            actions += table[index]
+        found = _LEGAL_PARTS[key] = tuple(actions)
+    return found
+
+
+_HAND_PARTS: dict[int, tuple[Card, ...]] = {}
+"""The cards a colour key holds, sorted, by key without its threshold; filled on demand."""
+_HAND_PART_BITS = ~_THRESHOLD_BITS
 
 
 def _hand_part(key: int) -> tuple[Card, ...]:
@@ -369,13 +391,26 @@ def last_action(action: Action, drawn: Card | None) -> LastAction:
 
 def _last_of(index: int, drawn: Card | None) -> LastAction:
     """``last_action`` of the action with this :func:`_action_index`."""
-    key = index * 64 + (0 if drawn is None else int(drawn) + 1)
+    return _last_by_key(index * 64 + (0 if drawn is None else int(drawn) + 1))
+
+
+def _last_by_key(key: int) -> LastAction:
+    """The interned ``LastAction`` of a ``_LAST`` key (action index * 64 + drawn code + 1, or
+    0 for a deck draw)."""
     found = _LAST.get(key)
     if found is None:
-        action = _ACTION_BY_INDEX[index]
+        action = _ACTION_BY_INDEX[key >> 6]
         assert action is not None
-        found = _LAST[key] = LastAction(action, None if drawn is None else CARDS[int(drawn)])
+        drawn = key & 63
+        found = _LAST[key] = LastAction(action, CARDS[drawn - 1] if drawn else None)
     return found
+
+
+def _last_key(last: LastAction) -> int:
+    """The ``_LAST`` key of a last action."""
+    action, drawn = last.action, last.drawn
+    index = _action_index(int(action.card), action.discard, action.draw)
+    return index * 64 + (0 if drawn is None else int(drawn) + 1)
 
 
 # --- options and state -------------------------------------------------------------------------
@@ -426,9 +461,11 @@ class State:
     Besides the public fields it carries what makes a turn cheap, kept up to date by ``apply``
     and derived afresh whenever a state is built by ``State(...)`` or ``dataclasses.replace``:
     both seats' colour keys (the hands and what may be placed: see "legal actions by colour"),
-    the mask of non-empty piles, and the history as a list shared along a line of play.
-    ``apply`` does not build ``hands`` and ``history``: they are made from the keys and the
-    list on first read, then kept (see ``_Made``).
+    the mask of non-empty piles, the expeditions as one int, the piles as linked stacks, each
+    seat's last action as an int, and the history as a list shared along a line of play.
+    ``apply`` builds none of ``hands``, ``expeditions``, ``piles``, ``history`` and
+    ``last_actions``: they are made from the private fields on first read, then kept (see
+    ``_Made``).
     """
 
     rules: Rules
@@ -458,23 +495,46 @@ class State:
     """The round's deal as dealt: seat 0's hand, seat 1's hand, the deck (for match logs)."""
     last_actions: LastActions
     """Each seat's most recent action in the current round (public), None before its first."""
-    _keys: tuple[tuple[int, ...], tuple[int, ...]] = field(init=False, repr=False, compare=False)
-    """Per seat, its five colour keys (the hand, and what it may place)."""
+    _keys0: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """Seat 0's five colour keys (its hand, and what it may place)."""
+    _keys1: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """Seat 1's five colour keys."""
     _mask: int = field(init=False, repr=False, compare=False)
     """Bit ``colour`` set when that discard pile is not empty."""
-    _log: tuple[Sequence[HistoryEntry], int] = field(init=False, repr=False, compare=False)
+    _exp: int = field(init=False, repr=False, compare=False)
+    """Both seats' expeditions, 12 bits each (see ``_EXP_ADD``)."""
+    _pile0: Stack = field(init=False, repr=False, compare=False)
+    """The yellow discard pile as a linked stack (see ``Stack``); ``_pile1`` .. ``_pile4``:
+    blue, white, green, red."""
+    _pile1: Stack = field(init=False, repr=False, compare=False)
+    _pile2: Stack = field(init=False, repr=False, compare=False)
+    _pile3: Stack = field(init=False, repr=False, compare=False)
+    _pile4: Stack = field(init=False, repr=False, compare=False)
+    _last0: int = field(init=False, repr=False, compare=False)
+    """Seat 0's last action as a ``_LAST`` key (-1: none yet)."""
+    _last1: int = field(init=False, repr=False, compare=False)
+    """Seat 1's last action as a ``_LAST`` key (-1: none yet)."""
+    _log: Sequence[HistoryEntry] = field(init=False, repr=False, compare=False)
     """What ``history`` is made from: a list shared along a line of play (copied where a line
-    branches; the history given to ``State(...)`` until the first ``apply``), and this state's
-    length of it."""
+    branches; the history given to ``State(...)`` until the first ``apply``)."""
+    _len: int = field(init=False, repr=False, compare=False)
+    """This state's length of ``_log``."""
 
     def __post_init__(self) -> None:
         """Derive the private fields from the public ones (a state built by ``State(...)`` or
         ``dataclasses.replace``)."""
         hands, expeditions, history = self.hands, self.expeditions, self.history
-        keys = (_colour_keys(hands[0], expeditions[0]), _colour_keys(hands[1], expeditions[1]))
-        for name, value in (("_keys", keys), ("_mask", _pile_mask(self.piles)),
-                            ("_log", (history, len(history)))):
-            object.__setattr__(self, name, value)
+        lasts = [-1 if last is None else _last_key(last) for last in self.last_actions]
+        derived = {
+            "_keys0": _colour_keys(hands[0], expeditions[0]),
+            "_keys1": _colour_keys(hands[1], expeditions[1]),
+            "_mask": _pile_mask(self.piles),
+            "_exp": _exp_of(expeditions),
+            "_last0": lasts[0], "_last1": lasts[1],
+            "_log": history, "_len": len(history),
+        }
+        derived.update(zip(_PILE_NAMES, map(_stack_of, self.piles), strict=True))
+        self.__dict__.update(derived)
 
     @property
     def deck_count(self) -> int:
@@ -482,10 +542,78 @@ class State:
         return len(self.deck) - self.deck_pos
 
 
+Stack = tuple[int, Any] | None
+"""A discard pile as a linked stack: ``(top card code, the stack below)``, None when empty."""
+_PILE_NAMES = ("_pile0", "_pile1", "_pile2", "_pile3", "_pile4")
+"""The ``State`` fields of the piles as stacks, by colour."""
+
+
+def _stack_of(pile: Sequence[Card]) -> Stack:
+    """The linked stack of a pile given bottom first."""
+    stack: Stack = None
+    for card in pile:
+        stack = (int(card), stack)
+    return stack
+
+
+def _piles_of(state: State) -> tuple[tuple[Card, ...], ...]:
+    """The five piles, bottom first, made from the linked stacks."""
+    piles = []
+    fields = state.__dict__
+    for name in _PILE_NAMES:
+        stack = fields[name]
+        cards: list[Card] = []
+        while stack is not None:
+            cards.append(CARDS[stack[0]])
+            stack = stack[1]
+        cards.reverse()
+        piles.append(tuple(cards))
+    return tuple(piles)
+
+
+_EXP_BITS = 12
+"""Bits per seat and colour in ``State._exp``: the wager count (bits 0-1), then a bit per
+number placed (rank r at bit r + 2): an expedition is always its wagers then rising numbers."""
+_EXP_ADD: tuple[int, ...] = tuple(
+    1 << ((seat * N_COLOURS + code // 10) * _EXP_BITS + (code % 10 + 2 if code % 10 else 0))
+    for seat in (0, 1)
+    for code in range(N_COLOURS * 10)
+)
+"""What placing a card adds to ``State._exp``, at ``seat * 50 + code``."""
+_EXP_PARTS: dict[int, tuple[Card, ...]] = {}
+"""The cards of one expedition by ``colour << 12 | its 12 bits``; filled on demand."""
+
+
+def _exp_of(expeditions: tuple[Expeditions, Expeditions]) -> int:
+    """``State._exp`` of both seats' expeditions."""
+    return sum(_EXP_ADD[seat * 50 + card] for seat in (0, 1)
+               for expedition in expeditions[seat] for card in expedition)
+
+
+def _expedition(colour: int, bits: int) -> tuple[Card, ...]:
+    """The cards of an expedition of this colour from its 12 bits (cached)."""
+    found = _EXP_PARTS.get(colour << _EXP_BITS | bits)
+    if found is None:
+        first = colour * 10
+        found = _EXP_PARTS[colour << _EXP_BITS | bits] = (CARDS[first],) * (bits & 3) + tuple(
+            CARDS[first + rank] for rank in range(1, 10) if bits >> (rank + 2) & 1)
+    return found
+
+
+def _expeditions_of(state: State) -> tuple[Expeditions, Expeditions]:
+    """Both seats' expeditions, made from ``State._exp``."""
+    exp, full = state._exp, (1 << _EXP_BITS) - 1
+    made = tuple(
+        tuple(_expedition(colour, exp >> (seat * N_COLOURS + colour) * _EXP_BITS & full)
+              for colour in range(N_COLOURS))
+        for seat in (0, 1))
+    return made[0], made[1]
+
+
 def _hands_of(state: State) -> tuple[Hand, Hand]:
     """Both hands, made from the colour keys."""
     hands = []
-    for y, b, w, g, r in state._keys:
+    for y, b, w, g, r in (state._keys0, state._keys1):
         try:
             parts, bits = _HAND_PARTS, _HAND_PART_BITS
             hands.append(parts[y & bits] + parts[b & bits] + parts[w & bits] + parts[g & bits]
@@ -498,38 +626,55 @@ def _hands_of(state: State) -> tuple[Hand, Hand]:
 
 def _history_of(state: State) -> tuple[HistoryEntry, ...]:
     """The history, made from this state's part of the shared list."""
-    log, length = state._log
-    return tuple(log[:length])
+    return tuple(state._log[: state._len])
+
+
+def _last_actions_of(state: State) -> LastActions:
+    """Each seat's last action, made from its ``_LAST`` key."""
+    first, second = state._last0, state._last1
+    return (None if first < 0 else _LAST.get(first) or _last_by_key(first),
+            None if second < 0 else _LAST.get(second) or _last_by_key(second))
 
 
 class _Made:
     """A public field of ``State`` that ``apply`` does not build: ``State(...)`` stores the
     value given; after ``apply`` it is made from the private fields on first use, then kept
-    (in the instance dict as ``_made_<name>``, None until made)."""
+    (in the dict of the instance's ``_made`` entry, which ``apply`` sets to None)."""
 
     def __init__(self, name: str, make: Callable[[State], Any]) -> None:
-        self.slot = "_made_" + name
+        self.name = name
         self.make = make
 
     def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         fields = state.__dict__
-        value = fields[self.slot]
+        made = fields["_made"]
+        if made is None:
+            made = fields["_made"] = {}
+        value = made.get(self.name)
         if value is None:
-            value = fields[self.slot] = self.make(state)
+            value = made[self.name] = self.make(state)
         return value
 
     def __set__(self, state: State, value: Any) -> None:
-        state.__dict__[self.slot] = value
+        fields = state.__dict__
+        made = fields.get("_made")
+        if made is None:
+            made = fields["_made"] = {}
+        made[self.name] = value
 
 
-for _name, _make in (("hands", _hands_of), ("history", _history_of)):
+for _name, _make in (("hands", _hands_of), ("expeditions", _expeditions_of),
+                     ("piles", _piles_of), ("history", _history_of),
+                     ("last_actions", _last_actions_of)):
     setattr(State, _name, _Made(_name, _make))  # after @dataclass made __init__ and __eq__
 
 
 _new_object = object.__new__
 _set_attribute = object.__setattr__
+_LAST_NAMES = ("_last0", "_last1")
+_KEY_NAMES = ("_keys0", "_keys1")
 
 
 def _legal_move(state: State, action: Action) -> Move | None:
@@ -541,7 +686,7 @@ def _legal_move(state: State, action: Action) -> Move | None:
     if move is None:
         return None
     _, colour, rank, discard, draw, _, _ = move
-    key = state._keys[state.player][colour]
+    key = (state._keys1 if state.player else state._keys0)[colour]
     if not key & _HELD_BITS[rank]:  # not in hand
         return None
     if not discard and rank < key >> _THRESHOLD_SHIFT & 15:  # below the expedition
@@ -627,10 +772,22 @@ def can_place(expedition: Sequence[Card], card: Card) -> bool:
 # --- the game ----------------------------------------------------------------------------------
 
 
+_SHUFFLE_STEPS: tuple[tuple[int, int, int], ...] = tuple(
+    (i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, len(FULL_DECK))))
+"""``random.shuffle``'s steps for the 60 cards: (position, choices, bits drawn per try)."""
+
+
 def _deal(seed: int, round_index: int) -> Deal:
-    """The deal of a round of the match with this seed."""
+    """The deal of a round of the match with this seed: the cards shuffled exactly as
+    ``random.Random(round_seed(...)).shuffle`` does (Fisher-Yates from the end, each index drawn
+    by ``getrandbits`` with rejection: ``Random._randbelow``), written out to save its calls."""
     cards = list(FULL_DECK)
-    random.Random(round_seed(seed, round_index, GAME_ID)).shuffle(cards)
+    bits = random.Random(round_seed(seed, round_index, GAME_ID)).getrandbits
+    for i, n, k in _SHUFFLE_STEPS:
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        cards[i], cards[j] = cards[j], cards[i]
     return (
         tuple(sorted(cards[:HAND_SIZE])),
         tuple(sorted(cards[HAND_SIZE : 2 * HAND_SIZE])),
@@ -725,7 +882,7 @@ class LostCitiesGame:
         if seat is None:
             return ()
         mask = state._mask if state.turn < state.rules.stall_guard_turns else 0
-        y, b, w, g, r = state._keys[seat]
+        y, b, w, g, r = state._keys1 if seat else state._keys0
         known = _BASES
         try:
             bases = known[y] + known[b] + known[w] + known[g] + known[r]
@@ -745,59 +902,50 @@ class LostCitiesGame:
         """Play one turn; raises ``IllegalActionError`` if the action is not legal now.
 
         The hot path of every search: it updates the private fields (colour keys, pile mask,
-        the shared history list) and leaves ``hands`` and ``history`` to be made when first
-        read."""
+        expeditions, piles, last actions, the shared history list) and leaves the public fields
+        they stand for to be made when first read."""
         move = _legal_move(state, action)
         if move is None:
             raise IllegalActionError(self._why_illegal(state, action))
-        seat: int = state.player  # type: ignore[assignment]
-        code, colour, rank, discard, draw, index, threshold = move
         fields = state.__dict__.copy()  # the next state: a copy with some fields changed
-        fields["_made_hands"] = fields["_made_history"] = None
-        keys = list(state._keys[seat])
+        seat: int = fields["player"]
+        code, colour, rank, discard, draw, index, threshold = move
+        fields["_made"] = None
+        keys = list(fields[_KEY_NAMES[seat]])
         keys[colour] -= _CARD_BITS[code]
-        mask = state._mask
-        if not discard:
-            expeditions = state.expeditions
-            mine = list(expeditions[seat])
-            mine[colour] += (CARDS[code],)
-            fields["expeditions"] = ((tuple(mine), expeditions[1]) if seat == 0
-                                     else (expeditions[0], tuple(mine)))
+        if discard:
+            name = _PILE_NAMES[colour]
+            fields[name] = (code, fields[name])
+            fields["_mask"] |= 1 << colour
+        else:
+            fields["_exp"] += _EXP_ADD[seat * 50 + code]
             if rank:  # (a wager keeps the threshold at 0)
                 keys[colour] = keys[colour] & ~_THRESHOLD_BITS | threshold
-        deck_pos = state.deck_pos
         if draw is None:
+            deck_pos = fields["deck_pos"]
             drawn = state.deck[deck_pos]
             fields["deck_pos"] = deck_pos = deck_pos + 1
-            last = _LAST.get(index * 64) or _last_of(index, None)
-        if discard or draw is not None:
-            piles = list(state.piles)
-            if discard:
-                piles[colour] += (CARDS[code],)
-                mask |= 1 << colour
-            if draw is not None:
-                pile = piles[draw]
-                drawn, piles[draw] = pile[-1], pile[:-1]
-                if len(pile) == 1:
-                    mask &= ~(1 << draw)
-                last = _LAST.get(index * 64 + drawn + 1) or _last_of(index, drawn)
-            fields["piles"], fields["_mask"] = tuple(piles), mask
-        keys[drawn // 10] += _CARD_BITS[drawn]
-        all_keys, lasts = state._keys, state.last_actions
-        if seat == 0:
-            fields["_keys"], fields["last_actions"] = (tuple(keys), all_keys[1]), (last, lasts[1])
+            fields[_LAST_NAMES[seat]] = index * 64
         else:
-            fields["_keys"], fields["last_actions"] = (all_keys[0], tuple(keys)), (lasts[0], last)
-        entry = (state.round_index, seat, _TEXT_BY_INDEX[index])
-        log, length = state._log
+            name = _PILE_NAMES[draw]
+            drawn, below = fields[name]
+            fields[name] = below
+            if below is None:
+                fields["_mask"] &= ~(1 << draw)
+            fields[_LAST_NAMES[seat]] = index * 64 + drawn + 1
+            deck_pos = -1  # (the round goes on)
+        keys[drawn // 10] += _CARD_BITS[drawn]
+        fields[_KEY_NAMES[seat]] = tuple(keys)
+        entry = (fields["round_index"], seat, _TEXT_BY_INDEX[index])
+        log, length = fields["_log"], fields["_len"]
         if len(log) == length and log.__class__ is list:  # the line goes on: share the list
             log.append(entry)
         if len(log) == length or log[length] is not entry:  # a branch, or the given tuple
-            log = list(log[:length])  # (checked after the append: thread-safe)
-            log.append(entry)
-        fields["_log"] = (log, length + 1)
+            log = fields["_log"] = list(log[:length])  # (checked after the append:
+            log.append(entry)  # thread-safe)
+        fields["_len"] = length + 1
         fields["player"] = 1 - seat
-        fields["turn"] = state.turn + 1
+        fields["turn"] += 1
         after = _new_object(State)
         _set_attribute(after, "__dict__", fields)
         if deck_pos == len(state.deck):
@@ -815,7 +963,11 @@ class LostCitiesGame:
             index = after.round_index + 1
             deal = _deal(after.seed, index)
             return _start_round(rules, after.seed, index, finished, starter, after.history, deal)
-        return dataclasses.replace(after, finished=finished, player=None)
+        fields = after.__dict__.copy()  # (its public fields made from the same private ones)
+        fields["finished"], fields["player"] = finished, None
+        over = _new_object(State)
+        _set_attribute(over, "__dict__", fields)
+        return over
 
     def _why_illegal(self, state: State, action: Action) -> str:
         """The error of ``apply`` for an illegal action: its text and the reason."""
