@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from dataclasses import replace as dataclass_replace
 from typing import Any
 
 from arena.errors import IllegalActionError, InvalidActionError
@@ -29,7 +31,6 @@ from arena.games.api import (
     GameResult,
     Options,
     OptionSpec,
-    replace,
     result_of_rounds,
     round_seed,
     validate_options,
@@ -78,6 +79,16 @@ _GRID: list[list[Play | None]] = [[_PLAYS.get((c, t)) for t in range(16)] for c 
 """_GRID[card][chest]: the canonical ``Play`` (None off the board): a list lookup, no hashing."""
 _GRID_TEXT: list[list[str]] = [[f"{c}@{t}" for t in range(16)] for c in range(7)]
 """_GRID_TEXT[card][chest]: the play's text as the history records it."""
+Move = tuple[Action, int, int, int, str, int]
+"""A legal action as ``apply`` uses it: (the canonical action, card, chest, the card's
+``_BIT``, text, the chest's index in ``State._open``); ``_PASS_MOVE`` for the pass."""
+_PASS_MOVE: Move = (PASS, 0, 0, 0, "pass", -1)
+LegalEntry = tuple[tuple[Action, ...], dict[int, Move]]
+"""The legal actions of a position and their moves by the ``id`` of the canonical action."""
+_LEGAL: dict[int | None, LegalEntry] = {}
+"""The legal actions and their moves by ``State._lk`` (``_legal_key``)."""
+_LEGAL_LIMIT = 1 << 16
+"""``_LEGAL`` is emptied when it holds this many lists (bounded memory)."""
 LastActions = tuple[Action | None, Action | None]
 """Each seat's most recent action in the current game, None before its first."""
 NO_LAST_ACTIONS: LastActions = (None, None)
@@ -115,6 +126,68 @@ def _chest(value: int, cards: Pair, placed: int) -> Chest:
     return chest
 
 
+OpenChest = tuple[int, int, Cards, Cards]
+"""An open chest as ``State`` keeps it: (value, placed, cards of seat 0, cards of seat 1)."""
+_set_attribute = object.__setattr__
+_BIT: tuple[int, ...] = tuple(1 << 4 * (card - 1) if card else 0 for card in range(7))
+"""``_BIT[card]``: one card of that value in a hand's count key (4 bits per value 1..6)."""
+_HANDS: dict[int, Cards] = {}
+"""A hand's count key -> the hand (sorted); every hand of up to 4 cards, more when met."""
+
+
+def _key_of(hand: Cards) -> int:
+    """A hand's count key: the sum of its cards' ``_BIT``."""
+    key = 0
+    for card in hand:
+        key += _BIT[card]
+    return key
+
+
+def _hand_of(key: int) -> Cards:
+    """The sorted hand of a count key (kept in ``_HANDS``)."""
+    hand = _HANDS.get(key)
+    if hand is None:
+        hand = _HANDS[key] = tuple(card for card in range(1, 7)
+                                   for _ in range(key >> 4 * (card - 1) & 15))
+    return hand
+
+
+def _values(key: int) -> int:
+    """The card values in a hand (bit ``card - 1`` set for each) from its count key."""
+    values = _VALUES.get(key)
+    if values is None:
+        values = _VALUES[key] = sum(1 << card - 1 for card in range(1, 7)
+                                    if key >> 4 * (card - 1) & 15)
+    return values
+
+
+_VALUES: dict[int, int] = {}
+"""A hand's count key -> its card values (``_values``)."""
+_UPTO: tuple[int, ...] = tuple((1 << min(left, 6)) - 1 for left in range(16))
+"""``_UPTO[left]``: the card values (bit ``card - 1``) that fit in a chest with ``left`` in it."""
+
+
+def _legal_key(values: int, opened: tuple[OpenChest, ...]) -> int:
+    """All the legal actions depend on (``State._lk``): for open chest ``i``, in bits
+    ``9i..9i+8``, its value - 10 << 6 | which of the mover's card ``values`` fit in it."""
+    key = 0
+    for index, (value, placed, _, _) in enumerate(opened):
+        key |= ((value - 10) << 6 | values & _UPTO[value - placed]) << 9 * index
+    return key
+
+
+def _all_hands(size: int, low: int = 1) -> list[Cards]:
+    """Every sorted hand of ``size`` cards of values ``low``..6."""
+    if size == 0:
+        return [()]
+    return [(card, *rest) for card in range(low, 7) for rest in _all_hands(size - 1, card)]
+
+
+for _size in range(HAND_SIZE + 1):
+    for _hand in _all_hands(_size):
+        _HANDS[_key_of(_hand)] = _hand
+
+
 @dataclass(frozen=True, slots=True)
 class Taken:
     """A chest emptied during the current game."""
@@ -126,7 +199,14 @@ class Taken:
 
 @dataclass(frozen=True)
 class State:
-    """The full (omniscient) state of a PORTAS match."""
+    """The full (omniscient) state of a PORTAS match. Immutable: ``GAME.apply`` returns a new one.
+
+    Besides the public fields it carries what makes a turn cheap, kept up to date by ``apply``
+    and derived afresh whenever a state is built by ``State(...)`` or ``dataclasses.replace``
+    (``__post_init__``): each hand as a count key, the open chests as plain tuples with one key
+    of what is left in them (the legal actions are looked up by the two keys), and the history
+    as a list shared along a line of play. ``apply`` does not build ``chests`` and ``history``:
+    they are made from the private fields on first read, then kept (``_Made``)."""
 
     seed: int
     games: int
@@ -153,6 +233,71 @@ class State:
     """This game's full deal: deck of seat 0, deck of seat 1 (top first), treasure order."""
     last_actions: LastActions
     """Each seat's most recent action in the current game (public), None before its first."""
+    _keys: tuple[int, int] = field(init=False, repr=False, compare=False)
+    """Each hand as a count key: 4 bits per card value (``_BIT[card]`` counts one card)."""
+    _open: tuple[OpenChest, ...] = field(init=False, repr=False, compare=False)
+    """What ``chests`` is made from: each open chest as (value, placed, cards of seat 0, cards
+    of seat 1), in the order of ``chests``."""
+    _lk: int | None = field(init=False, repr=False, compare=False)
+    """The legal actions' key in ``_LEGAL`` (``_legal_key``); None once the match is over."""
+    _log: list[HistoryEntry] = field(init=False, repr=False, compare=False)
+    """What ``history`` is made from: a list shared along a line of play (copied where a line
+    branches)."""
+    _len: int = field(init=False, repr=False, compare=False)
+    """This state's length of ``_log``."""
+
+    def __post_init__(self) -> None:
+        """Derive the private fields from the public ones (a state built by ``State(...)`` or
+        ``dataclasses.replace``)."""
+        hands, history, mover = self.hands, self.history, self.mover
+        opened = tuple((c.value, c.placed, c.cards[0], c.cards[1]) for c in self.chests)
+        keys = (_key_of(hands[0]), _key_of(hands[1]))
+        legal_key = None if mover is None else _legal_key(_values(keys[mover]), opened)
+        for name, value in (("_keys", keys), ("_open", opened), ("_lk", legal_key),
+                            ("_log", list(history)), ("_len", len(history))):
+            _set_attribute(self, name, value)
+
+
+def _chests_of(state: State) -> tuple[Chest, ...]:
+    """The open chests, made from ``_open``."""
+    return _chests_of_open(state._open)
+
+
+def _chests_of_open(opened: tuple[OpenChest, ...]) -> tuple[Chest, ...]:
+    """Open chests as ``Chest`` values."""
+    return tuple(_chest(value, (cards0, cards1), placed)
+                 for value, placed, cards0, cards1 in opened)
+
+
+def _history_of(state: State) -> tuple[HistoryEntry, ...]:
+    """The history, made from this state's part of the shared list."""
+    return tuple(state._log[: state._len])
+
+
+class _Made:
+    """A public field of ``State`` that ``apply`` does not build: ``State(...)`` stores the
+    value given; after ``apply`` it is made from the private fields on first use, then kept
+    (in the instance dict as ``_made_<name>``, None until made)."""
+
+    def __init__(self, name: str, make: Callable[[State], Any]) -> None:
+        self.slot = "_made_" + name
+        self.make = make
+
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
+        if state is None:
+            return self
+        fields = state.__dict__
+        value = fields[self.slot]
+        if value is None:
+            value = fields[self.slot] = self.make(state)
+        return value
+
+    def __set__(self, state: State, value: Any) -> None:
+        state.__dict__[self.slot] = value
+
+
+for _name, _make in (("chests", _chests_of), ("history", _history_of)):
+    setattr(State, _name, _Made(_name, _make))  # after @dataclass made __init__ and __eq__
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,8 +401,9 @@ class PortasGame:
     # match set-up
     def new_match(self, seed: int, options: Options | None = None) -> State:
         """Deal the first game. Raises ``OptionsError`` on bad options."""
-        opts = validate_options(self.option_specs, options)
-        return _start_round(seed, opts["games"], 0, (), (), _deal(seed, 0))
+        games = _DEFAULT_GAMES if options is None else validate_options(
+            self.option_specs, options)["games"]
+        return _start_round(seed, games, 0, (), (), _deal(seed, 0))
 
     def options_of(self, state: State) -> dict[str, Any]:
         """The validated options of the match."""
@@ -269,36 +415,22 @@ class PortasGame:
         return state.mover
 
     def legal_actions(self, state: State) -> tuple[Action, ...]:
-        """Plays sorted by (card, chest); ``pass`` alone when nothing fits; () when over."""
-        mover = state.mover
-        if mover is None:
-            return ()
-        plays = []
-        last = 0
-        chests = state.chests
-        for card in state.hands[mover]:  # sorted
-            if card != last:
-                last = card
-                row = _GRID[card]
-                for ch in chests:
-                    if card <= ch.value - ch.placed:
-                        plays.append(row[ch.value])
-        return tuple(plays) if plays else (PASS,)  # type: ignore[arg-type]
+        """Plays sorted by (card, chest); ``pass`` alone when nothing fits; () when over.
+
+        Looked up by the open chests and what of the mover's hand fits them (``_LEGAL``)."""
+        try:
+            return _LEGAL[state._lk][0]
+        except KeyError:
+            return _legal_entry(state._lk)[0]
 
     def is_legal(self, state: State, action: Action) -> bool:
         """Whether ``action`` is legal now (no enumeration)."""
         if state.mover is None:
             return False
-        hand = state.hands[state.mover]
         if isinstance(action, Play):
-            if action.card not in hand:
-                return False
-            for ch in state.chests:
-                if ch.value == action.chest:
-                    return ch.placed + action.card <= ch.value
-            return False
+            return _open_index(state, action) >= 0
         if isinstance(action, Pass):
-            return not _fits(hand, state.chests)
+            return self.legal_actions(state) == (PASS,)
         return False
 
     def explain_illegal(self, state: State, action: Action) -> str:
@@ -323,101 +455,89 @@ class PortasGame:
         return f"{action.card} does not fit chest {chest.value}: {chest.remaining} left in it"
 
     def apply(self, state: State, action: Action) -> State:
-        """The state after ``action``; raises ``IllegalActionError`` if it is not legal."""
-        seat = state.mover
-        if type(action) is Play and seat is not None and action.card in state.hands[seat]:
-            for index, chest in enumerate(state.chests):  # the checks of is_legal, inline
-                if chest.value == action.chest:
-                    if chest.placed + action.card <= chest.value:
-                        return self._play(state, action, index)
-                    break
+        """The state after ``action``; raises ``IllegalActionError`` if it is not legal.
+
+        A canonical action (``legal_actions``', ``parse_action``'s) is checked by one lookup
+        in the legal actions' entry (``_LEGAL``); any other by ``is_legal``."""
+        old = state.__dict__
+        try:
+            move = _LEGAL[old["_lk"]][1][id(action)]
+        except KeyError:  # not a canonical action, not kept, or not legal
+            move = self._checked(state, action)
+        play, card, value, bit, text, index = move
+        if index < 0:
+            return self._pass(state)
+        _, placed, cards0, cards1 = old["_open"][index]
+        if placed + card == value:
+            return self._take(state, move)
+        seat = old["mover"]
+        if seat:
+            cards1 += (card,)
+        else:
+            cards0 += (card,)
+        opened = old["_open"]
+        fields = old.copy()
+        fields["_open"] = (*opened[:index], (value, placed + card, cards0, cards1),
+                           *opened[index + 1 :])
+        fields["passes"] = 0
+        fields["_made_chests"] = None
+        mine = old["_keys"][seat] - bit
+        return _turn_over(old, fields, seat, mine, _HANDS.get(mine) or _hand_of(mine), play,
+                          text)
+
+    def _checked(self, state: State, action: Action) -> Move:
+        """The move of a legal ``action`` that is not a canonical object, or of any action
+        when the legal actions' entry is not kept; raises ``IllegalActionError``."""
         if not self.is_legal(state, action):
             raise IllegalActionError(
                 f"{_text(action)} is not legal now: {self.explain_illegal(state, action)}; "
                 "legal: "
                 f"{' '.join(self.format_action(a) for a in self.legal_actions(state)) or 'none'}"
             )
-        if isinstance(action, Play):
-            index = next(i for i, ch in enumerate(state.chests) if ch.value == action.chest)
-            return self._play(state, action, index)
-        return self._pass(state)
+        canonical = _PLAYS[action.card, action.chest] if isinstance(action, Play) else PASS
+        return _legal_entry(state._lk)[1][id(canonical)]
 
-    def _play(self, state: State, action: Play, index: int) -> State:
-        """``action`` (legal) on the open chest ``state.chests[index]``: a copy of the state's
-        fields with the changed ones set (what ``replace`` does, written out: this is most of
-        a playout's time)."""
-        seat = state.mover
-        assert seat is not None
-        card, value = action.card, action.chest
+    def _take(self, state: State, move: Move) -> State:
+        """The legal ``move`` that empties its chest: the mover scores its cards on it, the
+        next hidden treasure opens; the game ends with the fifth chest."""
+        play, card, value, bit, text, index = move
         old = state.__dict__
-        hands = old["hands"]
-        hand = hands[seat]
-        at = hand.index(card)
-        hand = hand[:at] + hand[at + 1 :]
-        history = old["history"] + ((old["round"], seat, _GRID_TEXT[card][value]),)
-        lasts = old["last_actions"]
-        lasts = (action, lasts[1]) if seat == 0 else (lasts[0], action)
-        chests = old["chests"]
-        chest = chests[index]
-        cards = chest.cards
-        cards = (cards[0] + (card,), cards[1]) if seat == 0 else (cards[0], cards[1] + (card,))
-        placed = chest.placed + card
-        nxt = 1 - seat
-        if placed < value:
-            chests = (*chests[:index], _chest(value, cards, placed), *chests[index + 1 :])
-            new = _new(State)
-            fields = new.__dict__
-            fields.update(old)
-        else:
-            scores, hidden, taken = state.scores, state.hidden, state.taken
-            gain = sum(cards[seat])
-            scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
-            taken = taken + (Taken(_chest(value, cards, placed), seat),)
-            chests = chests[:index] + chests[index + 1 :]
-            if hidden:
-                chests = tuple(sorted((*chests, _chest(hidden[0], ((), ()), 0)),
-                                      key=_chest_value))
-                hidden = hidden[1:]
-            if len(taken) == len(TREASURES):
-                return self._end_round(state, _set(hands, seat, hand), chests, hidden, taken,
-                                       scores, history, lasts)
-            new = replace(state, hidden=hidden, taken=taken, scores=scores)
-            fields = new.__dict__
-        other = hands[nxt]
-        deck = old["decks"][nxt]
-        if len(other) < HAND_SIZE and deck:
-            other, deck = _refill(other, deck)
-            decks = old["decks"]
-            fields["decks"] = (deck, decks[1]) if nxt == 0 else (decks[0], deck)
-        fields["hands"] = (hand, other) if seat == 0 else (other, hand)
-        fields["mover"] = nxt
-        fields["chests"] = chests
-        fields["passes"] = 0
-        fields["history"] = history
-        fields["last_actions"] = lasts
-        return new
+        seat = old["mover"]
+        mine = old["_keys"][seat] - bit
+        opened = old["_open"]
+        _, placed, cards0, cards1 = opened[index]
+        cards = (cards0 + (card,), cards1) if seat == 0 else (cards0, cards1 + (card,))
+        scores, hidden = old["scores"], old["hidden"]
+        gain = sum(cards[seat])
+        scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
+        taken = old["taken"] + (Taken(_chest(value, cards, value), seat),)
+        opened = opened[:index] + opened[index + 1 :]
+        if hidden:
+            opened = tuple(sorted((*opened, (hidden[0], 0, (), ()))))  # values differ
+            hidden = hidden[1:]
+        if len(taken) == len(TREASURES):
+            return self._end_round(
+                state, _set(old["hands"], seat, _hand_of(mine)), _chests_of_open(opened),
+                hidden, taken, scores, state.history + ((old["round"], seat, text),),
+                _last(old["last_actions"], seat, play))
+        fields = old.copy()
+        fields.update(scores=scores, hidden=hidden, taken=taken, _open=opened, passes=0,
+                      _made_chests=None)
+        return _turn_over(old, fields, seat, mine, _hand_of(mine), play, text)
 
     def _pass(self, state: State) -> State:
-        seat = state.mover
-        assert seat is not None
-        history = state.history + ((state.round, seat, "pass"),)
-        lasts = _last(state.last_actions, seat, PASS)
-        if state.passes + 1 >= 2:
+        """The forced pass (legal)."""
+        old = state.__dict__
+        seat = old["mover"]
+        if old["passes"] + 1 >= 2:
+            history = state.history + ((old["round"], seat, "pass"),)
             return self._end_round(
                 state, state.hands, state.chests, state.hidden, state.taken, state.scores, history,
-                lasts,
+                _last(state.last_actions, seat, PASS),
             )
-        nxt = 1 - seat
-        hand, deck = _refill(state.hands[nxt], state.decks[nxt])
-        return replace(
-            state,
-            mover=nxt,
-            hands=_set(state.hands, nxt, hand),
-            decks=_set(state.decks, nxt, deck),
-            passes=state.passes + 1,
-            history=history,
-            last_actions=lasts,
-        )
+        fields = old.copy()
+        fields["passes"] = old["passes"] + 1
+        return _turn_over(old, fields, seat, old["_keys"][seat], old["hands"][seat], PASS, "pass")
 
     def _end_round(
         self,
@@ -435,7 +555,7 @@ class PortasGame:
             index = state.round + 1
             deal = _deal(state.seed, index)
             return _start_round(state.seed, state.games, index, finished, history, deal)
-        return replace(
+        return dataclass_replace(
             state,
             mover=None,
             hands=hands,
@@ -559,7 +679,7 @@ class PortasGame:
         dealt = _start_round(
             rng.getrandbits(63), view.games, view.round, view.finished, view.history, deal
         )
-        return replace(
+        return dataclass_replace(
             dealt,
             mover=view.to_move,
             hands=view.hands,
@@ -595,16 +715,119 @@ def _text(action: object) -> str:
     raise InvalidActionError(f"not a PORTAS action: {action!r}")
 
 
+def _open_index(state: State, play: Play) -> int:
+    """The index in ``state._open`` of the chest ``play`` goes on if it is legal, else -1."""
+    mover = state.mover
+    if mover is None:
+        return -1
+    card = play.card
+    if card not in state.hands[mover]:
+        return -1
+    for index, (value, placed, _, _) in enumerate(state._open):
+        if value == play.chest:
+            return index if placed + card <= value else -1
+    return -1
+
+
+def _legal_entry(legal_key: int | None) -> LegalEntry:
+    """The legal actions of ``key`` (``State._lk``) and their moves, kept in ``_LEGAL``: plays
+    sorted by (card, chest), or ``pass`` alone; none once the match is over (key None)."""
+    if legal_key is None:
+        return (), {}
+    key = legal_key
+    moves: list[Move] = []
+    chests = []
+    while key:  # each chest's part is at least 64 (its value - 10 << 6)
+        chests.append((10 + (key >> 6 & 7), key & 63))
+        key >>= 9
+    for card in range(1, 7):
+        for index, (value, fits) in enumerate(chests):
+            if fits >> card - 1 & 1:
+                moves.append((_GRID[card][value], card, value, _BIT[card],  # type: ignore
+                              _GRID_TEXT[card][value], index))
+    if not moves:
+        moves.append(_PASS_MOVE)
+    if len(_LEGAL) >= _LEGAL_LIMIT:
+        _LEGAL.clear()
+    entry = (tuple(move[0] for move in moves), {id(move[0]): move for move in moves})
+    _LEGAL[legal_key] = entry
+    return entry
+
+
+def _turn_over(old: dict[str, Any], fields: dict[str, Any], seat: int, mine: int, hand: Cards,
+               action: Action, text: str) -> State:
+    """The state after ``seat``'s turn from the fields of the state before (``old``) and
+    ``fields`` (their copy, the move's changes set): ``seat``'s hand (``hand``, key ``mine``),
+    the history entry and last action, the other seat's hand refilled, the other seat to move."""
+    entry = (old["round"], seat, text)
+    log, length = old["_log"], old["_len"]
+    if len(log) == length:  # the line goes on: share the list
+        log.append(entry)
+    if log[length] is not entry:  # a branch (checked after the append: thread-safe)
+        log = log[:length]
+        log.append(entry)
+    lasts = old["last_actions"]
+    nxt = 1 - seat
+    other, other_key = old["hands"][nxt], old["_keys"][nxt]
+    decks = old["decks"]
+    deck = decks[nxt]
+    if len(other) < HAND_SIZE and deck:
+        if len(other) == HAND_SIZE - 1:
+            other_key += _BIT[deck[0]]
+            other = _HANDS.get(other_key) or _hand_of(other_key)
+            deck = deck[1:]
+        else:
+            other, deck = _refill(other, deck)
+            other_key = _key_of(other)
+        fields["decks"] = (deck, decks[1]) if nxt == 0 else (decks[0], deck)
+    if seat == 0:
+        fields["hands"], fields["_keys"] = (hand, other), (mine, other_key)
+        fields["last_actions"] = (action, lasts[1])
+    else:
+        fields["hands"], fields["_keys"] = (other, hand), (other_key, mine)
+        fields["last_actions"] = (lasts[0], action)
+    fields["_log"], fields["_len"], fields["_made_history"] = log, length + 1, None
+    fields["mover"] = nxt
+    values = _VALUES.get(other_key)
+    if values is None:
+        values = _values(other_key)
+    opened = fields["_open"]
+    if len(opened) == 2:  # _legal_key, written out
+        (value0, placed0, _, _), (value1, placed1, _, _) = opened
+        fields["_lk"] = (value0 - 10 << 6 | values & _UPTO[value0 - placed0]
+                         | (value1 - 10 << 6 | values & _UPTO[value1 - placed1]) << 9)
+    else:
+        fields["_lk"] = _legal_key(values, opened)
+    after = _new(State)
+    _set_attribute(after, "__dict__", fields)
+    return after
+
+
 def _deal(seed: int, index: int) -> Deal:
-    """The deal of game ``index`` of the match with this seed."""
-    rng = random.Random(round_seed(seed, index, SALT))
-    deck0 = list(PORT_DECK)
-    rng.shuffle(deck0)
-    deck1 = list(PORT_DECK)
-    rng.shuffle(deck1)
-    treasures = list(TREASURES)
-    rng.shuffle(treasures)
-    return tuple(deck0), tuple(deck1), tuple(treasures)
+    """The deal of game ``index`` of the match with this seed: both port decks and the
+    treasures shuffled in turn by one ``random.Random`` seeded with ``round_seed``."""
+    getrandbits = random.Random(round_seed(seed, index, SALT)).getrandbits
+    return (_shuffled(PORT_DECK, getrandbits), _shuffled(PORT_DECK, getrandbits),
+            _shuffled(TREASURES, getrandbits))
+
+
+_SWAPS: dict[int, tuple[tuple[int, int, int], ...]] = {
+    size: tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, size)))
+    for size in (len(PORT_DECK), len(TREASURES))
+}
+"""Per length, the steps of ``random.shuffle``: (position, bound, bits of a draw)."""
+
+
+def _shuffled(cards: Cards, getrandbits: Callable[[int], int]) -> Cards:
+    """``cards`` shuffled exactly as ``random.Random.shuffle`` does with that generator (the
+    same draws: ``_randbelow`` by rejection of ``getrandbits``), without its per-swap calls."""
+    items = list(cards)
+    for i, bound, bits in _SWAPS[len(items)]:
+        j = getrandbits(bits)
+        while j >= bound:
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]
+    return tuple(items)
 
 
 def _start_round(
@@ -615,27 +838,30 @@ def _start_round(
     history: tuple[HistoryEntry, ...],
     deal: Deal,
 ) -> State:
-    """Game ``index`` as dealt (``deal``), the starter to move; the only ``State(...)``."""
+    """Game ``index`` as dealt (``deal``), the starter to move: the fields ``State(...)`` would
+    store and derive (``tests/games/test_portas_speed.py`` checks they are the same), set at
+    once."""
     deck0, deck1, treasures = deal
-    chests = tuple(sorted((Chest(t, ((), ())) for t in treasures[:2]), key=lambda c: c.value))
-    return State(
-        seed=seed,
-        games=games,
-        round=index,
-        finished=finished,
-        mover=starter(finished),
-        hands=(tuple(sorted(deck0[:HAND_SIZE])), tuple(sorted(deck1[:HAND_SIZE]))),
-        decks=(deck0[HAND_SIZE:], deck1[HAND_SIZE:]),
-        chests=chests,
-        hidden=treasures[2:],
-        taken=(),
-        scores=(0, 0),
-        passes=0,
-        history=history,
-        deal=deal,
-        last_actions=NO_LAST_ACTIONS,
-    )
+    hands = (tuple(sorted(deck0[:HAND_SIZE])), tuple(sorted(deck1[:HAND_SIZE])))
+    first, second = treasures[0], treasures[1]
+    if second < first:
+        first, second = second, first
+    opened = ((first, 0, (), ()), (second, 0, (), ()))
+    keys, mover = (_key_of(hands[0]), _key_of(hands[1])), starter(finished)
+    state = _new(State)
+    _set_attribute(state, "__dict__", {
+        "seed": seed, "games": games, "round": index, "finished": finished, "mover": mover,
+        "hands": hands, "decks": (deck0[HAND_SIZE:], deck1[HAND_SIZE:]), "_made_chests": None,
+        "hidden": treasures[2:], "taken": (), "scores": (0, 0), "passes": 0,
+        "_made_history": history, "deal": deal, "last_actions": NO_LAST_ACTIONS, "_keys": keys,
+        "_open": opened, "_lk": _legal_key(_values(keys[mover]), opened), "_log": list(history),
+        "_len": len(history),
+    })
+    return state
 
+
+_DEFAULT_GAMES: int = validate_options(PortasGame.option_specs, None)["games"]
+"""The number of games of a match given no options (``new_match`` does not validate None)."""
 
 GAME = PortasGame()
 """The registered PORTAS engine."""
