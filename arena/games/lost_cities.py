@@ -514,11 +514,9 @@ class State:
     """Seat 0's last action as a ``_LAST`` key (-1: none yet)."""
     _last1: int = field(init=False, repr=False, compare=False)
     """Seat 1's last action as a ``_LAST`` key (-1: none yet)."""
-    _log: Sequence[HistoryEntry] = field(init=False, repr=False, compare=False)
-    """What ``history`` is made from: a list shared along a line of play (copied where a line
-    branches; the history given to ``State(...)`` until the first ``apply``)."""
-    _len: int = field(init=False, repr=False, compare=False)
-    """This state's length of ``_log``."""
+    _log: Log = field(init=False, repr=False, compare=False)
+    """What ``history`` is made from: the history given to ``State(...)``, or after ``apply``
+    a node of the linked log (see ``Log``), shared by every line of play through it."""
 
     def __post_init__(self) -> None:
         """Derive the private fields from the public ones (a state built by ``State(...)`` or
@@ -531,7 +529,7 @@ class State:
             "_mask": _pile_mask(self.piles),
             "_exp": _exp_of(expeditions),
             "_last0": lasts[0], "_last1": lasts[1],
-            "_log": history, "_len": len(history),
+            "_log": history,
         }
         derived.update(zip(_PILE_NAMES, map(_stack_of, self.piles), strict=True))
         self.__dict__.update(derived)
@@ -540,6 +538,13 @@ class State:
     def deck_count(self) -> int:
         """Cards left in the draw deck."""
         return len(self.deck) - self.deck_pos
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What ``pickle`` and ``copy`` keep: the fields, the linked log as its history (a
+        long line of play would nest too deep for them)."""
+        fields = dict(self.__dict__)
+        fields["_log"] = self.history
+        return fields
 
 
 Stack = tuple[int, Any] | None
@@ -624,9 +629,35 @@ def _hands_of(state: State) -> tuple[Hand, Hand]:
     return hands[0], hands[1]
 
 
+Log = tuple[HistoryEntry, ...] | list[Any]
+"""The history as ``apply`` keeps it: a node ``[entry, the node or history before it, the
+history made at this node or None]`` whose first ancestor that is not a node is the history
+given to ``State(...)``. Branching from a state shares its node; reading a state's history
+walks up to the nearest history made (taking it from that node: a line of play read turn by
+turn walks one node each time) and keeps the result at the state's own node."""
+
+
 def _history_of(state: State) -> tuple[HistoryEntry, ...]:
-    """The history, made from this state's part of the shared list."""
-    return tuple(state._log[: state._len])
+    """The history, made from the linked log."""
+    node = state._log
+    if node.__class__ is not list:
+        return node  # type: ignore[return-value]
+    entries = []
+    above: Any = node
+    while above.__class__ is list:
+        made = above[2]
+        if made is not None:
+            if above is not node:
+                above[2] = None  # (taken along: only this line's next states read it again)
+            break
+        entries.append(above[0])
+        above = above[1]
+    else:
+        made = above
+    entries.reverse()
+    history: tuple[HistoryEntry, ...] = made + tuple(entries)
+    node[2] = history
+    return history
 
 
 def _last_actions_of(state: State) -> LastActions:
@@ -796,6 +827,8 @@ def _deal(seed: int, round_index: int) -> Deal:
 
 
 _EMPTY5: tuple[tuple[Card, ...], ...] = ((), (), (), (), ())
+_NO_EXPEDITIONS: tuple[Expeditions, Expeditions] = (_EMPTY5, _EMPTY5)
+_NO_PILES: dict[str, Stack] = dict.fromkeys(_PILE_NAMES)
 
 
 def _start_round(
@@ -804,27 +837,24 @@ def _start_round(
     round_index: int,
     finished: tuple[tuple[int, int], ...],
     starter: int,
-    history: tuple[HistoryEntry, ...],
+    log: Log,
     deal: Deal,
 ) -> State:
-    """Round ``round_index`` as dealt (``deal``), ``starter`` to move."""
-    return State(
-        rules=rules,
-        seed=seed,
-        round_index=round_index,
-        finished=finished,
-        starter=starter,
-        player=starter,
-        hands=(deal[0], deal[1]),
-        expeditions=(_EMPTY5, _EMPTY5),
-        piles=_EMPTY5,
-        deck=deal[2],
-        deck_pos=0,
-        turn=0,
-        history=history,
-        deal=deal,
-        last_actions=NO_LAST_ACTIONS,
-    )
+    """Round ``round_index`` as dealt (``deal``), ``starter`` to move, after the history of
+    ``log`` (a history, or the linked log of the previous round's last state)."""
+    made: dict[str, Any] = {"hands": (deal[0], deal[1]), "expeditions": _NO_EXPEDITIONS,
+                            "piles": _EMPTY5, "last_actions": NO_LAST_ACTIONS}
+    if log.__class__ is tuple:
+        made["history"] = log
+    fields = {
+        "rules": rules, "seed": seed, "round_index": round_index, "finished": finished,
+        "starter": starter, "player": starter, "deck": deal[2], "deck_pos": 0, "turn": 0,
+        "deal": deal, "_made": made, "_keys0": _colour_keys(deal[0], _EMPTY5),
+        "_keys1": _colour_keys(deal[1], _EMPTY5), "_mask": 0, "_exp": 0, "_last0": -1,
+        "_last1": -1, "_log": log, **_NO_PILES}
+    state = _new_object(State)  # (what State(...) derives, known for a round as dealt)
+    _set_attribute(state, "__dict__", fields)
+    return state
 
 
 def next_starter(rules: Rules, finished: Sequence[tuple[int, int]]) -> int:
@@ -936,14 +966,8 @@ class LostCitiesGame:
             deck_pos = -1  # (the round goes on)
         keys[drawn // 10] += _CARD_BITS[drawn]
         fields[_KEY_NAMES[seat]] = tuple(keys)
-        entry = (fields["round_index"], seat, _TEXT_BY_INDEX[index])
-        log, length = fields["_log"], fields["_len"]
-        if len(log) == length and log.__class__ is list:  # the line goes on: share the list
-            log.append(entry)
-        if len(log) == length or log[length] is not entry:  # a branch, or the given tuple
-            log = fields["_log"] = list(log[:length])  # (checked after the append:
-            log.append(entry)  # thread-safe)
-        fields["_len"] = length + 1
+        fields["_log"] = [(fields["round_index"], seat, _TEXT_BY_INDEX[index]), fields["_log"],
+                          None]
         fields["player"] = 1 - seat
         fields["turn"] += 1
         after = _new_object(State)
@@ -962,7 +986,7 @@ class LostCitiesGame:
             starter = next_starter(rules, finished)
             index = after.round_index + 1
             deal = _deal(after.seed, index)
-            return _start_round(rules, after.seed, index, finished, starter, after.history, deal)
+            return _start_round(rules, after.seed, index, finished, starter, after._log, deal)
         fields = after.__dict__.copy()  # (its public fields made from the same private ones)
         fields["finished"], fields["player"] = finished, None
         over = _new_object(State)
