@@ -79,10 +79,11 @@ _GRID: list[list[Play | None]] = [[_PLAYS.get((c, t)) for t in range(16)] for c 
 """_GRID[card][chest]: the canonical ``Play`` (None off the board): a list lookup, no hashing."""
 _GRID_TEXT: list[list[str]] = [[f"{c}@{t}" for t in range(16)] for c in range(7)]
 """_GRID_TEXT[card][chest]: the play's text as the history records it."""
-Move = tuple[Action, int, int, int, str, int]
+Move = tuple[Action, int, int, int, str, int, int]
 """A legal action as ``apply`` uses it: (the canonical action, card, chest, the card's
-``_BIT``, text, the chest's index in ``State._open``); ``_PASS_MOVE`` for the pass."""
-_PASS_MOVE: Move = (PASS, 0, 0, 0, "pass", -1)
+``_BIT``, text, the chest's index in ``State._open``, that index's shift in ``State._parts``);
+``_PASS_MOVE`` for the pass."""
+_PASS_MOVE: Move = (PASS, 0, 0, 0, "pass", -1, 0)
 LegalEntry = tuple[tuple[Action, ...], dict[int, Move]]
 """The legal actions of a position and their moves by the ``id`` of the canonical action."""
 _LEGAL: dict[int | None, LegalEntry] = {}
@@ -129,8 +130,13 @@ def _chest(value: int, cards: Pair, placed: int) -> Chest:
 OpenChest = tuple[int, int, Cards, Cards]
 """An open chest as ``State`` keeps it: (value, placed, cards of seat 0, cards of seat 1)."""
 _set_attribute = object.__setattr__
-_BIT: tuple[int, ...] = tuple(1 << 4 * (card - 1) if card else 0 for card in range(7))
-"""``_BIT[card]``: one card of that value in a hand's count key (4 bits per value 1..6)."""
+_SIZE_SHIFT = 24
+"""A hand's count key: 4 bits per card value 1..6, the number of cards from this bit on."""
+_BIT: tuple[int, ...] = tuple(1 << 4 * (card - 1) | 1 << _SIZE_SHIFT if card else 0
+                              for card in range(7))
+"""``_BIT[card]``: one card of that value in a hand's count key."""
+_FULL = HAND_SIZE << _SIZE_SHIFT
+"""A count key below this is a hand of fewer than ``HAND_SIZE`` cards."""
 _HANDS: dict[int, Cards] = {}
 """A hand's count key -> the hand (sorted); every hand of up to 4 cards, more when met."""
 
@@ -167,13 +173,36 @@ _UPTO: tuple[int, ...] = tuple((1 << min(left, 6)) - 1 for left in range(16))
 """``_UPTO[left]``: the card values (bit ``card - 1``) that fit in a chest with ``left`` in it."""
 
 
+_PART: tuple[tuple[int, ...], ...] = tuple(
+    tuple((value - 10) << 6 | _UPTO[max(value - placed, 0)] for placed in range(16))
+    for value in range(16))
+"""``_PART[value][placed]``: an open chest in ``State._parts``."""
+_ALL_VALUES = 63
+"""Every card value 1..6 (bit ``card - 1``)."""
+
+
 def _legal_key(values: int, opened: tuple[OpenChest, ...]) -> int:
     """All the legal actions depend on (``State._lk``): for open chest ``i``, in bits
-    ``9i..9i+8``, its value - 10 << 6 | which of the mover's card ``values`` fit in it."""
+    ``9i..9i+8``, its value - 10 << 6 | which of the mover's card ``values`` fit in it.
+    ``_legal_key(_ALL_VALUES, opened)`` is ``State._parts``."""
     key = 0
     for index, (value, placed, _, _) in enumerate(opened):
         key |= ((value - 10) << 6 | values & _UPTO[value - placed]) << 9 * index
     return key
+
+
+def _spread(key: int) -> int:
+    """A hand's card values (``_values`` of its count key) as a mask of ``State._parts``:
+    ``_parts & _spread(key)`` is the legal key of that hand."""
+    spread = _SPREAD.get(key)
+    if spread is None:
+        part = _values(key) | 7 << 6
+        spread = _SPREAD[key] = sum(part << 9 * index for index in range(len(TREASURES)))
+    return spread
+
+
+_SPREAD: dict[int, int] = {}
+"""A hand's count key -> ``_spread``."""
 
 
 def _all_hands(size: int, low: int = 1) -> list[Cards]:
@@ -238,6 +267,9 @@ class State:
     _open: tuple[OpenChest, ...] = field(init=False, repr=False, compare=False)
     """What ``chests`` is made from: each open chest as (value, placed, cards of seat 0, cards
     of seat 1), in the order of ``chests``."""
+    _parts: int = field(init=False, repr=False, compare=False)
+    """Each open chest's value and which card values fit in it (``_legal_key`` of all values):
+    what the legal keys of both seats are cut from."""
     _lk: int | None = field(init=False, repr=False, compare=False)
     """The legal actions' key in ``_LEGAL`` (``_legal_key``); None once the match is over."""
     _log: list[HistoryEntry] = field(init=False, repr=False, compare=False)
@@ -251,11 +283,15 @@ class State:
         ``dataclasses.replace``)."""
         hands, history, mover = self.hands, self.history, self.mover
         opened = tuple((c.value, c.placed, c.cards[0], c.cards[1]) for c in self.chests)
-        keys = (_key_of(hands[0]), _key_of(hands[1]))
-        legal_key = None if mover is None else _legal_key(_values(keys[mover]), opened)
-        for name, value in (("_keys", keys), ("_open", opened), ("_lk", legal_key),
+        keys, parts = (_key_of(hands[0]), _key_of(hands[1])), _legal_key(_ALL_VALUES, opened)
+        legal_key = None if mover is None else parts & _spread(keys[mover])
+        for name, value in (("_keys", keys), ("_open", opened), ("_parts", parts),
+                            ("_lk", legal_key),
                             ("_log", list(history)), ("_len", len(history))):
             _set_attribute(self, name, value)
+        fields = self.__dict__
+        for made in _MADE:  # what was given was made from these
+            fields[made.slot] = (fields[made.source], fields[made.slot][1])
 
 
 def _chests_of(state: State) -> tuple[Chest, ...]:
@@ -274,30 +310,48 @@ def _history_of(state: State) -> tuple[HistoryEntry, ...]:
     return tuple(state._log[: state._len])
 
 
-class _Made:
-    """A public field of ``State`` that ``apply`` does not build: ``State(...)`` stores the
-    value given; after ``apply`` it is made from the private fields on first use, then kept
-    (in the instance dict as ``_made_<name>``, None until made)."""
+def _hands_of(state: State) -> Pair:
+    """Both hands, made from the count keys."""
+    key0, key1 = state._keys
+    return _hand_of(key0), _hand_of(key1)
 
-    def __init__(self, name: str, make: Callable[[State], Any]) -> None:
+
+_GIVEN = object()
+"""The source of a ``_Made`` value given to ``State(...)`` until ``__post_init__``."""
+
+
+class _Made:
+    """A public field of ``State`` that ``apply`` does not build: it is made on first read from
+    one private field (its *source*) and kept with it in the instance dict, as ``_made_<name>``
+    = (source, value); a state whose source differs (``apply`` copies the pair with the other
+    fields) makes it again. ``State(...)`` stores the value given (``__post_init__`` pairs it
+    with the source derived from it)."""
+
+    def __init__(self, name: str, source: str, make: Callable[[State], Any]) -> None:
         self.slot = "_made_" + name
+        self.source = source
         self.make = make
 
     def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         fields = state.__dict__
-        value = fields[self.slot]
-        if value is None:
-            value = fields[self.slot] = self.make(state)
+        source, value = fields[self.slot]
+        if source is not _GIVEN:
+            now = fields[self.source]
+            if source is not now and source != now:
+                value = self.make(state)
+                fields[self.slot] = (now, value)
         return value
 
     def __set__(self, state: State, value: Any) -> None:
-        state.__dict__[self.slot] = value
+        state.__dict__[self.slot] = (_GIVEN, value)
 
 
-for _name, _make in (("chests", _chests_of), ("history", _history_of)):
-    setattr(State, _name, _Made(_name, _make))  # after @dataclass made __init__ and __eq__
+_MADE = (_Made("hands", "_keys", _hands_of), _Made("chests", "_open", _chests_of),
+         _Made("history", "_len", _history_of))
+for _made in _MADE:
+    setattr(State, _made.slot[len("_made_"):], _made)  # after @dataclass made __init__, __eq__
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,23 +389,6 @@ class View:
 
 
 # --- helpers -----------------------------------------------------------------------------
-def _fits(hand: Cards, chests: tuple[Chest, ...]) -> bool:
-    if not hand:
-        return False
-    low = hand[0]
-    return any(low <= ch.value - ch.placed for ch in chests)
-
-
-def _refill(hand: Cards, deck: Cards) -> tuple[Cards, Cards]:
-    need = HAND_SIZE - len(hand)
-    if need <= 0 or not deck:
-        return hand, deck
-    return tuple(sorted(hand + deck[:need])), deck[need:]
-
-
-def _remove(hand: Cards, card: int) -> Cards:
-    i = hand.index(card)
-    return hand[:i] + hand[i + 1 :]
 
 
 def _set(pair: Pair, seat: int, value: Cards) -> Pair:
@@ -464,10 +501,11 @@ class PortasGame:
             move = _LEGAL[old["_lk"]][1][id(action)]
         except KeyError:  # not a canonical action, not kept, or not legal
             move = self._checked(state, action)
-        play, card, value, bit, text, index = move
+        play, card, value, bit, text, index, shift = move
         if index < 0:
             return self._pass(state)
-        _, placed, cards0, cards1 = old["_open"][index]
+        opened = old["_open"]
+        _, placed, cards0, cards1 = opened[index]
         if placed + card == value:
             return self._take(state, move)
         seat = old["mover"]
@@ -475,15 +513,14 @@ class PortasGame:
             cards1 += (card,)
         else:
             cards0 += (card,)
-        opened = old["_open"]
+        chest = (value, placed + card, cards0, cards1)
         fields = old.copy()
-        fields["_open"] = (*opened[:index], (value, placed + card, cards0, cards1),
-                           *opened[index + 1 :])
+        fields["_open"] = (chest, *opened[1:]) if index == 0 else (
+            *opened[:index], chest, *opened[index + 1 :])
+        part = _PART[value]
+        fields["_parts"] = old["_parts"] + (part[placed + card] - part[placed] << shift)
         fields["passes"] = 0
-        fields["_made_chests"] = None
-        mine = old["_keys"][seat] - bit
-        return _turn_over(old, fields, seat, mine, _HANDS.get(mine) or _hand_of(mine), play,
-                          text)
+        return _turn_over(old, fields, seat, old["_keys"][seat] - bit, play, text)
 
     def _checked(self, state: State, action: Action) -> Move:
         """The move of a legal ``action`` that is not a canonical object, or of any action
@@ -500,7 +537,7 @@ class PortasGame:
     def _take(self, state: State, move: Move) -> State:
         """The legal ``move`` that empties its chest: the mover scores its cards on it, the
         next hidden treasure opens; the game ends with the fifth chest."""
-        play, card, value, bit, text, index = move
+        play, card, value, bit, text, index, _ = move
         old = state.__dict__
         seat = old["mover"]
         mine = old["_keys"][seat] - bit
@@ -517,13 +554,13 @@ class PortasGame:
             hidden = hidden[1:]
         if len(taken) == len(TREASURES):
             return self._end_round(
-                state, _set(old["hands"], seat, _hand_of(mine)), _chests_of_open(opened),
+                state, _set(state.hands, seat, _hand_of(mine)), _chests_of_open(opened),
                 hidden, taken, scores, state.history + ((old["round"], seat, text),),
                 _last(old["last_actions"], seat, play))
         fields = old.copy()
         fields.update(scores=scores, hidden=hidden, taken=taken, _open=opened, passes=0,
-                      _made_chests=None)
-        return _turn_over(old, fields, seat, mine, _hand_of(mine), play, text)
+                      _parts=_legal_key(_ALL_VALUES, opened))
+        return _turn_over(old, fields, seat, mine, play, text)
 
     def _pass(self, state: State) -> State:
         """The forced pass (legal)."""
@@ -537,7 +574,7 @@ class PortasGame:
             )
         fields = old.copy()
         fields["passes"] = old["passes"] + 1
-        return _turn_over(old, fields, seat, old["_keys"][seat], old["hands"][seat], PASS, "pass")
+        return _turn_over(old, fields, seat, old["_keys"][seat], PASS, "pass")
 
     def _end_round(
         self,
@@ -693,10 +730,6 @@ class PortasGame:
         )
 
 
-def _chest_value(chest: Chest) -> int:
-    return chest.value
-
-
 def _last(lasts: LastActions, seat: int, action: Action) -> LastActions:
     """``lasts`` with ``seat``'s most recent action set to ``action``."""
     return (action, lasts[1]) if seat == 0 else (lasts[0], action)
@@ -744,7 +777,7 @@ def _legal_entry(legal_key: int | None) -> LegalEntry:
         for index, (value, fits) in enumerate(chests):
             if fits >> card - 1 & 1:
                 moves.append((_GRID[card][value], card, value, _BIT[card],  # type: ignore
-                              _GRID_TEXT[card][value], index))
+                              _GRID_TEXT[card][value], index, 9 * index))
     if not moves:
         moves.append(_PASS_MOVE)
     if len(_LEGAL) >= _LEGAL_LIMIT:
@@ -754,11 +787,11 @@ def _legal_entry(legal_key: int | None) -> LegalEntry:
     return entry
 
 
-def _turn_over(old: dict[str, Any], fields: dict[str, Any], seat: int, mine: int, hand: Cards,
+def _turn_over(old: dict[str, Any], fields: dict[str, Any], seat: int, mine: int,
                action: Action, text: str) -> State:
     """The state after ``seat``'s turn from the fields of the state before (``old``) and
-    ``fields`` (their copy, the move's changes set): ``seat``'s hand (``hand``, key ``mine``),
-    the history entry and last action, the other seat's hand refilled, the other seat to move."""
+    ``fields`` (their copy, the move's changes set): ``seat``'s hand key ``mine``, the history
+    entry and last action, the other seat's hand refilled, the other seat to move."""
     entry = (old["round"], seat, text)
     log, length = old["_log"], old["_len"]
     if len(log) == length:  # the line goes on: share the list
@@ -766,38 +799,24 @@ def _turn_over(old: dict[str, Any], fields: dict[str, Any], seat: int, mine: int
     if log[length] is not entry:  # a branch (checked after the append: thread-safe)
         log = log[:length]
         log.append(entry)
-    lasts = old["last_actions"]
     nxt = 1 - seat
-    other, other_key = old["hands"][nxt], old["_keys"][nxt]
-    decks = old["decks"]
-    deck = decks[nxt]
-    if len(other) < HAND_SIZE and deck:
-        if len(other) == HAND_SIZE - 1:
-            other_key += _BIT[deck[0]]
-            other = _HANDS.get(other_key) or _hand_of(other_key)
-            deck = deck[1:]
-        else:
-            other, deck = _refill(other, deck)
-            other_key = _key_of(other)
-        fields["decks"] = (deck, decks[1]) if nxt == 0 else (decks[0], deck)
+    other = old["_keys"][nxt]
+    if other < _FULL:
+        decks = old["decks"]
+        deck = decks[nxt]
+        if deck:
+            drawn = HAND_SIZE - (other >> _SIZE_SHIFT)
+            for card in deck[:drawn]:
+                other += _BIT[card]
+            deck = deck[drawn:]
+            fields["decks"] = (decks[0], deck) if nxt else (deck, decks[1])
+    lasts = old["last_actions"]
     if seat == 0:
-        fields["hands"], fields["_keys"] = (hand, other), (mine, other_key)
-        fields["last_actions"] = (action, lasts[1])
+        fields["_keys"], fields["last_actions"] = (mine, other), (action, lasts[1])
     else:
-        fields["hands"], fields["_keys"] = (other, hand), (other_key, mine)
-        fields["last_actions"] = (lasts[0], action)
-    fields["_log"], fields["_len"], fields["_made_history"] = log, length + 1, None
-    fields["mover"] = nxt
-    values = _VALUES.get(other_key)
-    if values is None:
-        values = _values(other_key)
-    opened = fields["_open"]
-    if len(opened) == 2:  # _legal_key, written out
-        (value0, placed0, _, _), (value1, placed1, _, _) = opened
-        fields["_lk"] = (value0 - 10 << 6 | values & _UPTO[value0 - placed0]
-                         | (value1 - 10 << 6 | values & _UPTO[value1 - placed1]) << 9)
-    else:
-        fields["_lk"] = _legal_key(values, opened)
+        fields["_keys"], fields["last_actions"] = (other, mine), (lasts[0], action)
+    fields["_log"], fields["_len"], fields["mover"] = log, length + 1, nxt
+    fields["_lk"] = fields["_parts"] & (_SPREAD.get(other) or _spread(other))
     after = _new(State)
     _set_attribute(after, "__dict__", fields)
     return after
@@ -848,14 +867,16 @@ def _start_round(
         first, second = second, first
     opened = ((first, 0, (), ()), (second, 0, (), ()))
     keys, mover = (_key_of(hands[0]), _key_of(hands[1])), starter(finished)
+    parts = _legal_key(_ALL_VALUES, opened)
     state = _new(State)
     _set_attribute(state, "__dict__", {
         "seed": seed, "games": games, "round": index, "finished": finished, "mover": mover,
-        "hands": hands, "decks": (deck0[HAND_SIZE:], deck1[HAND_SIZE:]), "_made_chests": None,
-        "hidden": treasures[2:], "taken": (), "scores": (0, 0), "passes": 0,
-        "_made_history": history, "deal": deal, "last_actions": NO_LAST_ACTIONS, "_keys": keys,
-        "_open": opened, "_lk": _legal_key(_values(keys[mover]), opened), "_log": list(history),
-        "_len": len(history),
+        "_made_hands": (keys, hands), "decks": (deck0[HAND_SIZE:], deck1[HAND_SIZE:]),
+        "_made_chests": (None, None), "hidden": treasures[2:], "taken": (), "scores": (0, 0),
+        "passes": 0, "_made_history": (len(history), history), "deal": deal,
+        "last_actions": NO_LAST_ACTIONS, "_keys": keys,
+        "_open": opened, "_parts": parts, "_lk": parts & _spread(keys[mover]),
+        "_log": list(history), "_len": len(history),
     })
     return state
 
