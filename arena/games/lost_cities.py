@@ -795,6 +795,22 @@ def round_score(expeditions: Expeditions) -> int:
     return sum(expedition_score(e) for e in expeditions)
 
 
+_EXP_SCORES: dict[int, int] = {}
+"""``expedition_score`` by ``colour << 12 | an expedition's 12 bits``; filled on demand."""
+
+
+def _round_scores(exp: int) -> tuple[int, int]:
+    """Both seats' round scores from ``State._exp``."""
+    full, scores = (1 << _EXP_BITS) - 1, [0, 0]
+    for part in range(2 * N_COLOURS):
+        key = part % N_COLOURS << _EXP_BITS | exp >> part * _EXP_BITS & full
+        score = _EXP_SCORES.get(key)
+        if score is None:
+            score = _EXP_SCORES[key] = expedition_score(_expedition(key >> _EXP_BITS, key & full))
+        scores[part // N_COLOURS] += score
+    return scores[0], scores[1]
+
+
 def can_place(expedition: Sequence[Card], card: Card) -> bool:
     """Whether ``card`` may be placed on ``expedition`` (same colour assumed; "Legal moves")."""
     return not expedition or card >= expedition[-1]
@@ -979,8 +995,7 @@ class LostCitiesGame:
     def _end_round(self, after: State) -> State:
         """The state after the last deck card was drawn (``after``: the round's last turn
         played): the next round dealt, or the match over."""
-        expeditions = after.expeditions
-        finished = after.finished + ((round_score(expeditions[0]), round_score(expeditions[1])),)
+        finished = after.finished + (_round_scores(after._exp),)
         rules = after.rules
         if len(finished) < rules.rounds:
             starter = next_starter(rules, finished)
