@@ -347,15 +347,26 @@ class LastAction:
         return f"LastAction({format_action(self.action)!r}, drawn={self.drawn!r})"
 
 
-Move = tuple[int, int, int, bool, int | None, int, int]
+Move = tuple[int, int, int, bool, int | None, int, int, int, int, int]
 """An action as the engine checks and plays it: (card code, colour, rank, discard, draw,
-:func:`_action_index`, the threshold bits of the card's expedition once it is placed)."""
-_MOVES: tuple[Move, ...] = tuple(
-    (index // 12, index // 120, index // 12 % 10, index % 12 >= 6,
-     None if index % 6 == 0 else index % 6 - 1, index,
-     (index // 12 % 10 + 1 if index // 12 % 10 else 0) << _THRESHOLD_SHIFT)
-    for index in range(N_COLOURS * 10 * 12)
-)
+:func:`_action_index`, the threshold bits of the card's expedition once it is placed; then what
+``_legal_move`` checks: the colour key's bits that hold the card, the highest threshold bits
+that allow it (any for a discard), the bit of the pile drawn from in the pile mask (0 for the
+deck; 32, never set, for the pile just discarded onto))."""
+
+
+def _move(index: int) -> Move:
+    """The :data:`Move` of an :func:`_action_index`."""
+    code, discard, source = index // 12, index % 12 >= 6, index % 6
+    colour, rank = code // 10, code % 10
+    draw = None if source == 0 else source - 1
+    return (code, colour, rank, discard, draw, index,
+            (rank + 1 if rank else 0) << _THRESHOLD_SHIFT, _HELD_BITS[rank],
+            _THRESHOLD_BITS if discard else rank << _THRESHOLD_SHIFT,
+            0 if draw is None else 32 if discard and draw == colour else 1 << draw)
+
+
+_MOVES: tuple[Move, ...] = tuple(_move(index) for index in range(N_COLOURS * 10 * 12))
 _MOVE_BY_ID: dict[int, Move] = {
     id(action): _MOVES[_action_index(int(action.card), action.discard, action.draw)]
     for action in _ACTIONS.values()
@@ -711,22 +722,17 @@ _KEY_NAMES = ("_keys0", "_keys1")
 def _legal_move(state: State, action: Action) -> Move | None:
     """The action as a :data:`Move` when it is legal in ``state``, else None (the one check of
     ``is_legal`` and ``apply``)."""
-    if state.player is None:
+    seat = state.player
+    if seat is None:
         return None
     move = _MOVE_BY_ID.get(id(action)) or _move_of(action)
     if move is None:
         return None
-    _, colour, rank, discard, draw, _, _ = move
-    key = (state._keys1 if state.player else state._keys0)[colour]
-    if not key & _HELD_BITS[rank]:  # not in hand
-        return None
-    if not discard and rank < key >> _THRESHOLD_SHIFT & 15:  # below the expedition
-        return None
-    if draw is None or (
-        state.turn < state.rules.stall_guard_turns
-        and not (discard and draw == colour)
-        and state._mask >> draw & 1
-    ):
+    _, colour, _, _, _, _, _, held, highest, pile = move
+    key = (state._keys1 if seat else state._keys0)[colour]
+    if (key & held  # in hand
+            and key & _THRESHOLD_BITS <= highest  # not below the expedition
+            and (not pile or state._mask & pile and state.turn < state.rules.stall_guard_turns)):
         return move
     return None
 
@@ -955,7 +961,7 @@ class LostCitiesGame:
             raise IllegalActionError(self._why_illegal(state, action))
         fields = state.__dict__.copy()  # the next state: a copy with some fields changed
         seat: int = fields["player"]
-        code, colour, rank, discard, draw, index, threshold = move
+        code, colour, rank, discard, draw, index, threshold, _, _, _ = move
         fields["_made"] = None
         keys = list(fields[_KEY_NAMES[seat]])
         keys[colour] -= _CARD_BITS[code]
@@ -1151,7 +1157,7 @@ def known_opponent_cards(view: View) -> list[Card]:
     for round_, seat, text in view.history:
         if round_ != current:
             continue
-        code, colour, _, discard, draw, _, _ = moves[text]
+        code, colour, _, discard, draw, _, _, _, _, _ = moves[text]
         if seat != me and code in known:
             known.remove(code)
         if discard:
