@@ -272,22 +272,20 @@ class State:
     what the legal keys of both seats are cut from."""
     _lk: int | None = field(init=False, repr=False, compare=False)
     """The legal actions' key in ``_LEGAL`` (``_legal_key``); None once the match is over."""
-    _log: list[HistoryEntry] = field(init=False, repr=False, compare=False)
-    """What ``history`` is made from: a list shared along a line of play (copied where a line
-    branches)."""
-    _len: int = field(init=False, repr=False, compare=False)
-    """This state's length of ``_log``."""
+    _log: list[Any] = field(init=False, repr=False, compare=False)
+    """What ``history`` is made from: [the previous state's ``_log``, this state's entry, the
+    history once made]; [None, None, the history] for the history given to ``State(...)`` or
+    a new game (``_History``)."""
 
     def __post_init__(self) -> None:
         """Derive the private fields from the public ones (a state built by ``State(...)`` or
         ``dataclasses.replace``)."""
-        hands, history, mover = self.hands, self.history, self.mover
+        hands, mover = self.hands, self.mover
         opened = tuple((c.value, c.placed, c.cards[0], c.cards[1]) for c in self.chests)
         keys, parts = (_key_of(hands[0]), _key_of(hands[1])), _legal_key(_ALL_VALUES, opened)
         legal_key = None if mover is None else parts & _spread(keys[mover])
         for name, value in (("_keys", keys), ("_open", opened), ("_parts", parts),
-                            ("_lk", legal_key),
-                            ("_log", list(history)), ("_len", len(history))):
+                            ("_lk", legal_key)):
             _set_attribute(self, name, value)
         fields = self.__dict__
         for made in _MADE:  # what was given was made from these
@@ -305,9 +303,27 @@ def _chests_of_open(opened: tuple[OpenChest, ...]) -> tuple[Chest, ...]:
                  for value, placed, cards0, cards1 in opened)
 
 
-def _history_of(state: State) -> tuple[HistoryEntry, ...]:
-    """The history, made from this state's part of the shared list."""
-    return tuple(state._log[: state._len])
+class _History:
+    """``State.history``: made from the chain of ``_log`` on first read, then kept in it
+    (``apply`` adds a link: the history is not copied every turn)."""
+
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
+        if state is None:
+            return self
+        last = node = state.__dict__["_log"]
+        history = node[2]
+        if history is None:
+            entries = []
+            while history is None:
+                entries.append(node[1])
+                node = node[0]
+                history = node[2]
+            entries.reverse()
+            history = last[2] = history + tuple(entries)  # (the same tuple for any thread)
+        return history
+
+    def __set__(self, state: State, value: tuple[HistoryEntry, ...]) -> None:
+        state.__dict__["_log"] = [None, None, value]
 
 
 def _hands_of(state: State) -> Pair:
@@ -323,9 +339,9 @@ _GIVEN = object()
 class _Made:
     """A public field of ``State`` that ``apply`` does not build: it is made on first read from
     one private field (its *source*) and kept with it in the instance dict, as ``_made_<name>``
-    = (source, value); a state whose source differs (``apply`` copies the pair with the other
-    fields) makes it again. ``State(...)`` stores the value given (``__post_init__`` pairs it
-    with the source derived from it)."""
+    = (source, value); a state whose source is another object (``apply`` copies the pair with
+    the other fields) makes it again. ``State(...)`` stores the value given (``__post_init__``
+    pairs it with the source derived from it)."""
 
     def __init__(self, name: str, source: str, make: Callable[[State], Any]) -> None:
         self.slot = "_made_" + name
@@ -339,7 +355,7 @@ class _Made:
         source, value = fields[self.slot]
         if source is not _GIVEN:
             now = fields[self.source]
-            if source is not now and source != now:
+            if source is not now:
                 value = self.make(state)
                 fields[self.slot] = (now, value)
         return value
@@ -348,10 +364,10 @@ class _Made:
         state.__dict__[self.slot] = (_GIVEN, value)
 
 
-_MADE = (_Made("hands", "_keys", _hands_of), _Made("chests", "_open", _chests_of),
-         _Made("history", "_len", _history_of))
-for _made in _MADE:
-    setattr(State, _made.slot[len("_made_"):], _made)  # after @dataclass made __init__, __eq__
+_MADE = (_Made("hands", "_keys", _hands_of), _Made("chests", "_open", _chests_of))
+for _made in _MADE:  # after @dataclass made __init__ and __eq__
+    setattr(State, _made.slot[len("_made_"):], _made)
+State.history = _History()  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
@@ -514,13 +530,11 @@ class PortasGame:
         else:
             cards0 += (card,)
         chest = (value, placed + card, cards0, cards1)
-        fields = old.copy()
-        fields["_open"] = (chest, *opened[1:]) if index == 0 else (
-            *opened[:index], chest, *opened[index + 1 :])
         part = _PART[value]
-        fields["_parts"] = old["_parts"] + (part[placed + card] - part[placed] << shift)
-        fields["passes"] = 0
-        return _turn_over(old, fields, seat, old["_keys"][seat] - bit, play, text)
+        return _turn_over(old, old, play, bit, text,
+                          (chest, *opened[1:]) if index == 0 else (
+                              *opened[:index], chest, *opened[index + 1 :]),
+                          old["_parts"] + (part[placed + card] - part[placed] << shift), 0)
 
     def _checked(self, state: State, action: Action) -> Move:
         """The move of a legal ``action`` that is not a canonical object, or of any action
@@ -557,10 +571,9 @@ class PortasGame:
                 state, _set(state.hands, seat, _hand_of(mine)), _chests_of_open(opened),
                 hidden, taken, scores, state.history + ((old["round"], seat, text),),
                 _last(old["last_actions"], seat, play))
-        fields = old.copy()
-        fields.update(scores=scores, hidden=hidden, taken=taken, _open=opened, passes=0,
-                      _parts=_legal_key(_ALL_VALUES, opened))
-        return _turn_over(old, fields, seat, mine, play, text)
+        changed = {**old, "scores": scores, "hidden": hidden, "taken": taken}
+        return _turn_over(old, changed, play, bit, text, opened,
+                          _legal_key(_ALL_VALUES, opened), 0)
 
     def _pass(self, state: State) -> State:
         """The forced pass (legal)."""
@@ -572,9 +585,8 @@ class PortasGame:
                 state, state.hands, state.chests, state.hidden, state.taken, state.scores, history,
                 _last(state.last_actions, seat, PASS),
             )
-        fields = old.copy()
-        fields["passes"] = old["passes"] + 1
-        return _turn_over(old, fields, seat, old["_keys"][seat], PASS, "pass")
+        return _turn_over(old, old, PASS, 0, "pass", old["_open"], old["_parts"],
+                          old["passes"] + 1)
 
     def _end_round(
         self,
@@ -787,36 +799,34 @@ def _legal_entry(legal_key: int | None) -> LegalEntry:
     return entry
 
 
-def _turn_over(old: dict[str, Any], fields: dict[str, Any], seat: int, mine: int,
-               action: Action, text: str) -> State:
-    """The state after ``seat``'s turn from the fields of the state before (``old``) and
-    ``fields`` (their copy, the move's changes set): ``seat``'s hand key ``mine``, the history
-    entry and last action, the other seat's hand refilled, the other seat to move."""
-    entry = (old["round"], seat, text)
-    log, length = old["_log"], old["_len"]
-    if len(log) == length:  # the line goes on: share the list
-        log.append(entry)
-    if log[length] is not entry:  # a branch (checked after the append: thread-safe)
-        log = log[:length]
-        log.append(entry)
+def _turn_over(old: dict[str, Any], base: dict[str, Any], action: Action, bit: int, text: str,
+               opened: tuple[OpenChest, ...], parts: int, passes: int) -> State:
+    """The state after the mover's ``action`` (its ``text``; ``bit``: the card it played off
+    its hand, 0 for none): the fields of ``base`` (the state before, ``old``, or its copy with
+    a take's changes) with the open chests, passes, hands (the other seat's refilled), last
+    action, history and mover changed."""
+    seat = old["mover"]
     nxt = 1 - seat
-    other = old["_keys"][nxt]
+    keys, decks = old["_keys"], old["decks"]
+    other = keys[nxt]
     if other < _FULL:
-        decks = old["decks"]
         deck = decks[nxt]
         if deck:
             drawn = HAND_SIZE - (other >> _SIZE_SHIFT)
             for card in deck[:drawn]:
                 other += _BIT[card]
-            deck = deck[drawn:]
-            fields["decks"] = (decks[0], deck) if nxt else (deck, decks[1])
+            decks = (decks[0], deck[drawn:]) if nxt else (deck[drawn:], decks[1])
     lasts = old["last_actions"]
-    if seat == 0:
-        fields["_keys"], fields["last_actions"] = (mine, other), (action, lasts[1])
+    if seat:
+        keys, lasts = (other, keys[1] - bit), (lasts[0], action)
     else:
-        fields["_keys"], fields["last_actions"] = (other, mine), (lasts[0], action)
-    fields["_log"], fields["_len"], fields["mover"] = log, length + 1, nxt
-    fields["_lk"] = fields["_parts"] & (_SPREAD.get(other) or _spread(other))
+        keys, lasts = (keys[0] - bit, other), (action, lasts[1])
+    fields = base.copy()  # (a copy and stores: faster than a dict display with **base)
+    fields["mover"], fields["decks"], fields["passes"], fields["last_actions"] = (
+        nxt, decks, passes, lasts)
+    fields["_keys"], fields["_open"], fields["_parts"] = keys, opened, parts
+    fields["_lk"] = parts & (_SPREAD.get(other) or _spread(other))
+    fields["_log"] = [old["_log"], (old["round"], seat, text), None]
     after = _new(State)
     _set_attribute(after, "__dict__", fields)
     return after
@@ -873,10 +883,10 @@ def _start_round(
         "seed": seed, "games": games, "round": index, "finished": finished, "mover": mover,
         "_made_hands": (keys, hands), "decks": (deck0[HAND_SIZE:], deck1[HAND_SIZE:]),
         "_made_chests": (None, None), "hidden": treasures[2:], "taken": (), "scores": (0, 0),
-        "passes": 0, "_made_history": (len(history), history), "deal": deal,
+        "passes": 0, "deal": deal,
         "last_actions": NO_LAST_ACTIONS, "_keys": keys,
         "_open": opened, "_parts": parts, "_lk": parts & _spread(keys[mover]),
-        "_log": list(history), "_len": len(history),
+        "_log": [None, None, history],
     })
     return state
 
