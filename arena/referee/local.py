@@ -22,7 +22,7 @@ from arena.games import get_game
 from arena.games.api import GameResult
 from arena.model import BotSpec, MatchResult, MatchSpec, Termination, TimeControl
 from arena.referee.match import Match
-from arena.referee.player import DecisionRequest, SeatStart
+from arena.referee.player import DecisionRequest, Overrun, SeatStart
 from arena.sdk.decision import Decision, MatchInfo
 from arena.sdk.policy import PolicyCalls
 
@@ -60,7 +60,9 @@ class LocalPlayer:
     async def ask(self, request: DecisionRequest) -> None:
         self.request = request
 
-    async def answer(self, timeout_s: float) -> Any:
+    async def answer(self, timeout_s: float, over: Overrun | None = None,
+                     every_s: float = 0.0) -> Any:
+        # In process, the policy runs here and now: nothing to wait for, so nothing to check.
         request, info = self.request, self.info
         assert request is not None and info is not None, "ask() after start()"
         decision = Decision(

@@ -363,24 +363,16 @@ class Match:
         if not clock.cpu or cpu.meter is None:
             return await player.answer(clock.allowance_ms() / 1000)
         allowance, guard = clock.allowance_ms(), clock.guard_ms()
-        task = asyncio.ensure_future(player.answer(guard / 1000))
-        poll_s = min(allowance / 4, METER_POLL_MS) / 1000
+
+        def over() -> BotFault | None:
+            used = cpu.used_ms()
+            if used is not None and used > allowance:
+                return BotFault(Termination.TIMEOUT, _cpu_detail(used, allowance), player.seat)
+            return None
+
         try:
-            while True:
-                done, _ = await asyncio.wait({task}, timeout=poll_s)
-                if done:
-                    break
-                used = cpu.used_ms()
-                if used is not None and used > allowance:
-                    raise BotFault(Termination.TIMEOUT, _cpu_detail(used, allowance),
-                                   player.seat)
-        finally:
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, BotFault):
-                    await task
-        try:
-            return task.result()
+            return await player.answer(guard / 1000, over,
+                                       min(allowance / 4, METER_POLL_MS) / 1000)
         except BotFault as fault:
             if fault.termination is not Termination.TIMEOUT:
                 raise

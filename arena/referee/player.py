@@ -20,9 +20,11 @@ seat cost over the match (``Player.seat_stats``) goes into the match end.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from arena.errors import BotFault
 from arena.model import MatchResult, SeatStats, TimeControl
 from arena.sandbox.meter import Meter
 
@@ -59,6 +61,10 @@ class DecisionRequest:
     time_bank_ms: int
 
 
+Overrun = Callable[[], BotFault | None]
+"""A check made while a seat thinks: the fault that ends its wait now, or None."""
+
+
 class Player(Protocol):
     """One seat of a match, as the match loop sees it."""
 
@@ -75,13 +81,17 @@ class Player(Protocol):
         ...
 
     async def ask(self, request: DecisionRequest) -> None:
-        """Put a decision to the seat (its clock starts when this returns)."""
+        """Prepare the decision for the seat (encoding it is not the seat's time: its clock
+        starts when this returns, and ``answer`` delivers it)."""
         ...
 
-    async def answer(self, timeout_s: float) -> Any:
-        """The seat's action for the decision last asked (a value of the game's action type),
-        returned or failed within about ``timeout_s``. The loop checks legality and charges the
-        clock; this raises ``BotFault`` for everything else (``timeout`` without an answer,
+    async def answer(self, timeout_s: float, over: Overrun | None = None,
+                     every_s: float = 0.0) -> Any:
+        """Deliver the decision last asked and return the seat's action (a value of the game's
+        action type), returned or failed within about ``timeout_s``. ``over``, called about
+        every ``every_s`` seconds while the seat thinks, may end the wait with the fault it
+        returns (the CPU clock's meter check). The loop checks legality and charges the clock;
+        this raises ``BotFault`` for everything else (``timeout`` without an answer,
         ``invalid_action``, ``protocol_violation``, ``crash``, ...)."""
         ...
 

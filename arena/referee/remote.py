@@ -43,7 +43,7 @@ from arena.errors import BotFault, InvalidActionError, SandboxError
 from arena.games import get_game
 from arena.games.api import Game
 from arena.model import BotSpec, MatchResult, SeatStats, Termination, label_problem
-from arena.referee.player import DecisionRequest, SeatStart
+from arena.referee.player import DecisionRequest, Overrun, SeatStart
 from arena.referee.seat import (
     MAX_BOT_MESSAGE_BYTES,
     SeatEndpoint,
@@ -67,6 +67,12 @@ MATCH_START_SETTLE_S = 0.01
 moment, and without it the first decision's clock also paid for that (0.8-2.9 ms measured)."""
 CLOSE_CLASSIFY_S = 1.0
 """After a stream closes, how long to wait for the bot's exit to tell a crash from the rest."""
+SEND_LIMIT_S = 10.0
+"""How long a message no clock waits for (the match start, a round's end) may wait for the bot
+to read its stream: gRPC's flow control holds a write while the bot has left about its window
+(64 kB and up) unread, which only a bot that stopped reading does."""
+FINISH_SEND_S = 1.0
+"""How long the match end waits to be sent (the result stands whatever the bot does)."""
 
 ANSWER_CHARS = 200
 """How much of an invalid answer's text is kept in the log (a bot controls it)."""
@@ -212,6 +218,8 @@ class RemotePlayer:
         self._observations = ObservationEncoder(bot.game)
         self._game = get_game(bot.game)
         self._closed = False
+        self._request: bot_pb2.RefereeMessage | None = None
+        """The decision asked and not yet delivered (``ask`` prepares it, ``answer`` sends it)."""
         self.startup_ms: float | None = None
         """Wall time from starting the bot's sandbox to its Hello (None: it never said it)."""
 
@@ -264,7 +272,7 @@ class RemotePlayer:
             protocol_version=arena.PROTOCOL_VERSION,
             bot_names=list(start.bot_names),
         )
-        await self.endpoint.send(bot_pb2.RefereeMessage(match_start=message))
+        await self._send(bot_pb2.RefereeMessage(match_start=message))
         await asyncio.sleep(MATCH_START_SETTLE_S)
 
     # --- play -----------------------------------------------------------------------------
@@ -279,16 +287,43 @@ class RemotePlayer:
         decision.time_left_ms = request.time_left_ms
         decision.time_bank_ms = request.time_bank_ms
         self.asked = request.decision_id
-        await self.endpoint.send(message)
+        self._request = message
 
-    async def answer(self, timeout_s: float) -> Any:
-        message = await self._next(timeout_s, waiting_for="answer")
+    async def answer(self, timeout_s: float, over: Overrun | None = None,
+                     every_s: float = 0.0) -> Any:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        request, self._request = self._request, None
+        if request is not None and not await self._send_by(request, deadline):
+            raise BotFault(Termination.TIMEOUT, f"no answer within {timeout_s * 1000:.0f} ms "
+                           "(it did not even read its request)", self.seat)
+        message = await self._next(deadline - loop.time(), "answer", over, every_s)
         try:
             action = read_answer(self.bot.game, message, self.asked, self._game)
         except BotFault as fault:
             raise fault.at(self.seat) from None
         self.answered += 1
         return action
+
+    async def _send_by(self, message: bot_pb2.RefereeMessage, deadline: float) -> bool:
+        """Write ``message`` to the bot's stream by ``deadline`` (loop time); False when gRPC's
+        flow control held it that long: the bot stopped reading its stream."""
+        try:
+            async with asyncio.timeout_at(deadline):
+                await self.endpoint.send(message)
+        except TimeoutError:
+            return False
+        return True
+
+    async def _send(self, message: bot_pb2.RefereeMessage) -> None:
+        """Write a message that no clock waits for (the match start, a round's end); a bot
+        that has not read its stream for ``SEND_LIMIT_S`` forfeits (it could hold the match
+        forever otherwise)."""
+        deadline = asyncio.get_running_loop().time() + SEND_LIMIT_S
+        if not await self._send_by(message, deadline):
+            raise BotFault(Termination.PROTOCOL_VIOLATION,
+                           f"stopped reading its stream (a message waited {SEND_LIMIT_S:g} s "
+                           "to be sent)", self.seat)
 
     def _check_quiet(self) -> None:
         """A seat may only send when asked; anything queued out of turn is a violation."""
@@ -303,15 +338,28 @@ class RemotePlayer:
     async def round_end(self, round_index: int, scores: tuple[int, int],
                         totals: tuple[int, int]) -> None:
         end = bot_pb2.RoundEnd(round=round_index, scores=scores, totals=totals)
-        await self.endpoint.send(bot_pb2.RefereeMessage(round_end=end))
+        await self._send(bot_pb2.RefereeMessage(round_end=end))
 
-    async def _next(self, timeout_s: float, waiting_for: str) -> bot_pb2.BotMessage:
-        """The bot's next message, or the fault that explains why there is none."""
+    async def _next(self, timeout_s: float, waiting_for: str, over: Overrun | None = None,
+                    every_s: float = 0.0) -> bot_pb2.BotMessage:
+        """The bot's next message, or the fault that explains why there is none (``over``:
+        see ``Player.answer``)."""
         exit_future = self.exit
         assert exit_future is not None, "connect() starts the bot first"
         servicer = self.endpoint.servicer
-        # Cancelled when the loop gives up on the answer (CPU over its limit): nothing to undo.
-        await servicer.wait_for_message(timeout_s, exit_future)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            left = deadline - loop.time()
+            await servicer.wait_for_message(left if over is None else min(left, every_s),
+                                            exit_future)
+            if not servicer.inbox.empty() or exit_future.done() or over is None:
+                break
+            fault = over()
+            if fault is not None:
+                raise fault
+            if loop.time() >= deadline:
+                break
         if not servicer.inbox.empty():  # a message first, even when the bot has exited since
             message = servicer.inbox.get_nowait()
             if isinstance(message, StreamClosed):
@@ -356,8 +404,9 @@ class RemotePlayer:
     # --- the end --------------------------------------------------------------------------
     async def finish(self, result: MatchResult) -> None:
         end = match_end_message(result, self.seat)
-        await self.endpoint.send(bot_pb2.RefereeMessage(match_end=end))
-        await self.endpoint.servicer.outbox.put(None)  # close the stream after the end
+        deadline = asyncio.get_running_loop().time() + FINISH_SEND_S
+        await self._send_by(bot_pb2.RefereeMessage(match_end=end), deadline)
+        self.endpoint.servicer.end()  # close the stream after the end
 
     async def close(self) -> None:
         if self._closed:
