@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from arena.errors import InvalidActionError
 from arena.games.lost_cities import (
+    CARDS,
     Action,
     Card,
     LastAction,
@@ -33,8 +34,15 @@ def _texts(cards: Iterable[Card]) -> list[str]:
     return [str(c) for c in cards]
 
 
+_CARD_OF_TEXT: dict[str, Card] = {str(card): card for card in CARDS}
+"""Each card by its text: a bot decodes about 26 cards per observation, one lookup each."""
+
+
 def _cards(texts: Iterable[str]) -> tuple[Card, ...]:
-    return tuple(parse_card(t) for t in texts)
+    try:
+        return tuple(map(_CARD_OF_TEXT.__getitem__, texts))
+    except (KeyError, TypeError):  # not a card: parse_card names the fault
+        return tuple(parse_card(t) for t in texts)
 
 
 def _rows(rows: Sequence[Sequence[Card]]) -> list[pb.LostCitiesCardRow]:
