@@ -8,7 +8,16 @@ and the kernel cost for one ping-pong on this machine now, whatever else it is d
 decision's round trip is compared with the floor measured in the same run
 (``decision_overhead_vs_floor`` in ``benchmarks/run.py``).
 
-Run alone: ``python benchmarks/floor_stream.py [--pings N]`` prints the figures as JSON.
+The same floor in a match's rhythm (``turn_floor_figures``): two client processes, each on
+its own server (a seat's socket), served in turn like a match's two bots: each round trip's
+client has slept through the other's. A process that sleeps wakes slower than one in a tight
+ping-pong (on this machine's virtual CPUs, a halted CPU is woken by the host: measured, a
+0.4 ms pause before each ping-pong made the bare round trip 2.2 times slower), so this is the
+floor a decision inside a match can be held to: what gRPC, asyncio and the kernel cost for one
+ping-pong when the players take turns.
+
+Run alone: ``python benchmarks/floor_stream.py [--pings N] [--turns]`` prints the figures as
+JSON.
 """
 
 from __future__ import annotations
@@ -82,6 +91,63 @@ async def _serve(socket: Path, pings: int) -> list[float]:
     return times
 
 
+async def _serve_turns(directory: Path, pings: int) -> list[float]:
+    """Two servers (one socket each), a client process on each; time ``pings`` round trips
+    taking the clients in turn (µs)."""
+    times: list[float] = []
+    contexts: list[grpc.aio.ServicerContext[Any, Any]] = []
+    both, done = asyncio.Event(), asyncio.Event()
+    payload = bytes(MESSAGE_BYTES)
+
+    async def play(_request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        contexts.append(context)
+        if len(contexts) == 2:
+            both.set()
+        await done.wait()  # the stream stays open while the driver plays on it
+
+    async def drive() -> None:
+        await both.wait()
+        for index in range(2 * WARM_UP + pings):
+            context = contexts[index % 2]
+            started = time.perf_counter_ns()
+            await context.write(payload)
+            answer = await context.read()
+            elapsed = time.perf_counter_ns() - started
+            if answer is grpc.aio.EOF:
+                raise RuntimeError("a client ended its stream early")
+            if index >= 2 * WARM_UP:
+                times.append(elapsed / 1000)
+        done.set()
+
+    handler = grpc.method_handlers_generic_handler("floor.Floor", {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            play, request_deserializer=_identity, response_serializer=_identity),
+    })
+    servers, clients = [], []
+    try:
+        for seat in range(2):
+            server = grpc.aio.server()
+            server.add_generic_rpc_handlers((handler,))
+            socket = directory / f"turn{seat}.sock"
+            server.add_insecure_port(f"unix://{socket}")
+            await server.start()
+            servers.append(server)
+            clients.append(subprocess.Popen([sys.executable, __file__, "--client",
+                                             f"unix://{socket}"]))
+        await asyncio.wait_for(drive(), timeout=120)
+    finally:
+        done.set()
+        for server in servers:
+            await server.stop(0.5)
+        for client in clients:
+            try:
+                client.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                client.kill()
+                client.wait()
+    return times
+
+
 async def _client(target: str) -> None:
     """The bot's side: answer every message with one of the same size until the stream ends."""
     answer = bytes(MESSAGE_BYTES)
@@ -104,16 +170,30 @@ def floor_figures(pings: int = 2000) -> dict[str, Any]:
     }
 
 
+def turn_floor_figures(pings: int = 2000) -> dict[str, Any]:
+    """Median and p99 (µs) of ``pings`` timed round trips of two bare streams taken in turn."""
+    with tempfile.TemporaryDirectory(prefix="floor-", dir="/tmp") as tmp:
+        times = asyncio.run(_serve_turns(Path(tmp), pings))
+    return {
+        "turn_floor_us_median": round(statistics.median(times), 1),
+        "turn_floor_us_p99": round(_percentile(times, 0.99), 1),
+        "turn_floor_samples": len(times),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pings", type=int, default=2000, help="timed round trips")
+    parser.add_argument("--turns", action="store_true",
+                        help="two clients taken in turn (a match's rhythm)")
     parser.add_argument("--client", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.client:
         asyncio.run(_client(args.client))
         return
-    print(json.dumps(floor_figures(args.pings), indent=2))
+    figures = turn_floor_figures if args.turns else floor_figures
+    print(json.dumps(figures(args.pings), indent=2))
 
 
 if __name__ == "__main__":

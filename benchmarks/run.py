@@ -7,11 +7,15 @@ Figures (targets in parentheses, see README):
   engine_vs_yardstick            engine_rounds_per_s / yardstick_rounds_per_s (>= 0.75)
   decision_overhead_us_median    referee round trip per decision, real socket path, trivial bot
   decision_overhead_us_p99         (median <= 600 us, p99 <= 1000 us)
+  decision_overhead_cpu_clock_us_median   the same in matches on the CPU clock (the meter read
+                                 around each decision, polled while the bot thinks)
   floor_stream_us_median/_p99    the floor: a bare grpc.aio bidirectional stream, 200-byte
                                  ping-pong over a Unix socket between two processes, no arena
                                  code (benchmarks/floor_stream.py), measured between the matches
+  turn_floor_us_median/_p99      the same floor in a match's rhythm: two client processes taken
+                                 in turn, each sleeping through the other's round trip
   decision_overhead_vs_floor     the decision round trip's median over the floor's (<= 1.6; and
-                                 decision_overhead_p99_vs_median <= 2)
+  decision_overhead_vs_turn_floor  over the turn floor's; decision_overhead_p99_vs_median <= 2)
   bot_startup_*                  a Python bot (the SDK alone) from process start to its Hello:
                                  wall and CPU, the interpreter alone, and the CPU of each phase
                                  (benchmarks/bot_startup.py)
@@ -158,58 +162,80 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def _spec(bot_a: Path, bot_b: Path, seed: int, sandbox: str = "process",
-          options: dict[str, Any] | None = None) -> tuple[MatchSpec, Any]:
+          options: dict[str, Any] | None = None, clock: str = "wall") -> tuple[MatchSpec, Any]:
     """A Lost Cities match prepared by the match service (as every caller does)."""
     return prepare_match((str(bot_a), str(bot_b)), sandbox=sandbox, seed=seed, options=options,
-                         time_control=TimeControl(1000, 0, 10_000))
+                         time_control=TimeControl(1000, 0, 10_000, clock=clock))
 
 
 def _match(bot_a: Path, bot_b: Path, seed: int, log_dir: Path, sandbox: str = "process",
-           options: dict[str, Any] | None = None) -> tuple[Any, float]:
-    spec, box = _spec(bot_a, bot_b, seed, sandbox, options)
+           options: dict[str, Any] | None = None, clock: str = "wall") -> tuple[Any, float]:
+    spec, box = _spec(bot_a, bot_b, seed, sandbox, options, clock)
     started = time.perf_counter()
     result = asyncio.run(play_match(spec, sandbox=box, log_dir=log_dir))
     return result, time.perf_counter() - started
 
 
 def decision_floor(pings: int) -> dict[str, float]:
-    """The bare-stream floor: a grpc.aio bidirectional stream of 200-byte messages over a Unix
-    socket between two processes, ping-pong, no arena code (``benchmarks/floor_stream.py``)."""
-    from benchmarks.floor_stream import floor_figures
+    """The bare-stream floors: a grpc.aio bidirectional stream of 200-byte messages over a Unix
+    socket between two processes, ping-pong, no arena code; and the same with two client
+    processes taken in turn, a match's rhythm (``benchmarks/floor_stream.py``)."""
+    from benchmarks.floor_stream import floor_figures, turn_floor_figures
 
-    return floor_figures(pings)
+    return {**floor_figures(pings), **turn_floor_figures(pings)}
+
+
+def _decision_times(result: Any) -> tuple[list[float], list[float]]:
+    """Every decision's round trip (µs) in a match's log, and those after each bot's first."""
+    times: list[float] = []
+    steady: list[float] = []  # without each bot's first decision (its cold start)
+    seen: set[int] = set()
+    for event in read_events(Path(result.log)):
+        if not isinstance(event, DecisionEvent):
+            continue
+        times.append(event.ms * 1000)
+        if event.seat in seen:
+            steady.append(event.ms * 1000)
+        seen.add(event.seat)
+    return times, steady
 
 
 def decision_overhead(matches: int, log_dir: Path) -> dict[str, float]:
-    """Per-decision round trips measured by the referee, from the match logs, and the floor
-    (``decision_floor``) measured between the matches: ``decision_overhead_vs_floor`` is the
-    median round trip over the median of the floors of the same minutes."""
+    """Per-decision round trips measured by the referee, from the match logs (the wall clock,
+    and the CPU clock in matches between them), and the floors (``decision_floor``) measured
+    between the matches: ``decision_overhead_vs_floor`` is the median round trip over the
+    median of the floors of the same minutes, ``_vs_turn_floor`` over the turn-taking floor."""
     times: list[float] = []
-    steady: list[float] = []  # without each bot's first decision (its cold start)
+    steady: list[float] = []
+    cpu_times: list[float] = []
     floors: list[dict[str, float]] = []
     for seed in range(matches):
         floors.append(decision_floor(500))
         result, _ = _match(FIRST_BOT, FIRST_BOT, seed, log_dir)
-        seen: set[int] = set()
-        for event in read_events(Path(result.log)):
-            if not isinstance(event, DecisionEvent):
-                continue
-            times.append(event.ms * 1000)
-            if event.seat in seen:
-                steady.append(event.ms * 1000)
-            seen.add(event.seat)
+        all_times, after_first = _decision_times(result)
+        times += all_times
+        steady += after_first
+        result, _ = _match(FIRST_BOT, FIRST_BOT, seed, log_dir, clock="cpu")
+        cpu_times += _decision_times(result)[0]
     floors.append(decision_floor(500))
-    floor = statistics.median(f["floor_stream_us_median"] for f in floors)
-    median = statistics.median(times)
+
+    def pooled(name: str) -> float:
+        return statistics.median(f[name] for f in floors)
+
+    floor, turn_floor, median = (pooled("floor_stream_us_median"),
+                                 pooled("turn_floor_us_median"), statistics.median(times))
     return {
         "decision_overhead_us_median": round(median, 1),
         "decision_overhead_us_p99": round(_percentile(times, 0.99), 1),
         "decision_overhead_us_p99_after_first": round(_percentile(steady, 0.99), 1),
         "decision_overhead_samples": len(times),
+        "decision_overhead_cpu_clock_us_median": round(statistics.median(cpu_times), 1),
         "floor_stream_us_median": round(floor, 1),
-        "floor_stream_us_p99": round(statistics.median(f["floor_stream_us_p99"]
-                                                       for f in floors), 1),
+        "floor_stream_us_p99": round(pooled("floor_stream_us_p99"), 1),
+        "turn_floor_us_median": round(turn_floor, 1),
+        "turn_floor_us_p99": round(pooled("turn_floor_us_p99"), 1),
         "decision_overhead_vs_floor": round(median / floor, 2),
+        "decision_overhead_vs_turn_floor": round(median / turn_floor, 2),
         "decision_overhead_p99_vs_median": round(_percentile(times, 0.99) / median, 2),
     }
 
