@@ -518,23 +518,54 @@ class PortasGame:
         except KeyError:  # not a canonical action, not kept, or not legal
             move = self._checked(state, action)
         play, card, value, bit, text, index, shift = move
-        if index < 0:
-            return self._pass(state)
-        opened = old["_open"]
-        _, placed, cards0, cards1 = opened[index]
-        if placed + card == value:
-            return self._take(state, move)
         seat = old["mover"]
-        if seat:
-            cards1 += (card,)
+        base, opened, passes = old, old["_open"], 0
+        if index < 0:  # the forced pass
+            if old["passes"]:
+                return self._two_passes(state)
+            parts, passes = old["_parts"], 1
         else:
-            cards0 += (card,)
-        chest = (value, placed + card, cards0, cards1)
-        part = _PART[value]
-        return _turn_over(old, old, play, bit, text,
-                          (chest, *opened[1:]) if index == 0 else (
-                              *opened[:index], chest, *opened[index + 1 :]),
-                          old["_parts"] + (part[placed + card] - part[placed] << shift), 0)
+            _, placed, cards0, cards1 = opened[index]
+            if seat:
+                cards1 += (card,)
+            else:
+                cards0 += (card,)
+            if placed + card < value:
+                chest = (value, placed + card, cards0, cards1)
+                part = _PART[value]
+                parts = old["_parts"] + (part[placed + card] - part[placed] << shift)
+                opened = (chest, *opened[1:]) if index == 0 else (
+                    *opened[:index], chest, *opened[index + 1 :])
+            else:
+                taken = self._take(state, move, (cards0, cards1))
+                if isinstance(taken, State):
+                    return taken
+                base, opened, parts = taken
+        # the turn is over: the other seat's hand refilled, the other seat to move
+        nxt = 1 - seat
+        keys, decks = old["_keys"], old["decks"]
+        other = keys[nxt]
+        if other < _FULL:
+            deck = decks[nxt]
+            if deck:
+                drawn = HAND_SIZE - (other >> _SIZE_SHIFT)
+                for card in deck[:drawn]:
+                    other += _BIT[card]
+                decks = (decks[0], deck[drawn:]) if nxt else (deck[drawn:], decks[1])
+        lasts = old["last_actions"]
+        if seat:
+            keys, lasts = (other, keys[1] - bit), (lasts[0], play)
+        else:
+            keys, lasts = (keys[0] - bit, other), (play, lasts[1])
+        fields = base.copy()  # (a copy and stores: faster than a dict display with **base)
+        fields["mover"], fields["decks"], fields["passes"], fields["last_actions"] = (
+            nxt, decks, passes, lasts)
+        fields["_keys"], fields["_open"], fields["_parts"] = keys, opened, parts
+        fields["_lk"] = parts & (_SPREAD.get(other) or _spread(other))
+        fields["_log"] = [old["_log"], (old["round"], seat, text), None]
+        after = _new(State)
+        _set_attribute(after, "__dict__", fields)
+        return after
 
     def _checked(self, state: State, action: Action) -> Move:
         """The move of a legal ``action`` that is not a canonical object, or of any action
@@ -548,17 +579,16 @@ class PortasGame:
         canonical = _PLAYS[action.card, action.chest] if isinstance(action, Play) else PASS
         return _legal_entry(state._lk)[1][id(canonical)]
 
-    def _take(self, state: State, move: Move) -> State:
-        """The legal ``move`` that empties its chest: the mover scores its cards on it, the
-        next hidden treasure opens; the game ends with the fifth chest."""
+    def _take(self, state: State, move: Move, cards: Pair
+              ) -> State | tuple[dict[str, Any], tuple[OpenChest, ...], int]:
+        """The legal ``move`` that empties its chest (``cards``: each seat's cards on it, the
+        move's card included): the mover scores its cards on it, the next hidden treasure
+        opens. The state after the game (the fifth chest), or the fields of the state with the
+        score, the hidden and the taken chests changed, the open chests and their parts."""
         play, card, value, bit, text, index, _ = move
         old = state.__dict__
         seat = old["mover"]
-        mine = old["_keys"][seat] - bit
-        opened = old["_open"]
-        _, placed, cards0, cards1 = opened[index]
-        cards = (cards0 + (card,), cards1) if seat == 0 else (cards0, cards1 + (card,))
-        scores, hidden = old["scores"], old["hidden"]
+        scores, hidden, opened = old["scores"], old["hidden"], old["_open"]
         gain = sum(cards[seat])
         scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
         taken = old["taken"] + (Taken(_chest(value, cards, value), seat),)
@@ -568,25 +598,22 @@ class PortasGame:
             hidden = hidden[1:]
         if len(taken) == len(TREASURES):
             return self._end_round(
-                state, _set(state.hands, seat, _hand_of(mine)), _chests_of_open(opened),
-                hidden, taken, scores, state.history + ((old["round"], seat, text),),
+                state, _set(state.hands, seat, _hand_of(old["_keys"][seat] - bit)),
+                _chests_of_open(opened), hidden, taken, scores,
+                state.history + ((old["round"], seat, text),),
                 _last(old["last_actions"], seat, play))
-        changed = {**old, "scores": scores, "hidden": hidden, "taken": taken}
-        return _turn_over(old, changed, play, bit, text, opened,
-                          _legal_key(_ALL_VALUES, opened), 0)
+        fields = old.copy()
+        fields["scores"], fields["hidden"], fields["taken"] = scores, hidden, taken
+        return fields, opened, _legal_key(_ALL_VALUES, opened)
 
-    def _pass(self, state: State) -> State:
-        """The forced pass (legal)."""
-        old = state.__dict__
-        seat = old["mover"]
-        if old["passes"] + 1 >= 2:
-            history = state.history + ((old["round"], seat, "pass"),)
-            return self._end_round(
-                state, state.hands, state.chests, state.hidden, state.taken, state.scores, history,
-                _last(state.last_actions, seat, PASS),
-            )
-        return _turn_over(old, old, PASS, 0, "pass", old["_open"], old["_parts"],
-                          old["passes"] + 1)
+    def _two_passes(self, state: State) -> State:
+        """The forced pass that ends the game (the second in a row)."""
+        seat = state.mover
+        assert seat is not None
+        return self._end_round(
+            state, state.hands, state.chests, state.hidden, state.taken, state.scores,
+            state.history + ((state.round, seat, "pass"),), _last(state.last_actions, seat, PASS),
+        )
 
     def _end_round(
         self,
@@ -797,39 +824,6 @@ def _legal_entry(legal_key: int | None) -> LegalEntry:
     entry = (tuple(move[0] for move in moves), {id(move[0]): move for move in moves})
     _LEGAL[legal_key] = entry
     return entry
-
-
-def _turn_over(old: dict[str, Any], base: dict[str, Any], action: Action, bit: int, text: str,
-               opened: tuple[OpenChest, ...], parts: int, passes: int) -> State:
-    """The state after the mover's ``action`` (its ``text``; ``bit``: the card it played off
-    its hand, 0 for none): the fields of ``base`` (the state before, ``old``, or its copy with
-    a take's changes) with the open chests, passes, hands (the other seat's refilled), last
-    action, history and mover changed."""
-    seat = old["mover"]
-    nxt = 1 - seat
-    keys, decks = old["_keys"], old["decks"]
-    other = keys[nxt]
-    if other < _FULL:
-        deck = decks[nxt]
-        if deck:
-            drawn = HAND_SIZE - (other >> _SIZE_SHIFT)
-            for card in deck[:drawn]:
-                other += _BIT[card]
-            decks = (decks[0], deck[drawn:]) if nxt else (deck[drawn:], decks[1])
-    lasts = old["last_actions"]
-    if seat:
-        keys, lasts = (other, keys[1] - bit), (lasts[0], action)
-    else:
-        keys, lasts = (keys[0] - bit, other), (action, lasts[1])
-    fields = base.copy()  # (a copy and stores: faster than a dict display with **base)
-    fields["mover"], fields["decks"], fields["passes"], fields["last_actions"] = (
-        nxt, decks, passes, lasts)
-    fields["_keys"], fields["_open"], fields["_parts"] = keys, opened, parts
-    fields["_lk"] = parts & (_SPREAD.get(other) or _spread(other))
-    fields["_log"] = [old["_log"], (old["round"], seat, text), None]
-    after = _new(State)
-    _set_attribute(after, "__dict__", fields)
-    return after
 
 
 def _deal(seed: int, index: int) -> Deal:
