@@ -89,12 +89,14 @@ class _Session:
             decision_id=request.decision_id,
         )
         choice = self.policy.decide(decision)
-        response = bot_pb2.DecisionResponse(decision_id=request.decision_id)
+        message = bot_pb2.BotMessage()  # the answer built in place (no copy into the envelope)
+        response = message.decision
+        response.decision_id = request.decision_id
         if isinstance(choice, str):
             response.action_text = choice
         else:
             response.action.CopyFrom(encode_action(self.info.game, choice))
-        self.outbox.put(bot_pb2.BotMessage(decision=response))
+        self.outbox.put(message)
 
     def on_round_end(self, end: bot_pb2.RoundEnd) -> None:
         self.policy.round_end(end.round, tuple(end.scores), tuple(end.totals))
