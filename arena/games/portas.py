@@ -456,7 +456,7 @@ class PortasGame:
         """Deal the first game. Raises ``OptionsError`` on bad options."""
         games = _DEFAULT_GAMES if options is None else validate_options(
             self.option_specs, options)["games"]
-        return _start_round(seed, games, 0, (), (), _deal(seed, 0))
+        return _start_round(seed, games, 0, (), [None, None, ()], _deal(seed, 0))
 
     def options_of(self, state: State) -> dict[str, Any]:
         """The validated options of the match."""
@@ -597,10 +597,10 @@ class PortasGame:
             opened = tuple(sorted((*opened, (hidden[0], 0, (), ()))))  # values differ
             hidden = hidden[1:]
         if len(taken) == len(TREASURES):
+            keys = old["_keys"]
             return self._end_round(
-                state, _set(state.hands, seat, _hand_of(old["_keys"][seat] - bit)),
-                _chests_of_open(opened), hidden, taken, scores,
-                state.history + ((old["round"], seat, text),),
+                state, (keys[0] - bit, keys[1]) if seat == 0 else (keys[0], keys[1] - bit),
+                opened, hidden, taken, scores, [old["_log"], (old["round"], seat, text), None],
                 _last(old["last_actions"], seat, play))
         fields = old.copy()
         fields["scores"], fields["hidden"], fields["taken"] = scores, hidden, taken
@@ -608,41 +608,31 @@ class PortasGame:
 
     def _two_passes(self, state: State) -> State:
         """The forced pass that ends the game (the second in a row)."""
-        seat = state.mover
-        assert seat is not None
+        old = state.__dict__
+        seat = old["mover"]
         return self._end_round(
-            state, state.hands, state.chests, state.hidden, state.taken, state.scores,
-            state.history + ((state.round, seat, "pass"),), _last(state.last_actions, seat, PASS),
-        )
+            state, old["_keys"], old["_open"], old["hidden"], old["taken"], old["scores"],
+            [old["_log"], (old["round"], seat, "pass"), None],
+            _last(old["last_actions"], seat, PASS))
 
-    def _end_round(
-        self,
-        state: State,
-        hands: Pair,
-        chests: tuple[Chest, ...],
-        hidden: Cards,
-        taken: tuple[Taken, ...],
-        scores: tuple[int, int],
-        history: tuple[HistoryEntry, ...],
-        last_actions: LastActions,
-    ) -> State:
+    def _end_round(self, state: State, keys: tuple[int, int], opened: tuple[OpenChest, ...],
+                   hidden: Cards, taken: tuple[Taken, ...], scores: tuple[int, int],
+                   log: list[Any], last_actions: LastActions) -> State:
+        """The state after the game's last action (the changed fields given; ``log``: the
+        history's last link): the next game as dealt, or the match over (nobody to move, no
+        refill)."""
         finished = state.finished + (scores,)
         if len(finished) < state.games:
             index = state.round + 1
-            deal = _deal(state.seed, index)
-            return _start_round(state.seed, state.games, index, finished, history, deal)
-        return dataclass_replace(
-            state,
-            mover=None,
-            hands=hands,
-            chests=chests,
-            hidden=hidden,
-            taken=taken,
-            scores=scores,
-            finished=finished,
-            history=history,
-            last_actions=last_actions,
-        )
+            return _start_round(state.seed, state.games, index, finished, log,
+                                _deal(state.seed, index))
+        fields = state.__dict__.copy()
+        fields.update(mover=None, _keys=keys, _open=opened, _parts=_legal_key(_ALL_VALUES, opened),
+                      _lk=None, hidden=hidden, taken=taken, scores=scores, finished=finished,
+                      _log=log, last_actions=last_actions)
+        after = _new(State)
+        _set_attribute(after, "__dict__", fields)
+        return after
 
     def observation(self, state: State, seat: int) -> View:
         """Everything ``seat`` may know (all public: only deck and treasure order are hidden)."""
@@ -713,7 +703,8 @@ class PortasGame:
         actions = [(seat, text) for game, seat, text in state.history if game == round_index]
         before = _start_round(
             state.seed, state.games, round_index, state.finished[:round_index],
-            tuple(h for h in state.history if h[0] < round_index), _deal(state.seed, round_index),
+            [None, None, tuple(h for h in state.history if h[0] < round_index)],
+            _deal(state.seed, round_index),
         )
         for _, text in actions[:-1]:
             before = self.apply(before, self.parse_action(text))
@@ -753,7 +744,8 @@ class PortasGame:
             + tuple(hidden),
         )
         dealt = _start_round(
-            rng.getrandbits(63), view.games, view.round, view.finished, view.history, deal
+            rng.getrandbits(63), view.games, view.round, view.finished,
+            [None, None, view.history], deal,
         )
         return dataclass_replace(
             dealt,
@@ -858,12 +850,12 @@ def _start_round(
     games: int,
     index: int,
     finished: tuple[tuple[int, int], ...],
-    history: tuple[HistoryEntry, ...],
+    log: list[Any],
     deal: Deal,
 ) -> State:
-    """Game ``index`` as dealt (``deal``), the starter to move: the fields ``State(...)`` would
-    store and derive (``tests/games/test_portas_speed.py`` checks they are the same), set at
-    once."""
+    """Game ``index`` as dealt (``deal``), the starter to move, the history so far as a link
+    (``State._log``): the fields ``State(...)`` would store and derive
+    (``tests/games/test_portas_speed.py`` checks they are the same), set at once."""
     deck0, deck1, treasures = deal
     hands = (tuple(sorted(deck0[:HAND_SIZE])), tuple(sorted(deck1[:HAND_SIZE])))
     first, second = treasures[0], treasures[1]
@@ -880,7 +872,7 @@ def _start_round(
         "passes": 0, "deal": deal,
         "last_actions": NO_LAST_ACTIONS, "_keys": keys,
         "_open": opened, "_parts": parts, "_lk": parts & _spread(keys[mover]),
-        "_log": [None, None, history],
+        "_log": log,
     })
     return state
 
