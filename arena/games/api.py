@@ -28,6 +28,9 @@ Contract (checked by ``tests/games/test_conformance.py`` for every registered ga
   sees it at that moment; seat views (``arena watch --seat``) show it for the other seat's
   moves. Without it every move is public (the built-in games); a game with simultaneous
   moves hides the first one (Goofspiel: ``bid ?``).
+* ``legal_texts(s)`` (optional): ``format_action`` of each of ``legal_actions(s)``, in that
+  order; an engine that keeps its legal lists in tables can keep their texts there too (the
+  referee sends the texts with every decision: ``legal_texts_of``).
 * ``determinize(observation(s, seat), rng)`` (``s`` running) is a full state consistent with
   what ``seat`` observed: everything the seat cannot see (the opponent's hidden cards, the deck
   order, hidden treasures) redrawn from ``rng`` (OpenSpiel's ``resample_from_infostate``). The
@@ -73,6 +76,15 @@ class GameResult:
     """Each seat's final total (the sum of its round scores)."""
     rounds: tuple[tuple[int, int], ...]
     """The score pair of every finished round, in order."""
+
+
+def legal_texts_of(game: Any, state: Any, legal: Sequence[Any]) -> tuple[str, ...]:
+    """The texts of ``legal`` (``legal_actions(state)``, in order): the game's optional
+    ``legal_texts(state)`` when it has one, else ``format_action`` of each."""
+    texts = getattr(game, "legal_texts", None)
+    if texts is None:
+        return tuple(map(game.format_action, legal))
+    return tuple(texts(state))
 
 
 def totals_of(rounds: Sequence[tuple[int, int]]) -> tuple[int, int]:

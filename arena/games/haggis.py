@@ -390,12 +390,26 @@ _LEGAL: dict[tuple[int, Combo | None, bool], tuple[Action, ...]] = {}
 _LEGAL_CACHE_SIZE = 16
 """Legal lists kept: what a referee or a searching bot asks again soon (the worst list holds
 19,026 actions, so the bound caps memory too)."""
+_TEXTS: dict[tuple[int, Combo | None, bool], tuple[str, ...]] = {}
+"""The same keys -> the legal list's texts (``legal_texts``: the referee sends them with every
+decision), bounded the same way."""
+
+
+def _legal_key(state: State) -> tuple[int, Combo | None, bool] | None:
+    """What the legal list depends on (the mover's hand, the top of the trick, whether it may
+    still bet); None once the match is over."""
+    seat = state.to_move
+    if seat is None:
+        return None
+    top = state.trick[-1][1] if state.trick else None
+    return (state.hands[seat], top, state.bets[seat] is None and not state.played[seat])
 
 
 def clear_caches() -> None:
     """Forget every cached enumeration and legal list (a benchmark measures a cold
     ``legal_actions`` with it; nothing else needs it: the caches are bounded)."""
     _LEGAL.clear()
+    _TEXTS.clear()
     _clear_combo_caches()
 
 
@@ -435,18 +449,26 @@ class HaggisGame:
 
         The list depends only on the mover's hand, the top of the trick and whether the mover
         may still bet; the last few lists are kept (``_LEGAL``), so asking again is free."""
-        seat = state.to_move
-        if seat is None:
+        key = _legal_key(state)
+        if key is None:
             return ()
-        hand = state.hands[seat]
-        top = state.trick[-1][1] if state.trick else None
-        can_bet = state.bets[seat] is None and not state.played[seat]
-        key = (hand, top, can_bet)
         found = _LEGAL.get(key)
         if found is None:
-            found = _legal_list(hand, top, can_bet)
+            found = _legal_list(*key)
             remember(_LEGAL, key, found, _LEGAL_CACHE_SIZE)
         return found
+
+    def legal_texts(self, state: State) -> tuple[str, ...]:
+        """The texts of ``legal_actions(state)``, in order, kept beside the list (``_TEXTS``):
+        formatting the worst lead's 19,026 actions costs more than enumerating them again."""
+        key = _legal_key(state)
+        if key is None:
+            return ()
+        texts = _TEXTS.get(key)
+        if texts is None:
+            texts = tuple(map(format_action, self.legal_actions(state)))
+            remember(_TEXTS, key, texts, _LEGAL_CACHE_SIZE)
+        return texts
 
     def is_legal(self, state: State, action: Action) -> bool:
         return self._illegal_reason(state, action) is None

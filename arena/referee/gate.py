@@ -11,7 +11,8 @@ action that ``apply`` refuses) decides matches. ``run_gate`` runs the game proto
   (the referee's own figures set aside: times, the seed's salt, paths); different seeds deal
   differently;
 - ``grammar``: ``parse_action(format_action(a)) == a`` and the text is canonical, for the legal
-  actions (sampled where a position offers many); garbage text is ``InvalidActionError``;
+  actions (sampled where a position offers many); garbage text is ``InvalidActionError``; a
+  game's optional ``legal_texts`` gives exactly those texts, in the legal list's order;
 - ``playouts-end``: uniform-random matches end within ``DECISION_CAP`` decisions, with a
   non-empty, duplicate-free, stable legal list while running and a result that adds up;
 - ``is-legal``: ``is_legal`` agrees with ``legal_actions`` on the legal actions and on illegal
@@ -474,12 +475,15 @@ def check_grammar(subject: Subject) -> str:
     game = subject.game
     rng = random.Random(7)
     checked = 0
+    texts = getattr(game, "legal_texts", None)
     for playout in subject.playouts():
         for number, step in enumerate(playout.steps, start=1):
             where = subject.at(playout.seed, number)
             for action in sampled(step.legal, SAMPLED_ACTIONS, rng):
                 _round_trip(game, action, where)
                 checked += 1
+            if texts is not None:
+                _same_texts(game, tuple(texts(step.state)), step.legal, where)
     for text in GARBAGE:
         subject.where = f"parse_action({text[:20]!r})"
         try:
@@ -489,7 +493,22 @@ def check_grammar(subject: Subject) -> str:
         if game.format_action(action) != text:
             raise CheckFailed(f"parse_action({text[:20]!r}) reads {game.format_action(action)!r}"
                               ": text outside the grammar must raise InvalidActionError")
-    return f"{checked} legal actions: text round trip, canonical; garbage text refused"
+    said = "; legal_texts agrees with format_action" if texts is not None else ""
+    return f"{checked} legal actions: text round trip, canonical{said}; garbage text refused"
+
+
+def _same_texts(game: Game[Any, Any, Any], texts: tuple[Any, ...], legal: tuple[Any, ...],
+                where: str) -> None:
+    """A game's ``legal_texts`` must be ``format_action`` of each legal action, in order."""
+    for index, action in enumerate(legal):
+        text = game.format_action(action)
+        if index >= len(texts) or texts[index] != text:
+            shown = repr(texts[index])[:40] if index < len(texts) else "nothing"
+            raise CheckFailed(f"{where}: legal_texts gives {shown} where legal action "
+                              f"{index} formats as {text!r}")
+    if len(texts) != len(legal):
+        raise CheckFailed(f"{where}: legal_texts gives {len(texts)} texts for {len(legal)} "
+                          "legal actions")
 
 
 def _round_trip(game: Game[Any, Any, Any], action: Any, where: str) -> None:

@@ -37,7 +37,7 @@ from typing import Any
 import arena
 from arena.errors import BotFault, SandboxError
 from arena.games import get_game
-from arena.games.api import Game, totals_of
+from arena.games.api import Game, legal_texts_of, totals_of
 from arena.model import (
     LOG_FORMAT,
     SEED_SALT_HEX,
@@ -325,7 +325,7 @@ class Match:
             round=game.round_index(self.state),
             observation=game.observation(self.state, seat),
             legal_actions=legal,
-            legal_texts=tuple(game.format_action(a) for a in legal),
+            legal_texts=legal_texts_of(game, self.state, legal),
             time_left_ms=int(clock.allowance_ms()),
             time_bank_ms=int(clock.bank_ms),
         )

@@ -4,7 +4,7 @@ conformance gate's tests make each visible with ``arena.games.registered``).
 Each copy is the real engine with one fault an adversarial (or careless) game author could ship:
 an observation that leaks the opponent's hand, a deal that ignores the seed (drawn from the
 process's randomness, or always the same), legal actions that disagree with ``is_legal`` or are
-ordered by the process's string hashing, a
+ordered by the process's string hashing, legal texts out of step with the legal list, a
 ``determinize`` that redraws nothing (so a leak test would prove nothing), a renderer that
 raises. The codec, renderer and board are the built-in's.
 """
@@ -21,12 +21,16 @@ from arena.render.lost_cities import RENDERER as LOST_CITIES_RENDERER
 
 
 class Wrapped:
-    """The real Lost Cities engine under another id; subclasses override one method."""
+    """The real Lost Cities engine under another id; subclasses override one method. The
+    optional ``legal_texts`` is not passed through: a copy whose ``legal_actions`` is broken
+    would otherwise send the real list's texts (``WrongTexts`` breaks that one instead)."""
 
     def __init__(self, game_id: str) -> None:
         self.id = game_id
 
     def __getattr__(self, name: str) -> Any:
+        if name == "legal_texts":
+            raise AttributeError(name)
         return getattr(LOST_CITIES, name)
 
 
@@ -63,6 +67,14 @@ class Disagreeing(Wrapped):
 
     def legal_actions(self, state: Any) -> Any:
         return tuple(LOST_CITIES.legal_actions(state))[1:]
+
+
+class WrongTexts(Wrapped):
+    """Its optional ``legal_texts`` gives the legal list's texts in reverse order (a table kept
+    out of step with the list): a bot answering the first text would play the last action."""
+
+    def legal_texts(self, state: Any) -> tuple[str, ...]:
+        return tuple(map(LOST_CITIES.format_action, LOST_CITIES.legal_actions(state)))[::-1]
 
 
 class HashOrdered(Wrapped):
@@ -106,6 +118,7 @@ LEAKY = Leaky("leaky-lost-cities")
 SEEDLESS = Seedless("seedless-lost-cities")
 ONE_DEAL = OneDeal("one-deal-lost-cities")
 DISAGREEING = Disagreeing("disagreeing-lost-cities")
+WRONG_TEXTS = WrongTexts("wrong-texts-lost-cities")
 BLIND = Blind("blind-lost-cities")
 HASH_ORDERED = HashOrdered("hash-ordered-lost-cities")
 EXITING = Exiting("exiting-lost-cities")
@@ -125,6 +138,7 @@ LEAKY_PLUGIN = broken("leaky-lost-cities", "LEAKY")
 SEEDLESS_PLUGIN = broken("seedless-lost-cities", "SEEDLESS")
 ONE_DEAL_PLUGIN = broken("one-deal-lost-cities", "ONE_DEAL")
 DISAGREEING_PLUGIN = broken("disagreeing-lost-cities", "DISAGREEING")
+WRONG_TEXTS_PLUGIN = broken("wrong-texts-lost-cities", "WRONG_TEXTS")
 BLIND_PLUGIN = broken("blind-lost-cities", "BLIND")
 HASH_ORDERED_PLUGIN = broken("hash-ordered-lost-cities", "HASH_ORDERED")
 EXITING_PLUGIN = broken("exiting-lost-cities", "EXITING")

@@ -107,6 +107,15 @@ def test_legal_actions_that_disagree_with_is_legal_fail_the_is_legal_check() -> 
     assert failed(report)["is-legal"].startswith("seed 1, decision ")
 
 
+def test_legal_texts_out_of_step_with_the_legal_list_fail_the_grammar_check() -> None:
+    """The referee sends a game's optional ``legal_texts`` as the legal actions: texts out of
+    the list's order would make a bot's first legal text another action."""
+    report = run_gate(broken.WRONG_TEXTS_PLUGIN, matches=1)
+    assert set(failed(report)) == {"grammar"}
+    detail = failed(report)["grammar"]
+    assert detail.startswith("seed 1, decision 1") and "legal_texts gives" in detail
+
+
 def test_a_determinize_that_redraws_nothing_fails_the_leak_check() -> None:
     """Otherwise the leak test compares a state with itself and proves nothing."""
     report = run_gate(broken.BLIND_PLUGIN, matches=1)
