@@ -135,7 +135,9 @@ _SIZE_SHIFT = 24
 _BIT: tuple[int, ...] = tuple(1 << 4 * (card - 1) | 1 << _SIZE_SHIFT if card else 0
                               for card in range(7))
 """``_BIT[card]``: one card of that value in a hand's count key."""
-_FULL = HAND_SIZE << _SIZE_SHIFT
+_ONE = 1 << _SIZE_SHIFT
+"""One card in a count key's number of cards."""
+_FULL = HAND_SIZE * _ONE
 """A count key below this is a hand of fewer than ``HAND_SIZE`` cards."""
 _HANDS: dict[int, Cards] = {}
 """A hand's count key -> the hand (sorted); every hand of up to 4 cards, more when met."""
@@ -548,10 +550,15 @@ class PortasGame:
         if other < _FULL:
             deck = decks[nxt]
             if deck:
-                drawn = HAND_SIZE - (other >> _SIZE_SHIFT)
-                for card in deck[:drawn]:
-                    other += _BIT[card]
-                decks = (decks[0], deck[drawn:]) if nxt else (deck[drawn:], decks[1])
+                if other >= _FULL - _ONE:  # one card short (always, in play)
+                    other += _BIT[deck[0]]
+                    deck = deck[1:]
+                else:
+                    drawn = HAND_SIZE - (other >> _SIZE_SHIFT)
+                    for card in deck[:drawn]:
+                        other += _BIT[card]
+                    deck = deck[drawn:]
+                decks = (decks[0], deck) if nxt else (deck, decks[1])
         lasts = old["last_actions"]
         if seat:
             keys, lasts = (other, keys[1] - bit), (lasts[0], play)
