@@ -30,6 +30,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from typing import Any
 
 from arena.errors import IllegalActionError, InvalidActionError
@@ -473,7 +474,7 @@ class State:
     and derived afresh whenever a state is built by ``State(...)`` or ``dataclasses.replace``:
     both seats' colour keys (the hands and what may be placed: see "legal actions by colour"),
     the mask of non-empty piles, the expeditions as one int, the piles as linked stacks, each
-    seat's last action as an int, and the history as a list shared along a line of play.
+    seat's last action as an int, and the history as a linked log shared by lines of play.
     ``apply`` builds none of ``hands``, ``expeditions``, ``piles``, ``history`` and
     ``last_actions``: they are made from the private fields on first read, then kept (see
     ``_Made``).
@@ -525,6 +526,8 @@ class State:
     """Seat 0's last action as a ``_LAST`` key (-1: none yet)."""
     _last1: int = field(init=False, repr=False, compare=False)
     """Seat 1's last action as a ``_LAST`` key (-1: none yet)."""
+    _made: bool = field(init=False, repr=False, compare=False)
+    """Whether the instance dict may hold public fields made after ``apply`` (see ``_Made``)."""
     _log: Log = field(init=False, repr=False, compare=False)
     """What ``history`` is made from: the history given to ``State(...)``, or after ``apply``
     a node of the linked log (see ``Log``), shared by every line of play through it."""
@@ -532,18 +535,7 @@ class State:
     def __post_init__(self) -> None:
         """Derive the private fields from the public ones (a state built by ``State(...)`` or
         ``dataclasses.replace``)."""
-        hands, expeditions, history = self.hands, self.expeditions, self.history
-        lasts = [-1 if last is None else _last_key(last) for last in self.last_actions]
-        derived = {
-            "_keys0": _colour_keys(hands[0], expeditions[0]),
-            "_keys1": _colour_keys(hands[1], expeditions[1]),
-            "_mask": _pile_mask(self.piles),
-            "_exp": _exp_of(expeditions),
-            "_last0": lasts[0], "_last1": lasts[1],
-            "_log": history,
-        }
-        derived.update(zip(_PILE_NAMES, map(_stack_of, self.piles), strict=True))
-        self.__dict__.update(derived)
+        _derive(self.__dict__)
 
     @property
     def deck_count(self) -> int:
@@ -568,8 +560,23 @@ def _stack_of(pile: Sequence[Card]) -> Stack:
     """The linked stack of a pile given bottom first."""
     stack: Stack = None
     for card in pile:
-        stack = (int(card), stack)
+        stack = (card, stack)
     return stack
+
+
+def _derive(fields: dict[str, Any]) -> None:
+    """Add to the instance dict of a state built from its public fields (by ``State(...)``,
+    ``dataclasses.replace`` or ``determinize``) the private fields derived from them."""
+    hands, expeditions, piles = fields["hands"], fields["expeditions"], fields["piles"]
+    fields["_keys0"] = _colour_keys(hands[0], expeditions[0])
+    fields["_keys1"] = _colour_keys(hands[1], expeditions[1])
+    fields["_mask"] = _pile_mask(piles)
+    fields["_exp"] = _exp_of(expeditions)
+    for seat, last in enumerate(fields["last_actions"]):
+        fields[_LAST_NAMES[seat]] = -1 if last is None else _last_key(last)
+    for name, pile in zip(_PILE_NAMES, piles, strict=True):
+        fields[name] = _stack_of(pile)
+    fields["_log"], fields["_made"] = fields["history"], True
 
 
 def _piles_of(state: State) -> tuple[tuple[Card, ...], ...]:
@@ -602,8 +609,12 @@ _EXP_PARTS: dict[int, tuple[Card, ...]] = {}
 
 def _exp_of(expeditions: tuple[Expeditions, Expeditions]) -> int:
     """``State._exp`` of both seats' expeditions."""
-    return sum(_EXP_ADD[seat * 50 + card] for seat in (0, 1)
-               for expedition in expeditions[seat] for card in expedition)
+    exp = 0
+    for seat, first in ((0, 0), (1, 50)):
+        for expedition in expeditions[seat]:
+            for card in expedition:
+                exp += _EXP_ADD[first + card]
+    return exp
 
 
 def _expedition(colour: int, bits: int) -> tuple[Card, ...]:
@@ -616,14 +627,28 @@ def _expedition(colour: int, bits: int) -> tuple[Card, ...]:
     return found
 
 
+_SEAT_BITS = N_COLOURS * _EXP_BITS
+_SEAT_EXPEDITIONS: dict[int, Expeditions] = {}
+"""One seat's five expeditions by its ``_SEAT_BITS`` bits of ``State._exp``; filled on demand
+(a search reads the same ones again and again: one seat's change at a time)."""
+
+
+def _seat_expeditions(bits: int) -> Expeditions:
+    """One seat's five expeditions from its bits of ``State._exp`` (cached)."""
+    found = _SEAT_EXPEDITIONS.get(bits)
+    if found is None:
+        if len(_SEAT_EXPEDITIONS) >= _CACHE_LIMIT:
+            _SEAT_EXPEDITIONS.clear()
+        full = (1 << _EXP_BITS) - 1
+        found = _SEAT_EXPEDITIONS[bits] = tuple(
+            _expedition(colour, bits >> colour * _EXP_BITS & full) for colour in range(N_COLOURS))
+    return found
+
+
 def _expeditions_of(state: State) -> tuple[Expeditions, Expeditions]:
     """Both seats' expeditions, made from ``State._exp``."""
-    exp, full = state._exp, (1 << _EXP_BITS) - 1
-    made = tuple(
-        tuple(_expedition(colour, exp >> (seat * N_COLOURS + colour) * _EXP_BITS & full)
-              for colour in range(N_COLOURS))
-        for seat in (0, 1))
-    return made[0], made[1]
+    exp = state._exp
+    return (_seat_expeditions(exp & (1 << _SEAT_BITS) - 1), _seat_expeditions(exp >> _SEAT_BITS))
 
 
 def _hands_of(state: State) -> tuple[Hand, Hand]:
@@ -680,8 +705,9 @@ def _last_actions_of(state: State) -> LastActions:
 
 class _Made:
     """A public field of ``State`` that ``apply`` does not build: ``State(...)`` stores the
-    value given; after ``apply`` it is made from the private fields on first use, then kept
-    (in the dict of the instance's ``_made`` entry, which ``apply`` sets to None)."""
+    value given in the instance dict; after ``apply`` it is made from the private fields on
+    first read and stored there (this descriptor only answers while the dict has no value).
+    ``_made`` says whether the dict may hold one: ``apply`` leaves them out of the next state."""
 
     def __init__(self, name: str, make: Callable[[State], Any]) -> None:
         self.name = name
@@ -690,26 +716,25 @@ class _Made:
     def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
+        value = self.make(state)
         fields = state.__dict__
-        made = fields["_made"]
-        if made is None:
-            made = fields["_made"] = {}
-        value = made.get(self.name)
-        if value is None:
-            value = made[self.name] = self.make(state)
+        fields["_made"] = True  # (before the value: a copy that has the value has the flag)
+        fields[self.name] = value
         return value
 
-    def __set__(self, state: State, value: Any) -> None:
-        fields = state.__dict__
-        made = fields.get("_made")
-        if made is None:
-            made = fields["_made"] = {}
-        made[self.name] = value
+
+_MADE_NAMES = ("hands", "expeditions", "piles", "history", "last_actions")
 
 
-for _name, _make in (("hands", _hands_of), ("expeditions", _expeditions_of),
-                     ("piles", _piles_of), ("history", _history_of),
-                     ("last_actions", _last_actions_of)):
+def _without_made(fields: dict[str, Any]) -> None:
+    """Leave the public fields ``apply`` does not build out of a copied instance dict."""
+    for name in _MADE_NAMES:
+        fields.pop(name, None)
+    fields["_made"] = False
+
+
+for _name, _make in zip(_MADE_NAMES, (_hands_of, _expeditions_of, _piles_of, _history_of,
+                                       _last_actions_of), strict=True):
     setattr(State, _name, _Made(_name, _make))  # after @dataclass made __init__ and __eq__
 
 
@@ -864,16 +889,16 @@ def _start_round(
 ) -> State:
     """Round ``round_index`` as dealt (``deal``), ``starter`` to move, after the history of
     ``log`` (a history, or the linked log of the previous round's last state)."""
-    made: dict[str, Any] = {"hands": (deal[0], deal[1]), "expeditions": _NO_EXPEDITIONS,
-                            "piles": _EMPTY5, "last_actions": NO_LAST_ACTIONS}
-    if log.__class__ is tuple:
-        made["history"] = log
     fields = {
         "rules": rules, "seed": seed, "round_index": round_index, "finished": finished,
         "starter": starter, "player": starter, "deck": deal[2], "deck_pos": 0, "turn": 0,
-        "deal": deal, "_made": made, "_keys0": _colour_keys(deal[0], _EMPTY5),
+        "deal": deal, "hands": (deal[0], deal[1]), "expeditions": _NO_EXPEDITIONS,
+        "piles": _EMPTY5, "last_actions": NO_LAST_ACTIONS, "_made": True,
+        "_keys0": _colour_keys(deal[0], _EMPTY5),
         "_keys1": _colour_keys(deal[1], _EMPTY5), "_mask": 0, "_exp": 0, "_last0": -1,
         "_last1": -1, "_log": log, **_NO_PILES}
+    if log.__class__ is tuple:
+        fields["history"] = log
     state = _new_object(State)  # (what State(...) derives, known for a round as dealt)
     _set_attribute(state, "__dict__", fields)
     return state
@@ -960,9 +985,10 @@ class LostCitiesGame:
         if move is None:
             raise IllegalActionError(self._why_illegal(state, action))
         fields = state.__dict__.copy()  # the next state: a copy with some fields changed
+        if fields["_made"]:
+            _without_made(fields)
         seat: int = fields["player"]
         code, colour, rank, discard, draw, index, threshold, _, _, _ = move
-        fields["_made"] = None
         keys = list(fields[_KEY_NAMES[seat]])
         keys[colour] -= _CARD_BITS[code]
         if discard:
@@ -1113,23 +1139,17 @@ class LostCitiesGame:
         opponent = tuple(sorted(known + unknown[:need]))
         deck = tuple(unknown[need:])
         hands = (view.hand, opponent) if view.seat == 0 else (opponent, view.hand)
-        return State(
-            rules=Rules(view.rounds, view.starter_rule, view.stall_guard_turns),
-            seed=0,
-            round_index=view.round_index,
-            finished=view.finished_rounds,
-            starter=view.starter,
-            player=view.to_move,
-            hands=hands,
-            expeditions=view.expeditions,
-            piles=view.piles,
-            deck=deck,
-            deck_pos=0,
-            turn=view.turn,
-            history=view.history,
-            deal=(hands[0], hands[1], deck),
-            last_actions=view.last_actions,
-        )
+        fields = {  # (what State(...) would take, without its per-field calls)
+            "rules": Rules(view.rounds, view.starter_rule, view.stall_guard_turns),
+            "seed": 0, "round_index": view.round_index, "finished": view.finished_rounds,
+            "starter": view.starter, "player": view.to_move, "hands": hands,
+            "expeditions": view.expeditions, "piles": view.piles, "deck": deck, "deck_pos": 0,
+            "turn": view.turn, "history": view.history, "deal": (hands[0], hands[1], deck),
+            "last_actions": view.last_actions}
+        _derive(fields)
+        state = _new_object(State)
+        _set_attribute(state, "__dict__", fields)
+        return state
 
 
 GAME = LostCitiesGame()
@@ -1148,16 +1168,30 @@ def round_history(view: View) -> list[tuple[int, Action]]:
     ]
 
 
+_PUBLIC_BY_TEXT: dict[str, tuple[int, int, bool, int | None]] = {
+    text: (move[0], move[1], move[3], move[4]) for text, move in _MOVE_BY_TEXT.items()}
+"""Card code, colour, discard and draw source of every action text (for replaying a round)."""
+
+
+def _round_entries(view: View) -> Sequence[HistoryEntry]:
+    """The history entries of the view's current round (its last ``turn`` entries, when they
+    are; else found by their round index)."""
+    history, current = view.history, view.round_index
+    first = len(history) - view.turn
+    if 0 <= first <= len(history) and (first == len(history) or history[first][0] == current) and (
+            first == 0 or history[first - 1][0] != current):
+        return history[first:]
+    return [entry for entry in history if entry[0] == current]
+
+
 def known_opponent_cards(view: View) -> list[Card]:
     """Cards known to be in the opponent's hand: taken from a discard pile this round and not
     played or discarded since (replays the round's public history)."""
     piles: list[list[int]] = [[] for _ in range(N_COLOURS)]
     known: list[int] = []
-    me, current, moves = view.seat, view.round_index, _MOVE_BY_TEXT
-    for round_, seat, text in view.history:
-        if round_ != current:
-            continue
-        code, colour, _, discard, draw, _, _, _, _, _ = moves[text]
+    me, public = view.seat, _PUBLIC_BY_TEXT
+    for _, seat, text in _round_entries(view):
+        code, colour, discard, draw = public[text]
         if seat != me and code in known:
             known.remove(code)
         if discard:
@@ -1181,7 +1215,7 @@ def unseen_cards(view: View) -> list[Card]:
     for cards in (*view.expeditions[0], *view.expeditions[1], *view.piles):
         for card in cards:
             counts[card] -= 1
-    return [CARDS[code] for code in range(N_COLOURS * 10) for _ in range(counts[code])]
+    return list(chain.from_iterable(map(repeat, CARDS, counts)))
 
 
 determinize = GAME.determinize
