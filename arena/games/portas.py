@@ -779,7 +779,10 @@ def _texts(cards: Pair) -> list[list[str]]:
 
 
 def _text(action: object) -> str:
-    if isinstance(action, Play) and (action.card, action.chest) in _PLAYS:
+    """The canonical text of an action; ``InvalidActionError`` for anything else (a ``Play``
+    whose card or chest is not an int of the board, unhashable ones included)."""
+    if (isinstance(action, Play) and type(action.card) is int and type(action.chest) is int
+            and (action.card, action.chest) in _PLAYS):
         return str(action)
     if isinstance(action, Pass):
         return "pass"
