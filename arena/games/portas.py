@@ -228,16 +228,21 @@ class Taken:
     """The seat that played the last card and scored its own cards on it."""
 
 
+Turn = tuple[Any, ...]
+"""``State._t``: (mover, decks, passes, last_actions, hand keys, open chests, parts, legal key,
+history link): what changes every turn."""
+
+
 @dataclass(frozen=True)
 class State:
     """The full (omniscient) state of a PORTAS match. Immutable: ``GAME.apply`` returns a new one.
 
-    Besides the public fields it carries what makes a turn cheap, kept up to date by ``apply``
-    and derived afresh whenever a state is built by ``State(...)`` or ``dataclasses.replace``
-    (``__post_init__``): each hand as a count key, the open chests as plain tuples with one key
-    of what is left in them (the legal actions are looked up by the two keys), and the history
-    as a list shared along a line of play. ``apply`` does not build ``chests`` and ``history``:
-    they are made from the private fields on first read, then kept (``_Made``)."""
+    What changes every turn is kept in one tuple (``_t``, read by the public fields ``mover``,
+    ``decks``, ``passes`` and ``last_actions``), with what makes a turn cheap: each hand as a
+    count key, the open chests as plain tuples, what fits in them (``_parts``), the legal
+    actions' key and the history's last link. ``apply`` builds that tuple; ``State(...)`` and
+    ``dataclasses.replace`` derive it afresh from the public fields (``__post_init__``).
+    ``hands``, ``chests`` and ``history`` are made from it on first read, then kept."""
 
     seed: int
     games: int
@@ -264,55 +269,90 @@ class State:
     """This game's full deal: deck of seat 0, deck of seat 1 (top first), treasure order."""
     last_actions: LastActions
     """Each seat's most recent action in the current game (public), None before its first."""
-    _keys: tuple[int, int] = field(init=False, repr=False, compare=False)
-    """Each hand as a count key: 4 bits per card value (``_BIT[card]`` counts one card)."""
-    _open: tuple[OpenChest, ...] = field(init=False, repr=False, compare=False)
-    """What ``chests`` is made from: each open chest as (value, placed, cards of seat 0, cards
-    of seat 1), in the order of ``chests``."""
-    _parts: int = field(init=False, repr=False, compare=False)
-    """Each open chest's value and which card values fit in it (``_legal_key`` of all values):
-    what the legal keys of both seats are cut from."""
-    _lk: int | None = field(init=False, repr=False, compare=False)
-    """The legal actions' key in ``_LEGAL`` (``_legal_key``); None once the match is over."""
-    _log: list[Any] = field(init=False, repr=False, compare=False)
-    """What ``history`` is made from: [the previous state's ``_log``, this state's entry, the
-    history once made]; [None, None, the history] for the history given to ``State(...)`` or
-    a new game (``_History``)."""
+    _t: Turn = field(init=False, repr=False, compare=False)
+    """What changes every turn (``Turn``)."""
 
     def __post_init__(self) -> None:
-        """Derive the private fields from the public ones (a state built by ``State(...)`` or
+        """Derive ``_t`` from the public fields (a state built by ``State(...)`` or
         ``dataclasses.replace``)."""
-        hands, mover = self.hands, self.mover
+        fields = self.__dict__
+        mover, decks, passes, lasts, history = (
+            fields.pop("_given_" + name) for name in _GIVEN_TO_TURN)
+        hands = self.hands
         opened = tuple((c.value, c.placed, c.cards[0], c.cards[1]) for c in self.chests)
         keys, parts = (_key_of(hands[0]), _key_of(hands[1])), _legal_key(_ALL_VALUES, opened)
         legal_key = None if mover is None else parts & _spread(keys[mover])
-        for name, value in (("_keys", keys), ("_open", opened), ("_parts", parts),
-                            ("_lk", legal_key)):
-            _set_attribute(self, name, value)
-        fields = self.__dict__
+        fields["_t"] = (mover, decks, passes, lasts, keys, opened, parts, legal_key,
+                        [None, None, history])
         for made in _MADE:  # what was given was made from these
-            fields[made.slot] = (fields[made.source], fields[made.slot][1])
+            fields[made.slot] = (fields["_t"][made.index], fields[made.slot][1])
+
+    @property
+    def _keys(self) -> tuple[int, int]:
+        """Each hand as a count key: 4 bits per card value and the number of cards
+        (``_BIT[card]`` counts one card)."""
+        keys: tuple[int, int] = self._t[4]
+        return keys
+
+    @property
+    def _open(self) -> tuple[OpenChest, ...]:
+        """What ``chests`` is made from: each open chest as (value, placed, cards of seat 0,
+        cards of seat 1), in the order of ``chests``."""
+        opened: tuple[OpenChest, ...] = self._t[5]
+        return opened
+
+    @property
+    def _parts(self) -> int:
+        """Each open chest's value and which card values fit in it (``_legal_key`` of all
+        values): what the legal keys of both seats are cut from."""
+        parts: int = self._t[6]
+        return parts
+
+    @property
+    def _lk(self) -> int | None:
+        """The legal actions' key in ``_LEGAL`` (``_legal_key``); None once the match is
+        over."""
+        key: int | None = self._t[7]
+        return key
 
 
-def _chests_of(state: State) -> tuple[Chest, ...]:
-    """The open chests, made from ``_open``."""
-    return _chests_of_open(state._open)
+_GIVEN_TO_TURN = ("mover", "decks", "passes", "last_actions", "history")
+"""The public fields ``__post_init__`` moves into ``State._t`` (in its order, the history as
+its first link)."""
 
 
-def _chests_of_open(opened: tuple[OpenChest, ...]) -> tuple[Chest, ...]:
-    """Open chests as ``Chest`` values."""
-    return tuple(_chest(value, (cards0, cards1), placed)
-                 for value, placed, cards0, cards1 in opened)
+class _InTurn:
+    """A public field of ``State`` kept in ``State._t`` (``State(...)`` stores the value given
+    until ``__post_init__`` moves it there)."""
 
-
-class _History:
-    """``State.history``: made from the chain of ``_log`` on first read, then kept in it
-    (``apply`` adds a link: the history is not copied every turn)."""
+    def __init__(self, name: str, index: int) -> None:
+        self.given = "_given_" + name
+        self.index = index
 
     def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
-        last = node = state.__dict__["_log"]
+        fields = state.__dict__
+        turn = fields.get("_t")
+        return fields[self.given] if turn is None else turn[self.index]
+
+    def __set__(self, state: State, value: Any) -> None:
+        state.__dict__[self.given] = value
+
+
+class _History(_InTurn):
+    """``State.history``: made from the chain of links in ``State._t`` on first read, then
+    kept in the last link (``apply`` adds a link: the history is not copied every turn). A
+    link is [the previous link, this state's entry, the history once made]; [None, None, the
+    history] for the history given to ``State(...)`` or at a new game."""
+
+    def __get__(self, state: State | None, owner: type | None = None) -> Any:
+        if state is None:
+            return self
+        turn = state.__dict__.get("_t")
+        if turn is None:
+            return state.__dict__[self.given]
+        last = node = turn[self.index]
         history = node[2]
         if history is None:
             entries = []
@@ -324,13 +364,21 @@ class _History:
             history = last[2] = history + tuple(entries)  # (the same tuple for any thread)
         return history
 
-    def __set__(self, state: State, value: tuple[HistoryEntry, ...]) -> None:
-        state.__dict__["_log"] = [None, None, value]
+
+def _chests_of(state: State) -> tuple[Chest, ...]:
+    """The open chests, made from ``_open``."""
+    return _chests_of_open(state._t[5])
+
+
+def _chests_of_open(opened: tuple[OpenChest, ...]) -> tuple[Chest, ...]:
+    """Open chests as ``Chest`` values."""
+    return tuple(_chest(value, (cards0, cards1), placed)
+                 for value, placed, cards0, cards1 in opened)
 
 
 def _hands_of(state: State) -> Pair:
     """Both hands, made from the count keys."""
-    key0, key1 = state._keys
+    key0, key1 = state._t[4]
     return _hand_of(key0), _hand_of(key1)
 
 
@@ -340,23 +388,23 @@ _GIVEN = object()
 
 class _Made:
     """A public field of ``State`` that ``apply`` does not build: it is made on first read from
-    one private field (its *source*) and kept with it in the instance dict, as ``_made_<name>``
-    = (source, value); a state whose source is another object (``apply`` copies the pair with
-    the other fields) makes it again. ``State(...)`` stores the value given (``__post_init__``
-    pairs it with the source derived from it)."""
+    one item of ``State._t`` (its *source*) and kept with it in the instance dict, as
+    ``_made_<name>`` = (source, value); a state whose source is another object (``apply``
+    copies the pair with the other fields) makes it again. ``State(...)`` stores the value given
+    (``__post_init__`` pairs it with the source derived from it)."""
 
-    def __init__(self, name: str, source: str, make: Callable[[State], Any]) -> None:
+    def __init__(self, name: str, index: int, make: Callable[[State], Any]) -> None:
         self.slot = "_made_" + name
-        self.source = source
+        self.index = index
         self.make = make
 
     def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         fields = state.__dict__
-        source, value = fields[self.slot]
+        source, value = fields.get(self.slot, _NOT_MADE)
         if source is not _GIVEN:
-            now = fields[self.source]
+            now = fields["_t"][self.index]
             if source is not now:
                 value = self.make(state)
                 fields[self.slot] = (now, value)
@@ -366,10 +414,13 @@ class _Made:
         state.__dict__[self.slot] = (_GIVEN, value)
 
 
-_MADE = (_Made("hands", "_keys", _hands_of), _Made("chests", "_open", _chests_of))
+_NOT_MADE = (None, None)
+_MADE = (_Made("hands", 4, _hands_of), _Made("chests", 5, _chests_of))
 for _made in _MADE:  # after @dataclass made __init__ and __eq__
     setattr(State, _made.slot[len("_made_"):], _made)
-State.history = _History()  # type: ignore[assignment]
+for _index, _name in enumerate(_GIVEN_TO_TURN[:-1]):
+    setattr(State, _name, _InTurn(_name, _index))
+State.history = _History("history", 8)  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,16 +518,17 @@ class PortasGame:
     # queries
     def to_move(self, state: State) -> int | None:
         """The seat to move, None once the match is over."""
-        return state.mover
+        mover: int | None = state._t[0]
+        return mover
 
     def legal_actions(self, state: State) -> tuple[Action, ...]:
         """Plays sorted by (card, chest); ``pass`` alone when nothing fits; () when over.
 
         Looked up by the open chests and what of the mover's hand fits them (``_LEGAL``)."""
         try:
-            return _LEGAL[state._lk][0]
+            return _LEGAL[state._t[7]][0]
         except KeyError:
-            return _legal_entry(state._lk)[0]
+            return _legal_entry(state._t[7])[0]
 
     def is_legal(self, state: State, action: Action) -> bool:
         """Whether ``action`` is legal now (no enumeration)."""
@@ -515,18 +567,19 @@ class PortasGame:
         A canonical action (``legal_actions``', ``parse_action``'s) is checked by one lookup
         in the legal actions' entry (``_LEGAL``); any other by ``is_legal``."""
         old = state.__dict__
+        seat, decks, passes, lasts, keys, opened, parts, legal_key, log = old["_t"]
         try:
-            move = _LEGAL[old["_lk"]][1][id(action)]
+            move = _LEGAL[legal_key][1][id(action)]
         except KeyError:  # not a canonical action, not kept, or not legal
             move = self._checked(state, action)
         play, card, value, bit, text, index, shift = move
-        seat = old["mover"]
-        base, opened, passes = old, old["_open"], 0
+        base = old
         if index < 0:  # the forced pass
-            if old["passes"]:
+            if passes:
                 return self._two_passes(state)
-            parts, passes = old["_parts"], 1
+            passes = 1
         else:
+            passes = 0
             _, placed, cards0, cards1 = opened[index]
             if seat:
                 cards1 += (card,)
@@ -535,7 +588,7 @@ class PortasGame:
             if placed + card < value:
                 chest = (value, placed + card, cards0, cards1)
                 part = _PART[value]
-                parts = old["_parts"] + (part[placed + card] - part[placed] << shift)
+                parts += part[placed + card] - part[placed] << shift
                 opened = (chest, *opened[1:]) if index == 0 else (
                     *opened[:index], chest, *opened[index + 1 :])
             else:
@@ -545,7 +598,6 @@ class PortasGame:
                 base, opened, parts = taken
         # the turn is over: the other seat's hand refilled, the other seat to move
         nxt = 1 - seat
-        keys, decks = old["_keys"], old["decks"]
         other = keys[nxt]
         if other < _FULL:
             deck = decks[nxt]
@@ -559,17 +611,14 @@ class PortasGame:
                         other += _BIT[card]
                     deck = deck[drawn:]
                 decks = (decks[0], deck) if nxt else (deck, decks[1])
-        lasts = old["last_actions"]
         if seat:
             keys, lasts = (other, keys[1] - bit), (lasts[0], play)
         else:
             keys, lasts = (keys[0] - bit, other), (play, lasts[1])
-        fields = base.copy()  # (a copy and stores: faster than a dict display with **base)
-        fields["mover"], fields["decks"], fields["passes"], fields["last_actions"] = (
-            nxt, decks, passes, lasts)
-        fields["_keys"], fields["_open"], fields["_parts"] = keys, opened, parts
-        fields["_lk"] = parts & (_SPREAD.get(other) or _spread(other))
-        fields["_log"] = [old["_log"], (old["round"], seat, text), None]
+        fields = base.copy()
+        fields["_t"] = (nxt, decks, passes, lasts, keys, opened, parts,
+                        parts & (_SPREAD.get(other) or _spread(other)),
+                        [log, (old["round"], seat, text), None])
         after = _new(State)
         _set_attribute(after, "__dict__", fields)
         return after
@@ -584,7 +633,7 @@ class PortasGame:
                 f"{' '.join(self.format_action(a) for a in self.legal_actions(state)) or 'none'}"
             )
         canonical = _PLAYS[action.card, action.chest] if isinstance(action, Play) else PASS
-        return _legal_entry(state._lk)[1][id(canonical)]
+        return _legal_entry(state._t[7])[1][id(canonical)]
 
     def _take(self, state: State, move: Move, cards: Pair
               ) -> State | tuple[dict[str, Any], tuple[OpenChest, ...], int]:
@@ -594,8 +643,8 @@ class PortasGame:
         score, the hidden and the taken chests changed, the open chests and their parts."""
         play, card, value, bit, text, index, _ = move
         old = state.__dict__
-        seat = old["mover"]
-        scores, hidden, opened = old["scores"], old["hidden"], old["_open"]
+        seat, _, _, lasts, keys, opened, _, _, log = old["_t"]
+        scores, hidden = old["scores"], old["hidden"]
         gain = sum(cards[seat])
         scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
         taken = old["taken"] + (Taken(_chest(value, cards, value), seat),)
@@ -604,11 +653,10 @@ class PortasGame:
             opened = tuple(sorted((*opened, (hidden[0], 0, (), ()))))  # values differ
             hidden = hidden[1:]
         if len(taken) == len(TREASURES):
-            keys = old["_keys"]
             return self._end_round(
                 state, (keys[0] - bit, keys[1]) if seat == 0 else (keys[0], keys[1] - bit),
-                opened, hidden, taken, scores, [old["_log"], (old["round"], seat, text), None],
-                _last(old["last_actions"], seat, play))
+                opened, hidden, taken, scores, [log, (old["round"], seat, text), None],
+                _last(lasts, seat, play))
         fields = old.copy()
         fields["scores"], fields["hidden"], fields["taken"] = scores, hidden, taken
         return fields, opened, _legal_key(_ALL_VALUES, opened)
@@ -616,11 +664,10 @@ class PortasGame:
     def _two_passes(self, state: State) -> State:
         """The forced pass that ends the game (the second in a row)."""
         old = state.__dict__
-        seat = old["mover"]
+        seat, _, _, lasts, keys, opened, _, _, log = old["_t"]
         return self._end_round(
-            state, old["_keys"], old["_open"], old["hidden"], old["taken"], old["scores"],
-            [old["_log"], (old["round"], seat, "pass"), None],
-            _last(old["last_actions"], seat, PASS))
+            state, keys, opened, old["hidden"], old["taken"], old["scores"],
+            [log, (old["round"], seat, "pass"), None], _last(lasts, seat, PASS))
 
     def _end_round(self, state: State, keys: tuple[int, int], opened: tuple[OpenChest, ...],
                    hidden: Cards, taken: tuple[Taken, ...], scores: tuple[int, int],
@@ -633,10 +680,11 @@ class PortasGame:
             index = state.round + 1
             return _start_round(state.seed, state.games, index, finished, log,
                                 _deal(state.seed, index))
+        _, decks, passes, _, _, _, _, _, _ = state._t  # no refill, the passes as they were
         fields = state.__dict__.copy()
-        fields.update(mover=None, _keys=keys, _open=opened, _parts=_legal_key(_ALL_VALUES, opened),
-                      _lk=None, hidden=hidden, taken=taken, scores=scores, finished=finished,
-                      _log=log, last_actions=last_actions)
+        fields.update(hidden=hidden, taken=taken, scores=scores, finished=finished,
+                      _t=(None, decks, passes, last_actions, keys, opened,
+                          _legal_key(_ALL_VALUES, opened), None, log))
         after = _new(State)
         _set_attribute(after, "__dict__", fields)
         return after
@@ -864,7 +912,7 @@ def _start_round(
     deal: Deal,
 ) -> State:
     """Game ``index`` as dealt (``deal``), the starter to move, the history so far as a link
-    (``State._log``): the fields ``State(...)`` would store and derive
+    (``State._t``): the fields ``State(...)`` would store and derive
     (``tests/games/test_portas_speed.py`` checks they are the same), set at once."""
     deck0, deck1, treasures = deal
     hands = (tuple(sorted(deck0[:HAND_SIZE])), tuple(sorted(deck1[:HAND_SIZE])))
@@ -876,13 +924,11 @@ def _start_round(
     parts = _legal_key(_ALL_VALUES, opened)
     state = _new(State)
     _set_attribute(state, "__dict__", {
-        "seed": seed, "games": games, "round": index, "finished": finished, "mover": mover,
-        "_made_hands": (keys, hands), "decks": (deck0[HAND_SIZE:], deck1[HAND_SIZE:]),
-        "_made_chests": (None, None), "hidden": treasures[2:], "taken": (), "scores": (0, 0),
-        "passes": 0, "deal": deal,
-        "last_actions": NO_LAST_ACTIONS, "_keys": keys,
-        "_open": opened, "_parts": parts, "_lk": parts & _spread(keys[mover]),
-        "_log": log,
+        "seed": seed, "games": games, "round": index, "finished": finished,
+        "hidden": treasures[2:], "taken": (), "scores": (0, 0), "deal": deal,
+        "_made_hands": (keys, hands),
+        "_t": (mover, (deck0[HAND_SIZE:], deck1[HAND_SIZE:]), 0, NO_LAST_ACTIONS, keys, opened,
+               parts, parts & _spread(keys[mover]), log),
     })
     return state
 
