@@ -576,7 +576,9 @@ def _derive(fields: dict[str, Any]) -> None:
         fields[_LAST_NAMES[seat]] = -1 if last is None else _last_key(last)
     for name, pile in zip(_PILE_NAMES, piles, strict=True):
         fields[name] = _stack_of(pile)
-    fields["_log"], fields["_made"] = fields["history"], True
+    history = fields["history"]  # (a list given would read as a node of the log)
+    fields["_log"] = history if history.__class__ is tuple else tuple(history)
+    fields["_made"] = True
 
 
 def _piles_of(state: State) -> tuple[tuple[Card, ...], ...]:

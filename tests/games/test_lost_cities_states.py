@@ -171,3 +171,17 @@ def test_determinized_states_are_the_states_their_fields_build() -> None:
         assert {k: v for k, v in vars(sample).items() if k.startswith("_") and k != "_made"} == {
             k: v for k, v in vars(built).items() if k.startswith("_") and k != "_made"}
         assert GAME.legal_actions(sample) == GAME.legal_actions(state)
+
+
+def test_a_state_built_with_a_list_history_plays_on() -> None:
+    """``State(...)`` given its history as a list (a bot building one from decoded data): the
+    states after it carry that history and their own moves."""
+    state = line(7, 9)
+    given = dataclasses.replace(state, history=list(state.history))
+    rng = random.Random(1)
+    after = given
+    for _ in range(5):
+        after = GAME.apply(after, rng.choice(GAME.legal_actions(after)))
+    assert after.history[:9] == state.history and len(after.history) == 14
+    assert everything(after) == everything(
+        dataclasses.replace(after, history=tuple(after.history)))
