@@ -313,13 +313,19 @@ def _threshold(expedition: Sequence[Card]) -> int:
     return rank + 1 if rank else 0
 
 
-def _colour_keys(hand: Hand, expeditions: Expeditions) -> tuple[int, ...]:
-    """A seat's five colour keys (see above) computed from its hand and expeditions."""
-    keys = [colour << _COLOUR_SHIFT | _threshold(expeditions[colour]) << _THRESHOLD_SHIFT
-            for colour in range(N_COLOURS)]
+def _colour_keys(hand: Hand, expeditions: Expeditions | None) -> tuple[int, ...]:
+    """A seat's five colour keys (see above) computed from its hand and expeditions (None:
+    none placed yet)."""
+    keys = list(_EMPTY_KEYS) if expeditions is None else [
+        colour << _COLOUR_SHIFT | _threshold(expeditions[colour]) << _THRESHOLD_SHIFT
+        for colour in range(N_COLOURS)]
     for card in hand:
         keys[int(card) // 10] += _CARD_BITS[card]
     return tuple(keys)
+
+
+_EMPTY_KEYS = tuple(colour << _COLOUR_SHIFT for colour in range(N_COLOURS))
+"""The colour keys of an empty hand with no expedition started."""
 
 
 _CODES: dict[object, int] = {code: code for code in range(N_COLOURS * 10)}
@@ -453,6 +459,9 @@ class Rules:
     starter_rule: str = "previous_round"
     stall_guard_turns: int = 150
 
+
+_DEFAULT_RULES = Rules(**validate_options(OPTION_SPECS, None))
+"""The rules of a match with no options given (the options' defaults)."""
 
 Hand = tuple[Card, ...]
 Expeditions = tuple[tuple[Card, ...], ...]
@@ -896,9 +905,8 @@ def _start_round(
         "starter": starter, "player": starter, "deck": deal[2], "deck_pos": 0, "turn": 0,
         "deal": deal, "hands": (deal[0], deal[1]), "expeditions": _NO_EXPEDITIONS,
         "piles": _EMPTY5, "last_actions": NO_LAST_ACTIONS, "_made": True,
-        "_keys0": _colour_keys(deal[0], _EMPTY5),
-        "_keys1": _colour_keys(deal[1], _EMPTY5), "_mask": 0, "_exp": 0, "_last0": -1,
-        "_last1": -1, "_log": log, **_NO_PILES}
+        "_keys0": _colour_keys(deal[0], None), "_keys1": _colour_keys(deal[1], None),
+        "_mask": 0, "_exp": 0, "_last0": -1, "_last1": -1, "_log": log, **_NO_PILES}
     if log.__class__ is tuple:
         fields["history"] = log
     state = _new_object(State)  # (what State(...) derives, known for a round as dealt)
@@ -934,8 +942,11 @@ class LostCitiesGame:
     # --- set-up and queries ----------------------------------------------------------------
     def new_match(self, seed: int, options: Options | None = None) -> State:
         """Deal round 1; raises ``OptionsError`` on bad options."""
-        opts = validate_options(self.option_specs, options)
-        rules = Rules(opts["rounds"], opts["starter_rule"], opts["stall_guard_turns"])
+        if options:
+            opts = validate_options(self.option_specs, options)
+            rules = Rules(opts["rounds"], opts["starter_rule"], opts["stall_guard_turns"])
+        else:  # (what validating no options gives)
+            rules = _DEFAULT_RULES
         return _start_round(rules, seed, 0, (), 0, (), _deal(seed, 0))
 
     def options_of(self, state: State) -> dict[str, Any]:
