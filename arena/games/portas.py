@@ -114,6 +114,7 @@ class Chest:
 
 _new = object.__new__
 _SET_CHEST = tuple(Chest.__dict__[name].__set__ for name in ("value", "cards", "placed"))
+"""The slot setters of ``Chest`` (``_chest``)."""
 
 
 def _chest(value: int, cards: Pair, placed: int) -> Chest:
@@ -193,6 +194,14 @@ def _legal_key(values: int, opened: tuple[OpenChest, ...]) -> int:
     return key
 
 
+def _parts_of(opened: tuple[OpenChest, ...]) -> int:
+    """``State._parts``: ``_legal_key(_ALL_VALUES, opened)`` (written out for two chests)."""
+    if len(opened) == 2:
+        (value0, placed0, _, _), (value1, placed1, _, _) = opened
+        return _PART[value0][placed0] | _PART[value1][placed1] << 9
+    return _legal_key(_ALL_VALUES, opened)
+
+
 def _spread(key: int) -> int:
     """A hand's card values (``_values`` of its count key) as a mask of ``State._parts``:
     ``_parts & _spread(key)`` is the legal key of that hand."""
@@ -226,6 +235,19 @@ class Taken:
     chest: Chest
     taker: int
     """The seat that played the last card and scored its own cards on it."""
+
+
+_SET_TAKEN = tuple(Taken.__dict__[name].__set__ for name in ("chest", "taker"))
+"""The slot setters of ``Taken`` (``_taken``)."""
+
+
+def _taken(value: int, cards: Pair, taker: int) -> Taken:
+    """``Taken(Chest(value, cards, value), taker)`` without the frozen ``__init__``'s checks."""
+    taken = _new(Taken)
+    set_chest, set_taker = _SET_TAKEN
+    set_chest(taken, _chest(value, cards, value))
+    set_taker(taken, taker)
+    return taken
 
 
 Turn = tuple[Any, ...]
@@ -280,7 +302,7 @@ class State:
             fields.pop("_given_" + name) for name in _GIVEN_TO_TURN)
         hands = self.hands
         opened = tuple((c.value, c.placed, c.cards[0], c.cards[1]) for c in self.chests)
-        keys, parts = (_key_of(hands[0]), _key_of(hands[1])), _legal_key(_ALL_VALUES, opened)
+        keys, parts = (_key_of(hands[0]), _key_of(hands[1])), _parts_of(opened)
         legal_key = None if mover is None else parts & _spread(keys[mover])
         fields["_t"] = (mover, decks, passes, lasts, keys, opened, parts, legal_key,
                         [None, None, history])
@@ -647,10 +669,15 @@ class PortasGame:
         scores, hidden = old["scores"], old["hidden"]
         gain = sum(cards[seat])
         scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
-        taken = old["taken"] + (Taken(_chest(value, cards, value), seat),)
+        taken = old["taken"] + (_taken(value, cards, seat),)
         opened = opened[:index] + opened[index + 1 :]
         if hidden:
-            opened = tuple(sorted((*opened, (hidden[0], 0, (), ()))))  # values differ
+            revealed = (hidden[0], 0, (), ())
+            if len(opened) == 1:  # (always, in play)
+                opened = (opened[0], revealed) if opened[0][0] < revealed[0] else (
+                    revealed, opened[0])
+            else:
+                opened = tuple(sorted((*opened, revealed)))  # values differ
             hidden = hidden[1:]
         if len(taken) == len(TREASURES):
             return self._end_round(
@@ -659,7 +686,7 @@ class PortasGame:
                 _last(lasts, seat, play))
         fields = old.copy()
         fields["scores"], fields["hidden"], fields["taken"] = scores, hidden, taken
-        return fields, opened, _legal_key(_ALL_VALUES, opened)
+        return fields, opened, _parts_of(opened)
 
     def _two_passes(self, state: State) -> State:
         """The forced pass that ends the game (the second in a row)."""
@@ -684,7 +711,7 @@ class PortasGame:
         fields = state.__dict__.copy()
         fields.update(hidden=hidden, taken=taken, scores=scores, finished=finished,
                       _t=(None, decks, passes, last_actions, keys, opened,
-                          _legal_key(_ALL_VALUES, opened), None, log))
+                          _parts_of(opened), None, log))
         after = _new(State)
         _set_attribute(after, "__dict__", fields)
         return after
@@ -921,7 +948,7 @@ def _start_round(
         first, second = second, first
     opened = ((first, 0, (), ()), (second, 0, (), ()))
     keys, mover = (_key_of(hands[0]), _key_of(hands[1])), starter(finished)
-    parts = _legal_key(_ALL_VALUES, opened)
+    parts = _parts_of(opened)
     state = _new(State)
     _set_attribute(state, "__dict__", {
         "seed": seed, "games": games, "round": index, "finished": finished,
