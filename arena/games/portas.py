@@ -253,18 +253,22 @@ def _taken(value: int, cards: Pair, taker: int) -> Taken:
 Turn = tuple[Any, ...]
 """``State._t``: (mover, decks, passes, last_actions, hand keys, open chests, parts, legal key,
 history link): what changes every turn."""
+GameFields = tuple[Any, ...]
+"""``State._g``: (seed, games, round, finished, hidden, taken, scores, deal): what changes
+only when a chest is taken or a game ends."""
 
 
 @dataclass(frozen=True)
 class State:
     """The full (omniscient) state of a PORTAS match. Immutable: ``GAME.apply`` returns a new one.
 
-    What changes every turn is kept in one tuple (``_t``, read by the public fields ``mover``,
-    ``decks``, ``passes`` and ``last_actions``), with what makes a turn cheap: each hand as a
-    count key, the open chests as plain tuples, what fits in them (``_parts``), the legal
-    actions' key and the history's last link. ``apply`` builds that tuple; ``State(...)`` and
-    ``dataclasses.replace`` derive it afresh from the public fields (``__post_init__``).
-    ``hands``, ``chests`` and ``history`` are made from it on first read, then kept."""
+    The fields are kept in two tuples, read by the public fields: what changes every turn
+    (``_t``: ``mover``, ``decks``, ``passes``, ``last_actions``, with what makes a turn cheap:
+    each hand as a count key, the open chests as plain tuples, what fits in them, the legal
+    actions' key and the history's last link) and the rest (``_g``), so that a turn builds one
+    tuple and a two-entry instance dict. ``State(...)`` and ``dataclasses.replace`` derive both
+    afresh from the public fields (``__post_init__``). ``hands``, ``chests`` and ``history``
+    are made from ``_t`` on first read, then kept."""
 
     seed: int
     games: int
@@ -293,11 +297,14 @@ class State:
     """Each seat's most recent action in the current game (public), None before its first."""
     _t: Turn = field(init=False, repr=False, compare=False)
     """What changes every turn (``Turn``)."""
+    _g: GameFields = field(init=False, repr=False, compare=False)
+    """The other kept fields (``GameFields``)."""
 
     def __post_init__(self) -> None:
-        """Derive ``_t`` from the public fields (a state built by ``State(...)`` or
+        """Derive ``_t`` and ``_g`` from the public fields (a state built by ``State(...)`` or
         ``dataclasses.replace``)."""
         fields = self.__dict__
+        fields["_g"] = tuple(fields.pop("_given_" + name) for name in _IN_GAME)
         mover, decks, passes, lasts, history = (
             fields.pop("_given_" + name) for name in _GIVEN_TO_TURN)
         hands = self.hands
@@ -341,28 +348,31 @@ class State:
 _GIVEN_TO_TURN = ("mover", "decks", "passes", "last_actions", "history")
 """The public fields ``__post_init__`` moves into ``State._t`` (in its order, the history as
 its first link)."""
+_IN_GAME = ("seed", "games", "round", "finished", "hidden", "taken", "scores", "deal")
+"""The public fields kept in ``State._g``, in its order."""
 
 
-class _InTurn:
-    """A public field of ``State`` kept in ``State._t`` (``State(...)`` stores the value given
-    until ``__post_init__`` moves it there)."""
+class _Kept:
+    """A public field of ``State`` kept in one of its tuples (``State(...)`` stores the value
+    given until ``__post_init__`` moves it there)."""
 
-    def __init__(self, name: str, index: int) -> None:
+    def __init__(self, name: str, where: str, index: int) -> None:
         self.given = "_given_" + name
+        self.where = where
         self.index = index
 
     def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
         fields = state.__dict__
-        turn = fields.get("_t")
-        return fields[self.given] if turn is None else turn[self.index]
+        kept = fields.get(self.where)
+        return fields[self.given] if kept is None else kept[self.index]
 
     def __set__(self, state: State, value: Any) -> None:
         state.__dict__[self.given] = value
 
 
-class _History(_InTurn):
+class _History(_Kept):
     """``State.history``: made from the chain of links in ``State._t`` on first read, then
     kept in the last link (``apply`` adds a link: the history is not copied every turn). A
     link is [the previous link, this state's entry, the history once made]; [None, None, the
@@ -441,8 +451,10 @@ _MADE = (_Made("hands", 4, _hands_of), _Made("chests", 5, _chests_of))
 for _made in _MADE:  # after @dataclass made __init__ and __eq__
     setattr(State, _made.slot[len("_made_"):], _made)
 for _index, _name in enumerate(_GIVEN_TO_TURN[:-1]):
-    setattr(State, _name, _InTurn(_name, _index))
-State.history = _History("history", 8)  # type: ignore[assignment]
+    setattr(State, _name, _Kept(_name, "_t", _index))
+for _index, _name in enumerate(_IN_GAME):
+    setattr(State, _name, _Kept(_name, "_g", _index))
+State.history = _History("history", "_t", 8)  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
@@ -590,12 +602,12 @@ class PortasGame:
         in the legal actions' entry (``_LEGAL``); any other by ``is_legal``."""
         old = state.__dict__
         seat, decks, passes, lasts, keys, opened, parts, legal_key, log = old["_t"]
+        kept = old["_g"]
         try:
             move = _LEGAL[legal_key][1][id(action)]
         except KeyError:  # not a canonical action, not kept, or not legal
             move = self._checked(state, action)
         play, card, value, bit, text, index, shift = move
-        base = old
         if index < 0:  # the forced pass
             if passes:
                 return self._two_passes(state)
@@ -617,7 +629,7 @@ class PortasGame:
                 taken = self._take(state, move, (cards0, cards1))
                 if isinstance(taken, State):
                     return taken
-                base, opened, parts = taken
+                kept, opened, parts = taken
         # the turn is over: the other seat's hand refilled, the other seat to move
         nxt = 1 - seat
         other = keys[nxt]
@@ -637,12 +649,11 @@ class PortasGame:
             keys, lasts = (other, keys[1] - bit), (lasts[0], play)
         else:
             keys, lasts = (keys[0] - bit, other), (play, lasts[1])
-        fields = base.copy()
-        fields["_t"] = (nxt, decks, passes, lasts, keys, opened, parts,
-                        parts & (_SPREAD.get(other) or _spread(other)),
-                        [log, (old["round"], seat, text), None])
         after = _new(State)
-        _set_attribute(after, "__dict__", fields)
+        _set_attribute(after, "__dict__", {"_g": kept, "_t": (
+            nxt, decks, passes, lasts, keys, opened, parts,
+            parts & (_SPREAD.get(other) or _spread(other)), [log, (kept[2], seat, text), None],
+        )})
         return after
 
     def _checked(self, state: State, action: Action) -> Move:
@@ -658,18 +669,18 @@ class PortasGame:
         return _legal_entry(state._t[7])[1][id(canonical)]
 
     def _take(self, state: State, move: Move, cards: Pair
-              ) -> State | tuple[dict[str, Any], tuple[OpenChest, ...], int]:
+              ) -> State | tuple[GameFields, tuple[OpenChest, ...], int]:
         """The legal ``move`` that empties its chest (``cards``: each seat's cards on it, the
         move's card included): the mover scores its cards on it, the next hidden treasure
-        opens. The state after the game (the fifth chest), or the fields of the state with the
-        score, the hidden and the taken chests changed, the open chests and their parts."""
+        opens. The state after the game (the fifth chest), or ``State._g`` with the score, the
+        hidden and the taken chests changed, the open chests and their parts."""
         play, card, value, bit, text, index, _ = move
         old = state.__dict__
         seat, _, _, lasts, keys, opened, _, _, log = old["_t"]
-        scores, hidden = old["scores"], old["hidden"]
+        seed, games, round_, finished, hidden, taken, scores, deal = old["_g"]
         gain = sum(cards[seat])
         scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
-        taken = old["taken"] + (_taken(value, cards, seat),)
+        taken += (_taken(value, cards, seat),)
         opened = opened[:index] + opened[index + 1 :]
         if hidden:
             revealed = (hidden[0], 0, (), ())
@@ -682,19 +693,17 @@ class PortasGame:
         if len(taken) == len(TREASURES):
             return self._end_round(
                 state, (keys[0] - bit, keys[1]) if seat == 0 else (keys[0], keys[1] - bit),
-                opened, hidden, taken, scores, [log, (old["round"], seat, text), None],
+                opened, hidden, taken, scores, [log, (round_, seat, text), None],
                 _last(lasts, seat, play))
-        fields = old.copy()
-        fields["scores"], fields["hidden"], fields["taken"] = scores, hidden, taken
-        return fields, opened, _parts_of(opened)
+        return ((seed, games, round_, finished, hidden, taken, scores, deal), opened,
+                _parts_of(opened))
 
     def _two_passes(self, state: State) -> State:
         """The forced pass that ends the game (the second in a row)."""
-        old = state.__dict__
-        seat, _, _, lasts, keys, opened, _, _, log = old["_t"]
+        seat, _, _, lasts, keys, opened, _, _, log = state._t
         return self._end_round(
-            state, keys, opened, old["hidden"], old["taken"], old["scores"],
-            [log, (old["round"], seat, "pass"), None], _last(lasts, seat, PASS))
+            state, keys, opened, state.hidden, state.taken, state.scores,
+            [log, (state.round, seat, "pass"), None], _last(lasts, seat, PASS))
 
     def _end_round(self, state: State, keys: tuple[int, int], opened: tuple[OpenChest, ...],
                    hidden: Cards, taken: tuple[Taken, ...], scores: tuple[int, int],
@@ -708,12 +717,12 @@ class PortasGame:
             return _start_round(state.seed, state.games, index, finished, log,
                                 _deal(state.seed, index))
         _, decks, passes, _, _, _, _, _, _ = state._t  # no refill, the passes as they were
-        fields = state.__dict__.copy()
-        fields.update(hidden=hidden, taken=taken, scores=scores, finished=finished,
-                      _t=(None, decks, passes, last_actions, keys, opened,
-                          _parts_of(opened), None, log))
         after = _new(State)
-        _set_attribute(after, "__dict__", fields)
+        _set_attribute(after, "__dict__", {
+            "_g": (state.seed, state.games, state.round, finished, hidden, taken, scores,
+                   state.deal),
+            "_t": (None, decks, passes, last_actions, keys, opened, _parts_of(opened), None, log),
+        })
         return after
 
     def observation(self, state: State, seat: int) -> View:
@@ -951,8 +960,7 @@ def _start_round(
     parts = _parts_of(opened)
     state = _new(State)
     _set_attribute(state, "__dict__", {
-        "seed": seed, "games": games, "round": index, "finished": finished,
-        "hidden": treasures[2:], "taken": (), "scores": (0, 0), "deal": deal,
+        "_g": (seed, games, index, finished, treasures[2:], (), (0, 0), deal),
         "_made_hands": (keys, hands),
         "_t": (mover, (deck0[HAND_SIZE:], deck1[HAND_SIZE:]), 0, NO_LAST_ACTIONS, keys, opened,
                parts, parts & _spread(keys[mover]), log),
