@@ -88,7 +88,7 @@ LegalEntry = tuple[tuple[Action, ...], dict[int, Move]]
 """The legal actions of a position and their moves by the ``id`` of the canonical action."""
 _LEGAL: dict[int | None, LegalEntry] = {}
 """The legal actions and their moves by ``State._lk`` (``_legal_key``)."""
-_LEGAL_LIMIT = 1 << 16
+_LEGAL_LIMIT = 1 << 14
 """``_LEGAL`` is emptied when it holds this many lists (bounded memory)."""
 LastActions = tuple[Action | None, Action | None]
 """Each seat's most recent action in the current game, None before its first."""
@@ -140,6 +140,8 @@ _ONE = 1 << _SIZE_SHIFT
 """One card in a count key's number of cards."""
 _FULL = HAND_SIZE * _ONE
 """A count key below this is a hand of fewer than ``HAND_SIZE`` cards."""
+_SHORT = _FULL - _ONE
+"""A count key from this up to ``_FULL`` is a hand one card short."""
 _HANDS: dict[int, Cards] = {}
 """A hand's count key -> the hand (sorted); every hand of up to 4 cards, more when met."""
 
@@ -619,10 +621,11 @@ class PortasGame:
                 cards1 += (card,)
             else:
                 cards0 += (card,)
-            if placed + card < value:
-                chest = (value, placed + card, cards0, cards1)
+            now = placed + card
+            if now < value:
+                chest = (value, now, cards0, cards1)
                 part = _PART[value]
-                parts += part[placed + card] - part[placed] << shift
+                parts += part[now] - part[placed] << shift
                 opened = (chest, *opened[1:]) if index == 0 else (
                     *opened[:index], chest, *opened[index + 1 :])
             else:
@@ -636,7 +639,7 @@ class PortasGame:
         if other < _FULL:
             deck = decks[nxt]
             if deck:
-                if other >= _FULL - _ONE:  # one card short (always, in play)
+                if other >= _SHORT:  # one card short (always, in play)
                     other += _BIT[deck[0]]
                     deck = deck[1:]
                 else:
