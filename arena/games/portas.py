@@ -423,9 +423,9 @@ _GIVEN = object()
 class _Made:
     """A public field of ``State`` that ``apply`` does not build: it is made on first read from
     one item of ``State._t`` (its *source*) and kept with it in the instance dict, as
-    ``_made_<name>`` = (source, value); a state whose source is another object (``apply``
-    copies the pair with the other fields) makes it again. ``State(...)`` stores the value given
-    (``__post_init__`` pairs it with the source derived from it)."""
+    ``_made_<name>`` = (source, value); a state without the pair (``apply`` builds none) or
+    whose source is another object (a copy) makes it again. ``State(...)`` stores the value
+    given (``__post_init__`` pairs it with the source derived from it)."""
 
     def __init__(self, name: str, index: int, make: Callable[[State], Any]) -> None:
         self.slot = "_made_" + name
