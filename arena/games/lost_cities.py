@@ -718,7 +718,8 @@ class _Made:
     """A public field of ``State`` that ``apply`` does not build: ``State(...)`` stores the
     value given in the instance dict; after ``apply`` it is made from the private fields on
     first read and stored there (this descriptor only answers while the dict has no value).
-    ``_made`` says whether the dict may hold one: ``apply`` leaves them out of the next state."""
+    ``_made`` says whether the dict may hold one; ``apply`` then carries them into the next
+    state as the turn changes them, or leaves them out (see ``_carry_made``)."""
 
     def __init__(self, name: str, make: Callable[[State], Any]) -> None:
         self.name = name
@@ -737,11 +738,30 @@ class _Made:
 _MADE_NAMES = ("hands", "expeditions", "piles", "history", "last_actions")
 
 
-def _without_made(fields: dict[str, Any]) -> None:
-    """Leave the public fields ``apply`` does not build out of a copied instance dict."""
-    for name in _MADE_NAMES:
-        fields.pop(name, None)
-    fields["_made"] = False
+def _carry_made(fields: dict[str, Any], seat: int, move: Move) -> None:
+    """The public fields made on a state, in the copy of its instance dict that becomes the
+    next state: the piles and expeditions changed by the turn (as the turn changes them: a
+    search reads them on every state), the hands, history and last actions left out (made
+    when read, from the private fields)."""
+    code, colour, _, discard, draw, _, _, _, _, _ = move
+    fields.pop("hands", None)
+    fields.pop("history", None)
+    fields.pop("last_actions", None)
+    piles = fields.get("piles")
+    if piles is not None and (discard or draw is not None):
+        changed = list(piles)
+        if discard:
+            changed[colour] = (*changed[colour], CARDS[code])
+        if draw is not None:
+            changed[draw] = tuple(changed[draw][:-1])
+        fields["piles"] = tuple(changed)
+    expeditions = fields.get("expeditions")
+    if expeditions is not None and not discard:
+        mine = list(expeditions[seat])
+        mine[colour] = (*mine[colour], CARDS[code])
+        fields["expeditions"] = ((tuple(mine), expeditions[1]) if seat == 0
+                                 else (expeditions[0], tuple(mine)))
+    fields["_made"] = "piles" in fields or "expeditions" in fields
 
 
 for _name, _make in zip(_MADE_NAMES, (_hands_of, _expeditions_of, _piles_of, _history_of,
@@ -884,8 +904,6 @@ def _deal(seed: int, round_index: int) -> Deal:
     )
 
 
-_EMPTY5: tuple[tuple[Card, ...], ...] = ((), (), (), (), ())
-_NO_EXPEDITIONS: tuple[Expeditions, Expeditions] = (_EMPTY5, _EMPTY5)
 _NO_PILES: dict[str, Stack] = dict.fromkeys(_PILE_NAMES)
 
 
@@ -903,13 +921,11 @@ def _start_round(
     fields = {
         "rules": rules, "seed": seed, "round_index": round_index, "finished": finished,
         "starter": starter, "player": starter, "deck": deal[2], "deck_pos": 0, "turn": 0,
-        "deal": deal, "hands": (deal[0], deal[1]), "expeditions": _NO_EXPEDITIONS,
-        "piles": _EMPTY5, "last_actions": NO_LAST_ACTIONS, "_made": True,
+        "deal": deal, "_made": False,
         "_keys0": _colour_keys(deal[0], None), "_keys1": _colour_keys(deal[1], None),
         "_mask": 0, "_exp": 0, "_last0": -1, "_last1": -1, "_log": log, **_NO_PILES}
-    if log.__class__ is tuple:
-        fields["history"] = log
-    state = _new_object(State)  # (what State(...) derives, known for a round as dealt)
+    state = _new_object(State)  # (what State(...) derives, known for a round as dealt; the
+    # public fields it is given are made when read)
     _set_attribute(state, "__dict__", fields)
     return state
 
@@ -998,10 +1014,10 @@ class LostCitiesGame:
         if move is None:
             raise IllegalActionError(self._why_illegal(state, action))
         fields = state.__dict__.copy()  # the next state: a copy with some fields changed
-        if fields["_made"]:
-            _without_made(fields)
         seat: int = fields["player"]
         code, colour, rank, discard, draw, index, threshold, _, _, _ = move
+        if fields["_made"]:
+            _carry_made(fields, seat, move)
         keys = list(fields[_KEY_NAMES[seat]])
         keys[colour] -= _CARD_BITS[code]
         if discard:
@@ -1143,13 +1159,11 @@ class LostCitiesGame:
         rounds after the current one are dealt from seed 0 (not the real future deals)."""
         if view.to_move is None:
             raise IllegalActionError("the match is over: nothing to determinize")
-        unknown = unseen_cards(view)
-        known = known_opponent_cards(view)
-        for card in known:
-            unknown.remove(card)
+        known, hidden = _hidden_cards(view)
+        unknown = list(hidden)
         rng.shuffle(unknown)
         need = view.opponent_hand_size - len(known)
-        opponent = tuple(sorted(known + unknown[:need]))
+        opponent = tuple(sorted((*known, *unknown[:need])))
         deck = tuple(unknown[need:])
         hands = (view.hand, opponent) if view.seat == 0 else (opponent, view.hand)
         fields = {  # (what State(...) would take, without its per-field calls)
@@ -1214,6 +1228,26 @@ def known_opponent_cards(view: View) -> list[Card]:
             if seat != me:
                 known.append(taken)
     return [CARDS[code] for code in sorted(known)]
+
+
+_HIDDEN: dict[str, tuple[View, tuple[Card, ...], tuple[Card, ...]]] = {}
+"""The last view ``determinize`` was given (kept, so that no other object takes its identity),
+its ``known_opponent_cards`` and the other unseen cards: a search determinizes one view again
+and again."""
+
+
+def _hidden_cards(view: View) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    """The opponent's known cards, and the unseen cards but those, sorted (kept for the last
+    view)."""
+    last = _HIDDEN.get("last")
+    if last is not None and last[0] is view:
+        return last[1], last[2]
+    unknown = unseen_cards(view)
+    known = known_opponent_cards(view)
+    for card in known:
+        unknown.remove(card)
+    _HIDDEN["last"] = (view, tuple(known), tuple(unknown))
+    return tuple(known), tuple(unknown)
 
 
 _DECK_COUNTS: tuple[int, ...] = tuple(FULL_DECK.count(card) for card in CARDS)

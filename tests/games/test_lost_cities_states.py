@@ -27,6 +27,8 @@ from arena.games.lost_cities import (
     _deal,
     determinize,
     format_action,
+    known_opponent_cards,
+    unseen_cards,
 )
 from arena.wire.lost_cities import LostCitiesCodec
 
@@ -185,3 +187,24 @@ def test_a_state_built_with_a_list_history_plays_on() -> None:
     assert after.history[:9] == state.history and len(after.history) == 14
     assert everything(after) == everything(
         dataclasses.replace(after, history=tuple(after.history)))
+
+
+def test_determinizing_views_in_turn_gives_each_its_own_hidden_cards() -> None:
+    """``determinize`` keeps the last view's hidden cards: views of other matches, seats and
+    rounds determinized in turn (and an equal view built afresh) each give states whose
+    observation for the seat is exactly that view, with the opponent's known cards in hand."""
+    views = []
+    for seed, turns in ((1, 30), (2, 60), (3, 160), (4, 7)):
+        state = line(seed, turns)
+        for seat in (0, 1):
+            views.append(GAME.observation(state, seat))
+    rng = random.Random(9)
+    for view in views + views[::-1] + [dataclasses.replace(v) for v in views]:
+        if view.to_move is None:
+            continue
+        sample = determinize(view, rng)
+        assert CODEC.observation_to_proto(GAME.observation(sample, view.seat)) == (
+            CODEC.observation_to_proto(view))
+        opponent = sample.hands[1 - view.seat]
+        assert all(card in opponent for card in known_opponent_cards(view))
+        assert sorted((*opponent, *sample.deck)) == unseen_cards(view)
