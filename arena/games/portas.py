@@ -84,8 +84,9 @@ Move = tuple[Action, int, int, int, str, int, int]
 ``_BIT``, text, the chest's index in ``State._open``, that index's shift in ``State._parts``);
 ``_PASS_MOVE`` for the pass."""
 _PASS_MOVE: Move = (PASS, 0, 0, 0, "pass", -1, 0)
-LegalEntry = tuple[tuple[Action, ...], dict[int, Move]]
-"""The legal actions of a position and their moves by the ``id`` of the canonical action."""
+LegalEntry = tuple[tuple[Action, ...], dict[int, Move], tuple[str, ...]]
+"""The legal actions of a position, their moves by the ``id`` of the canonical action, and
+their texts (``legal_texts``)."""
 _LEGAL: dict[int | None, LegalEntry] = {}
 """The legal actions and their moves by ``State._lk`` (``_legal_key``)."""
 _LEGAL_LIMIT = 1 << 14
@@ -566,6 +567,13 @@ class PortasGame:
         except KeyError:
             return _legal_entry(state._t[7])[0]
 
+    def legal_texts(self, state: State) -> tuple[str, ...]:
+        """The texts of ``legal_actions(state)``, in order, kept in the same entry."""
+        try:
+            return _LEGAL[state._t[7]][2]
+        except KeyError:
+            return _legal_entry(state._t[7])[2]
+
     def is_legal(self, state: State, action: Action) -> bool:
         """Whether ``action`` is legal now (no enumeration)."""
         if state.mover is None:
@@ -894,7 +902,7 @@ def _legal_entry(legal_key: int | None) -> LegalEntry:
     """The legal actions of ``key`` (``State._lk``) and their moves, kept in ``_LEGAL``: plays
     sorted by (card, chest), or ``pass`` alone; none once the match is over (key None)."""
     if legal_key is None:
-        return (), {}
+        return (), {}, ()
     key = legal_key
     moves: list[Move] = []
     chests = []
@@ -910,7 +918,8 @@ def _legal_entry(legal_key: int | None) -> LegalEntry:
         moves.append(_PASS_MOVE)
     if len(_LEGAL) >= _LEGAL_LIMIT:
         _LEGAL.clear()
-    entry = (tuple(move[0] for move in moves), {id(move[0]): move for move in moves})
+    entry = (tuple(move[0] for move in moves), {id(move[0]): move for move in moves},
+             tuple(move[4] for move in moves))
     _LEGAL[legal_key] = entry
     return entry
 
