@@ -46,7 +46,10 @@ How every engine builds its states (one pattern for all games):
   as dealt. ``new_match`` is ``_start_round`` of round 0; ``apply`` calls it (with the next
   ``_deal``) when a round ends and the match goes on; ``determinize`` calls it with a deal drawn
   from what the seat cannot see and then sets the round's progress (the view's public fields).
-* Every other change of a state is ``replace(state, **changes)`` (below).
+* Every other change of a state is ``replace(state, **changes)`` (below), or, in an engine
+  that keeps what changes every turn in private fields (Lost Cities, PORTAS: a search's hot
+  path), a state ``apply`` builds from those fields; ``State(...)`` and ``dataclasses.replace``
+  derive them afresh, so both ways give equal states.
 """
 
 from __future__ import annotations
