@@ -52,72 +52,33 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def _serve(socket: Path, pings: int) -> list[float]:
-    """Start the server, the client process, and time ``pings`` round trips (µs)."""
-    times: list[float] = []
-    done = asyncio.Event()
-    payload = bytes(MESSAGE_BYTES)
-
-    async def play(_request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        for index in range(WARM_UP + pings):
-            started = time.perf_counter_ns()
-            await context.write(payload)
-            answer = await context.read()
-            elapsed = time.perf_counter_ns() - started
-            if answer is grpc.aio.EOF:
-                raise RuntimeError("the client ended its stream early")
-            if index >= WARM_UP:
-                times.append(elapsed / 1000)
-        done.set()
-
-    handler = grpc.method_handlers_generic_handler("floor.Floor", {
-        "Play": grpc.stream_stream_rpc_method_handler(
-            play, request_deserializer=_identity, response_serializer=_identity),
-    })
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((handler,))
-    server.add_insecure_port(f"unix://{socket}")
-    await server.start()
-    client = subprocess.Popen([sys.executable, __file__, "--client", f"unix://{socket}"])
-    try:
-        await asyncio.wait_for(done.wait(), timeout=120)
-    finally:
-        await server.stop(0.5)
-        try:
-            client.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            client.kill()
-            client.wait()
-    return times
-
-
-async def _serve_turns(directory: Path, pings: int) -> list[float]:
-    """Two servers (one socket each), a client process on each; time ``pings`` round trips
-    taking the clients in turn (µs)."""
+async def _serve(directory: Path, pings: int, seats: int = 1) -> list[float]:
+    """Start ``seats`` servers (one socket each, as a match's seats) and a client process on
+    each, then time ``pings`` round trips taking the clients in turn (µs). The round trips are
+    driven from one task, as the referee's match loop drives its seats."""
     times: list[float] = []
     contexts: list[grpc.aio.ServicerContext[Any, Any]] = []
-    both, done = asyncio.Event(), asyncio.Event()
+    connected, done = asyncio.Event(), asyncio.Event()
     payload = bytes(MESSAGE_BYTES)
 
     async def play(_request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         contexts.append(context)
-        if len(contexts) == 2:
-            both.set()
+        if len(contexts) == seats:
+            connected.set()
         await done.wait()  # the stream stays open while the driver plays on it
 
     async def drive() -> None:
-        await both.wait()
-        for index in range(2 * WARM_UP + pings):
-            context = contexts[index % 2]
+        await connected.wait()
+        for index in range(seats * WARM_UP + pings):
+            context = contexts[index % seats]
             started = time.perf_counter_ns()
             await context.write(payload)
             answer = await context.read()
             elapsed = time.perf_counter_ns() - started
             if answer is grpc.aio.EOF:
                 raise RuntimeError("a client ended its stream early")
-            if index >= 2 * WARM_UP:
+            if index >= seats * WARM_UP:
                 times.append(elapsed / 1000)
-        done.set()
 
     handler = grpc.method_handlers_generic_handler("floor.Floor", {
         "Play": grpc.stream_stream_rpc_method_handler(
@@ -125,10 +86,10 @@ async def _serve_turns(directory: Path, pings: int) -> list[float]:
     })
     servers, clients = [], []
     try:
-        for seat in range(2):
+        for seat in range(seats):
             server = grpc.aio.server()
             server.add_generic_rpc_handlers((handler,))
-            socket = directory / f"turn{seat}.sock"
+            socket = directory / f"seat{seat}.sock"
             server.add_insecure_port(f"unix://{socket}")
             await server.start()
             servers.append(server)
@@ -162,7 +123,7 @@ async def _client(target: str) -> None:
 def floor_figures(pings: int = 2000) -> dict[str, Any]:
     """Median and p99 (µs) of ``pings`` timed round trips of the bare stream."""
     with tempfile.TemporaryDirectory(prefix="floor-", dir="/tmp") as tmp:
-        times = asyncio.run(_serve(Path(tmp) / "floor.sock", pings))
+        times = asyncio.run(_serve(Path(tmp), pings))
     return {
         "floor_stream_us_median": round(statistics.median(times), 1),
         "floor_stream_us_p99": round(_percentile(times, 0.99), 1),
@@ -173,7 +134,7 @@ def floor_figures(pings: int = 2000) -> dict[str, Any]:
 def turn_floor_figures(pings: int = 2000) -> dict[str, Any]:
     """Median and p99 (µs) of ``pings`` timed round trips of two bare streams taken in turn."""
     with tempfile.TemporaryDirectory(prefix="floor-", dir="/tmp") as tmp:
-        times = asyncio.run(_serve_turns(Path(tmp), pings))
+        times = asyncio.run(_serve(Path(tmp), pings, seats=2))
     return {
         "turn_floor_us_median": round(statistics.median(times), 1),
         "turn_floor_us_p99": round(_percentile(times, 0.99), 1),
