@@ -223,16 +223,14 @@ _TEXT_BY_INDEX: tuple[str, ...] = tuple(
 #     colour << 20 | threshold << 16 | numbers held << 7 | wagers held << 5
 # (numbers: a bit per rank 1..9, rank r at bit r + 6; wagers: their count 0..3; threshold: the
 # lowest placeable rank, 0 for the wagers, 10 when none). A card leaves or joins the hand by
-# subtracting or adding its ``_CARD_BITS``. A colour key with the 5-bit mask of the piles that
-# may be drawn from (``key | mask << 23``) names (cached) the legal actions of its held cards,
-# and the legal list is the five colours' parts put together. The key also names the colour's
-# part of the sorted hand.
+# subtracting or adding its ``_CARD_BITS``. A colour key names (cached) the indices of its held
+# cards in ``_CARD_TABLES[mask]``, the cards' legal actions when the piles of the 5-bit mask may
+# be drawn from (a cache by key and mask would hold ten times the keys: random play would meet
+# a new one every few turns). The key also names the colour's part of the sorted hand.
 
 _THRESHOLD_SHIFT = 16
 _THRESHOLD_BITS = 15 << _THRESHOLD_SHIFT
 _COLOUR_SHIFT = 20
-_MASK_SHIFT = 23
-_KEY_BITS = (1 << _MASK_SHIFT) - 1
 _RANK_BITS = (1 << 5,) + tuple(1 << (rank + 6) for rank in range(1, 10))
 """What a card of each rank adds to its colour key in hand (a wager: one to the count)."""
 _HELD_BITS = (3 << 5,) + _RANK_BITS[1:]
@@ -252,12 +250,9 @@ _CARD_TABLES: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
 _BASES: dict[int, tuple[int, ...]] = {}
 """The ``_CARD_TABLES`` indices ``code * 2 + placeable`` of the cards a colour key holds, in
 card order; filled on demand (random play meets some 20,000 keys in 1,000 matches)."""
-_LEGAL_PARTS: dict[int, tuple[Action, ...]] = {}
-"""The legal actions of a colour's held cards by ``key | mask << _MASK_SHIFT``, in canonical
-order; filled on demand (random play meets some 200,000 in 1,000 matches)."""
 _CACHE_LIMIT = 100_000
-"""``_BASES`` and ``_LEGAL_PARTS`` are each emptied when they hold this many keys (about 15 MB
-in all)."""
+"""``_BASES`` and ``_SEAT_EXPEDITIONS`` are each emptied when they hold this many keys (about
+15 MB each)."""
 
 
 def _bases(key: int) -> tuple[int, ...]:
@@ -272,20 +267,6 @@ def _bases(key: int) -> tuple[int, ...]:
             for rank in range(10)
             if key & _HELD_BITS[rank]
         )
-    return found
-
-
-def _legal_part(key: int) -> tuple[Action, ...]:
-    """The legal actions of a colour's held cards, by colour key and mask (cached)."""
-    found = _LEGAL_PARTS.get(key)
-    if found is None:
-        if len(_LEGAL_PARTS) >= _CACHE_LIMIT:
-            _LEGAL_PARTS.clear()
-        table = _CARD_TABLES[key >> _MASK_SHIFT]
-        actions: list[Action] = []
-        for index in _bases(key & _KEY_BITS):
-            actions += table[index]
-        found = _LEGAL_PARTS[key] = tuple(actions)
     return found
 
 
@@ -485,8 +466,9 @@ class State:
     the mask of non-empty piles, the expeditions as one int, the piles as linked stacks, each
     seat's last action as an int, and the history as a linked log shared by lines of play.
     ``apply`` builds none of ``hands``, ``expeditions``, ``piles``, ``history`` and
-    ``last_actions``: they are made from the private fields on first read, then kept (see
-    ``_Made``).
+    ``last_actions`` for a state whose fields were not read: they are made from the private
+    fields on first read, then kept (see ``_Made`` and ``_carry_made``). ``pickle`` and
+    ``copy`` keep the history, not the log (see ``__getstate__``).
     """
 
     rules: Rules
@@ -1008,8 +990,9 @@ class LostCitiesGame:
         """Play one turn; raises ``IllegalActionError`` if the action is not legal now.
 
         The hot path of every search: it updates the private fields (colour keys, pile mask,
-        expeditions, piles, last actions, the shared history list) and leaves the public fields
-        they stand for to be made when first read."""
+        expeditions, piles, last actions, the linked history log) and leaves the public fields
+        they stand for to be made when first read (or, on a line that reads them, carries the
+        piles and expeditions over as the turn changes them)."""
         move = _legal_move(state, action)
         if move is None:
             raise IllegalActionError(self._why_illegal(state, action))
