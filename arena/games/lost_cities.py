@@ -361,6 +361,8 @@ _MOVE_BY_ID: dict[int, Move] = {
 }
 """The moves of the interned actions (those ``legal_actions`` and ``parse_action`` return), by
 ``id``: they live as long as the module, so no other object has their ids."""
+_TEXT_BY_ID: dict[int, str] = {id(action): text for text, action in _ACTION_BY_TEXT.items()}
+"""The canonical texts of the interned actions, by ``id`` (as ``_MOVE_BY_ID``)."""
 
 
 def _move_of(action: object) -> Move | None:
@@ -981,6 +983,11 @@ class LostCitiesGame:
         for index in bases:
             out += table[index]
         return tuple(out)
+
+    def legal_texts(self, state: State) -> tuple[str, ...]:
+        """``format_action`` of each legal action, in order (the referee sends them with every
+        decision): the texts of the engine's own action values, looked up."""
+        return tuple(map(_TEXT_BY_ID.__getitem__, map(id, self.legal_actions(state))))
 
     def is_legal(self, state: State, action: Action) -> bool:
         return _legal_move(state, action) is not None

@@ -208,3 +208,17 @@ def test_determinizing_views_in_turn_gives_each_its_own_hidden_cards() -> None:
         opponent = sample.hands[1 - view.seat]
         assert all(card in opponent for card in known_opponent_cards(view))
         assert sorted((*opponent, *sample.deck)) == unseen_cards(view)
+
+
+def test_legal_texts_are_the_legal_actions_formatted() -> None:
+    """``legal_texts`` (what the referee sends) is ``format_action`` of each legal action, in
+    order, in every position of random matches, a round's end and the match's end included."""
+    rng = random.Random(4)
+    for seed in range(6):
+        state = GAME.new_match(seed)
+        while True:
+            legal = GAME.legal_actions(state)
+            assert GAME.legal_texts(state) == tuple(map(format_action, legal))
+            if not legal:
+                break
+            state = GAME.apply(state, rng.choice(legal))
