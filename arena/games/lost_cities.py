@@ -520,7 +520,8 @@ class State:
     _last1: int = field(init=False, repr=False, compare=False)
     """Seat 1's last action as a ``_LAST`` key (-1: none yet)."""
     _made: bool = field(init=False, repr=False, compare=False)
-    """Whether the instance dict may hold public fields made after ``apply`` (see ``_Made``)."""
+    """Whether the instance dict may hold some of the public fields ``apply`` does not build
+    (given to ``State(...)``, made when read, or carried over: see ``_Made``)."""
     _log: Log = field(init=False, repr=False, compare=False)
     """What ``history`` is made from: the history given to ``State(...)``, or after ``apply``
     a node of the linked log (see ``Log``), shared by every line of play through it."""
