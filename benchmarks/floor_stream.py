@@ -11,13 +11,13 @@ decision's round trip is compared with the floor measured in the same run
 The same floor in a match's rhythm (``turn_floor_figures``): two client processes, each on
 its own server (a seat's socket), served in turn like a match's two bots: each round trip's
 client has slept through the other's. A process that sleeps wakes slower than one in a tight
-ping-pong (on this machine's virtual CPUs, a halted CPU is woken by the host: measured, a
-0.4 ms pause before each ping-pong made the bare round trip 2.2 times slower), so this is the
-floor a decision inside a match can be held to: what gRPC, asyncio and the kernel cost for one
-ping-pong when the players take turns.
+ping-pong (on this machine's virtual CPUs a halted CPU is woken by the host), so this is the
+floor of a decision inside a match: what gRPC, asyncio and the kernel cost for one ping-pong
+when the players take turns. ``--pause-us N`` idles N µs before each round trip of the
+one-client floor: what sleeping costs on its own.
 
-Run alone: ``python benchmarks/floor_stream.py [--pings N] [--turns]`` prints the figures as
-JSON.
+Run alone: ``python benchmarks/floor_stream.py [--pings N] [--turns | --pause-us N]`` prints
+the figures as JSON.
 """
 
 from __future__ import annotations
@@ -52,10 +52,11 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def _serve(directory: Path, pings: int, seats: int = 1) -> list[float]:
+async def _serve(directory: Path, pings: int, seats: int = 1, pause_us: int = 0) -> list[float]:
     """Start ``seats`` servers (one socket each, as a match's seats) and a client process on
     each, then time ``pings`` round trips taking the clients in turn (µs). The round trips are
-    driven from one task, as the referee's match loop drives its seats."""
+    driven from one task, as the referee's match loop drives its seats; ``pause_us``: the
+    driver sleeps this long before each round trip (untimed), so both sides idle as long."""
     times: list[float] = []
     contexts: list[grpc.aio.ServicerContext[Any, Any]] = []
     connected, done = asyncio.Event(), asyncio.Event()
@@ -71,6 +72,8 @@ async def _serve(directory: Path, pings: int, seats: int = 1) -> list[float]:
         await connected.wait()
         for index in range(seats * WARM_UP + pings):
             context = contexts[index % seats]
+            if pause_us:
+                await asyncio.sleep(pause_us / 1e6)
             started = time.perf_counter_ns()
             await context.write(payload)
             answer = await context.read()
@@ -120,10 +123,11 @@ async def _client(target: str) -> None:
             await call.write(answer)
 
 
-def floor_figures(pings: int = 2000) -> dict[str, Any]:
-    """Median and p99 (µs) of ``pings`` timed round trips of the bare stream."""
+def floor_figures(pings: int = 2000, pause_us: int = 0) -> dict[str, Any]:
+    """Median and p99 (µs) of ``pings`` timed round trips of the bare stream (``pause_us``: an
+    idle pause before each, see ``_serve``)."""
     with tempfile.TemporaryDirectory(prefix="floor-", dir="/tmp") as tmp:
-        times = asyncio.run(_serve(Path(tmp), pings))
+        times = asyncio.run(_serve(Path(tmp), pings, pause_us=pause_us))
     return {
         "floor_stream_us_median": round(statistics.median(times), 1),
         "floor_stream_us_p99": round(_percentile(times, 0.99), 1),
@@ -148,13 +152,17 @@ def main() -> None:
     parser.add_argument("--pings", type=int, default=2000, help="timed round trips")
     parser.add_argument("--turns", action="store_true",
                         help="two clients taken in turn (a match's rhythm)")
+    parser.add_argument("--pause-us", type=int, default=0,
+                        help="idle this long before each round trip (a sleeping process wakes "
+                             "slower: see the module doc)")
     parser.add_argument("--client", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.client:
         asyncio.run(_client(args.client))
         return
-    figures = turn_floor_figures if args.turns else floor_figures
-    print(json.dumps(figures(args.pings), indent=2))
+    figures = (turn_floor_figures(args.pings) if args.turns
+               else floor_figures(args.pings, args.pause_us))
+    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":
