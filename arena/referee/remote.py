@@ -14,7 +14,10 @@ What goes wrong on a remote seat, and what it becomes:
 * the bot exits during the match → ``crash`` (``memory`` when the kernel killed it for memory;
   before its first answer, with ``startup_note`` too);
 * no answer within the time the loop waits → ``timeout`` (the loop names it: on the CPU clock
-  the wait is the wall guard, and the loop makes it ``wall_timeout``);
+  the wait is the wall guard, and the loop makes it ``wall_timeout``), also when the request
+  could not even be written (the bot left gRPC's flow-control window unread);
+* a match start or round end that cannot be written for ``SEND_LIMIT_S`` (the bot stopped
+  reading its stream) → ``protocol_violation``;
 * the sandbox itself fails → ``SandboxError`` (the match is void, nobody's fault).
 
 The seat exposes its sandbox's CPU meter (``meter``) and what the bot cost (``seat_stats``:
