@@ -23,6 +23,29 @@ CACHE_LIMIT = 4096
 values of one match are few)."""
 
 
+class DecodedByBytes:
+    """Messages decoded once per distinct value, keyed by their serialized bytes: serializing a
+    small message back costs a few hundred ns, while reading its fields builds a Python object
+    per element. The same bytes always decode to the same value; a message that does not decode
+    raises and is not kept. Bounded (``CACHE_LIMIT``); threads racing only decode twice."""
+
+    def __init__(self, decode: Callable[[Any], Any]) -> None:
+        self._decode = decode
+        """One message -> its value (raises ``InvalidActionError`` when malformed)."""
+        self._values: dict[bytes, Any] = {}
+
+    def __call__(self, message: Message) -> Any:
+        """The decoded value of ``message``."""
+        key = message.SerializeToString()
+        if key in self._values:
+            return self._values[key]
+        value = self._decode(message)  # a malformed message raises: nothing kept
+        if len(self._values) >= CACHE_LIMIT:
+            self._values.clear()
+        self._values[key] = value
+        return value
+
+
 class EntryCache:
     """One repeated field of an observation type: values to serialized entries and back."""
 
@@ -34,10 +57,9 @@ class EntryCache:
         """The repeated field's name."""
         self._encode = encode
         """One value -> its entry message."""
-        self._decode = decode
-        """One entry message -> its value (raises ``InvalidActionError`` when malformed)."""
+        self._value = DecodedByBytes(decode)
+        """One entry message -> its value, once per distinct entry."""
         self._bytes: dict[Hashable, bytes] = {}
-        self._values: dict[bytes, Any] = {}
 
     def field_bytes(self, values: Sequence[Hashable]) -> bytes:
         """The serialized field holding one entry per value, in order."""
@@ -66,13 +88,3 @@ class EntryCache:
                 self._bytes.clear()
             self._bytes[value] = found
         return found
-
-    def _value(self, entry: Message) -> Any:
-        key = entry.SerializeToString()
-        if key in self._values:
-            return self._values[key]
-        value = self._decode(entry)  # a malformed entry raises: nothing kept
-        if len(self._values) >= CACHE_LIMIT:
-            self._values.clear()
-        self._values[key] = value
-        return value

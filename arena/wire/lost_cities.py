@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from arena.errors import InvalidActionError
 from arena.games.lost_cities import (
@@ -18,7 +17,7 @@ from arena.games.lost_cities import (
 )
 from arena.v1 import lost_cities_pb2 as pb
 from arena.wire.api import HistoryBytes, HistoryDecoder, history_entry_bytes, set_history
-from arena.wire.entries import EntryCache
+from arena.wire.entries import DecodedByBytes, EntryCache
 
 _DRAW_TO_PROTO: dict[int | None, pb.LostCitiesDrawSource] = {
     None: pb.LOST_CITIES_DRAW_SOURCE_DECK,
@@ -46,32 +45,6 @@ def _cards(texts: Iterable[str]) -> tuple[Card, ...]:
         return tuple(parse_card(t) for t in texts)
 
 
-DECODED_MAX = 4096
-"""Rows and tableaus a codec keeps decoded (by their bytes) before it starts afresh."""
-
-
-class _Decoded:
-    """Card rows and tableaus decoded once per distinct value, keyed by their serialized bytes:
-    reading a row's repeated field builds a Python object per card (about 2 µs a row), while
-    serializing the row back is a few hundred ns, and most rows do not change between two
-    observations. The same bytes always decode to the same cards; a row that does not decode
-    raises and is not kept. Bounded (``DECODED_MAX``); a race between threads only decodes a
-    value twice."""
-
-    def __init__(self) -> None:
-        self._values: dict[bytes, Any] = {}
-
-    def get(self, message: Any, decode: Callable[[Any], Any]) -> Any:
-        key = message.SerializeToString()
-        value = self._values.get(key)
-        if value is None:
-            value = decode(message)
-            if len(self._values) >= DECODED_MAX:
-                self._values.clear()
-            self._values[key] = value
-        return value
-
-
 def _row_cards(row: pb.LostCitiesCardRow) -> tuple[Card, ...]:
     return _cards(row.cards)
 
@@ -94,8 +67,11 @@ class LostCitiesCodec:
         self._last_actions = EntryCache(pb.LostCitiesObservation, "last_actions",
                                         self._last_action, self._last_action_from_proto)
         """Both seats' last actions, encoded and decoded once per distinct value."""
-        self._decoded = _Decoded()
-        """Tableaus and discard piles decoded once per distinct value."""
+        self._tableau = DecodedByBytes(_tableau_cards)
+        """A tableau decoded once per distinct value (most do not change between two
+        observations)."""
+        self._pile = DecodedByBytes(_row_cards)
+        """A discard pile decoded once per distinct value."""
 
     def observation_to_proto(self, view: View, history: HistoryBytes | None = None
                              ) -> pb.LostCitiesObservation:
@@ -148,14 +124,13 @@ class LostCitiesCodec:
     def observation_from_proto(self, message: pb.LostCitiesObservation,
                                history: HistoryDecoder | None = None) -> View:
         """Decode an observation; raises ``InvalidActionError`` on an unknown card text."""
-        decoded = self._decoded.get
-        tableaus = tuple(decoded(tableau, _tableau_cards) for tableau in message.expeditions)
+        tableaus = tuple(map(self._tableau, message.expeditions))
         return View(
             seat=message.seat,
             hand=_cards(message.hand),
             opponent_hand_size=message.opponent_hand_size,
             expeditions=(tableaus[0], tableaus[1]),
-            piles=tuple(decoded(row, _row_cards) for row in message.discard_piles),
+            piles=tuple(map(self._pile, message.discard_piles)),
             deck_count=message.deck_count,
             to_move=None if message.to_move < 0 else message.to_move,
             round_index=message.round,

@@ -127,4 +127,4 @@ def test_the_caches_stay_bounded() -> None:
         data = cache.field_bytes([n])
         again = lost_cities_pb2.LostCitiesObservation.FromString(data)
         assert cache.values(again.last_actions) == (f"R{n}",)
-    assert len(cache._bytes) <= CACHE_LIMIT and len(cache._values) <= CACHE_LIMIT
+    assert len(cache._bytes) <= CACHE_LIMIT and len(cache._value._values) <= CACHE_LIMIT

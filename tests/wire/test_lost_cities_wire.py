@@ -85,11 +85,12 @@ def test_observation_hides_the_opponent_hand() -> None:
 def test_rows_decoded_once_per_value_stay_exact_and_bounded(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The decoder keeps tableaus and piles decoded by their bytes (issue 25, point 3): every
-    observation of random matches decodes to its view exactly, through a cache small enough to
+    observation of random matches decodes to its view exactly, through caches small enough to
     be emptied many times; a row that is no card raises every time and is never kept."""
+    from arena.wire import entries
     from arena.wire import lost_cities as wire
 
-    monkeypatch.setattr(wire, "DECODED_MAX", 8)
+    monkeypatch.setattr(entries, "CACHE_LIMIT", 8)
     codec = wire.LostCitiesCodec()
     decoded = 0
     for seed in range(6):
@@ -102,10 +103,11 @@ def test_rows_decoded_once_per_value_stay_exact_and_bounded(
                 assert codec.observation_from_proto(again) == view
                 decoded += 1
             state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
-    assert decoded > 500 and len(codec._decoded._values) <= 8
+    kept = (codec._tableau._values, codec._pile._values)
+    assert decoded > 500 and all(len(values) <= 8 for values in kept)
     bad = codec.observation_to_proto(GAME.observation(GAME.new_match(1), 0))
     bad.discard_piles[2].cards.append("Q7")
     for _ in range(2):
         with pytest.raises(InvalidActionError, match="Q7"):
             codec.observation_from_proto(bad)
-    assert all(b"Q7" not in key for key in codec._decoded._values)
+    assert all(b"Q7" not in key for values in kept for key in values)
