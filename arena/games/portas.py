@@ -23,8 +23,9 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from dataclasses import replace as dataclass_replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import IllegalActionError, InvalidActionError
 from arena.games.api import (
@@ -87,8 +88,10 @@ _PASS_MOVE: Move = (PASS, 0, 0, 0, "pass", -1, 0)
 LegalEntry = tuple[tuple[Action, ...], dict[int, Move], tuple[str, ...]]
 """The legal actions of a position, their moves by the ``id`` of the canonical action, and
 their texts (``legal_texts``)."""
-_LEGAL: dict[int | None, LegalEntry] = {}
+_LEGAL: dict[int, LegalEntry] = {}
 """The legal actions and their moves by ``State._lk`` (``_legal_key``)."""
+_OVER: LegalEntry = ((), {}, ())
+"""The legal entry once the match is over: no action."""
 _LEGAL_LIMIT = 1 << 14
 """``_LEGAL`` is emptied when it holds this many lists (bounded memory)."""
 LastActions = tuple[Action | None, Action | None]
@@ -131,7 +134,6 @@ def _chest(value: int, cards: Pair, placed: int) -> Chest:
 
 OpenChest = tuple[int, int, Cards, Cards]
 """An open chest as ``State`` keeps it: (value, placed, cards of seat 0, cards of seat 1)."""
-_set_attribute = object.__setattr__
 _SIZE_SHIFT = 24
 """A hand's count key: 4 bits per card value 1..6, the number of cards from this bit on."""
 _BIT: tuple[int, ...] = tuple(1 << 4 * (card - 1) | 1 << _SIZE_SHIFT if card else 0
@@ -162,6 +164,15 @@ def _hand_of(key: int) -> Cards:
         hand = _HANDS[key] = tuple(card for card in range(1, 7)
                                    for _ in range(key >> 4 * (card - 1) & 15))
     return hand
+
+
+def _drawn(key: int, deck: Cards, offset: int) -> tuple[int, int]:
+    """A hand's count ``key`` (below ``HAND_SIZE`` cards) refilled from ``deck`` at ``offset``,
+    as far as the deck goes, and the offset after the cards drawn."""
+    end = min(offset + HAND_SIZE - (key >> _SIZE_SHIFT), len(deck))
+    for card in deck[offset:end]:
+        key += _BIT[card]
+    return key, end
 
 
 def _values(key: int) -> int:
@@ -254,24 +265,32 @@ def _taken(value: int, cards: Pair, taker: int) -> Taken:
 
 
 Turn = tuple[Any, ...]
-"""``State._t``: (mover, decks, passes, last_actions, hand keys, open chests, parts, legal key,
-history link): what changes every turn."""
+"""``State._t``, all a state holds: (mover, passes, the mover's hand key, the other seat's hand
+key, the mover's deck offset, the other seat's deck offset, the mover's last action, the other
+seat's last action, open chests, parts, legal entry, history link, ``GameFields``). The pairs
+are seat-relative, the mover's first, so that a turn swaps them instead of branching by seat
+(``_by_seat``); once the match is over (no mover) they are in seat order. A deck is its source
+in ``GameFields`` from the offset on."""
 GameFields = tuple[Any, ...]
-"""``State._g``: (seed, games, round, finished, hidden, taken, scores, deal): what changes
-only when a chest is taken or a game ends."""
+"""The last item of ``State._t``: (seed, games, round, finished, hidden, taken, scores, deal,
+the deck sources): what changes only when a chest is taken or a game ends. The deck sources are
+the decks each seat's offset counts into, in seat order: the dealt decks, or the decks given to
+``State(...)``."""
+_GAME = 12
+"""The index of ``GameFields`` in ``State._t``."""
 
 
 @dataclass(frozen=True)
 class State:
     """The full (omniscient) state of a PORTAS match. Immutable: ``GAME.apply`` returns a new one.
 
-    The fields are kept in two tuples, read by the public fields: what changes every turn
-    (``_t``: ``mover``, ``decks``, ``passes``, ``last_actions``, with what makes a turn cheap:
-    each hand as a count key, the open chests as plain tuples, what fits in them, the legal
-    actions' key and the history's last link) and the rest (``_g``), so that a turn builds one
-    tuple and a two-entry instance dict. ``State(...)`` and ``dataclasses.replace`` derive both
-    afresh from the public fields (``__post_init__``). ``hands``, ``chests`` and ``history``
-    are made from ``_t`` on first read, then kept."""
+    A state holds one tuple, ``_t`` (``Turn``), in its one slot; the public fields are read
+    from it (``hands``, ``decks``, ``chests``, ``last_actions`` and ``history`` are made on
+    first read and kept in the instance dict), so that a turn builds one tuple and sets one
+    slot. ``State(...)`` and ``dataclasses.replace`` derive ``_t`` afresh from the public
+    fields (``__post_init__``); copies and pickles are made that way too (``__reduce__``)."""
+
+    __slots__ = ("_t", "__dict__")
 
     seed: int
     games: int
@@ -298,111 +317,143 @@ class State:
     """This game's full deal: deck of seat 0, deck of seat 1 (top first), treasure order."""
     last_actions: LastActions
     """Each seat's most recent action in the current game (public), None before its first."""
-    _t: Turn = field(init=False, repr=False, compare=False)
-    """What changes every turn (``Turn``)."""
-    _g: GameFields = field(init=False, repr=False, compare=False)
-    """The other kept fields (``GameFields``)."""
+    if TYPE_CHECKING:  # the slot, not a field: what the type checker knows of it
+        _t: Turn = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        """Derive ``_t`` and ``_g`` from the public fields (a state built by ``State(...)`` or
-        ``dataclasses.replace``)."""
+        """Derive ``_t`` from the public fields (a state built by ``State(...)`` or
+        ``dataclasses.replace``); the made fields keep the values given."""
         fields = self.__dict__
-        fields["_g"] = tuple(fields.pop("_given_" + name) for name in _IN_GAME)
-        mover, decks, passes, lasts, history = (
-            fields.pop("_given_" + name) for name in _GIVEN_TO_TURN)
-        hands = self.hands
+        given = {name: fields.pop("_given_" + name) for name in _GIVEN}
+        decks, hands = self.decks, self.hands
+        game = tuple(given[name] for name in _IN_GAME) + ((decks[0], decks[1]),)
         opened = tuple((c.value, c.placed, c.cards[0], c.cards[1]) for c in self.chests)
-        keys, parts = (_key_of(hands[0]), _key_of(hands[1])), _parts_of(opened)
-        legal_key = None if mover is None else parts & _spread(keys[mover])
-        fields["_t"] = (mover, decks, passes, lasts, keys, opened, parts, legal_key,
-                        [None, None, history])
-        for made in _MADE:  # what was given was made from these
-            fields[made.slot] = (fields["_t"][made.index], fields[made.slot][1])
+        _SET_TURN(self, _turn(given["mover"], given["passes"],
+                              (_key_of(hands[0]), _key_of(hands[1])), (0, 0),
+                              self.last_actions, opened, [None, None, self.history], game))
+
+    def __reduce__(self) -> tuple[type[State], tuple[Any, ...]]:
+        """Copies and pickles: ``State(...)`` of the public fields."""
+        return State, tuple(getattr(self, name) for name in _PUBLIC)
 
     @property
     def _keys(self) -> tuple[int, int]:
-        """Each hand as a count key: 4 bits per card value and the number of cards
-        (``_BIT[card]`` counts one card)."""
-        keys: tuple[int, int] = self._t[4]
+        """Each hand as a count key, in seat order: 4 bits per card value and the number of
+        cards (``_BIT[card]`` counts one card)."""
+        keys: tuple[int, int] = _by_seat(self._t, 2)
         return keys
 
     @property
     def _open(self) -> tuple[OpenChest, ...]:
         """What ``chests`` is made from: each open chest as (value, placed, cards of seat 0,
         cards of seat 1), in the order of ``chests``."""
-        opened: tuple[OpenChest, ...] = self._t[5]
+        opened: tuple[OpenChest, ...] = self._t[8]
         return opened
 
     @property
     def _parts(self) -> int:
         """Each open chest's value and which card values fit in it (``_legal_key`` of all
         values): what the legal keys of both seats are cut from."""
-        parts: int = self._t[6]
+        parts: int = self._t[9]
         return parts
 
     @property
     def _lk(self) -> int | None:
-        """The legal actions' key in ``_LEGAL`` (``_legal_key``); None once the match is
-        over."""
-        key: int | None = self._t[7]
-        return key
+        """The legal actions' key in ``_LEGAL`` (``_legal_key``) of the entry the state holds;
+        None once the match is over."""
+        turn = self._t
+        return None if turn[0] is None else turn[9] & _spread(turn[2])
 
 
-_GIVEN_TO_TURN = ("mover", "decks", "passes", "last_actions", "history")
-"""The public fields ``__post_init__`` moves into ``State._t`` (in its order, the history as
-its first link)."""
+_SET_TURN = State.__dict__["_t"].__set__
+"""Sets ``State._t`` (a frozen dataclass refuses ``setattr``)."""
+_PUBLIC = tuple(field.name for field in dataclass_fields(State))
+"""The public fields of ``State``, in the order ``State(...)`` takes them."""
 _IN_GAME = ("seed", "games", "round", "finished", "hidden", "taken", "scores", "deal")
-"""The public fields kept in ``State._g``, in its order."""
+"""The public fields kept in ``GameFields``, in its order."""
+_GIVEN = ("mover", "passes", *_IN_GAME)
+"""The public fields ``__post_init__`` moves from the instance dict into ``State._t``."""
+
+
+def _seat_order(mover: int | None, mine: Any, other: Any) -> tuple[Any, Any]:
+    """A pair of the mover's and the other seat's, in seat order (seat 0's first when nobody
+    moves); and back (the same swap)."""
+    return (other, mine) if mover == 1 else (mine, other)
+
+
+def _by_seat(turn: Turn, at: int) -> tuple[Any, Any]:
+    """The seat-relative pair ``turn[at]``, ``turn[at + 1]`` in seat order."""
+    return _seat_order(turn[0], turn[at], turn[at + 1])
+
+
+def _turn(mover: int | None, passes: int, keys: tuple[int, int], offsets: tuple[int, int],
+          lasts: LastActions, opened: tuple[OpenChest, ...], log: list[Any],
+          game: GameFields) -> Turn:
+    """``State._t`` from its pairs in seat order (the parts and the legal entry derived)."""
+    keys, offsets, lasts = (_seat_order(mover, *pair) for pair in (keys, offsets, lasts))
+    parts = _parts_of(opened)
+    entry = _OVER if mover is None else _entry(parts & _spread(keys[0]))
+    return (mover, passes, *keys, *offsets, *lasts, opened, parts, entry, log, game)
 
 
 class _Kept:
-    """A public field of ``State`` kept in one of its tuples (``State(...)`` stores the value
-    given until ``__post_init__`` moves it there)."""
+    """A public field of ``State`` read from ``State._t`` (``State(...)`` stores the value
+    given in the instance dict until ``__post_init__`` moves it there)."""
 
-    def __init__(self, name: str, where: str, index: int) -> None:
+    def __init__(self, name: str, index: int, in_game: bool) -> None:
         self.given = "_given_" + name
-        self.where = where
         self.index = index
+        self.in_game = in_game
 
     def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
-        fields = state.__dict__
-        kept = fields.get(self.where)
-        return fields[self.given] if kept is None else kept[self.index]
+        turn = state._t
+        return turn[_GAME][self.index] if self.in_game else turn[self.index]
 
     def __set__(self, state: State, value: Any) -> None:
         state.__dict__[self.given] = value
 
 
-class _History(_Kept):
-    """``State.history``: made from the chain of links in ``State._t`` on first read, then
-    kept in the last link (``apply`` adds a link: the history is not copied every turn). A
-    link is [the previous link, this state's entry, the history once made]; [None, None, the
-    history] for the history given to ``State(...)`` or at a new game."""
+class _Made:
+    """A public field of ``State`` that ``apply`` does not build: made from ``State._t`` on
+    first read and kept in the instance dict as ``_made_<name>`` (``State(...)`` keeps the
+    value given there). Threads reading it at once make equal values."""
+
+    def __init__(self, name: str, make: Callable[[Turn], Any]) -> None:
+        self.slot = "_made_" + name
+        self.make = make
 
     def __get__(self, state: State | None, owner: type | None = None) -> Any:
         if state is None:
             return self
-        turn = state.__dict__.get("_t")
-        if turn is None:
-            return state.__dict__[self.given]
-        last = node = turn[self.index]
-        history = node[2]
-        if history is None:
-            entries = []
-            while history is None:
-                entries.append(node[1])
-                node = node[0]
-                history = node[2]
-            entries.reverse()
-            history = last[2] = history + tuple(entries)  # (the same tuple for any thread)
-        return history
+        fields = state.__dict__
+        value = fields.get(self.slot)
+        if value is None:
+            value = fields[self.slot] = self.make(state._t)
+        return value
+
+    def __set__(self, state: State, value: Any) -> None:
+        state.__dict__[self.slot] = value
 
 
-def _chests_of(state: State) -> tuple[Chest, ...]:
-    """The open chests, made from ``_open``."""
-    return _chests_of_open(state._t[5])
+def _history_of(turn: Turn) -> tuple[HistoryEntry, ...]:
+    """``State.history``, made from the chain of links that ends at ``turn``'s: walked back to
+    the last link whose history is made, which keeps it (``apply`` adds a link: the history is
+    not copied every turn). A link is [the previous link, this state's entry, the history once
+    made]; [None, None, the history] for the history given to ``State(...)`` or at a new
+    match."""
+    last = node = turn[11]
+    history: tuple[HistoryEntry, ...] | None = node[2]
+    if history is None:
+        entries = []
+        while history is None:
+            entries.append(node[1])
+            node = node[0]
+            history = node[2]
+        entries.reverse()
+        history = last[2] = history + tuple(entries)  # (the same tuple for any thread)
+    return history
 
 
 def _chests_of_open(opened: tuple[OpenChest, ...]) -> tuple[Chest, ...]:
@@ -411,53 +462,28 @@ def _chests_of_open(opened: tuple[OpenChest, ...]) -> tuple[Chest, ...]:
                  for value, placed, cards0, cards1 in opened)
 
 
-def _hands_of(state: State) -> Pair:
-    """Both hands, made from the count keys."""
-    key0, key1 = state._t[4]
+def _decks_of(turn: Turn) -> Pair:
+    """Both decks, in seat order: each source from its offset on."""
+    offset0, offset1 = _by_seat(turn, 4)
+    source0, source1 = turn[_GAME][8]
+    return source0[offset0:], source1[offset1:]
+
+
+def _hands_of(turn: Turn) -> Pair:
+    """Both hands, in seat order, made from the count keys."""
+    key0, key1 = _by_seat(turn, 2)
     return _hand_of(key0), _hand_of(key1)
 
 
-_GIVEN = object()
-"""The source of a ``_Made`` value given to ``State(...)`` until ``__post_init__``."""
-
-
-class _Made:
-    """A public field of ``State`` that ``apply`` does not build: it is made on first read from
-    one item of ``State._t`` (its *source*) and kept with it in the instance dict, as
-    ``_made_<name>`` = (source, value); a state without the pair (``apply`` builds none) or
-    whose source is another object (a copy) makes it again. ``State(...)`` stores the value
-    given (``__post_init__`` pairs it with the source derived from it)."""
-
-    def __init__(self, name: str, index: int, make: Callable[[State], Any]) -> None:
-        self.slot = "_made_" + name
-        self.index = index
-        self.make = make
-
-    def __get__(self, state: State | None, owner: type | None = None) -> Any:
-        if state is None:
-            return self
-        fields = state.__dict__
-        source, value = fields.get(self.slot, _NOT_MADE)
-        if source is not _GIVEN:
-            now = fields["_t"][self.index]
-            if source is not now:
-                value = self.make(state)
-                fields[self.slot] = (now, value)
-        return value
-
-    def __set__(self, state: State, value: Any) -> None:
-        state.__dict__[self.slot] = (_GIVEN, value)
-
-
-_NOT_MADE = (None, None)
-_MADE = (_Made("hands", 4, _hands_of), _Made("chests", 5, _chests_of))
-for _made in _MADE:  # after @dataclass made __init__ and __eq__
+for _made in (_Made("hands", _hands_of), _Made("decks", _decks_of),
+              _Made("chests", lambda turn: _chests_of_open(turn[8])),
+              _Made("last_actions", lambda turn: _by_seat(turn, 6)),
+              _Made("history", _history_of)):  # after @dataclass made __init__ and __eq__
     setattr(State, _made.slot[len("_made_"):], _made)
-for _index, _name in enumerate(_GIVEN_TO_TURN[:-1]):
-    setattr(State, _name, _Kept(_name, "_t", _index))
+for _index, _name in enumerate(("mover", "passes")):
+    setattr(State, _name, _Kept(_name, _index, False))
 for _index, _name in enumerate(_IN_GAME):
-    setattr(State, _name, _Kept(_name, "_g", _index))
-State.history = _History("history", "_t", 8)  # type: ignore[assignment]
+    setattr(State, _name, _Kept(_name, _index, True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -561,18 +587,14 @@ class PortasGame:
     def legal_actions(self, state: State) -> tuple[Action, ...]:
         """Plays sorted by (card, chest); ``pass`` alone when nothing fits; () when over.
 
-        Looked up by the open chests and what of the mover's hand fits them (``_LEGAL``)."""
-        try:
-            return _LEGAL[state._t[7]][0]
-        except KeyError:
-            return _legal_entry(state._t[7])[0]
+        The state holds them (its legal entry, shared through ``_LEGAL``)."""
+        actions: tuple[Action, ...] = state._t[10][0]
+        return actions
 
     def legal_texts(self, state: State) -> tuple[str, ...]:
         """The texts of ``legal_actions(state)``, in order, kept in the same entry."""
-        try:
-            return _LEGAL[state._t[7]][2]
-        except KeyError:
-            return _legal_entry(state._t[7])[2]
+        texts: tuple[str, ...] = state._t[10][2]
+        return texts
 
     def is_legal(self, state: State, action: Action) -> bool:
         """Whether ``action`` is legal now (no enumeration)."""
@@ -609,13 +631,12 @@ class PortasGame:
         """The state after ``action``; raises ``IllegalActionError`` if it is not legal.
 
         A canonical action (``legal_actions``', ``parse_action``'s) is checked by one lookup
-        in the legal actions' entry (``_LEGAL``); any other by ``is_legal``."""
-        old = state.__dict__
-        seat, decks, passes, lasts, keys, opened, parts, legal_key, log = old["_t"]
-        kept = old["_g"]
+        in the legal entry the state holds; any other by ``is_legal``."""
+        seat, passes, mine, other, mine_at, other_at, _, other_last, opened, parts, entry, log, \
+            game = state._t
         try:
-            move = _LEGAL[legal_key][1][id(action)]
-        except KeyError:  # not a canonical action, not kept, or not legal
+            move = entry[1][id(action)]
+        except KeyError:  # not a canonical action, or not legal
             move = self._checked(state, action)
         play, card, value, bit, text, index, shift = move
         if index < 0:  # the forced pass
@@ -640,36 +661,25 @@ class PortasGame:
                 taken = self._take(state, move, (cards0, cards1))
                 if isinstance(taken, State):
                     return taken
-                kept, opened, parts = taken
+                game, opened, parts = taken
         # the turn is over: the other seat's hand refilled, the other seat to move
-        nxt = 1 - seat
-        other = keys[nxt]
         if other < _FULL:
-            deck = decks[nxt]
-            if deck:
-                if other >= _SHORT:  # one card short (always, in play)
-                    other += _BIT[deck[0]]
-                    deck = deck[1:]
-                else:
-                    drawn = HAND_SIZE - (other >> _SIZE_SHIFT)
-                    for card in deck[:drawn]:
-                        other += _BIT[card]
-                    deck = deck[drawn:]
-                decks = (decks[0], deck) if nxt else (deck, decks[1])
-        if seat:
-            keys, lasts = (other, keys[1] - bit), (lasts[0], play)
-        else:
-            keys, lasts = (keys[0] - bit, other), (play, lasts[1])
+            deck = game[8][1 - seat]
+            if other >= _SHORT and other_at < len(deck):  # one card short (always, in play)
+                other += _BIT[deck[other_at]]
+                other_at += 1
+            else:
+                other, other_at = _drawn(other, deck, other_at)
+        legal = parts & (_SPREAD.get(other) or _spread(other))
         after = _new(State)
-        _set_attribute(after, "__dict__", {"_g": kept, "_t": (
-            nxt, decks, passes, lasts, keys, opened, parts,
-            parts & (_SPREAD.get(other) or _spread(other)), [log, (kept[2], seat, text), None],
-        )})
+        _SET_TURN(after, (1 - seat, passes, other, mine - bit, other_at, mine_at, other_last,
+                          play, opened, parts, _LEGAL.get(legal) or _legal_entry(legal),
+                          [log, (game[2], seat, text), None], game))
         return after
 
     def _checked(self, state: State, action: Action) -> Move:
-        """The move of a legal ``action`` that is not a canonical object, or of any action
-        when the legal actions' entry is not kept; raises ``IllegalActionError``."""
+        """The move of a legal ``action`` that is not a canonical object; raises
+        ``IllegalActionError``."""
         if not self.is_legal(state, action):
             raise IllegalActionError(
                 f"{_text(action)} is not legal now: {self.explain_illegal(state, action)}; "
@@ -677,18 +687,19 @@ class PortasGame:
                 f"{' '.join(self.format_action(a) for a in self.legal_actions(state)) or 'none'}"
             )
         canonical = _PLAYS[action.card, action.chest] if isinstance(action, Play) else PASS
-        return _legal_entry(state._t[7])[1][id(canonical)]
+        move: Move = state._t[10][1][id(canonical)]
+        return move
 
     def _take(self, state: State, move: Move, cards: Pair
               ) -> State | tuple[GameFields, tuple[OpenChest, ...], int]:
         """The legal ``move`` that empties its chest (``cards``: each seat's cards on it, the
         move's card included): the mover scores its cards on it, the next hidden treasure
-        opens. The state after the game (the fifth chest), or ``State._g`` with the score, the
-        hidden and the taken chests changed, the open chests and their parts."""
+        opens. The state after the game (the fifth chest), or ``GameFields`` with the score,
+        the hidden and the taken chests changed, the open chests and their parts."""
         play, card, value, bit, text, index, _ = move
-        old = state.__dict__
-        seat, _, _, lasts, keys, opened, _, _, log = old["_t"]
-        seed, games, round_, finished, hidden, taken, scores, deal = old["_g"]
+        turn = state._t
+        seat, mine, opened, log = turn[0], turn[2], turn[8], turn[11]
+        seed, games, round_, finished, hidden, taken, scores, deal, sources = turn[_GAME]
         gain = sum(cards[seat])
         scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
         taken += (_taken(value, cards, seat),)
@@ -702,38 +713,34 @@ class PortasGame:
                 opened = tuple(sorted((*opened, revealed)))  # values differ
             hidden = hidden[1:]
         if len(taken) == len(TREASURES):
-            return self._end_round(
-                state, (keys[0] - bit, keys[1]) if seat == 0 else (keys[0], keys[1] - bit),
-                opened, hidden, taken, scores, [log, (round_, seat, text), None],
-                _last(lasts, seat, play))
-        return ((seed, games, round_, finished, hidden, taken, scores, deal), opened,
+            return self._end_round(state, mine - bit, opened, hidden, taken, scores,
+                                   [log, (round_, seat, text), None], play)
+        return ((seed, games, round_, finished, hidden, taken, scores, deal, sources), opened,
                 _parts_of(opened))
 
     def _two_passes(self, state: State) -> State:
         """The forced pass that ends the game (the second in a row)."""
-        seat, _, _, lasts, keys, opened, _, _, log = state._t
-        return self._end_round(
-            state, keys, opened, state.hidden, state.taken, state.scores,
-            [log, (state.round, seat, "pass"), None], _last(lasts, seat, PASS))
+        turn = state._t
+        game = turn[_GAME]
+        return self._end_round(state, turn[2], turn[8], game[4], game[5], game[6],
+                               [turn[11], (game[2], turn[0], "pass"), None], PASS)
 
-    def _end_round(self, state: State, keys: tuple[int, int], opened: tuple[OpenChest, ...],
+    def _end_round(self, state: State, mine: int, opened: tuple[OpenChest, ...],
                    hidden: Cards, taken: tuple[Taken, ...], scores: tuple[int, int],
-                   log: list[Any], last_actions: LastActions) -> State:
-        """The state after the game's last action (the changed fields given; ``log``: the
-        history's last link): the next game as dealt, or the match over (nobody to move, no
-        refill)."""
-        finished = state.finished + (scores,)
-        if len(finished) < state.games:
-            index = state.round + 1
-            return _start_round(state.seed, state.games, index, finished, log,
-                                _deal(state.seed, index))
-        _, decks, passes, _, _, _, _, _, _ = state._t  # no refill, the passes as they were
+                   log: list[Any], action: Action) -> State:
+        """The state after the game's last action, ``action`` (the changed fields given;
+        ``mine``: the mover's hand key after it; ``log``: the history's last link): the next
+        game as dealt, or the match over (nobody to move, no refill)."""
+        seat, passes, _, other, mine_at, other_at, _, other_last, _, _, _, _, game = state._t
+        seed, games, round_, finished, _, _, _, deal, sources = game
+        finished += (scores,)
+        if len(finished) < games:
+            return _start_round(seed, games, round_ + 1, finished, log, _deal(seed, round_ + 1))
         after = _new(State)
-        _set_attribute(after, "__dict__", {
-            "_g": (state.seed, state.games, state.round, finished, hidden, taken, scores,
-                   state.deal),
-            "_t": (None, decks, passes, last_actions, keys, opened, _parts_of(opened), None, log),
-        })
+        _SET_TURN(after, _turn(
+            None, passes, _seat_order(seat, mine, other), _seat_order(seat, mine_at, other_at),
+            _seat_order(seat, action, other_last), opened, log,  # the passes as they were
+            (seed, games, round_, finished, hidden, taken, scores, deal, sources)))
         return after
 
     def observation(self, state: State, seat: int) -> View:
@@ -863,11 +870,6 @@ class PortasGame:
         )
 
 
-def _last(lasts: LastActions, seat: int, action: Action) -> LastActions:
-    """``lasts`` with ``seat``'s most recent action set to ``action``."""
-    return (action, lasts[1]) if seat == 0 else (lasts[0], action)
-
-
 def _texts(cards: Pair) -> list[list[str]]:
     """Both seats' cards on a chest as card texts (a log writes every card as text)."""
     return [[str(c) for c in cards[0]], [str(c) for c in cards[1]]]
@@ -898,11 +900,14 @@ def _open_index(state: State, play: Play) -> int:
     return -1
 
 
-def _legal_entry(legal_key: int | None) -> LegalEntry:
-    """The legal actions of ``key`` (``State._lk``) and their moves, kept in ``_LEGAL``: plays
-    sorted by (card, chest), or ``pass`` alone; none once the match is over (key None)."""
-    if legal_key is None:
-        return (), {}, ()
+def _entry(legal_key: int) -> LegalEntry:
+    """The legal actions of ``legal_key`` and their moves, kept or made (``_legal_entry``)."""
+    return _LEGAL.get(legal_key) or _legal_entry(legal_key)
+
+
+def _legal_entry(legal_key: int) -> LegalEntry:
+    """The legal actions of ``legal_key`` (``State._lk``) and their moves, kept in ``_LEGAL``:
+    plays sorted by (card, chest), or ``pass`` alone."""
     key = legal_key
     moves: list[Move] = []
     chests = []
@@ -960,23 +965,17 @@ def _start_round(
     deal: Deal,
 ) -> State:
     """Game ``index`` as dealt (``deal``), the starter to move, the history so far as a link
-    (``State._t``): the fields ``State(...)`` would store and derive
-    (``tests/games/test_portas_speed.py`` checks they are the same), set at once."""
+    (``State._t``): what ``State(...)`` would derive from the public fields
+    (``tests/games/test_portas_speed.py`` checks they are the same)."""
     deck0, deck1, treasures = deal
-    hands = (tuple(sorted(deck0[:HAND_SIZE])), tuple(sorted(deck1[:HAND_SIZE])))
     first, second = treasures[0], treasures[1]
     if second < first:
         first, second = second, first
-    opened = ((first, 0, (), ()), (second, 0, (), ()))
-    keys, mover = (_key_of(hands[0]), _key_of(hands[1])), starter(finished)
-    parts = _parts_of(opened)
     state = _new(State)
-    _set_attribute(state, "__dict__", {
-        "_g": (seed, games, index, finished, treasures[2:], (), (0, 0), deal),
-        "_made_hands": (keys, hands),
-        "_t": (mover, (deck0[HAND_SIZE:], deck1[HAND_SIZE:]), 0, NO_LAST_ACTIONS, keys, opened,
-               parts, parts & _spread(keys[mover]), log),
-    })
+    _SET_TURN(state, _turn(
+        starter(finished), 0, (_key_of(deck0[:HAND_SIZE]), _key_of(deck1[:HAND_SIZE])),
+        (HAND_SIZE, HAND_SIZE), NO_LAST_ACTIONS, ((first, 0, (), ()), (second, 0, (), ())), log,
+        (seed, games, index, finished, treasures[2:], (), (0, 0), deal, (deck0, deck1))))
     return state
 
 
