@@ -29,7 +29,7 @@ from arena import PROTOCOL_VERSION
 from arena.games import get_game
 from arena.games.api import validate_options
 from arena.sdk.collect import collect_if_due
-from arena.sdk.decision import Decision, MatchInfo
+from arena.sdk.decision import MatchInfo, received
 from arena.sdk.policy import PolicyCalls
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from arena.wire import ObservationDecoder, encode_action, encode_observation
@@ -80,13 +80,14 @@ class _Session:
     def on_decision(self, request: bot_pb2.DecisionRequest) -> None:
         if self.info is None or self.observations is None:
             raise RuntimeError("decision request before match start")
-        decision = Decision(
+        decision = received(  # the observation decoded when the policy first reads it
+            self.observations.decode, request.observation,
             match=self.info,
             round=request.round,
-            observation=self.observations.decode(request.observation),
             legal_texts=legal_texts(request),  # the whole list, also when sent compact
             time_left_ms=request.time_left_ms,
             decision_id=request.decision_id,
+            parsed_actions=None,
         )
         choice = self.policy.decide(decision)
         message = bot_pb2.BotMessage()  # the answer built in place (no copy into the envelope)
@@ -126,7 +127,8 @@ def _warm_up(game_id: str | None) -> None:
         )
         fill_legal_actions(request, [game.format_action(a) for a in game.legal_actions(state)])
         wire = bot_pb2.RefereeMessage(decision=request).SerializeToString()
-        session = _Session(lambda decision: decision.legal_texts[0], "warm-up", "")
+        session = _Session(lambda decision: (decision.observation, decision.legal_texts[0])[1],
+                           "warm-up", "")
         session.on_match_start(bot_pb2.MatchStart(match_id="warm-up", game=game_id, seat=0))
         session.on_decision(bot_pb2.RefereeMessage.FromString(wire).decision)
         for _ in range(2):  # the Hello and the answer
