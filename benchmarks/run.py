@@ -14,8 +14,11 @@ Figures (targets in parentheses, see README):
                                  code (benchmarks/floor_stream.py), measured between the matches
   turn_floor_us_median/_p99      the same floor in a match's rhythm: two client processes taken
                                  in turn, each sleeping through the other's round trip
+  paced_floor_us_median          the same floor idling before each round trip as long as the
+  paced_floor_pause_us             match's median decision (a seat idles through the other's)
   decision_overhead_vs_floor     the decision round trip's median over the floor's (<= 1.6; and
-  decision_overhead_vs_turn_floor  over the turn floor's; decision_overhead_p99_vs_median <= 2)
+  decision_overhead_vs_turn_floor  over the turn floor's and the paced floor's;
+  decision_overhead_vs_paced_floor  decision_overhead_p99_vs_median <= 2)
   bot_startup_*                  a Python bot (the SDK alone) from process start to its Hello:
                                  wall and CPU, the interpreter alone, and the CPU of each phase
                                  (benchmarks/bot_startup.py)
@@ -185,6 +188,17 @@ def decision_floor(pings: int) -> dict[str, float]:
     return {**floor_figures(pings), **turn_floor_figures(pings)}
 
 
+def paced_floor(pause_us: int) -> dict[str, float]:
+    """The bare stream idling ``pause_us`` before each round trip, as a seat idles through the
+    other seat's decision in a match (``decision_overhead`` passes the median decision of the
+    match just played): what the floor costs when the processes sleep between round trips."""
+    from benchmarks.floor_stream import floor_figures
+
+    figures = floor_figures(500, pause_us=pause_us)
+    return {"paced_floor_us_median": figures["floor_stream_us_median"],
+            "paced_floor_pause_us": pause_us}
+
+
 def _decision_times(result: Any) -> tuple[list[float], list[float]]:
     """Every decision's round trip (µs) in a match's log, and those after each bot's first."""
     times: list[float] = []
@@ -204,26 +218,31 @@ def decision_overhead(matches: int, log_dir: Path) -> dict[str, float]:
     """Per-decision round trips measured by the referee, from the match logs (the wall clock,
     and the CPU clock in matches between them), and the floors (``decision_floor``) measured
     between the matches: ``decision_overhead_vs_floor`` is the median round trip over the
-    median of the floors of the same minutes, ``_vs_turn_floor`` over the turn-taking floor."""
+    median of the floors of the same minutes, ``_vs_turn_floor`` over the turn-taking floor,
+    ``_vs_paced_floor`` over the floor idling as long as a decision before each round trip
+    (``paced_floor``)."""
     times: list[float] = []
     steady: list[float] = []
     cpu_times: list[float] = []
     floors: list[dict[str, float]] = []
+    paced: list[dict[str, float]] = []
     for seed in range(matches):
         floors.append(decision_floor(500))
         result, _ = _match(FIRST_BOT, FIRST_BOT, seed, log_dir)
         all_times, after_first = _decision_times(result)
         times += all_times
         steady += after_first
+        paced.append(paced_floor(round(statistics.median(all_times))))
         result, _ = _match(FIRST_BOT, FIRST_BOT, seed, log_dir, clock="cpu")
         cpu_times += _decision_times(result)[0]
     floors.append(decision_floor(500))
 
-    def pooled(name: str) -> float:
-        return statistics.median(f[name] for f in floors)
+    def pooled(name: str, measured: list[dict[str, float]] = floors) -> float:
+        return statistics.median(f[name] for f in measured)
 
     floor, turn_floor, median = (pooled("floor_stream_us_median"),
                                  pooled("turn_floor_us_median"), statistics.median(times))
+    paced_floor_median = pooled("paced_floor_us_median", paced)
     return {
         "decision_overhead_us_median": round(median, 1),
         "decision_overhead_us_p99": round(_percentile(times, 0.99), 1),
@@ -235,7 +254,10 @@ def decision_overhead(matches: int, log_dir: Path) -> dict[str, float]:
         "turn_floor_us_median": round(turn_floor, 1),
         "turn_floor_us_p99": round(pooled("turn_floor_us_p99"), 1),
         "decision_overhead_vs_floor": round(median / floor, 2),
+        "paced_floor_us_median": round(paced_floor_median, 1),
+        "paced_floor_pause_us": round(pooled("paced_floor_pause_us", paced)),
         "decision_overhead_vs_turn_floor": round(median / turn_floor, 2),
+        "decision_overhead_vs_paced_floor": round(median / paced_floor_median, 2),
         "decision_overhead_p99_vs_median": round(_percentile(times, 0.99) / median, 2),
     }
 
