@@ -19,6 +19,7 @@ passes, so in every state the mover's hand is already refilled (the other seat u
 
 from __future__ import annotations
 
+import _random
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -80,11 +81,11 @@ _GRID: list[list[Play | None]] = [[_PLAYS.get((c, t)) for t in range(16)] for c 
 """_GRID[card][chest]: the canonical ``Play`` (None off the board): a list lookup, no hashing."""
 _GRID_TEXT: list[list[str]] = [[f"{c}@{t}" for t in range(16)] for c in range(7)]
 """_GRID_TEXT[card][chest]: the play's text as the history records it."""
-Move = tuple[Action, int, int, int, str, int, int]
+Move = tuple[Action, int, int, int, str, int, int, Cards]
 """A legal action as ``apply`` uses it: (the canonical action, card, chest, the card's
-``_BIT``, text, the chest's index in ``State._open``, that index's shift in ``State._parts``);
-``_PASS_MOVE`` for the pass."""
-_PASS_MOVE: Move = (PASS, 0, 0, 0, "pass", -1, 0)
+``_BIT``, text, the chest's index in ``State._open``, that index's shift in ``State._parts``,
+the card alone: ``(card,)``); ``_PASS_MOVE`` for the pass."""
+_PASS_MOVE: Move = (PASS, 0, 0, 0, "pass", -1, 0, ())
 LegalEntry = tuple[tuple[Action, ...], dict[int, Move], tuple[str, ...]]
 """The legal actions of a position, their moves by the ``id`` of the canonical action, and
 their texts (``legal_texts``)."""
@@ -240,6 +241,7 @@ def _all_hands(size: int, low: int = 1) -> list[Cards]:
 for _size in range(HAND_SIZE + 1):
     for _hand in _all_hands(_size):
         _HANDS[_key_of(_hand)] = _hand
+        _spread(_key_of(_hand))
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,19 +267,20 @@ def _taken(value: int, cards: Pair, taker: int) -> Taken:
 
 
 Turn = tuple[Any, ...]
-"""``State._t``, all a state holds: (mover, passes, the mover's hand key, the other seat's hand
-key, the mover's deck offset, the other seat's deck offset, the mover's last action, the other
-seat's last action, open chests, parts, legal entry, history link, ``GameFields``). The pairs
-are seat-relative, the mover's first, so that a turn swaps them instead of branching by seat
-(``_by_seat``); once the match is over (no mover) they are in seat order. A deck is its source
-in ``GameFields`` from the offset on."""
+"""``State._t``, all a state holds: (mover, passes, then four pairs: the hand keys, the deck
+sources, the deck offsets, the last actions; open chests, parts, legal entry, history link,
+``GameFields``). Each pair is seat-relative, the mover's first, so that a turn swaps them
+instead of branching by seat (``_by_seat``); once the match is over (no mover) they are in seat
+order. A deck is its source (the dealt deck, or the deck given to ``State(...)``) from its
+offset on."""
+_MOVER, _PASSES, _KEYS, _DECKS, _OFFSETS, _LASTS, _OPEN, _PARTS, _ENTRY, _LINK, _GAME = (
+    0, 1, 2, 4, 6, 8, 10, 11, 12, 13, 14)
+"""Where each item (each pair's first) is in ``State._t``."""
 GameFields = tuple[Any, ...]
-"""The last item of ``State._t``: (seed, games, round, finished, hidden, taken, scores, deal,
-the deck sources): what changes only when a chest is taken or a game ends. The deck sources are
-the decks each seat's offset counts into, in seat order: the dealt decks, or the decks given to
-``State(...)``."""
-_GAME = 12
-"""The index of ``GameFields`` in ``State._t``."""
+"""``State._t[_GAME]``: (seed, games, round, finished, hidden, taken, scores, deal): what
+changes only when a chest is taken or a game ends; ``taken`` as ``TakenChest`` tuples."""
+TakenChest = tuple[int, Cards, Cards, int]
+"""A chest taken, as ``State`` keeps it: (value, cards of seat 0, cards of seat 1, taker)."""
 
 
 @dataclass(frozen=True)
@@ -285,9 +288,9 @@ class State:
     """The full (omniscient) state of a PORTAS match. Immutable: ``GAME.apply`` returns a new one.
 
     A state holds one tuple, ``_t`` (``Turn``), in its one slot; the public fields are read
-    from it (``hands``, ``decks``, ``chests``, ``last_actions`` and ``history`` are made on
-    first read and kept in the instance dict), so that a turn builds one tuple and sets one
-    slot. ``State(...)`` and ``dataclasses.replace`` derive ``_t`` afresh from the public
+    from it (``hands``, ``decks``, ``chests``, ``taken``, ``last_actions`` and ``history`` are
+    made on first read and kept in the instance dict), so that a turn builds one tuple and sets
+    one slot. ``State(...)`` and ``dataclasses.replace`` derive ``_t`` afresh from the public
     fields (``__post_init__``); copies and pickles are made that way too (``__reduce__``)."""
 
     __slots__ = ("_t", "__dict__")
@@ -323,14 +326,16 @@ class State:
     def __post_init__(self) -> None:
         """Derive ``_t`` from the public fields (a state built by ``State(...)`` or
         ``dataclasses.replace``); the made fields keep the values given."""
-        fields = self.__dict__
-        given = {name: fields.pop("_given_" + name) for name in _GIVEN}
-        decks, hands = self.decks, self.hands
-        game = tuple(given[name] for name in _IN_GAME) + ((decks[0], decks[1]),)
-        opened = tuple((c.value, c.placed, c.cards[0], c.cards[1]) for c in self.chests)
-        _SET_TURN(self, _turn(given["mover"], given["passes"],
-                              (_key_of(hands[0]), _key_of(hands[1])), (0, 0),
-                              self.last_actions, opened, [None, None, self.history], game))
+        given = self.__dict__
+        taken = tuple((t.chest.value, *t.chest.cards, t.taker) for t in self.taken)
+        game = tuple(taken if name == "taken" else given.pop("_given_" + name)
+                     for name in _IN_GAME)
+        hands = self.hands
+        _SET_TURN(self, _turn(
+            given.pop("_given_mover"), given.pop("_given_passes"),
+            (_key_of(hands[0]), _key_of(hands[1])), self.decks, (0, 0), self.last_actions,
+            tuple((c.value, c.placed, c.cards[0], c.cards[1]) for c in self.chests),
+            [None, None, self.history], game))
 
     def __reduce__(self) -> tuple[type[State], tuple[Any, ...]]:
         """Copies and pickles: ``State(...)`` of the public fields."""
@@ -340,21 +345,21 @@ class State:
     def _keys(self) -> tuple[int, int]:
         """Each hand as a count key, in seat order: 4 bits per card value and the number of
         cards (``_BIT[card]`` counts one card)."""
-        keys: tuple[int, int] = _by_seat(self._t, 2)
+        keys: tuple[int, int] = _by_seat(self._t, _KEYS)
         return keys
 
     @property
     def _open(self) -> tuple[OpenChest, ...]:
         """What ``chests`` is made from: each open chest as (value, placed, cards of seat 0,
         cards of seat 1), in the order of ``chests``."""
-        opened: tuple[OpenChest, ...] = self._t[8]
+        opened: tuple[OpenChest, ...] = self._t[_OPEN]
         return opened
 
     @property
     def _parts(self) -> int:
         """Each open chest's value and which card values fit in it (``_legal_key`` of all
         values): what the legal keys of both seats are cut from."""
-        parts: int = self._t[9]
+        parts: int = self._t[_PARTS]
         return parts
 
     @property
@@ -362,7 +367,7 @@ class State:
         """The legal actions' key in ``_LEGAL`` (``_legal_key``) of the entry the state holds;
         None once the match is over."""
         turn = self._t
-        return None if turn[0] is None else turn[9] & _spread(turn[2])
+        return None if turn[_MOVER] is None else turn[_PARTS] & _spread(turn[_KEYS])
 
 
 _SET_TURN = State.__dict__["_t"].__set__
@@ -371,8 +376,7 @@ _PUBLIC = tuple(field.name for field in dataclass_fields(State))
 """The public fields of ``State``, in the order ``State(...)`` takes them."""
 _IN_GAME = ("seed", "games", "round", "finished", "hidden", "taken", "scores", "deal")
 """The public fields kept in ``GameFields``, in its order."""
-_GIVEN = ("mover", "passes", *_IN_GAME)
-"""The public fields ``__post_init__`` moves from the instance dict into ``State._t``."""
+_TAKEN = _IN_GAME.index("taken")
 
 
 def _seat_order(mover: int | None, mine: Any, other: Any) -> tuple[Any, Any]:
@@ -383,17 +387,18 @@ def _seat_order(mover: int | None, mine: Any, other: Any) -> tuple[Any, Any]:
 
 def _by_seat(turn: Turn, at: int) -> tuple[Any, Any]:
     """The seat-relative pair ``turn[at]``, ``turn[at + 1]`` in seat order."""
-    return _seat_order(turn[0], turn[at], turn[at + 1])
+    return _seat_order(turn[_MOVER], turn[at], turn[at + 1])
 
 
-def _turn(mover: int | None, passes: int, keys: tuple[int, int], offsets: tuple[int, int],
-          lasts: LastActions, opened: tuple[OpenChest, ...], log: list[Any],
-          game: GameFields) -> Turn:
+def _turn(mover: int | None, passes: int, keys: tuple[int, int], decks: Pair,
+          offsets: tuple[int, int], lasts: LastActions, opened: tuple[OpenChest, ...],
+          log: list[Any], game: GameFields) -> Turn:
     """``State._t`` from its pairs in seat order (the parts and the legal entry derived)."""
-    keys, offsets, lasts = (_seat_order(mover, *pair) for pair in (keys, offsets, lasts))
+    if mover == 1:
+        keys, decks, offsets, lasts = keys[::-1], decks[::-1], offsets[::-1], lasts[::-1]
     parts = _parts_of(opened)
     entry = _OVER if mover is None else _entry(parts & _spread(keys[0]))
-    return (mover, passes, *keys, *offsets, *lasts, opened, parts, entry, log, game)
+    return (mover, passes, *keys, *decks, *offsets, *lasts, opened, parts, entry, log, game)
 
 
 class _Kept:
@@ -443,7 +448,7 @@ def _history_of(turn: Turn) -> tuple[HistoryEntry, ...]:
     not copied every turn). A link is [the previous link, this state's entry, the history once
     made]; [None, None, the history] for the history given to ``State(...)`` or at a new
     match."""
-    last = node = turn[11]
+    last = node = turn[_LINK]
     history: tuple[HistoryEntry, ...] | None = node[2]
     if history is None:
         entries = []
@@ -464,26 +469,33 @@ def _chests_of_open(opened: tuple[OpenChest, ...]) -> tuple[Chest, ...]:
 
 def _decks_of(turn: Turn) -> Pair:
     """Both decks, in seat order: each source from its offset on."""
-    offset0, offset1 = _by_seat(turn, 4)
-    source0, source1 = turn[_GAME][8]
+    source0, source1 = _by_seat(turn, _DECKS)
+    offset0, offset1 = _by_seat(turn, _OFFSETS)
     return source0[offset0:], source1[offset1:]
 
 
 def _hands_of(turn: Turn) -> Pair:
     """Both hands, in seat order, made from the count keys."""
-    key0, key1 = _by_seat(turn, 2)
+    key0, key1 = _by_seat(turn, _KEYS)
     return _hand_of(key0), _hand_of(key1)
 
 
+def _taken_of(turn: Turn) -> tuple[Taken, ...]:
+    """The chests taken this game as ``Taken`` values."""
+    return tuple(_taken(value, (cards0, cards1), taker)
+                 for value, cards0, cards1, taker in turn[_GAME][_TAKEN])
+
+
 for _made in (_Made("hands", _hands_of), _Made("decks", _decks_of),
-              _Made("chests", lambda turn: _chests_of_open(turn[8])),
-              _Made("last_actions", lambda turn: _by_seat(turn, 6)),
+              _Made("chests", lambda turn: _chests_of_open(turn[_OPEN])),
+              _Made("taken", _taken_of), _Made("last_actions", lambda turn: _by_seat(turn, _LASTS)),
               _Made("history", _history_of)):  # after @dataclass made __init__ and __eq__
     setattr(State, _made.slot[len("_made_"):], _made)
-for _index, _name in enumerate(("mover", "passes")):
-    setattr(State, _name, _Kept(_name, _index, False))
+State.mover = _Kept("mover", _MOVER, False)  # type: ignore[assignment]
+State.passes = _Kept("passes", _PASSES, False)  # type: ignore[assignment]
 for _index, _name in enumerate(_IN_GAME):
-    setattr(State, _name, _Kept(_name, _index, True))
+    if _name != "taken":
+        setattr(State, _name, _Kept(_name, _index, True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -588,12 +600,12 @@ class PortasGame:
         """Plays sorted by (card, chest); ``pass`` alone when nothing fits; () when over.
 
         The state holds them (its legal entry, shared through ``_LEGAL``)."""
-        actions: tuple[Action, ...] = state._t[10][0]
+        actions: tuple[Action, ...] = state._t[_ENTRY][0]
         return actions
 
     def legal_texts(self, state: State) -> tuple[str, ...]:
         """The texts of ``legal_actions(state)``, in order, kept in the same entry."""
-        texts: tuple[str, ...] = state._t[10][2]
+        texts: tuple[str, ...] = state._t[_ENTRY][2]
         return texts
 
     def is_legal(self, state: State, action: Action) -> bool:
@@ -632,13 +644,13 @@ class PortasGame:
 
         A canonical action (``legal_actions``', ``parse_action``'s) is checked by one lookup
         in the legal entry the state holds; any other by ``is_legal``."""
-        seat, passes, mine, other, mine_at, other_at, _, other_last, opened, parts, entry, log, \
-            game = state._t
+        (seat, passes, mine, other, mine_deck, other_deck, mine_at, other_at, _, other_last,
+         opened, parts, entry, log, game) = state._t
         try:
             move = entry[1][id(action)]
         except KeyError:  # not a canonical action, or not legal
             move = self._checked(state, action)
-        play, card, value, bit, text, index, shift = move
+        play, card, value, bit, text, index, shift, alone = move
         if index < 0:  # the forced pass
             if passes:
                 return self._two_passes(state)
@@ -647,33 +659,39 @@ class PortasGame:
             passes = 0
             _, placed, cards0, cards1 = opened[index]
             if seat:
-                cards1 += (card,)
+                cards1 += alone
             else:
-                cards0 += (card,)
+                cards0 += alone
             now = placed + card
             if now < value:
                 chest = (value, now, cards0, cards1)
                 part = _PART[value]
                 parts += part[now] - part[placed] << shift
-                opened = (chest, *opened[1:]) if index == 0 else (
-                    *opened[:index], chest, *opened[index + 1 :])
+                if len(opened) == 2:  # (always, in play)
+                    opened = (opened[0], chest) if index else (chest, opened[1])
+                else:
+                    opened = opened[:index] + (chest,) + opened[index + 1 :]
             else:
                 taken = self._take(state, move, (cards0, cards1))
                 if isinstance(taken, State):
                     return taken
                 game, opened, parts = taken
         # the turn is over: the other seat's hand refilled, the other seat to move
-        if other < _FULL:
-            deck = game[8][1 - seat]
-            if other >= _SHORT and other_at < len(deck):  # one card short (always, in play)
-                other += _BIT[deck[other_at]]
+        if _SHORT <= other < _FULL:  # one card short (always, in play)
+            try:
+                other += _BIT[other_deck[other_at]]
                 other_at += 1
-            else:
-                other, other_at = _drawn(other, deck, other_at)
-        legal = parts & (_SPREAD.get(other) or _spread(other))
+            except IndexError:  # the deck is used up
+                pass
+        elif other < _SHORT:
+            other, other_at = _drawn(other, other_deck, other_at)
+        try:
+            entry = _LEGAL[parts & _SPREAD[other]]
+        except KeyError:  # met for the first time (or the legal lists emptied)
+            entry = _entry(parts & _spread(other))
         after = _new(State)
-        _SET_TURN(after, (1 - seat, passes, other, mine - bit, other_at, mine_at, other_last,
-                          play, opened, parts, _LEGAL.get(legal) or _legal_entry(legal),
+        _SET_TURN(after, (1 - seat, passes, other, mine - bit, other_deck, mine_deck, other_at,
+                          mine_at, other_last, play, opened, parts, entry,
                           [log, (game[2], seat, text), None], game))
         return after
 
@@ -687,7 +705,7 @@ class PortasGame:
                 f"{' '.join(self.format_action(a) for a in self.legal_actions(state)) or 'none'}"
             )
         canonical = _PLAYS[action.card, action.chest] if isinstance(action, Play) else PASS
-        move: Move = state._t[10][1][id(canonical)]
+        move: Move = state._t[_ENTRY][1][id(canonical)]
         return move
 
     def _take(self, state: State, move: Move, cards: Pair
@@ -696,51 +714,54 @@ class PortasGame:
         move's card included): the mover scores its cards on it, the next hidden treasure
         opens. The state after the game (the fifth chest), or ``GameFields`` with the score,
         the hidden and the taken chests changed, the open chests and their parts."""
-        play, card, value, bit, text, index, _ = move
+        play, card, value, bit, text, index, _, _ = move
         turn = state._t
-        seat, mine, opened, log = turn[0], turn[2], turn[8], turn[11]
-        seed, games, round_, finished, hidden, taken, scores, deal, sources = turn[_GAME]
+        seat, opened = turn[_MOVER], turn[_OPEN]
+        seed, games, round_, finished, hidden, taken, scores, deal = turn[_GAME]
         gain = sum(cards[seat])
         scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
-        taken += (_taken(value, cards, seat),)
-        opened = opened[:index] + opened[index + 1 :]
-        if hidden:
+        taken += ((value, cards[0], cards[1], seat),)
+        if hidden:  # the next hidden treasure takes the chest's place, the chests kept sorted
             revealed = (hidden[0], 0, (), ())
-            if len(opened) == 1:  # (always, in play)
-                opened = (opened[0], revealed) if opened[0][0] < revealed[0] else (
-                    revealed, opened[0])
+            if len(opened) == 2:  # (always, in play)
+                kept = opened[1 - index]
+                opened = (kept, revealed) if kept[0] < revealed[0] else (revealed, kept)
             else:
-                opened = tuple(sorted((*opened, revealed)))  # values differ
+                opened = tuple(sorted((*opened[:index], *opened[index + 1 :], revealed)))
             hidden = hidden[1:]
+        else:
+            opened = opened[:index] + opened[index + 1 :]
+        game = (seed, games, round_, finished, hidden, taken, scores, deal)
         if len(taken) == len(TREASURES):
-            return self._end_round(state, mine - bit, opened, hidden, taken, scores,
-                                   [log, (round_, seat, text), None], play)
-        return ((seed, games, round_, finished, hidden, taken, scores, deal, sources), opened,
-                _parts_of(opened))
+            return self._end_round(state, turn[_KEYS] - bit, opened, game,
+                                   [turn[_LINK], (round_, seat, text), None], play)
+        return game, opened, _parts_of(opened)
 
     def _two_passes(self, state: State) -> State:
         """The forced pass that ends the game (the second in a row)."""
         turn = state._t
-        game = turn[_GAME]
-        return self._end_round(state, turn[2], turn[8], game[4], game[5], game[6],
-                               [turn[11], (game[2], turn[0], "pass"), None], PASS)
+        return self._end_round(state, turn[_KEYS], turn[_OPEN], turn[_GAME],
+                               [turn[_LINK], (turn[_GAME][2], turn[_MOVER], "pass"), None],
+                               PASS)
 
     def _end_round(self, state: State, mine: int, opened: tuple[OpenChest, ...],
-                   hidden: Cards, taken: tuple[Taken, ...], scores: tuple[int, int],
-                   log: list[Any], action: Action) -> State:
+                   game: GameFields, log: list[Any], action: Action) -> State:
         """The state after the game's last action, ``action`` (the changed fields given;
         ``mine``: the mover's hand key after it; ``log``: the history's last link): the next
-        game as dealt, or the match over (nobody to move, no refill)."""
-        seat, passes, _, other, mine_at, other_at, _, other_last, _, _, _, _, game = state._t
-        seed, games, round_, finished, _, _, _, deal, sources = game
+        game as dealt, or the match over (nobody to move, no refill, the passes as they were).
+        """
+        turn = state._t
+        seat = turn[_MOVER]
+        seed, games, round_, finished, hidden, taken, scores, deal = game
         finished += (scores,)
         if len(finished) < games:
             return _start_round(seed, games, round_ + 1, finished, log, _deal(seed, round_ + 1))
         after = _new(State)
         _SET_TURN(after, _turn(
-            None, passes, _seat_order(seat, mine, other), _seat_order(seat, mine_at, other_at),
-            _seat_order(seat, action, other_last), opened, log,  # the passes as they were
-            (seed, games, round_, finished, hidden, taken, scores, deal, sources)))
+            None, turn[_PASSES], _seat_order(seat, mine, turn[_KEYS + 1]),
+            _by_seat(turn, _DECKS), _by_seat(turn, _OFFSETS),
+            _seat_order(seat, action, turn[_LASTS + 1]), opened, log,
+            (seed, games, round_, finished, hidden, taken, scores, deal)))
         return after
 
     def observation(self, state: State, seat: int) -> View:
@@ -918,7 +939,7 @@ def _legal_entry(legal_key: int) -> LegalEntry:
         for index, (value, fits) in enumerate(chests):
             if fits >> card - 1 & 1:
                 moves.append((_GRID[card][value], card, value, _BIT[card],  # type: ignore
-                              _GRID_TEXT[card][value], index, 9 * index))
+                              _GRID_TEXT[card][value], index, 9 * index, (card,)))
     if not moves:
         moves.append(_PASS_MOVE)
     if len(_LEGAL) >= _LEGAL_LIMIT:
@@ -931,8 +952,9 @@ def _legal_entry(legal_key: int) -> LegalEntry:
 
 def _deal(seed: int, index: int) -> Deal:
     """The deal of game ``index`` of the match with this seed: both port decks and the
-    treasures shuffled in turn by one ``random.Random`` seeded with ``round_seed``."""
-    getrandbits = random.Random(round_seed(seed, index, SALT)).getrandbits
+    treasures shuffled in turn by one ``random.Random`` seeded with ``round_seed`` (its base
+    class, which seeds an int and draws bits alike, without the subclass's set-up in Python)."""
+    getrandbits = _random.Random(round_seed(seed, index, SALT)).getrandbits
     return (_shuffled(PORT_DECK, getrandbits), _shuffled(PORT_DECK, getrandbits),
             _shuffled(TREASURES, getrandbits))
 
@@ -974,8 +996,9 @@ def _start_round(
     state = _new(State)
     _SET_TURN(state, _turn(
         starter(finished), 0, (_key_of(deck0[:HAND_SIZE]), _key_of(deck1[:HAND_SIZE])),
-        (HAND_SIZE, HAND_SIZE), NO_LAST_ACTIONS, ((first, 0, (), ()), (second, 0, (), ())), log,
-        (seed, games, index, finished, treasures[2:], (), (0, 0), deal, (deck0, deck1))))
+        (deck0, deck1), (HAND_SIZE, HAND_SIZE), NO_LAST_ACTIONS,
+        ((first, 0, (), ()), (second, 0, (), ())), log,
+        (seed, games, index, finished, treasures[2:], (), (0, 0), deal)))
     return state
 
 
