@@ -268,13 +268,14 @@ def _taken(value: int, cards: Pair, taker: int) -> Taken:
 
 Turn = tuple[Any, ...]
 """``State._t``, all a state holds: (mover, passes, then four pairs: the hand keys, the deck
-sources, the deck offsets, the last actions; open chests, parts, legal entry, history link,
-``GameFields``). Each pair is seat-relative, the mover's first, so that a turn swaps them
-instead of branching by seat (``_by_seat``); once the match is over (no mover) they are in seat
-order. A deck is its source (the dealt deck, or the deck given to ``State(...)``) from its
-offset on."""
-_MOVER, _PASSES, _KEYS, _DECKS, _OFFSETS, _LASTS, _OPEN, _PARTS, _ENTRY, _LINK, _GAME = (
-    0, 1, 2, 4, 6, 8, 10, 11, 12, 13, 14)
+sources, the deck offsets, the last actions; open chests, parts, legal entry, the state before
+and the text of the action that made this one from it (the history's last entry; None and ""
+at a new match or for a state built by ``State(...)``), ``GameFields``). Each pair is
+seat-relative, the mover's first, so that a turn swaps them instead of branching by seat
+(``_by_seat``); once the match is over (no mover) they are in seat order. A deck is its source
+(the dealt deck, or the deck given to ``State(...)``) from its offset on."""
+_MOVER, _PASSES, _KEYS, _DECKS, _OFFSETS, _LASTS, _OPEN, _PARTS, _ENTRY, _BEFORE, _TEXT, \
+    _GAME = 0, 1, 2, 4, 6, 8, 10, 11, 12, 13, 14, 15
 """Where each item (each pair's first) is in ``State._t``."""
 GameFields = tuple[Any, ...]
 """``State._t[_GAME]``: (seed, games, round, finished, hidden, taken, scores, deal): what
@@ -335,7 +336,7 @@ class State:
             given.pop("_given_mover"), given.pop("_given_passes"),
             (_key_of(hands[0]), _key_of(hands[1])), self.decks, (0, 0), self.last_actions,
             tuple((c.value, c.placed, c.cards[0], c.cards[1]) for c in self.chests),
-            [None, None, self.history], game))
+            None, "", game))
 
     def __reduce__(self) -> tuple[type[State], tuple[Any, ...]]:
         """Copies and pickles: ``State(...)`` of the public fields."""
@@ -392,13 +393,14 @@ def _by_seat(turn: Turn, at: int) -> tuple[Any, Any]:
 
 def _turn(mover: int | None, passes: int, keys: tuple[int, int], decks: Pair,
           offsets: tuple[int, int], lasts: LastActions, opened: tuple[OpenChest, ...],
-          log: list[Any], game: GameFields) -> Turn:
+          before: State | None, text: str, game: GameFields) -> Turn:
     """``State._t`` from its pairs in seat order (the parts and the legal entry derived)."""
     if mover == 1:
         keys, decks, offsets, lasts = keys[::-1], decks[::-1], offsets[::-1], lasts[::-1]
     parts = _parts_of(opened)
     entry = _OVER if mover is None else _entry(parts & _spread(keys[0]))
-    return (mover, passes, *keys, *decks, *offsets, *lasts, opened, parts, entry, log, game)
+    return (mover, passes, *keys, *decks, *offsets, *lasts, opened, parts, entry, before, text,
+            game)
 
 
 class _Kept:
@@ -443,22 +445,21 @@ class _Made:
 
 
 def _history_of(turn: Turn) -> tuple[HistoryEntry, ...]:
-    """``State.history``, made from the chain of links that ends at ``turn``'s: walked back to
-    the last link whose history is made, which keeps it (``apply`` adds a link: the history is
-    not copied every turn). A link is [the previous link, this state's entry, the history once
-    made]; [None, None, the history] for the history given to ``State(...)`` or at a new
-    match."""
-    last = node = turn[_LINK]
-    history: tuple[HistoryEntry, ...] | None = node[2]
-    if history is None:
-        entries = []
-        while history is None:
-            entries.append(node[1])
-            node = node[0]
-            history = node[2]
-        entries.reverse()
-        history = last[2] = history + tuple(entries)  # (the same tuple for any thread)
-    return history
+    """``State.history``, made from the chain of states before (``apply`` copies no history):
+    walked back to the nearest one whose history is made (or given to ``State(...)``), or to
+    the start of the match; each step adds the entry of the action that made the next."""
+    entries = []
+    history: tuple[HistoryEntry, ...] | None = None
+    while history is None:
+        before = turn[_BEFORE]
+        if before is None:  # the start of the match
+            history = ()
+            break
+        turn, text = before._t, turn[_TEXT]
+        entries.append((turn[_GAME][2], turn[_MOVER], text))
+        history = before.__dict__.get(_HISTORY)
+    entries.reverse()
+    return history + tuple(entries)
 
 
 def _chests_of_open(opened: tuple[OpenChest, ...]) -> tuple[Chest, ...]:
@@ -491,6 +492,8 @@ for _made in (_Made("hands", _hands_of), _Made("decks", _decks_of),
               _Made("taken", _taken_of), _Made("last_actions", lambda turn: _by_seat(turn, _LASTS)),
               _Made("history", _history_of)):  # after @dataclass made __init__ and __eq__
     setattr(State, _made.slot[len("_made_"):], _made)
+_HISTORY = State.__dict__["history"].slot
+"""Where a state keeps its history once made (or given)."""
 State.mover = _Kept("mover", _MOVER, False)  # type: ignore[assignment]
 State.passes = _Kept("passes", _PASSES, False)  # type: ignore[assignment]
 for _index, _name in enumerate(_IN_GAME):
@@ -584,7 +587,7 @@ class PortasGame:
         """Deal the first game. Raises ``OptionsError`` on bad options."""
         games = _DEFAULT_GAMES if options is None else validate_options(
             self.option_specs, options)["games"]
-        return _start_round(seed, games, 0, (), [None, None, ()], _deal(seed, 0))
+        return _start_round(seed, games, 0, (), _deal(seed, 0))
 
     def options_of(self, state: State) -> dict[str, Any]:
         """The validated options of the match."""
@@ -645,7 +648,7 @@ class PortasGame:
         A canonical action (``legal_actions``', ``parse_action``'s) is checked by one lookup
         in the legal entry the state holds; any other by ``is_legal``."""
         (seat, passes, mine, other, mine_deck, other_deck, mine_at, other_at, _, other_last,
-         opened, parts, entry, log, game) = state._t
+         opened, parts, entry, _, _, game) = state._t
         try:
             move = entry[1][id(action)]
         except KeyError:  # not a canonical action, or not legal
@@ -691,8 +694,7 @@ class PortasGame:
             entry = _entry(parts & _spread(other))
         after = _new(State)
         _SET_TURN(after, (1 - seat, passes, other, mine - bit, other_deck, mine_deck, other_at,
-                          mine_at, other_last, play, opened, parts, entry,
-                          [log, (game[2], seat, text), None], game))
+                          mine_at, other_last, play, opened, parts, entry, state, text, game))
         return after
 
     def _checked(self, state: State, action: Action) -> Move:
@@ -733,21 +735,18 @@ class PortasGame:
             opened = opened[:index] + opened[index + 1 :]
         game = (seed, games, round_, finished, hidden, taken, scores, deal)
         if len(taken) == len(TREASURES):
-            return self._end_round(state, turn[_KEYS] - bit, opened, game,
-                                   [turn[_LINK], (round_, seat, text), None], play)
+            return self._end_round(state, turn[_KEYS] - bit, opened, game, text, play)
         return game, opened, _parts_of(opened)
 
     def _two_passes(self, state: State) -> State:
         """The forced pass that ends the game (the second in a row)."""
         turn = state._t
-        return self._end_round(state, turn[_KEYS], turn[_OPEN], turn[_GAME],
-                               [turn[_LINK], (turn[_GAME][2], turn[_MOVER], "pass"), None],
-                               PASS)
+        return self._end_round(state, turn[_KEYS], turn[_OPEN], turn[_GAME], "pass", PASS)
 
     def _end_round(self, state: State, mine: int, opened: tuple[OpenChest, ...],
-                   game: GameFields, log: list[Any], action: Action) -> State:
+                   game: GameFields, text: str, action: Action) -> State:
         """The state after the game's last action, ``action`` (the changed fields given;
-        ``mine``: the mover's hand key after it; ``log``: the history's last link): the next
+        ``mine``: the mover's hand key after it; ``text``: the action's): the next
         game as dealt, or the match over (nobody to move, no refill, the passes as they were).
         """
         turn = state._t
@@ -755,12 +754,13 @@ class PortasGame:
         seed, games, round_, finished, hidden, taken, scores, deal = game
         finished += (scores,)
         if len(finished) < games:
-            return _start_round(seed, games, round_ + 1, finished, log, _deal(seed, round_ + 1))
+            return _start_round(seed, games, round_ + 1, finished, _deal(seed, round_ + 1),
+                                state, text)
         after = _new(State)
         _SET_TURN(after, _turn(
             None, turn[_PASSES], _seat_order(seat, mine, turn[_KEYS + 1]),
             _by_seat(turn, _DECKS), _by_seat(turn, _OFFSETS),
-            _seat_order(seat, action, turn[_LASTS + 1]), opened, log,
+            _seat_order(seat, action, turn[_LASTS + 1]), opened, state, text,
             (seed, games, round_, finished, hidden, taken, scores, deal)))
         return after
 
@@ -833,8 +833,8 @@ class PortasGame:
         actions = [(seat, text) for game, seat, text in state.history if game == round_index]
         before = _start_round(
             state.seed, state.games, round_index, state.finished[:round_index],
-            [None, None, tuple(h for h in state.history if h[0] < round_index)],
             _deal(state.seed, round_index),
+            history=tuple(h for h in state.history if h[0] < round_index),
         )
         for _, text in actions[:-1]:
             before = self.apply(before, self.parse_action(text))
@@ -873,10 +873,8 @@ class PortasGame:
             + tuple(c.value for c in view.chests)
             + tuple(hidden),
         )
-        dealt = _start_round(
-            rng.getrandbits(63), view.games, view.round, view.finished,
-            [None, None, view.history], deal,
-        )
+        dealt = _start_round(rng.getrandbits(63), view.games, view.round, view.finished, deal,
+                             history=view.history)
         return dataclass_replace(
             dealt,
             mover=view.to_move,
@@ -983,12 +981,15 @@ def _start_round(
     games: int,
     index: int,
     finished: tuple[tuple[int, int], ...],
-    log: list[Any],
     deal: Deal,
+    before: State | None = None,
+    text: str = "",
+    history: tuple[HistoryEntry, ...] = (),
 ) -> State:
-    """Game ``index`` as dealt (``deal``), the starter to move, the history so far as a link
-    (``State._t``): what ``State(...)`` would derive from the public fields
-    (``tests/games/test_portas_speed.py`` checks they are the same)."""
+    """Game ``index`` as dealt (``deal``), the starter to move: what ``State(...)`` would
+    derive from the public fields (``tests/games/test_portas_speed.py`` checks they are the
+    same). The history so far: the state before the last game's last action and that action
+    (``State._t``), or ``history`` as given."""
     deck0, deck1, treasures = deal
     first, second = treasures[0], treasures[1]
     if second < first:
@@ -997,8 +998,10 @@ def _start_round(
     _SET_TURN(state, _turn(
         starter(finished), 0, (_key_of(deck0[:HAND_SIZE]), _key_of(deck1[:HAND_SIZE])),
         (deck0, deck1), (HAND_SIZE, HAND_SIZE), NO_LAST_ACTIONS,
-        ((first, 0, (), ()), (second, 0, (), ())), log,
+        ((first, 0, (), ()), (second, 0, (), ())), before, text,
         (seed, games, index, finished, treasures[2:], (), (0, 0), deal)))
+    if history:
+        state.__dict__[_HISTORY] = history
     return state
 
 
