@@ -1,12 +1,14 @@
 """PORTAS: what the engine's speed rests on changes nothing a caller can see.
 
-``apply`` keeps what makes a turn cheap beside the public fields (hands as count keys, the open
-chests as tuples, one key of the legal actions kept in a shared table, the history as a chain of
-links) and makes ``hands``, ``chests`` and ``history`` on first read. These tests hold it to the
-rules: a state never changes once returned, however many lines branch from it (and from threads);
-every state ``apply`` builds equals the state ``State(...)`` derives afresh from its public
-fields; deals are exactly ``random.Random.shuffle``'s; a malformed or illegal action is refused
-by an arena error, with or without the kept legal lists; copies and pickles play on alike."""
+``apply`` keeps what makes a turn cheap instead of the public fields (one seat-relative tuple:
+hands as count keys, decks as offsets into the deal, the open chests as tuples, the legal entry
+shared through a table, the state before and the last action's text) and makes ``hands``,
+``decks``, ``chests``, ``taken``, ``last_actions`` and ``history`` on first read. These tests
+hold it to the rules: a state never changes once returned, however many lines branch from it
+(and from threads, reading a fresh state at once); every state ``apply`` builds equals the state
+``State(...)`` derives afresh from its public fields, and both play on alike; deals are exactly
+``random.Random.shuffle``'s; a malformed or illegal action is refused by an arena error, with
+or without the kept legal lists; copies and pickles play on alike."""
 
 from __future__ import annotations
 
@@ -175,3 +177,60 @@ def test_copies_and_pickles_play_on_alike() -> None:
             assert twin == state and snapshot(twin) == snapshot(state)
             assert [snapshot(s) for s in line(twin, random.Random(1))] == \
                 [snapshot(s) for s in line(state, random.Random(1))]
+
+
+def test_threads_reading_a_fresh_state_at_once_see_one_set_of_values() -> None:
+    """``hands``, ``decks``, ``chests``, ``taken``, ``last_actions`` and ``history`` of a state
+    ``apply`` built are made on first read: threads reading a state nobody read before, at the
+    same moment and in different orders, all see what one reader sees."""
+    expected = [snapshot(state) for state in line(GAME.new_match(8), random.Random(8))]
+    fresh = line(GAME.new_match(8), random.Random(8))  # the same line, no field read yet
+    workers = 6
+    barrier = threading.Barrier(workers)
+    seen: list[list[tuple[Any, ...]]] = [[] for _ in range(workers)]
+
+    def worker(index: int) -> None:
+        names = PUBLIC if index % 2 else PUBLIC[::-1]
+        for state in fresh:
+            barrier.wait()
+            fields_read = {name: getattr(state, name) for name in names}
+            seen[index].append((tuple(fields_read[name] for name in PUBLIC), *snapshot(state)[1:]))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(values == expected for values in seen)
+
+
+def test_histories_read_in_any_order_are_the_line_so_far() -> None:
+    """A history is made by walking back the states before: read last-first, shuffled, or a
+    child's before its parent's, each is the line's actions up to that state."""
+    for seed in (6, 13):
+        states = line(GAME.new_match(seed), random.Random(seed))
+        expected = [state.history for state in line(GAME.new_match(seed), random.Random(seed))]
+        order = list(range(len(states)))
+        random.Random(seed).shuffle(order)
+        for index in order:
+            assert states[index].history == expected[index]
+        middle = line(GAME.new_match(seed), random.Random(seed))[len(states) // 2]
+        children = [GAME.apply(middle, action) for action in GAME.legal_actions(middle)]
+        assert [child.history[:-1] for child in children] == [middle.history] * len(children)
+
+
+def test_states_derived_afresh_play_on_alike_from_either_seat() -> None:
+    """``State(...)`` keeps the decks it is given and counts into them (the dealt decks and an
+    offset after ``apply``); seat-relative pairs are turned to the mover's. Played on from any
+    state, the derived one makes the same line."""
+    for seed in (1, 7):
+        states = line(GAME.new_match(seed), random.Random(seed))
+        movers = {state.mover for state in states}
+        assert {0, 1, None} <= movers
+        for index, state in enumerate(states[:-1]):
+            fresh = replace(state)
+            assert fresh == state
+            rng = random.Random(index)
+            ahead = [snapshot(s) for s in line(state, rng)[:6]]
+            rng = random.Random(index)
+            assert [snapshot(s) for s in line(fresh, rng)[:6]] == ahead
