@@ -674,11 +674,10 @@ class PortasGame:
                     opened = (opened[0], chest) if index else (chest, opened[1])
                 else:
                     opened = opened[:index] + (chest,) + opened[index + 1 :]
-            else:
-                taken = self._take(state, move, (cards0, cards1))
-                if isinstance(taken, State):
-                    return taken
-                game, opened, parts = taken
+            else:  # the card empties the chest
+                game, opened, parts = _take(seat, value, index, (cards0, cards1), opened, game)
+                if len(game[_TAKEN]) == len(TREASURES):  # the fifth: the game is over
+                    return self._end_round(state, mine - bit, opened, game, text, play)
         # the turn is over: the other seat's hand refilled, the other seat to move
         if _SHORT <= other < _FULL:  # one card short (always, in play)
             try:
@@ -709,34 +708,6 @@ class PortasGame:
         canonical = _PLAYS[action.card, action.chest] if isinstance(action, Play) else PASS
         move: Move = state._t[_ENTRY][1][id(canonical)]
         return move
-
-    def _take(self, state: State, move: Move, cards: Pair
-              ) -> State | tuple[GameFields, tuple[OpenChest, ...], int]:
-        """The legal ``move`` that empties its chest (``cards``: each seat's cards on it, the
-        move's card included): the mover scores its cards on it, the next hidden treasure
-        opens. The state after the game (the fifth chest), or ``GameFields`` with the score,
-        the hidden and the taken chests changed, the open chests and their parts."""
-        play, card, value, bit, text, index, _, _ = move
-        turn = state._t
-        seat, opened = turn[_MOVER], turn[_OPEN]
-        seed, games, round_, finished, hidden, taken, scores, deal = turn[_GAME]
-        gain = sum(cards[seat])
-        scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
-        taken += ((value, cards[0], cards[1], seat),)
-        if hidden:  # the next hidden treasure takes the chest's place, the chests kept sorted
-            revealed = (hidden[0], 0, (), ())
-            if len(opened) == 2:  # (always, in play)
-                kept = opened[1 - index]
-                opened = (kept, revealed) if kept[0] < revealed[0] else (revealed, kept)
-            else:
-                opened = tuple(sorted((*opened[:index], *opened[index + 1 :], revealed)))
-            hidden = hidden[1:]
-        else:
-            opened = opened[:index] + opened[index + 1 :]
-        game = (seed, games, round_, finished, hidden, taken, scores, deal)
-        if len(taken) == len(TREASURES):
-            return self._end_round(state, turn[_KEYS] - bit, opened, game, text, play)
-        return game, opened, _parts_of(opened)
 
     def _two_passes(self, state: State) -> State:
         """The forced pass that ends the game (the second in a row)."""
@@ -887,6 +858,30 @@ class PortasGame:
             passes=view.passes,
             last_actions=view.last_actions,
         )
+
+
+def _take(seat: int, value: int, index: int, cards: Pair, opened: tuple[OpenChest, ...],
+          game: GameFields) -> tuple[GameFields, tuple[OpenChest, ...], int]:
+    """The chest ``opened[index]`` (of ``value``) emptied by ``seat`` (``cards``: each seat's
+    cards on it, the last included): the seat scores its own cards on it, the next hidden
+    treasure opens. ``GameFields`` with the score, the hidden and the taken chests changed, the
+    open chests and their parts."""
+    seed, games, round_, finished, hidden, taken, scores, deal = game
+    gain = sum(cards[seat])
+    scores = (scores[0] + gain, scores[1]) if seat == 0 else (scores[0], scores[1] + gain)
+    taken += ((value, cards[0], cards[1], seat),)
+    if hidden:  # the next hidden treasure takes the chest's place, the chests kept sorted
+        revealed = (hidden[0], 0, (), ())
+        if len(opened) == 2:  # (always, in play)
+            kept = opened[1 - index]
+            opened = (kept, revealed) if kept[0] < revealed[0] else (revealed, kept)
+        else:
+            opened = tuple(sorted((*opened[:index], *opened[index + 1 :], revealed)))
+        hidden = hidden[1:]
+    else:
+        opened = opened[:index] + opened[index + 1 :]
+    return ((seed, games, round_, finished, hidden, taken, scores, deal), opened,
+            _parts_of(opened))
 
 
 def _texts(cards: Pair) -> list[list[str]]:
