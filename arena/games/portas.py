@@ -378,6 +378,7 @@ _PUBLIC = tuple(field.name for field in dataclass_fields(State))
 _IN_GAME = ("seed", "games", "round", "finished", "hidden", "taken", "scores", "deal")
 """The public fields kept in ``GameFields``, in its order."""
 _TAKEN = _IN_GAME.index("taken")
+"""Where the taken chests (``TakenChest`` tuples) are in ``GameFields``."""
 
 
 def _seat_order(mover: int | None, mine: Any, other: Any) -> tuple[Any, Any]:
@@ -716,10 +717,9 @@ class PortasGame:
 
     def _end_round(self, state: State, mine: int, opened: tuple[OpenChest, ...],
                    game: GameFields, text: str, action: Action) -> State:
-        """The state after the game's last action, ``action`` (the changed fields given;
-        ``mine``: the mover's hand key after it; ``text``: the action's): the next
-        game as dealt, or the match over (nobody to move, no refill, the passes as they were).
-        """
+        """The state after the game's last action, ``action`` (``text``: its text; ``mine``:
+        the mover's hand key after it; ``opened`` and ``game`` as it left them): the next game
+        as dealt, or the match over (nobody to move, no refill, the passes as they were)."""
         turn = state._t
         seat = turn[_MOVER]
         seed, games, round_, finished, hidden, taken, scores, deal = game
