@@ -81,11 +81,12 @@ _GRID: list[list[Play | None]] = [[_PLAYS.get((c, t)) for t in range(16)] for c 
 """_GRID[card][chest]: the canonical ``Play`` (None off the board): a list lookup, no hashing."""
 _GRID_TEXT: list[list[str]] = [[f"{c}@{t}" for t in range(16)] for c in range(7)]
 """_GRID_TEXT[card][chest]: the play's text as the history records it."""
-Move = tuple[Action, int, int, int, str, int, int, Cards]
+Move = tuple[Action, int, int, int, str, int, tuple[int, ...], Cards]
 """A legal action as ``apply`` uses it: (the canonical action, card, chest, the card's
-``_BIT``, text, the chest's index in ``State._open``, that index's shift in ``State._parts``,
-the card alone: ``(card,)``); ``_PASS_MOVE`` for the pass."""
-_PASS_MOVE: Move = (PASS, 0, 0, 0, "pass", -1, 0, ())
+``_BIT``, text, the chest's index in ``State._open``, what the card adds to ``State._parts``
+by what the chest held before (``_DELTAS``), the card alone: ``(card,)``); ``_PASS_MOVE`` for
+the pass."""
+_PASS_MOVE: Move = (PASS, 0, 0, 0, "pass", -1, (), ())
 LegalEntry = tuple[tuple[Action, ...], dict[int, Move], tuple[str, ...]]
 """The legal actions of a position, their moves by the ``id`` of the canonical action, and
 their texts (``legal_texts``)."""
@@ -144,8 +145,6 @@ _ONE = 1 << _SIZE_SHIFT
 """One card in a count key's number of cards."""
 _FULL = HAND_SIZE * _ONE
 """A count key below this is a hand of fewer than ``HAND_SIZE`` cards."""
-_SHORT = _FULL - _ONE
-"""A count key from this up to ``_FULL`` is a hand one card short."""
 _HANDS: dict[int, Cards] = {}
 """A hand's count key -> the hand (sorted); every hand of up to 4 cards, more when met."""
 
@@ -167,15 +166,6 @@ def _hand_of(key: int) -> Cards:
     return hand
 
 
-def _drawn(key: int, deck: Cards, offset: int) -> tuple[int, int]:
-    """A hand's count ``key`` (below ``HAND_SIZE`` cards) refilled from ``deck`` at ``offset``,
-    as far as the deck goes, and the offset after the cards drawn."""
-    end = min(offset + HAND_SIZE - (key >> _SIZE_SHIFT), len(deck))
-    for card in deck[offset:end]:
-        key += _BIT[card]
-    return key, end
-
-
 def _values(key: int) -> int:
     """The card values in a hand (bit ``card - 1`` set for each) from its count key."""
     values = _VALUES.get(key)
@@ -195,6 +185,13 @@ _PART: tuple[tuple[int, ...], ...] = tuple(
     tuple((value - 10) << 6 | _UPTO[max(value - placed, 0)] for placed in range(16))
     for value in range(16))
 """``_PART[value][placed]``: an open chest in ``State._parts``."""
+_DELTAS: dict[tuple[int, int, int], tuple[int, ...]] = {
+    (value, card, index): tuple(
+        _PART[value][min(placed + card, 15)] - _PART[value][placed] << 9 * index
+        for placed in range(16))
+    for value in TREASURES for card in range(1, 7) for index in range(len(TREASURES))}
+"""``_DELTAS[value, card, index][placed]``: what putting ``card`` on the open chest ``index``
+of that value holding ``placed`` adds to ``State._parts``."""
 _ALL_VALUES = 63
 """Every card value 1..6 (bit ``card - 1``)."""
 
@@ -654,7 +651,7 @@ class PortasGame:
             move = entry[1][id(action)]
         except KeyError:  # not a canonical action, or not legal
             move = self._checked(state, action)
-        play, card, value, bit, text, index, shift, alone = move
+        play, card, value, bit, text, index, deltas, alone = move
         if index < 0:  # the forced pass
             if passes:
                 return self._two_passes(state)
@@ -669,8 +666,7 @@ class PortasGame:
             now = placed + card
             if now < value:
                 chest = (value, now, cards0, cards1)
-                part = _PART[value]
-                parts += part[now] - part[placed] << shift
+                parts += deltas[placed]
                 if len(opened) == 2:  # (always, in play)
                     opened = (opened[0], chest) if index else (chest, opened[1])
                 else:
@@ -680,14 +676,12 @@ class PortasGame:
                 if len(game[_TAKEN]) == len(TREASURES):  # the fifth: the game is over
                     return self._end_round(state, mine - bit, opened, game, text, play)
         # the turn is over: the other seat's hand refilled, the other seat to move
-        if _SHORT <= other < _FULL:  # one card short (always, in play)
-            try:
+        try:
+            while other < _FULL:  # (one card short: always, in play)
                 other += _BIT[other_deck[other_at]]
                 other_at += 1
-            except IndexError:  # the deck is used up
-                pass
-        elif other < _SHORT:
-            other, other_at = _drawn(other, other_deck, other_at)
+        except IndexError:  # the deck is used up
+            pass
         try:
             entry = _LEGAL[parts & _SPREAD[other]]
         except KeyError:  # met for the first time (or the legal lists emptied)
@@ -932,7 +926,8 @@ def _legal_entry(legal_key: int) -> LegalEntry:
         for index, (value, fits) in enumerate(chests):
             if fits >> card - 1 & 1:
                 moves.append((_GRID[card][value], card, value, _BIT[card],  # type: ignore
-                              _GRID_TEXT[card][value], index, 9 * index, (card,)))
+                              _GRID_TEXT[card][value], index, _DELTAS[value, card, index],
+                              (card,)))
     if not moves:
         moves.append(_PASS_MOVE)
     if len(_LEGAL) >= _LEGAL_LIMIT:
