@@ -291,7 +291,7 @@ class State:
     one slot. ``State(...)`` and ``dataclasses.replace`` derive ``_t`` afresh from the public
     fields (``__post_init__``); copies and pickles are made that way too (``__reduce__``)."""
 
-    __slots__ = ("_t", "__dict__")
+    __slots__ = ("_t", "__dict__", "__weakref__")  # (weak references, as before the slot)
 
     seed: int
     games: int

@@ -234,3 +234,18 @@ def test_states_derived_afresh_play_on_alike_from_either_seat() -> None:
             ahead = [snapshot(s) for s in line(state, rng)[:6]]
             rng = random.Random(index)
             assert [snapshot(s) for s in line(fresh, rng)[:6]] == ahead
+
+
+def test_states_are_still_weakly_referenced_like_any_dataclass() -> None:
+    """A state keeps what a plain frozen dataclass offers: a weak reference (a cache keyed by
+    states, a search's transposition table) holds until the state goes."""
+    import gc
+    import weakref
+
+    state = GAME.new_match(3)
+    child = GAME.apply(state, GAME.legal_actions(state)[0])
+    ref = weakref.ref(child)
+    assert ref() is child
+    del child
+    gc.collect()
+    assert ref() is None
