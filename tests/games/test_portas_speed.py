@@ -13,9 +13,11 @@ or without the kept legal lists; copies and pickles play on alike."""
 from __future__ import annotations
 
 import copy
+import gc
 import pickle
 import random
 import threading
+import weakref
 from dataclasses import fields, replace
 from typing import Any
 
@@ -239,9 +241,6 @@ def test_states_derived_afresh_play_on_alike_from_either_seat() -> None:
 def test_states_are_still_weakly_referenced_like_any_dataclass() -> None:
     """A state keeps what a plain frozen dataclass offers: a weak reference (a cache keyed by
     states, a search's transposition table) holds until the state goes."""
-    import gc
-    import weakref
-
     state = GAME.new_match(3)
     child = GAME.apply(state, GAME.legal_actions(state)[0])
     ref = weakref.ref(child)
