@@ -1,6 +1,6 @@
 """Issue 25 point 3: the SDK decodes a decision's observation when the policy first reads it.
 
-A bot that only picks among the legal actions no longer pays for decoding the view (80-140 µs
+A bot that only picks among the legal actions no longer pays for decoding the view (50-140 µs
 of a round trip, measured). What must hold: a policy that reads the observation gets exactly
 the view an eager decode gives, whichever decisions it skipped before and in whatever order it
 reads them (the history decoder is incremental), and nothing is decoded for a policy that does
