@@ -82,20 +82,20 @@ class _Received(Decision):
         decode, message = self.__dict__["_encoded_observation"]
         return decode(message)
 
-    def plain(self) -> Decision:
+    def _plain(self) -> Decision:
         """The same decision as a plain ``Decision`` (the observation decoded)."""
         return Decision(**{f.name: getattr(self, f.name) for f in fields(Decision)})
 
     def __repr__(self) -> str:
-        return repr(self.plain())
+        return repr(self._plain())
 
     def __eq__(self, other: object) -> bool:
-        return self.plain() == other
+        return self._plain() == other
 
     __hash__ = Decision.__hash__
 
     def __reduce__(self) -> str | tuple[Any, ...]:
-        return self.plain().__reduce__()
+        return self._plain().__reduce__()
 
 
 def received(decode: Callable[[Any], Any], message: Any, **values: Any) -> Decision:
