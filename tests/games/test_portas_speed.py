@@ -18,6 +18,7 @@ import pickle
 import random
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import Any
 
@@ -42,6 +43,15 @@ def snapshot(state: State) -> tuple[Any, ...]:
         tuple(GAME.format_action(a) for a in GAME.legal_actions(state)),
         tuple(GAME.is_legal(state, a) for a in EVERY_ACTION),
     )
+
+
+def run_threads(worker: Callable[[int], None], count: int) -> None:
+    """Run ``worker(0)`` .. ``worker(count - 1)`` in threads at once and wait for them all."""
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def line(state: State, rng: random.Random) -> list[State]:
@@ -95,11 +105,7 @@ def test_threads_branching_from_one_state_keep_their_own_histories() -> None:
             if grandchild.history[: len(child.history)] != child.history:
                 failures.append(f"thread {index}: the grandchild changed its parent's line")
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_threads(worker, 6)
     assert failures == []
     assert base.history == expected
 
@@ -198,11 +204,7 @@ def test_threads_reading_a_fresh_state_at_once_see_one_set_of_values() -> None:
             fields_read = {name: getattr(state, name) for name in names}
             seen[index].append((tuple(fields_read[name] for name in PUBLIC), *snapshot(state)[1:]))
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_threads(worker, workers)
     assert all(values == expected for values in seen)
 
 
