@@ -2,7 +2,8 @@
 `replay` work on a running match). The records are the typed events of ``arena.model``
 (``HeaderEvent``, ``DealEvent``, ``DecisionEvent``, ``RoundEndEvent``, ``MatchEndEvent``); each
 line is one event's ``to_json()`` and reads back with ``event_from_json``. A signed log ends with
-one more line, the signature record (``arena.referee.signing``), which the readers here skip.
+one more line, the signature record (``arena.referee.signing``), and a log a contestant
+downloaded with a signed statement instead: the readers here skip both.
 
 The seed (log format 4): the header holds only a commitment, and the match end reveals the salt
 (the result holds the seed). While the match runs the seed is in a private sidecar file
@@ -27,6 +28,9 @@ from arena.model import HeaderEvent, MatchEndEvent, MatchEvent, event_from_json
 
 SIGNATURE_TYPE = "signature"
 """The ``type`` of a signed log's last line (``arena.referee.signing``): not a match event."""
+STATEMENT_TYPE = "statement"
+"""The ``type`` of a downloaded log's last line, the referee's signed statement of it
+(``arena.referee.signing``): not a match event either."""
 
 
 class MatchLogWriter:
@@ -131,8 +135,9 @@ def aborted_name(path: Path) -> Path:
 
 def read_events(path: Path) -> Iterator[MatchEvent]:
     """The events of a (possibly still growing) log; a torn last line is ignored, and so is a
-    signature record; a committed header's seed is filled in (``with_seed``). Anything else
-    that is not a match event is a ``LogFormatError`` naming the file and line."""
+    signature or statement record; a committed header's seed is filled in (``with_seed``).
+    Anything else that is not a match event is a ``LogFormatError`` naming the file and
+    line."""
     yield from with_seed(list(_read_events(path)), path)
 
 
@@ -160,7 +165,8 @@ def _read_events(path: Path) -> Iterator[MatchEvent]:
 
 
 def _is_signature(data: object) -> bool:
-    return isinstance(data, dict) and data.get("type") == SIGNATURE_TYPE
+    """Whether a record is a signature or a statement (not a match event)."""
+    return isinstance(data, dict) and data.get("type") in (SIGNATURE_TYPE, STATEMENT_TYPE)
 
 
 def _event(data: object, where: str) -> MatchEvent:

@@ -17,6 +17,19 @@ A signed match log ends with one more line, the signature record::
 ``sha256`` is the hex digest of every byte of the log before this line (header to match end,
 newlines included) and ``signature`` the base64 signature of that digest in the ``log`` domain.
 A flipped, removed, added or reordered byte anywhere before it changes the digest.
+
+A contestant never gets the signed log itself (it holds what is not theirs: the output tails'
+paths, a faulty bot's last output, or, for a seat's view, everything that seat did not see). What
+the competition server sends them (``arena.host.views.download``) ends instead with a *signed
+statement*, made with the same key when it is sent, in the ``statement`` domain::
+
+    {"type":"statement","algorithm":"ed25519","key_id":"…","statement":"{…}","signature":"…"}
+
+``statement`` is the exact signed text (JSON: the document it speaks of and the SHA-256 of its
+bytes, the match, its bots, rules and seed commitment, the result, and the signed log's own
+digest and key id); ``signature`` signs the SHA-256 of that text. The statement is made only of
+a log that this key signed and that still verifies, and it states only what its document's
+reader may see: never the seed, its salt or another seat's view.
 """
 
 from __future__ import annotations
@@ -31,6 +44,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -38,7 +52,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from arena.errors import ArenaError, ConfigError, SignatureError
 from arena.model import MatchResult
-from arena.referee.log import SIGNATURE_TYPE, open_private, private_dir
+from arena.referee.log import SIGNATURE_TYPE, STATEMENT_TYPE, open_private, private_dir
 
 ALGORITHM = "ed25519"
 KEY_ID_HEX = 16
@@ -390,3 +404,182 @@ def _json_line(line: bytes) -> dict[str, object]:
     if not isinstance(record, dict):
         raise SignatureError("the log's last line is not a JSON record")
     return record
+
+
+# --- signed statements -----------------------------------------------------------------------
+STATEMENT_DOMAIN = "statement"
+"""The signature domain of a statement's text."""
+STATEMENT_KIND = "arena-statement"
+STATEMENT_VERSION = 1
+LOG_DOCUMENT, SEAT_VIEW_DOCUMENT = "log", "seat-view"
+"""What a statement speaks of: a match log as a contestant gets it, or one seat's view."""
+_STATEMENT_RECORD = ("type", "algorithm", "key_id", "statement", "signature")
+_STATEMENT_FIELDS = ("kind", "version", "document", "seat", "sha256", "match_id", "game",
+                     "game_version", "options", "ladder", "bots", "seed_commitment", "result",
+                     "log")
+_RESULT_FIELDS = ("winner", "totals", "rounds", "termination", "faulty_seat", "void",
+                  "decisions")
+"""What a statement says of the result: what every reader of the match may see (no seed, no
+detail: a fault's detail quotes the faulty bot's output, its owner's only)."""
+_BOT_FIELDS = ("name", "version", "digest")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A checked statement (``check_statement``)."""
+
+    key_id: str
+    """The trusted key that signed it."""
+    content: dict[str, Any]
+    """What it states (the signed text, parsed)."""
+    document: bytes
+    """The bytes it speaks of: the file before its line."""
+
+    @property
+    def kind(self) -> str:
+        """``log`` or ``seat-view``."""
+        return str(self.content["document"])
+
+    @property
+    def seat(self) -> int | None:
+        """The seat of a seat's view (None: a log)."""
+        seat = self.content["seat"]
+        return seat if isinstance(seat, int) else None
+
+
+def statement_for(log: bytes, document: str, seat: int | None, data: bytes, signer: Signer
+                  ) -> bytes:
+    """The statement line ``signer`` makes of ``data``, the ``document`` (``log``: the match log
+    as a contestant gets it; ``seat-view``: seat ``seat``'s view) of the finished match whose
+    signed log's bytes are ``log``. ``SignatureError`` (one line) unless that log is signed by
+    ``signer`` and verifies: no statement vouches for a log the key did not sign."""
+    signature = parse_log_signature(log)
+    if signature is None:
+        raise SignatureError("the match log is not signed: no statement is made of it")
+    body = _split_last(log)[0]
+    digest = hashlib.sha256(body).digest()
+    if digest.hex() != signature.sha256:
+        raise SignatureError("the match log's bytes changed after it was signed: no statement "
+                             "is made of it")
+    if signature.key_id != signer.key_id:
+        raise SignatureError(f"the match log was signed by key {signature.key_id}, not by this "
+                             f"referee's key {signer.key_id}: no statement is made of it")
+    if not signer.public.verify(signature.signature, digest_message("log", digest)):
+        raise SignatureError(f"the match log's signature is not key {signer.key_id}'s: no "
+                             f"statement is made of it")
+    header = _json_line(body.split(b"\n", 1)[0])
+    end = _json_line(_split_last(body)[1])
+    if header.get("type") != "header" or end.get("type") != "match_end":
+        raise SignatureError("the signed log is not a whole match log (header to match end)")
+    content = _statement_content(document, seat, data, header, end, signature)
+    return sign_statement(signer, content)
+
+
+def _statement_content(document: str, seat: int | None, data: bytes, header: dict[str, Any],
+                       end: dict[str, Any], log: LogSignature) -> dict[str, Any]:
+    result = end.get("result")
+    result = result if isinstance(result, dict) else {}
+    bots = header.get("bots")
+    return {
+        "kind": STATEMENT_KIND, "version": STATEMENT_VERSION, "document": document,
+        "seat": seat, "sha256": hashlib.sha256(data).hexdigest(),
+        "match_id": header.get("match_id"), "game": header.get("game"),
+        "game_version": header.get("game_version"), "options": header.get("options"),
+        "ladder": header.get("ladder"),
+        "bots": [{k: b.get(k) for k in _BOT_FIELDS} for b in bots if isinstance(b, dict)]
+        if isinstance(bots, list) else [],
+        "seed_commitment": header.get("seed_commitment"),
+        "result": {k: result.get(k) for k in _RESULT_FIELDS},
+        "log": {"sha256": log.sha256, "key_id": log.key_id},
+    }
+
+
+def sign_statement(signer: Signer, content: dict[str, Any]) -> bytes:
+    """The statement line of ``content`` signed by ``signer`` (newline included)."""
+    text = json.dumps(content, separators=(",", ":"))
+    signature = signer.sign(signed_message(STATEMENT_DOMAIN, text.encode()))
+    return _record_line({"type": STATEMENT_TYPE, "algorithm": ALGORITHM,
+                         "key_id": signer.key_id, "statement": text,
+                         "signature": base64.b64encode(signature).decode()})
+
+
+def check_statement(data: bytes, trusted: TrustedKeys) -> Statement:
+    """The statement that ends ``data`` (a downloaded log or seat view), checked: its line as
+    the referee wrote it, signed by a trusted key, and the SHA-256 it states that of every byte
+    before it. ``SignatureError`` (one line) naming what does not hold."""
+    body, last = _split_last(data)
+    record = _statement_record(last)
+    if _record_line(record) != last:
+        raise SignatureError("the statement line is not as the referee wrote it (its bytes "
+                             "were changed)")
+    key_id, text = record["key_id"], record["statement"]
+    key = trusted.get(key_id)
+    if key is None:
+        raise SignatureError(f"the statement is signed by key {key_id}, which is not trusted "
+                             f"(trusted: {', '.join(trusted.key_ids) or 'none'})")
+    signature = _signature_bytes(record["signature"])
+    if not key.verify(signature, signed_message(STATEMENT_DOMAIN, text.encode())):
+        raise SignatureError(f"the statement's signature is not key {key_id}'s: the statement "
+                             "was changed after it was signed")
+    content = _statement_text(text)
+    if hashlib.sha256(body).hexdigest() != content["sha256"]:
+        raise SignatureError("the file's bytes before its statement changed after it was "
+                             "signed (a changed, removed, added or reordered line)")
+    return Statement(key_id, content, body)
+
+
+def is_statement(data: bytes) -> bool:
+    """Whether the last line of ``data`` is a statement record (checked or not)."""
+    last = _split_last(data)[1]
+    if b'"statement"' not in last:
+        return False
+    try:
+        record = json.loads(last)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and record.get("type") == STATEMENT_TYPE
+
+
+def _statement_record(last: bytes) -> dict[str, Any]:
+    try:
+        record = json.loads(last)
+    except ValueError:
+        record = None
+    if not isinstance(record, dict) or record.get("type") != STATEMENT_TYPE:
+        raise SignatureError("the file's last line is not a signed statement (changed, or a "
+                             "file the server sent without one)")
+    if tuple(record) != _STATEMENT_RECORD or record.get("algorithm") != ALGORITHM or not all(
+            isinstance(record[k], str) for k in _STATEMENT_RECORD):
+        raise SignatureError("a malformed statement record")
+    return record
+
+
+def _signature_bytes(text: str) -> bytes:
+    """A signature's base64, decoded; only its one canonical spelling is accepted."""
+    try:
+        signature = base64.b64decode(text, validate=True)
+    except binascii.Error:
+        raise SignatureError("a malformed statement record (its signature is not "
+                             "base64)") from None
+    if base64.b64encode(signature).decode() != text:
+        raise SignatureError("a malformed statement record (its signature is not base64 as "
+                             "written by the referee)")
+    return signature
+
+
+def _statement_text(text: str) -> dict[str, Any]:
+    try:
+        content = json.loads(text)
+    except ValueError:
+        content = None
+    if not isinstance(content, dict) or tuple(content) != _STATEMENT_FIELDS or \
+            content["kind"] != STATEMENT_KIND or content["version"] != STATEMENT_VERSION or \
+            content["document"] not in (LOG_DOCUMENT, SEAT_VIEW_DOCUMENT) or \
+            not isinstance(content["sha256"], str):
+        raise SignatureError("a signed statement this arena does not know (another version? "
+                             "update the arena)")
+    return content
+
+
+def _record_line(record: dict[str, Any]) -> bytes:
+    return (json.dumps(record, separators=(",", ":")) + "\n").encode()
