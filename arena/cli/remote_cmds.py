@@ -364,8 +364,10 @@ def logs(
                           "last output in the match (stdout and stderr).")] = False,
 ) -> None:
     """Download a finished match's log, as the competition's visibility setting allows you:
-    the whole log (replay it with `arena watch FILE`) or your own seat's view of it. With
-    --bot-output, your bot's output tail instead (printed, or written to -o FILE)."""
+    the whole log (replay it with `arena watch FILE`) or your own seat's view of it, ending
+    with the referee's signed statement of it (check it offline: `arena verify FILE --key
+    referee.pub`). With --bot-output, your bot's output tail instead (printed, or written to
+    -o FILE)."""
     hc = client()
     with hc.connect(hc.profile(server)) as connection:
         if bot_output:
@@ -382,6 +384,13 @@ def logs(
         got = hc.download_log(connection, match_id, out)
     what = "the match log" if got.kind == "log" else "your seat's view of the match"
     console.print(plain(f"wrote {what} to {got.path} ({_mib(got.size)})"))
+    if got.signed:
+        console.print(plain(f"it ends with the referee's signed statement: check it offline "
+                            f"with `arena verify {got.path} --key referee.pub` (the public key "
+                            f"from the competition's page or its operator)"))
+    else:
+        console.print(plain("it carries no signed statement (its log is not signed by the "
+                            "competition's key): nothing to check it against"))
 
 
 def _write_text(out: Path, text: str) -> None:

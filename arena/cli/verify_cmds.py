@@ -1,8 +1,11 @@
-"""`arena verify DIR --key PUB`: check a published ladder (`arena ladder publish`) offline.
+"""`arena verify DIR --key PUB`: check a published ladder (`arena ladder publish`) offline;
+`arena verify FILE --key PUB`: check a match log or seat view a contestant downloaded (`arena
+logs`, a competition's public page) offline.
 
-The command parses its arguments, makes one call into ``arena.ladder.publish`` and prints what
-was verified, or every difference found (one line each, exit 1). A directory that is no
-publication at all, or a key file that cannot be read, is one line and exit 2.
+The command parses its arguments, makes one call into ``arena.ladder.publish`` (a directory) or
+``arena.host.views`` (a file) and prints what was verified, or every difference found (one line
+each, exit 1). A directory that is no publication at all, a file that cannot be read, or a key
+file that cannot be read, is one line and exit 2.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Group
@@ -25,10 +28,13 @@ from rich.progress import (
 from rich.text import Text
 
 from arena.cli.common import console, err_console, handle_errors, notice
-from arena.errors import ConfigError
+from arena.errors import ConfigError, ReplayMismatchError, SignatureError
 from arena.ladder.publish import Progress as ProgressCallback
 from arena.ladder.publish import Verification, verify_publication
-from arena.referee.signing import load_trusted
+from arena.referee.signing import TrustedKeys, load_trusted
+
+if TYPE_CHECKING:
+    from arena.host.views import Checked
 
 SHOWN_FROM = 50
 """A verification of at least this many logs shows its progress (on stderr)."""
@@ -44,13 +50,15 @@ def register(app: typer.Typer) -> None:
 @handle_errors
 def verify(
     directory: Annotated[Path, typer.Argument(
-        help="The published directory (`arena ladder publish --out DIR`).")],
+        help="The published directory (`arena ladder publish --out DIR`), or a file: a match "
+             "log or seat view downloaded from a competition (`arena logs`, its public "
+             "page).")],
     keys: Annotated[list[Path] | None, typer.Option(
         "--key", help="A public key you trust (a .pub file, or a directory of them): the "
                       "referee's, from a source you trust, not only the copy in DIR. "
                       "Repeatable (rotated keys).")] = None,
 ) -> None:
-    """Check a published ladder offline: signatures, logs, results and standings.
+    """Check a published ladder, or a downloaded match log or seat view, offline.
 
     manifest.sig must be a trusted key's signature of manifest.json. Every match the manifest
     lists must have its log in DIR/logs/ with the listed SHA-256, signed by a trusted key,
@@ -59,17 +67,64 @@ def verify(
     to the listed result; DIR/logs/ must hold nothing else. Then the standings are recomputed
     from the logs alone (Bradley-Terry, as the ladder rates) and compared with the manifest's.
 
+    A file (`arena logs`, a competition's public page) must end with the referee's statement
+    signed by a trusted key, of the SHA-256 of every byte before it: the match, its bots, rules
+    and seed commitment, the result, and for a seat view that view. A whole log is also
+    replayed under the rules. A match log with its signature record (a publication's
+    logs/) is checked as `arena replay --key` checks it.
+
     Prints what was verified, or every difference found, one line each (exit 1).
     """
     if not keys:
         raise ConfigError("pass the referee's public key with --key PUB (get it from a source "
                           "you trust: the referee.pub inside the directory proves nothing)")
     trusted = load_trusted(keys)
+    if not directory.is_dir():
+        verify_file(directory, trusted)
+        return
     with verification_progress() as progress:
         report = verify_publication(directory, trusted, progress=progress)
     console.print(render_verification(report), soft_wrap=True)  # a line a finding
     if not report.ok:
         raise typer.Exit(1)
+
+
+def verify_file(path: Path, trusted: TrustedKeys) -> None:
+    """`arena verify FILE`: one line, what was verified, or why not (exit 1)."""
+    from arena.host.views import verify_download
+
+    try:
+        checked = verify_download(path, trusted)
+    except (SignatureError, ReplayMismatchError) as exc:
+        console.print(notice("NOT verified", "bold red", f"{path}: {exc}"), soft_wrap=True)
+        raise typer.Exit(1) from None
+    console.print(render_checked(path, checked), soft_wrap=True)
+
+
+def render_checked(path: Path, checked: Checked) -> Text:
+    """What a verified download holds, in one line."""
+    names = checked.bots
+    result = checked.result
+    winner = result.get("winner")
+    if result.get("void"):
+        outcome = "void"
+    elif isinstance(winner, int) and 0 <= winner < len(names):
+        outcome = f"{names[winner]} won"
+    else:
+        outcome = "a draw"
+    totals = ", ".join(str(t) for t in result.get("totals") or ())
+    what = {"log": "the match log", "signed log": "the signed match log"}.get(
+        checked.kind, f"seat {checked.seat}'s view")
+    said = [f"{what} of match {checked.match_id} ({checked.game}: "
+            f"{' vs '.join(names)}), signed by key {checked.key_id}",
+            f"{outcome}, totals [{totals}] ({result.get('termination')})"]
+    if checked.seed is not None:
+        said.append(f"replayed under the rules: {checked.decisions} decisions, the seed "
+                    f"{checked.seed}")
+    else:
+        said.append(f"the seed commitment {checked.seed_commitment}; the seat's "
+                    f"{checked.decisions} decisions as the referee recorded them")
+    return Text.assemble(("verified", "bold green"), f": {path}: " + "; ".join(said))
 
 
 def render_verification(report: Verification) -> Group:

@@ -40,6 +40,7 @@ from arena.bots.files import add_to_tar, bot_files
 from arena.bots.manifest import load_bot_dir
 from arena.errors import ArenaError, ConfigError
 from arena.model import plain_text
+from arena.referee.signing import is_statement
 from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
 
@@ -545,6 +546,13 @@ class Download:
     """``log`` (the match log) or ``seat-view`` (the caller's seat's view of it)."""
     size: int
     """Its size in bytes."""
+    signed: bool = False
+    """It ends with the referee's signed statement (check it: `arena verify FILE --key
+    PUB`)."""
+
+
+TAIL = 64 * 1024
+"""The last bytes of a download kept to see whether it ends with a statement."""
 
 
 def download_log(connection: Connection, match_id: str, out: Path | None) -> Download:
@@ -558,13 +566,14 @@ def download_log(connection: Connection, match_id: str, out: Path | None) -> Dow
     if not directory.is_dir():
         raise ConfigError(f"cannot write into {directory}: no such directory")
     fd, temp = tempfile.mkstemp(dir=directory, prefix=".arena-log-", suffix=".part")
-    kind, size = "log", 0
+    kind, size, tail = "log", 0, b""
     try:
         with os.fdopen(fd, "wb") as handle:
             for chunk in connection.log(match_id):
                 kind = chunk.kind or kind
                 handle.write(chunk.data)
                 size += len(chunk.data)
+                tail = (tail + chunk.data)[-TAIL:]
         suffix = ".jsonl" if kind == "log" else ".seat-view.jsonl"
         target = out if out is not None else directory / f"{match_id}{suffix}"
         os.replace(temp, target)
@@ -572,4 +581,4 @@ def download_log(connection: Connection, match_id: str, out: Path | None) -> Dow
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    return Download(target, kind, size)
+    return Download(target, kind, size, is_statement(tail))

@@ -25,7 +25,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import grpc
@@ -37,7 +36,7 @@ from arena.host.results import LadderResults, bot_name
 from arena.host.submissions import QuotaExceeded
 from arena.ladder.store import StoredMatch
 from arena.model import plain_text
-from arena.referee.log import read_events, seat_log_path
+from arena.referee.log import seat_log_path
 from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
 
@@ -405,13 +404,8 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
             _abort(context, grpc.StatusCode.FAILED_PRECONDITION,
                           "the match is still running: watch it (arena watch --server ... "
                           "--match ...); its log comes when it ends")
-        if found.sight.full:
-            data = b"".join(_shared_log(found.path, found.own_seats))
-            kind = "log"
-        else:
-            data = b"".join(views.seat_view_lines(read_events(found.path),
-                                                  min(found.sight.seats)))
-            kind = "seat-view"
+        data, kind = views.download(found.path, found.sight, found.own_seats,
+                                    self.server.signing.signer)
         for offset in range(0, max(len(data), 1), CHUNK):
             yield pb.LogChunk(data=data[offset:offset + CHUNK], kind=kind)
 
@@ -458,22 +452,3 @@ def _match_row(m: StoredMatch) -> pb.MatchRow:
         finished_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(m.finished_at)),
         void=m.void, kind="ladder")
 
-
-def _shared_log(path: Path, own_seats: frozenset[int]) -> Iterator[bytes]:
-    """The match log as a contestant gets it: the head's paths of the output tails removed,
-    and a fault's detail (the faulty bot's last output) kept only for its owner. The copy is
-    not the signed log (its match end changed): the signature record is left out."""
-    with path.open("rb") as handle:
-        for line in handle:
-            if b'"signature"' in line and line.startswith(b'{"type":"signature"'):
-                continue
-            if b'"match_end"' in line:
-                data = json.loads(line)
-                if data.get("type") == "match_end":
-                    data["bot_logs"] = [None, None]
-                    result = data.get("result") or {}
-                    result.pop("log", None)
-                    if result.get("faulty_seat") not in own_seats:
-                        result["detail"] = ""
-                    line = (json.dumps(data, separators=(",", ":")) + "\n").encode()
-            yield line

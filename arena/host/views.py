@@ -14,19 +14,31 @@ A seat's view is built from ``game.observation(state, seat)`` alone (``seat_fram
 ``seat_view_lines``): the engine decides what a seat sees, so no hidden card can slip through a
 caption or a header (the seed, which determines every deal, is never in a seat's view; the
 opponent's moves are captioned "moved", the board shows what of them the seat saw).
+
+What a contestant downloads of a finished match (``download``) is the log as they may have it
+(``shared_log``) or their seat's view, ending with the referee's signed statement of exactly
+those bytes (``arena.referee.signing.statement_for``), so they can check it offline with the
+competition's public key (``verify_download``, `arena verify FILE --key referee.pub`). The
+statement is made as the file is sent, with the key that signed the match log, and only of a
+log that key signed and that still verifies; each seat's view gets a statement of that view
+alone (no digest of the other seat's view: a view has too little entropy to hide behind a
+hash).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from google.protobuf import json_format
 from rich.console import Console
 
+from arena.errors import LogFormatError, SignatureError
 from arena.games import get_game
 from arena.model import (
     DecisionEvent,
@@ -36,13 +48,27 @@ from arena.model import (
     RoundEndEvent,
     plain_text,
 )
-from arena.referee.replay import replay_events
+from arena.referee.log import read_events
+from arena.referee.replay import SeedCheck, replay_events, replay_log, verify_log
+from arena.referee.signing import (
+    LOG_DOCUMENT,
+    SEAT_VIEW_DOCUMENT,
+    Signer,
+    Statement,
+    TrustedKeys,
+    check_statement,
+    is_statement,
+    parse_log_signature,
+    statement_for,
+)
 from arena.render import renderer_for
 from arena.wire import encode_observation
 
 OWN_SEAT, PARTICIPANTS, PUBLIC = "own-seat", "participants", "public"
 BOARD_WIDTH = 78
 """Columns of a rendered board (it fits an 80-column terminal as it is)."""
+
+log = logging.getLogger("arena.host")
 
 
 @dataclass(frozen=True)
@@ -185,3 +211,160 @@ def seat_view_lines(events: Iterable[MatchEvent], seat: int) -> Iterator[bytes]:
 
 def _line(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, separators=(",", ":")) + "\n").encode()
+
+
+# --- downloads -------------------------------------------------------------------------------
+def shared_log(data: bytes, own_seats: frozenset[int]) -> bytes:
+    """A finished match log's bytes as a contestant gets them: the signature record left out,
+    and in the match end the head's paths (the output tails', the log's own) null and a fault's
+    detail (the faulty bot's last output) kept only for its owner (``own_seats``); every other
+    line as it is."""
+    out: list[bytes] = []
+    for line in io.BytesIO(data):  # lines end at "\n" only, as the referee writes them
+        if b'"signature"' in line and line.startswith(b'{"type":"signature"'):
+            continue
+        if b'"match_end"' in line:
+            record = json.loads(line)
+            if record.get("type") == "match_end":
+                record["bot_logs"] = [None, None]
+                result = record.get("result") or {}
+                if "log" in result:
+                    result["log"] = None
+                if result.get("faulty_seat") not in own_seats:
+                    result["detail"] = ""
+                line = _line(record)
+        out.append(line)
+    return b"".join(out)
+
+
+def download(path: Path, seen: Sight, own_seats: frozenset[int], signer: Signer | None
+             ) -> tuple[bytes, str]:
+    """What a caller who may see ``seen`` of the finished match logged at ``path`` downloads,
+    and its kind: the whole log (``log``: ``shared_log``) or their seat's view (``seat-view``,
+    the lowest of their seats), ending with ``signer``'s statement of those bytes when the log
+    is signed by that key (else without one: a log signed by a key since rotated out, a
+    validation match's, a log changed after it was signed; said in the server's log)."""
+    data = path.read_bytes()
+    if seen.full:
+        kind, seat = LOG_DOCUMENT, None
+        document = shared_log(data, own_seats)
+    else:
+        kind, seat = SEAT_VIEW_DOCUMENT, min(seen.seats)
+        document = b"".join(seat_view_lines(read_events(path), seat))
+    if signer is None:
+        return document, kind
+    try:
+        signed = parse_log_signature(data) is not None
+        statement = statement_for(data, kind, seat, document, signer) if signed else b""
+    except SignatureError as exc:
+        log.warning(json.dumps({"event": "no_statement", "log": str(path), "why": str(exc)}))
+        statement = b""
+    return document + statement, kind
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A downloaded file that verified (``verify_download``)."""
+
+    kind: str
+    """``log`` or ``seat-view`` (a download with a statement), or ``signed log`` (a match log
+    with its signature record, as `arena ladder publish` gives them)."""
+    key_id: str
+    match_id: str
+    game: str
+    seat: int | None
+    """The seat of a seat's view."""
+    bots: tuple[str, ...]
+    result: dict[str, Any]
+    """The result as signed (winner, totals, rounds, termination, faulty seat, void)."""
+    seed_commitment: str | None
+    seed: SeedCheck | None
+    """What replay said of the seed (a log; None: a seat's view, which holds no seed)."""
+    decisions: int
+    """The decisions the file holds: all of a log's, a seat view's own."""
+
+
+def verify_download(path: Path, trusted: TrustedKeys) -> Checked:
+    """Check a file a contestant downloaded (`arena logs`, the public page) offline against
+    ``trusted``: its statement (signed by a trusted key, the SHA-256 of every byte before it,
+    what it states of the match the file's own header and match end), and a whole log replayed
+    under the rules (the seed's reveal against its commitment, every deal, action, clock and
+    score). A signed match log (its signature record last) is checked as `arena replay --key`
+    does. Raises ``SignatureError`` or ``ReplayMismatchError`` (one line) for a file that does
+    not verify, ``LogFormatError`` for one that cannot be read or is no log or seat view at
+    all."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LogFormatError(f"cannot read {path}: {exc.strerror}") from None
+    if not is_statement(data):
+        if parse_log_signature(data) is None:
+            if not _looks_like_a_log(data):
+                raise LogFormatError(f"{path} is not a match log or a seat view (nor a "
+                                     "published directory): give a file `arena logs` wrote")
+            raise SignatureError("the file's last line is no signed statement (nor a log's "
+                                 "signature): it was changed, or the file was sent without "
+                                 "one (an unsigned log, or downloaded before the server "
+                                 "signed downloads)")
+        checked = verify_log(path, trusted)
+        report = checked.report
+        result = report.result
+        assert checked.signature is not None and result is not None
+        return Checked("signed log", checked.signature.key_id, report.match_id, report.game,
+                       None, result.bots, {"winner": result.winner,
+                                           "totals": list(result.totals),
+                                           "termination": str(result.termination)},
+                       None, report.seed, report.decisions)
+    statement = check_statement(data, trusted)
+    _agrees(statement)
+    seed: SeedCheck | None = None
+    decisions = sum(1 for line in statement.document.splitlines()
+                    if line.startswith(b'{"type":"observation"'))
+    if statement.kind == LOG_DOCUMENT:
+        report = replay_log(path)
+        seed, decisions = report.seed, report.decisions
+    content = statement.content
+    return Checked(statement.kind, statement.key_id, str(content["match_id"]),
+                   str(content["game"]), statement.seat,
+                   tuple(str(b.get("name")) for b in content["bots"]), content["result"],
+                   content["seed_commitment"], seed, decisions)
+
+
+def _looks_like_a_log(data: bytes) -> bool:
+    """Whether the first line of ``data`` is a log's header or a seat view's."""
+    try:
+        first = json.loads(data.split(b"\n", 1)[0])
+    except ValueError:
+        return False
+    return isinstance(first, dict) and first.get("type") in ("header", "seat_header")
+
+
+def _agrees(statement: Statement) -> None:
+    """The file's header and match end, which must say what its statement says (they do
+    unless the referee that signed it is broken: the statement holds their SHA-256)."""
+    document, content = statement.document, statement.content
+    try:
+        header = json.loads(document.split(b"\n", 1)[0])
+        end = json.loads(document.rstrip(b"\n").rsplit(b"\n", 1)[-1])
+    except ValueError:
+        header = end = None
+    kind = "header" if statement.kind == LOG_DOCUMENT else "seat_header"
+    if not (isinstance(header, dict) and isinstance(end, dict)) or header.get("type") != kind \
+            or end.get("type") != "match_end" or not isinstance(end.get("result"), dict):
+        raise SignatureError(f"the signed file is not a whole {statement.kind} (its {kind} to "
+                             "its match end)")
+    said: dict[str, Any] = {k: content[k] for k in ("match_id", "game", "game_version",
+                                                    "options", "ladder", "seed_commitment")}
+    found: dict[str, Any] = {k: header.get(k) for k in said}
+    said["bots"] = content["bots"]
+    found["bots"] = [{k: b.get(k) for k in ("name", "version", "digest")}
+                     for b in header.get("bots", []) if isinstance(b, dict)]
+    for key, value in content["result"].items():
+        if key in end["result"]:
+            said[key], found[key] = value, end["result"][key]
+    if statement.kind == SEAT_VIEW_DOCUMENT:
+        said["seat"], found["seat"] = statement.seat, header.get("seat")
+    for key, value in said.items():
+        if found[key] != value:
+            raise SignatureError(f"the statement says {key} {value!r}, the file "
+                                 f"{found[key]!r}")

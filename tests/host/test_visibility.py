@@ -66,9 +66,13 @@ def public(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
 
 
 def _whole_log(stub: Any, match_id: str) -> list[dict[str, Any]]:
+    """The records of a match's log as the server sends it (its last line, the referee's signed
+    statement of it, left out: tests/host/test_signed_downloads.py)."""
     chunks = list(stub.GetLog(pb.LogRequest(match_id=match_id), timeout=60))
     assert {c.kind for c in chunks} == {"log"}
-    return [json.loads(line) for line in b"".join(c.data for c in chunks).splitlines()]
+    lines = [json.loads(line) for line in b"".join(c.data for c in chunks).splitlines()]
+    assert lines[-1]["type"] == "statement"
+    return lines[:-1]
 
 
 def test_participants_see_the_whole_match_and_others_nothing(
@@ -78,7 +82,7 @@ def test_participants_see_the_whole_match_and_others_nothing(
     lines = _whole_log(alice, match_id)
     assert lines[0]["type"] == "header" and "seed_commitment" in lines[0]  # the whole log
     assert lines[-1]["type"] == "match_end" and lines[-1]["bot_logs"] == [None, None]
-    assert "log" not in lines[-1]["result"]  # no path of the head's
+    assert lines[-1]["result"]["log"] is None  # no path of the head's
     frames = list(alice.WatchMatch(pb.WatchRequest(match_id=match_id, seat=-1), timeout=120))
     assert frames[-1].final and frames[0].seat == -1
     assert alice.GetBotOutput(pb.BotOutputRequest(match_id=match_id), timeout=30).seat == seat
