@@ -1,38 +1,41 @@
 """What a contestant sends the competition server, received and opened under the trust
 boundary's rules: an upload streamed to a private file and cut at its byte quota, a bot
 directory's tar unpacked into regular files and directories only (within the bot directory
-caps), a ``docker save`` stream loaded without its tags.
+caps), a ``docker save`` stream rebuilt by the server and loaded without any tag.
 
 Every byte here is an adversary's:
 
 * :func:`receive` never holds an upload whole: chunks go to a 0600 file in a 0700 directory as
   they arrive, hashed on the way, and the upload is cut (:class:`UploadTooLarge`, the partial
   file removed) the moment it passes its limit.
-* :func:`unpack_bot` reads the tar as a stream and writes each member itself (never
-  ``tarfile.extract``): only regular files and directories, no absolute path, no ``..``, no
-  hidden name or ``__pycache__`` (what a bot directory does not count), no symlink, hard link,
-  device, FIFO or sparse file; the caps of :mod:`arena.bots.files` (``ARENA_MAX_BOT_DIR_MB``,
-  ``ARENA_MAX_BOT_DIR_FILES``) are enforced while extracting, so a tar bomb stops at the cap.
-  Files are 0644 or 0755 (by the execute bit), directories 0755. A refusal leaves nothing.
-* :func:`load_image` gives the engine a rewritten archive: ``manifest.json`` without
-  ``RepoTags`` (and without ``LayerSources``, which could point at foreign URLs), no
-  ``repositories``, ``index.json`` or ``oci-layout`` (which carry names too). So a tar naming
-  ``arena/base:py311`` or ``arena-bot/victim:s3`` cannot move those tags. Exactly one image; its
-  id is the manifest's config digest, checked on the engine; then the image policy of
-  ``arena submit --image`` (:func:`arena.bots.images.policy.image_problem`).
+* :func:`unpack_bot` reads the tar (plain, gzip, bzip2 or xz) one bounded header at a time
+  (:mod:`arena.host.tarstream`: a long name or PAX header claiming more than a few KiB or 1 MiB
+  is refused before it is read, and so is all that unpacks past the caps) and writes each
+  member itself (never ``tarfile.extract``): only regular files and directories, no absolute
+  path, no ``..``, no hidden name or ``__pycache__`` (what a bot directory does not count), no
+  symlink, hard link, device, FIFO or sparse file; the caps of :mod:`arena.bots.files`
+  (``ARENA_MAX_BOT_DIR_MB``, ``ARENA_MAX_BOT_DIR_FILES``) are enforced while extracting, so a
+  tar bomb stops at the cap. Files are 0644 or 0755 (by the execute bit), directories 0755. A
+  refusal leaves nothing.
+* :func:`load_image` gives the engine an archive the server wrote
+  (:mod:`arena.host.image_archive`): the upload's config and layers, verified against their
+  digests, each layer decompressed and counted against the image's cap (the competition's
+  quota, ``ARENA_MAX_IMAGE_MB``) before the engine sees a byte, and a ``manifest.json`` naming
+  no tag. So no upload moves ``arena/base:py311`` or ``arena-bot/victim:s3``, and an image too
+  big unpacked is refused before it is loaded. The image policy of ``arena submit --image``
+  (:func:`arena.bots.images.policy.image_problem`) is applied to its config before the layers
+  are read and to the loaded image again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
-import posixpath
 import shutil
 import tarfile
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -44,9 +47,11 @@ from arena.bots.files import (
     check_bot_directory,
     counts,
 )
-from arena.bots.images.policy import image_problem
+from arena.bots.images.policy import MAX_IMAGE_MB_ENV, image_problem, max_image_bytes
 from arena.cluster.shipping import image_present
 from arena.errors import ArenaError, ConfigError, SandboxError
+from arena.host.image_archive import Cap, rebuild
+from arena.host.tarstream import BLOCK, PIECE_BYTES, Counted, Inflated, TarStream
 from arena.model import plain_text
 
 PRIVATE_DIR_MODE = 0o700
@@ -57,12 +62,9 @@ PAYLOAD = "payload"
 """The upload's file in its submission's directory (``<uploads>/<id>/``)."""
 BOT_SUBDIR = "bot"
 """Where a directory submission is unpacked in its submission's directory."""
-COPY_BYTES = 1 << 20
-"""How much of a member or an archive is copied at a time."""
-MANIFEST_MAX_BYTES = 1 << 20
-"""The largest ``manifest.json`` a ``docker save`` stream may hold (one image's is < 2 KiB)."""
-DROPPED_MEMBERS = ("repositories", "index.json", "oci-layout")
-"""Members of an image archive that name tags (or an OCI index that may): never loaded."""
+MEMBER_OVERHEAD = 3 * BLOCK
+"""What a bot directory's tar spends on a member besides its bytes (a header, a PAX header
+and padding), counted in the most it may unpack to."""
 
 
 class UploadTooLarge(ArenaError):
@@ -216,24 +218,21 @@ def _make_dirs(root: Path, parts: tuple[str, ...], made: set[tuple[str, ...]],
         made.add(sub)
 
 
-def _write_member(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path,
+def _write_member(tar: TarStream, member: tarfile.TarInfo, target: Path,
                   budget: _Budget) -> None:
     """Copy a regular member's bytes into the new file ``target`` (never through a link),
     counting them against the caps as they are written."""
-    source = tar.extractfile(member)
-    if source is None:
-        raise ConfigError(f"the bot's tar cannot give the bytes of {plain_text(member.name)!r}")
     mode = 0o755 if member.mode & 0o111 else 0o644
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                  mode)
-    with open(fd, "wb") as out, source:
+    with open(fd, "wb") as out:
         os.fchmod(out.fileno(), mode)
-        while block := source.read(COPY_BYTES):
+        while block := tar.read(PIECE_BYTES):
             budget.add_bytes(len(block))
             out.write(block)
 
 
-def _extract(tar: tarfile.TarFile, root: Path, caps: DirectoryCaps) -> None:
+def _extract(tar: TarStream, root: Path, caps: DirectoryCaps) -> None:
     budget = _Budget(caps)
     made: set[tuple[str, ...]] = {()}
     for member in tar:
@@ -259,123 +258,53 @@ def _extract(tar: tarfile.TarFile, root: Path, caps: DirectoryCaps) -> None:
                               ) from None
 
 
+def unpacked_limit(caps: DirectoryCaps) -> int:
+    """The most bytes a bot directory's tar may unpack to: its files' cap and, for each member
+    the file cap allows (files and as many directories), a header, a PAX header and padding."""
+    return caps.max_bytes + 2 * caps.max_files * MEMBER_OVERHEAD + 2 * BLOCK
+
+
 def unpack_bot(tar: Path, dest: Path) -> Path:
-    """Unpack the tar of a bot directory (plain or compressed) into the new directory ``dest``
-    (see the module doc for what is refused) and check it as every bot directory is
+    """Unpack the tar of a bot directory (plain, gzip, bzip2 or xz) into the new directory
+    ``dest`` (see the module doc for what is refused) and check it as every bot directory is
     (:func:`arena.bots.files.check_bot_directory`); returns ``dest``. Raises ``ConfigError``
-    naming the refused member (``dest`` removed: nothing half-written is left)."""
+    naming the refused member or bound (``dest`` removed: nothing half-written is left)."""
     caps = DirectoryCaps.from_env()
+    limit = unpacked_limit(caps)
     os.mkdir(dest, 0o755)
     os.chmod(dest, 0o755)
     try:
-        with tarfile.open(tar, mode="r|*") as archive:
-            _extract(archive, dest, caps)
+        with tar.open("rb") as raw:
+            plain = Counted(Inflated(raw, "the bot's upload"), limit=limit, refusal=(
+                f"the bot's tar unpacks to more than {limit >> 20} MiB (its files' cap, "
+                f"{MAX_DIR_MB_ENV}, and their headers): leave out what the bot does not need"))
+            _extract(TarStream(plain, "the bot's upload"), dest, caps)
         check_bot_directory(dest)
-    except BaseException as exc:
+    except BaseException:
         remove_tree(dest)
-        if isinstance(exc, tarfile.TarError | EOFError):
-            raise ConfigError(f"the bot's upload is not a readable tar ({exc}): send the "
-                              "directory's files as a tar") from None
         raise
     return dest
 
 
 # --- images ---------------------------------------------------------------------------------
-def _image_member_problem(member: tarfile.TarInfo) -> str | None:
-    """Why a member of a ``docker save`` stream is refused, or None: regular files,
-    directories, and symlinks that stay inside the archive (``docker save`` links a repeated
-    layer to its first copy)."""
-    path = PurePosixPath(member.name)
-    if path.is_absolute() or ".." in path.parts:
-        return "a path outside the archive"
-    if member.issym():
-        target = posixpath.normpath(posixpath.join(str(path.parent), member.linkname))
-        if member.linkname.startswith("/") or target == ".." or target.startswith("../"):
-            return "a symlink out of the archive"
-        return None
-    if (member.isreg() and not member.issparse()) or member.isdir():
-        return None
-    return "not a regular file, directory or symlink"
+def image_cap(quota: int | None = None) -> Cap:
+    """How much an uploaded image's layers may unpack to: the competition's quota
+    (``max_image_upload_mb``) when given, and the image policy's cap (``ARENA_MAX_IMAGE_MB``),
+    whichever is smaller."""
+    policy = max_image_bytes()
+    if quota is not None and quota <= policy:
+        return Cap(quota, f"the image unpacks to more than {_size(quota)}, the competition's "
+                          "quota (max_image_upload_mb counts the unpacked layers): leave out "
+                          "what the bot does not need")
+    return Cap(policy, f"the image unpacks to more than {_size(policy)} ({MAX_IMAGE_MB_ENV}): "
+                       "leave out what the bot does not need")
 
 
-def _clean_manifest(data: bytes) -> tuple[bytes, str]:
-    """``manifest.json`` of one image without its tags (only ``Config`` and ``Layers`` kept),
-    and the image id its config names; ``ConfigError`` for anything but one image."""
-    try:
-        manifest = json.loads(data)
-    except ValueError:
-        raise ConfigError("the image archive's manifest.json is not JSON: send the output of "
-                          "`docker save` of one image") from None
-    if not isinstance(manifest, list) or len(manifest) != 1 or not isinstance(manifest[0], dict):
-        count = len(manifest) if isinstance(manifest, list) else "no"
-        raise ConfigError(f"the image archive holds {count} images: send exactly one "
-                          "(`docker save IMAGE`)")
-    entry = manifest[0]
-    config, layers = entry.get("Config"), entry.get("Layers")
-    if not isinstance(config, str) or not isinstance(layers, list) or not all(
-            isinstance(layer, str) for layer in layers):
-        raise ConfigError("the image archive's manifest.json has no Config or Layers")
-    digest = PurePosixPath(config).name.removesuffix(".json")
-    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
-        raise ConfigError("the image archive's manifest.json names no config digest")
-    clean = json.dumps([{"Config": config, "RepoTags": None, "Layers": layers}]).encode()
-    return clean, f"sha256:{digest}"
-
-
-def _rewrite_image_archive(source: Path, out: IO[bytes]) -> str:
-    """Copy the ``docker save`` stream ``source`` into ``out`` without the members that name
-    tags, ``manifest.json`` rewritten (:func:`_clean_manifest`); returns the image id."""
-    image_id = ""
-    with tarfile.open(source, mode="r|") as tar, tarfile.open(
-            fileobj=out, mode="w|", format=tarfile.PAX_FORMAT) as copy:
-        for member in tar:
-            if member.name in DROPPED_MEMBERS:
-                continue
-            problem = _image_member_problem(member)
-            if problem is not None:
-                raise ConfigError(f"the image archive holds {plain_text(member.name)[:120]!r}: "
-                                  f"{problem}")
-            if member.name == "manifest.json":
-                if image_id or member.size > MANIFEST_MAX_BYTES:
-                    raise ConfigError("the image archive holds more than one manifest.json, or "
-                                      "a huge one: send `docker save` of one image")
-                stream = tar.extractfile(member)
-                clean, image_id = _clean_manifest(stream.read() if stream else b"")
-                member.size = len(clean)
-                copy.addfile(member, _BytesReader(clean))
-                continue
-            copy.addfile(member, tar.extractfile(member) if member.isreg() else None)
-    if not image_id:
-        raise ConfigError("the image archive has no manifest.json: send the output of "
-                          "`docker save` of one image (Docker 1.10 or later)")
-    return image_id
-
-
-class _BytesReader:
-    """A file-like object over bytes (``tarfile.addfile`` reads its data through ``read``)."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.pos = 0
-
-    def read(self, size: int = -1) -> bytes:
-        end = len(self.data) if size < 0 else self.pos + size
-        block = self.data[self.pos:end]
-        self.pos += len(block)
-        return block
-
-
-@contextlib.contextmanager
-def _rewritten(tar: Path) -> Iterator[tuple[IO[bytes], str]]:
-    """The archive rewritten into a private temporary file beside ``tar``, and the image id."""
-    with tempfile.TemporaryFile(prefix=".image-", dir=tar.parent) as out:
-        try:
-            image_id = _rewrite_image_archive(tar, out)
-        except (tarfile.TarError, EOFError) as exc:
-            raise ConfigError(f"the image upload is not a readable tar ({exc}): send the output "
-                              "of `docker save` of one image") from None
-        out.seek(0)
-        yield out, image_id
+def _check_config(config: dict[str, Any]) -> None:
+    """The image policy on a config, before any layer is read (the size is the cap's)."""
+    problem = image_problem({"Config": config.get("config") or {}, "Size": 0})
+    if problem is not None:
+        raise ConfigError(f"refused: {problem}")
 
 
 def _engine_load(client: Any, archive: IO[bytes]) -> None:
@@ -396,17 +325,23 @@ def _engine_load(client: Any, archive: IO[bytes]) -> None:
         raise SandboxError(f"docker load failed: {message}") from exc
 
 
-def load_image(tar: Path, client: Any) -> str:
-    """Load the ``docker save`` stream ``tar`` into the engine without its tags (see the module
-    doc) and return the image's id, once it passes the image policy. ``ConfigError`` for an
-    archive that is not one image, or an image the policy refuses (removed again unless the
-    engine had it before); ``SandboxError`` when the engine fails."""
-    with _rewritten(tar) as (archive, image_id):
+def load_image(tar: Path, client: Any, quota: int | None = None) -> str:
+    """Load the ``docker save`` stream ``tar`` into the engine as an archive the server rebuilt
+    (see the module doc) and return the image's id, once it passes the image policy. ``quota``
+    is the competition's ``max_image_upload_mb`` in bytes (see :func:`image_cap`).
+    ``ConfigError`` for an archive that is not one image, an image over its cap, or one the
+    policy refuses (removed again unless the engine had it before); ``SandboxError`` when the
+    engine fails."""
+    with tar.open("rb") as upload, tempfile.TemporaryFile(prefix=".image-",
+                                                          dir=tar.parent) as archive:
+        rebuilt = rebuild(upload, tar.stat().st_size, archive, image_cap(quota),
+                          _check_config)
+        archive.seek(0)
+        image_id = rebuilt.image_id
         existed = image_present(client, image_id)
         _engine_load(client, archive)
     if not image_present(client, image_id):
-        raise ConfigError(f"the image archive did not load image {image_id[:19]} (its "
-                          "manifest.json names a config it does not hold?)")
+        raise ConfigError(f"the image archive did not load image {image_id[:19]}")
     problem = image_problem(client.images.get(image_id).attrs)
     if problem is not None:
         if not existed:

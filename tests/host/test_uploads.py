@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import hashlib
 import io
 import json
+import lzma
 import secrets
 import stat
 import tarfile
@@ -20,6 +22,7 @@ from arena.bots.files import MAX_DIR_FILES_ENV, MAX_DIR_MB_ENV
 from arena.bots.manifest import load_bot_dir
 from arena.errors import ConfigError
 from arena.host.uploads import UploadTooLarge, load_image, receive, unpack_bot
+from tests.host.archive_support import long_name_bomb
 from tests.sandbox.conftest import base_image, docker_client
 
 __all__ = ["base_image", "docker_client"]  # the Docker fixtures, shared with tests/sandbox
@@ -186,6 +189,89 @@ def test_too_many_files_stop_at_the_file_cap(tmp_path: Path,
     assert not dest.exists()
 
 
+def _header(name: str, kind: bytes, size: int, fmt: int = tarfile.GNU_FORMAT) -> bytes:
+    """One raw header claiming ``size`` bytes (what follows is up to the caller)."""
+    info = _member(name, kind)
+    info.size = size
+    return info.tobuf(fmt)
+
+
+def _pax(records: dict[str, str], kind: bytes = tarfile.XHDTYPE) -> bytes:
+    """A PAX header with ``records``, and its body."""
+    body = b"".join(
+        f"{len(f' {k}={v}') + len(str(len(f' {k}={v}') + 3)) + 1} {k}={v}\n".encode()
+        for k, v in records.items())
+    return _header("././@PaxHeader", kind, len(body)) + body + bytes(-len(body) % 512)
+
+
+def test_a_long_name_claiming_gigabytes_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """ATTACK (issue 33, hole 3): 300 bytes of bzip2 whose first header is a GNU long name
+    claiming 8 GiB, then 64 MiB of zeros. ``tarfile`` in stream mode read that body whole (774
+    MiB of memory for 283 bytes); it is refused from its header, one line, nothing read."""
+    bomb = long_name_bomb(8 << 30, 64 << 20)
+    assert len(bomb) < 400
+    dest = tmp_path / "bot"
+    with pytest.raises(ConfigError) as caught:
+        unpack_bot(_write(tmp_path, bomb), dest)
+    assert str(caught.value) == ("the bot's upload holds a long name of 8.0 GiB (at most 4096 "
+                                 "bytes): send a plain tar of the files")
+    assert not dest.exists()
+
+
+HEADER_ATTACKS = {
+    "pax header of 4 GiB": (_header("././@PaxHeader", tarfile.XHDTYPE, 4 << 30),
+                            "a PAX header of 4.0 GiB"),
+    "global header of 2 MiB": (_header("pax_global_header", tarfile.XGLTYPE, 2 << 20),
+                               "a PAX global header of 2 MiB"),
+    "gnu sparse file": (_header("bot.py", tarfile.GNUTYPE_SPARSE, 0), "a sparse file"),
+    "pax sparse file": (_pax({"GNU.sparse.major": "1", "GNU.sparse.minor": "0"})
+                        + _header("bot.py", tarfile.REGTYPE, 0), "a sparse file"),
+    "global path": (_pax({"path": "../../etc/cron.d/x"}, tarfile.XGLTYPE),
+                    "a PAX global header setting 'path'"),
+    "directory with bytes": (_header("lib", tarfile.DIRTYPE, 1 << 20),
+                             "a directory, link, device or FIFO whose header claims bytes"),
+    "damaged header": (b"\x01" * 512, "not a readable tar (a damaged header at byte 0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HEADER_ATTACKS))
+def test_an_unbounded_or_ambiguous_header_is_refused_with_one_line(tmp_path: Path,
+                                                                   case: str) -> None:
+    """ATTACK: a header claiming a huge body, a sparse file (it unpacks past its bytes), a
+    global path, a directory claiming bytes (readers disagree on whether they follow)."""
+    raw, words = HEADER_ATTACKS[case]
+    dest = tmp_path / "bot"
+    for pack in (bz2.compress, lambda data: data):
+        with pytest.raises(ConfigError) as caught:
+            unpack_bot(_write(tmp_path, pack(raw + bytes(4096))), dest)
+        assert words in str(caught.value) and "\n" not in str(caught.value)
+        assert not dest.exists()
+
+
+def test_headers_alone_stop_at_what_the_caps_allow_unpacking(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ATTACK: a stream of PAX global headers (no member, so no cap counts them) inflates no
+    further than the bot directory's caps allow a whole tar to."""
+    monkeypatch.setenv(MAX_DIR_MB_ENV, "1")
+    monkeypatch.setenv(MAX_DIR_FILES_ENV, "5")
+    one = _pax({"comment": "x" * 60_000}, tarfile.XGLTYPE)
+    dest = tmp_path / "bot"
+    with pytest.raises(ConfigError, match=f"unpacks to more than 1 MiB.*{MAX_DIR_MB_ENV}"):
+        unpack_bot(_write(tmp_path, gzip.compress(one * 40)), dest)
+    assert not dest.exists()
+
+
+@pytest.mark.parametrize("pack", [bz2.compress, lzma.compress], ids=["bzip2", "xz"])
+def test_a_bzip2_or_xz_tar_is_unpacked(tmp_path: Path, pack: Any) -> None:
+    dest = unpack_bot(_write(tmp_path, pack(_tar(_bot_members()))), tmp_path / "bot")
+    assert (dest / "bot.py").read_bytes() == (GREEDY / "bot.py").read_bytes()
+
+
+def test_a_zstd_tar_is_refused_with_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="zstd-compressed: send it plain, or compressed"):
+        unpack_bot(_write(tmp_path, b"\x28\xb5\x2f\xfd" + bytes(100)), tmp_path / "bot")
+
+
 def test_not_a_tar_is_one_clear_refusal(tmp_path: Path) -> None:
     dest = tmp_path / "bot"
     with pytest.raises(ConfigError, match="not a readable tar"):
@@ -296,7 +382,7 @@ def test_an_image_archive_must_hold_exactly_one_image(docker_client: Any,
         with pytest.raises(ConfigError, match="holds 2 images: send exactly one"):
             load_image(two, docker_client)
         bare = tmp_path / "bare.tar"
-        bare.write_bytes(_tar([(_member("layer.tar"), b"")]))
+        bare.write_bytes(_tar([(_member("repositories"), b"{}")]))
         with pytest.raises(ConfigError, match="no manifest.json"):
             load_image(bare, docker_client)
     finally:
