@@ -63,3 +63,19 @@ def test_the_label_of_an_arena_built_bot_image_passes() -> None:
 
     assert BOT_BUILD_LABEL == INPUTS_LABEL
     assert image_problem(_attrs(Labels={INPUTS_LABEL: "", "org.example": "x"})) is None
+
+
+def test_a_base_image_is_told_by_its_inputs_label_and_one_layer() -> None:
+    """What a base tag must name to be used (arena.bots.images.build.base_problem): an image
+    the arena imported. A bot image it built carries the label empty; a submitted image with
+    the label is refused by the policy above."""
+    from arena.bots.images.build import INPUTS_LABEL, base_problem
+
+    def image(labels: dict[str, str], layers: int) -> dict[str, Any]:
+        return {"Config": {"Labels": labels},
+                "RootFS": {"Layers": [f"sha256:{n}" for n in range(layers)]}}
+
+    assert base_problem(image({INPUTS_LABEL: "0" * 64}, 1)) is None
+    assert "no hash" in (base_problem(image({INPUTS_LABEL: ""}, 1)) or "")
+    assert "no hash" in (base_problem(image({}, 1)) or "")
+    assert "2 layers" in (base_problem(image({INPUTS_LABEL: "0" * 64}, 2)) or "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 import shutil
 import subprocess
 import sys
@@ -22,11 +23,13 @@ from arena.bots.images import (
     build_base_image,
     build_bot_image,
     debian_mirror,
+    find_base_image,
     inputs_key,
     pin_image,
     prepare_wheels,
     prune_images,
 )
+from arena.errors import ConfigError
 from arena.model import MatchSpec, Termination
 
 pytestmark = pytest.mark.docker
@@ -120,6 +123,33 @@ def test_bot_image_builds_on_the_local_base(base_image: BaseImage, docker_client
     assert image.attrs["Config"]["User"] == "65534:65534"
     assert image.attrs["RootFS"]["Layers"][0] == base_image.digest
     assert pin_image(built.image_id, client=docker_client) == built
+
+
+def test_a_base_tag_naming_an_image_the_arena_did_not_build_is_refused(
+        base_image: BaseImage, docker_client: Any) -> None:
+    """ATTACK: a tag is a name anything can be given. The image a base tag names is used only
+    if it is a base the arena built (the hash of its inputs, one imported layer), and then by
+    id; a bot image built on the base (two layers, the label empty) or an image without the
+    label is refused, saying how to mend it (shown on a throwaway tag of the base's name)."""
+    tag = f"arena/base:test-{secrets.token_hex(4)}"
+    repository, version = tag.split(":")
+    bot = build_bot_image(ROOT / "sample_bots" / "lost-cities" / "random", client=docker_client)
+    bare = docker_client.images.get(json.loads(docker_client.api.import_image_from_data(
+        b"\0" * 1024).strip().splitlines()[-1])["status"])
+    try:
+        for impostor in (bot.image_id, bare.id):
+            docker_client.images.get(impostor).tag(repository, version)
+            with pytest.raises(ConfigError, match=f"tagged {tag} .* is not a base image the "
+                                                  "arena built: it carries no hash of a base "
+                                                  "image's inputs.*build-base"):
+                find_base_image(tag, docker_client)
+        docker_client.images.get(base_image.image_id).tag(repository, version)
+        found = find_base_image(tag, docker_client)
+        assert found is not None and found.image_id == base_image.image_id
+    finally:
+        for ref in (tag, bare.id):
+            with contextlib.suppress(docker.errors.APIError):
+                docker_client.images.remove(ref, force=True)
 
 
 def test_sandbox_builds_a_bot_directory_once_per_content(

@@ -142,20 +142,48 @@ def layer_digest(attrs: dict[str, Any]) -> str:
 
 
 # --- base images --------------------------------------------------------------------------
-def find_base_image(tag: str = BASE_TAG, client: Any = None) -> BaseImage | None:
-    """The local base image with this tag, or None."""
+def base_problem(attrs: dict[str, Any]) -> str | None:
+    """Why an image (its ``docker image inspect`` attributes) is not a base image the arena
+    built, or None: a base carries the hash of its inputs in :data:`INPUTS_LABEL` (a bot image
+    the arena builds carries it empty, and the image policy refuses a submitted image carrying
+    it) and is one imported layer."""
+    labels = (attrs.get("Config") or {}).get("Labels") or {}
+    layers = (attrs.get("RootFS") or {}).get("Layers") or []
+    if not labels.get(INPUTS_LABEL):
+        return f"it carries no hash of a base image's inputs (label {INPUTS_LABEL})"
+    if len(layers) != 1:
+        return f"it has {len(layers)} layers, a base image one"
+    return None
+
+
+def _tagged(tag: str, client: Any) -> Any:
+    """The image the engine has under ``tag``, or None."""
     import docker.errors
 
-    client = client or docker_client()
     try:
-        image = client.images.get(tag)
+        return client.images.get(tag)
     except docker.errors.ImageNotFound:
         return None
+
+
+def find_base_image(tag: str = BASE_TAG, client: Any = None) -> BaseImage | None:
+    """The local base image with this tag, by id, or None. A tag is a name anything on the
+    engine can be given: the image it names is used only if it is a base image the arena
+    built (:func:`base_problem`), else ``ConfigError`` saying so and how to mend it."""
+    client = client or docker_client()
+    image = _tagged(tag, client)
+    if image is None:
+        return None
+    problem = base_problem(image.attrs)
+    if problem is not None:
+        raise ConfigError(f"the image tagged {tag} ({image.id[:19]}) is not a base image the "
+                          f"arena built: {problem}; rebuild it (`arena images build-base`)")
     return BaseImage(tag, image.id, layer_digest(image.attrs), reused=True)
 
 
 def require_base_image(flavor_name: str = DEFAULT_FLAVOR, client: Any = None) -> BaseImage:
-    """The local base image of a flavor; raises ``ConfigError`` saying how to build it."""
+    """The local base image of a flavor (checked: :func:`find_base_image`); raises
+    ``ConfigError`` saying how to build it."""
     kind = flavor(flavor_name)
     found = find_base_image(kind.tag, client)
     if found is None:
@@ -219,14 +247,15 @@ def build_base_image(
         if existing is not None:
             existing.tag(*tag.split(":", 1))
             return BaseImage(tag, existing.id, layer_digest(existing.attrs), reused=True)
-        old = find_base_image(tag, client)
+        old = _tagged(tag, client)
         rootfs = debootstrap(mirror, kind.packages, progress)
         staged = stage(rootfs, wheels, work, progress)
         progress("writing a deterministic tar and importing it")
         tar = work / "rootfs.tar"
         deterministic_tar(staged, tar)
         image = import_rootfs(client, tar, tag, key, kind.command)
-    _remove_replaced(client, old.image_id if old else None, image.id)
+    replaced = old.id if old is not None and base_problem(old.attrs) is None else None
+    _remove_replaced(client, replaced, image.id)  # (an image that is no base is not ours)
     return BaseImage(tag, image.id, layer_digest(image.attrs), reused=False)
 
 
