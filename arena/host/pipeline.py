@@ -307,7 +307,8 @@ class Pipeline:
         if row.kind == "image":  # named by the submission: checked before it is loaded
             candidate = self._named(row, None, None)
             self._check_engine()
-            image = self._refusing(lambda: load_image(payload, self.client))
+            quota = self.competition.quotas.max_image_upload_bytes  # counts unpacked layers
+            image = self._refusing(lambda: load_image(payload, self.client, quota))
             return Candidate(candidate.name, candidate.game, None, None, image)
         directory = self.workdir(row.id) / BOT_SUBDIR
         remove_tree(directory)  # an earlier attempt's
