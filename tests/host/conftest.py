@@ -136,7 +136,7 @@ logs = "{logs}"
 
 [quotas]
 max_upload_mb = {max_upload_mb}
-max_image_upload_mb = 512
+max_image_upload_mb = {max_image_upload_mb}
 submissions_per_day = {per_day}
 active_bots = {active_bots}
 
@@ -168,8 +168,8 @@ def make_server(root: Path, **settings: Any) -> RunningServer:
     from arena.host.certs import make_server_certs
     from arena.host.config import load_competition
 
-    values = {"sandbox": "docker", "logs": "own-seat", "max_upload_mb": 5, "per_day": 5,
-              "active_bots": 3, "site_refresh_s": 1}
+    values = {"sandbox": "docker", "logs": "own-seat", "max_upload_mb": 5,
+              "max_image_upload_mb": 512, "per_day": 5, "active_bots": 3, "site_refresh_s": 1}
     values.update(settings)
     root.mkdir(parents=True, exist_ok=True)
     file = root / "competition.toml"
