@@ -152,12 +152,12 @@ class Inflated:
             data, self._input = self._input, b""
             if not data and self._decoder.needs_input:
                 data = self.raw.read(PIECE_BYTES)
-                if not data:
-                    raise ConfigError(f"{self.what} ends inside its {self.compression} data: "
-                                      "send the whole archive")
             piece: bytes = self._decoder.decompress(data, PIECE_BYTES)
             if piece:
                 return piece
+            if not data and not self._decoder.eof:  # no input left, nor output pending
+                raise ConfigError(f"{self.what} ends inside its {self.compression} data: "
+                                  "send the whole archive")
 
 
 class Counted:
