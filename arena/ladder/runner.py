@@ -69,9 +69,10 @@ from arena.ladder.schedule import (
 from arena.ladder.status import ScheduleStatus
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec, LadderSlot, MatchEvent, MatchResult, MatchSpec, Termination
-from arena.referee.log import private_dir
+from arena.referee.log import private_dir, tighten
 from arena.referee.service import Lineup
 from arena.referee.signing import (
+    KEYS_DIR,
     Signer,
     ensure_signer,
     load_public_key,
@@ -356,6 +357,9 @@ def signing_of(key: Path | None, state_dir: Path) -> Signing:
     missing: ``Signing.created``). Raises ``ConfigError``, one line, for a ``key`` that is
     missing, unreadable, not an Ed25519 private key or readable by others."""
     if key is None:
+        private_dir(state_dir)  # made private before anything is kept in it
+        for directory in (state_dir, state_dir / KEYS_DIR):
+            tighten(directory, 0o700)  # a state directory an older arena left open
         signer, public, created = ensure_signer(state_dir)
         return Signing(signer, public, created)
     signer = load_signer(key)

@@ -30,6 +30,7 @@ as on SQLite, where ``BEGIN IMMEDIATE`` already makes the check before the inser
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -66,6 +67,7 @@ from arena.bots.identity import bot_identity
 from arena.errors import ArenaError
 from arena.ladder.rating import elo_update
 from arena.model import BotSpec, MatchResult, Termination
+from arena.referee.log import private_dir, tighten
 
 
 class StoreError(ArenaError):
@@ -274,6 +276,20 @@ def _create_postgres_triggers(conn: Connection) -> None:
             conn.exec_driver_sql(ddl)
 
 
+def private_sqlite_file(path: Path) -> None:
+    """Make the SQLite file ``path`` private from its first byte: its directory 0700 and the
+    file 0600 before SQLite opens it (SQLite gives its ``-wal`` and ``-shm`` files the
+    database's mode; left to itself it makes them 0644). The store holds every recorded deal
+    seed, and a duplicate pair's second leg replays its first leg's seed: no bot user may read
+    it. A store made by an older arena is closed the same way."""
+    private_dir(path.parent)
+    tighten(path.parent, 0o700)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    for companion in (path, path.with_name(path.name + "-wal"),
+                      path.with_name(path.name + "-shm")):
+        tighten(companion, 0o600)
+
+
 class LadderStore:
     """The ladder database. One writer per database (the runner); readers may be many."""
 
@@ -282,10 +298,7 @@ class LadderStore:
         self.url = url
         try:
             if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-                # 0700: the store holds every recorded deal seed (a duplicate pair's second leg
-                # replays its first leg's seed): no bot user may read it
-                Path(url.removeprefix("sqlite:///")).parent.mkdir(mode=0o700, parents=True,
-                                                                  exist_ok=True)
+                private_sqlite_file(Path(url.removeprefix("sqlite:///")))
             # a pooled PostgreSQL connection may outlive a server restart: ping it first
             backend = make_url(url).get_backend_name()
             self.engine = create_engine(url, pool_pre_ping=backend == "postgresql")

@@ -106,9 +106,28 @@ def with_seed(events: list[MatchEvent], log_path: Path | None = None) -> list[Ma
 
 
 def private_dir(path: Path) -> None:
-    """Create ``path`` (and its parents) readable by its owner only; an existing directory is
-    left as it is."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """Create ``path`` readable by its owner only, and every missing parent too (a parent made
+    with the default mode would let anyone list and enter what the arena keeps there, as the
+    parent of a state directory's ``keys/`` once did); an existing directory is left as it is
+    (``tighten`` closes one the arena owns)."""
+    missing = [path, *(p for p in path.parents)]
+    for depth, directory in enumerate(missing):
+        if directory.exists():
+            missing = missing[:depth]
+            break
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile by another process
+            os.mkdir(directory, 0o700)
+
+
+def tighten(path: Path, mode: int) -> None:
+    """Give ``path`` (a store, a state directory) ``mode`` if it is this user's and grants more
+    (made by an older arena, or under a loose umask); nothing when it is not there or another
+    user's."""
+    with contextlib.suppress(FileNotFoundError):
+        info = path.lstat()
+        if info.st_uid == os.geteuid() and (info.st_mode & 0o777) & ~mode:
+            os.chmod(path, (info.st_mode & 0o777) & mode)
 
 
 def open_private(path: Path) -> IO[str]:

@@ -23,11 +23,12 @@ import pytest
 
 from arena.bots import load_bot_dir
 from arena.ladder.config import parse_ladder
-from arena.ladder.runner import ladder_secret
+from arena.ladder.runner import ladder_secret, signing_of
 from arena.ladder.store import LadderStore
 from arena.model import MatchSpec, Termination, TimeControl
 from arena.referee.log import MatchLogWriter
 from arena.referee.match import play_match
+from arena.referee.signing import ensure_signer
 from arena.sandbox.isolation import UID_BASE, isolation_available
 
 from .conftest import RANDOM_BOT, ROOT
@@ -55,8 +56,8 @@ def work() -> Iterator[Path]:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _snoop_copy(work: Path, targets: list[str]) -> Path:
-    bot = work / "snoop"
+def _snoop_copy(work: Path, targets: list[str], name: str = "snoop") -> Path:
+    bot = work / name
     shutil.copytree(SNOOP, bot)
     (bot / "targets.txt").write_text("\n".join(targets) + "\n")
     for path in [bot, *bot.iterdir()]:
@@ -158,3 +159,59 @@ def test_a_bot_in_a_closed_directory_inside_a_needed_one_runs_and_sees_only_itse
                     if line.startswith("[hostile] snoop: ") and ": " in line[17:])
     for target in (victim / "bot.py", victim):  # the cache shows the bot only its own way in
         assert findings[f"read {target}"] in ("EACCES", "ENOENT"), (target, findings)
+
+
+def _snooped(work: Path, socket_root: Path, targets: list[str]) -> dict[str, str]:
+    """What ``snoop`` made of each target in a real match in the process sandbox."""
+    bot = _snoop_copy(work, targets, f"snoop-{uuid.uuid4().hex[:6]}")
+    spec = MatchSpec("lost-cities", 5, (load_bot_dir(bot), load_bot_dir(RANDOM_BOT)),
+                     {"rounds": 1}, TimeControl(startup_ms=5000))
+    result = asyncio.run(play_match(spec, sandbox="process", log_dir=work / "logs",
+                                    socket_root=socket_root))
+    assert result.termination is Termination.NORMAL, result.detail
+    tail = (work / "logs" / f"{result.match_id}.seat0.log").read_text()
+    return dict(line.removeprefix("[hostile] snoop: ").rsplit(": ", 1)
+                for line in tail.splitlines()
+                if line.startswith("[hostile] snoop: ") and ": " in line[17:])
+
+
+def test_a_state_directory_is_private_from_its_first_byte(work: Path, socket_root: Path
+                                                          ) -> None:
+    """In the order a ladder run makes them: the signing key first (its ``keys/`` directory's
+    parent is the state directory), then the store with its WAL. Before, the state directory
+    was made 0755 as the key's parent and SQLite made the store 0644: a bot played in a leg
+    read the store, hence its deal's seed and every deal of the ladder."""
+    ladder = parse_ladder('name = "first"\ngame = "lost-cities"\nentrants = ["a", "b"]\n',
+                          source=work / "first.toml")
+    ensure_signer(ladder.state_dir)
+    store = LadderStore(ladder.database_url)  # open: its -wal and -shm files exist
+    try:
+        wal = ladder.sqlite_path.with_name(ladder.sqlite_path.name + "-wal")
+        for path, mode in [(ladder.state_dir, 0o700), (ladder.state_dir / "keys", 0o700),
+                           (ladder.sqlite_path, 0o600), (wal, 0o600)]:
+            assert path.stat().st_mode & 0o777 == mode, path
+        found = _snooped(work, socket_root, [f"read {ladder.sqlite_path}",
+                                             f"read {ladder.state_dir}"])
+    finally:
+        store.close()
+    assert found[f"read {ladder.sqlite_path}"] in ("EACCES", "ENOENT"), found
+    assert found[f"read {ladder.state_dir}"] in ("EACCES", "ENOENT"), found
+
+
+def test_a_state_directory_an_older_arena_left_open_is_closed(work: Path, socket_root: Path
+                                                              ) -> None:
+    """The same store as an older arena left it (0755 directories, a 0644 database): the bot
+    reads it (the probe works), until a run opens the state again and closes it."""
+    ladder = parse_ladder('name = "old"\ngame = "lost-cities"\nentrants = ["a", "b"]\n',
+                          source=work / "old.toml")
+    signing_of(None, ladder.state_dir)
+    LadderStore(ladder.database_url).close()
+    for path, mode in [(ladder.state_dir.parent, 0o755), (ladder.state_dir, 0o755),
+                       (ladder.state_dir / "keys", 0o755), (ladder.sqlite_path, 0o644)]:
+        path.chmod(mode)
+    opened = _snooped(work, socket_root, [f"read {ladder.sqlite_path}"])
+    assert opened[f"read {ladder.sqlite_path}"] == "read", opened
+    signing_of(None, ladder.state_dir)
+    LadderStore(ladder.database_url).close()
+    closed = _snooped(work, socket_root, [f"read {ladder.sqlite_path}"])
+    assert closed[f"read {ladder.sqlite_path}"] in ("EACCES", "ENOENT"), closed
