@@ -61,6 +61,7 @@ from arena.referee.player import DecisionRequest, Player, SeatStart
 from arena.referee.remote import ANSWER_CHARS, remote_players
 from arena.sandbox import get_sandbox
 from arena.sandbox.api import Sandbox
+from arena.sandbox.epochs import deal_epoch
 from arena.sandbox.meter import Meter
 from arena.wire import codec_for, encode_observation
 
@@ -101,13 +102,15 @@ async def play_match(
     specs (e.g. ``OptionsError``).
 
     The seats' sockets live in a fresh directory under ``socket_root`` (keep it short: a socket
-    path must fit in 108 bytes), removed at the end whatever happens.
+    path must fit in 108 bytes), removed at the end whatever happens. The match runs inside the
+    host's epoch (``arena.sandbox.epochs``): never beside, nor before a drain, another match of
+    its deal; a host that cannot give it a place makes it void.
     """
     box = get_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
     spec = dataclasses.replace(spec, match_id=spec.match_id or new_match_id(spec.game))
     match = Match(spec, sandbox_name=box.name, log_dir=log_dir, on_event=on_event)
     with remote_players(spec.bots, box, spec.match_id, socket_root) as players:
-        return await match.run(players)
+        return await match.run(players, deal_epoch(spec.seed, box.name))
 
 
 class _CpuSpan:
@@ -239,30 +242,39 @@ class Match:
         self.emit(DealEvent(self.game.round_index(self.state), self.game.deal_record(self.state)))
 
     # --- the match ----------------------------------------------------------------------
-    async def run(self, players: tuple[Player, Player]) -> MatchResult:
-        """Play the match to its end between ``players`` (seat order) and return the result."""
+    async def run(self, players: tuple[Player, Player],
+                  turn: contextlib.AbstractAsyncContextManager[None] | None = None
+                  ) -> MatchResult:
+        """Play the match to its end between ``players`` (seat order) and return the result.
+        ``turn`` is entered before the bots start and left once they are stopped (the host's
+        epoch: ``arena.sandbox.epochs``); a ``SandboxError`` entering it makes the match void."""
         termination, faulty, detail = Termination.NORMAL, None, ""
-        try:
+        async with contextlib.AsyncExitStack() as stack:
             try:
-                await self._connect(players)
-            finally:  # header and deal first in the log, whatever happened at the start
-                self._settle_clock(players)
-                self.emit(self._header(players))
-                self._deal()
-            await asyncio.gather(*(p.start(self._seat_start(p.seat)) for p in players))
-            await self._play(players)
-        except BotFault as fault:
-            termination, faulty, detail = fault.termination, fault.seat, fault.detail
-        except SandboxError as exc:
-            termination, detail = Termination.INTERNAL, f"sandbox failure: {exc}"
-        except asyncio.CancelledError:
-            await self._finish(players, Termination.CANCELLED, None, "the match was cancelled")
-            raise
-        except Exception as exc:  # noqa: BLE001 — the referee itself failed: void, never a loss
-            log.exception("internal referee failure in %s", self.match_id)
-            termination = Termination.INTERNAL
-            detail = f"internal error: {exc!r}\n{traceback.format_exc(limit=5)}"
-        return await self._finish(players, termination, faulty, detail)
+                try:
+                    if turn is not None:
+                        await stack.enter_async_context(turn)
+                        self.started = time.perf_counter()  # the wait is not the match's
+                    await self._connect(players)
+                finally:  # header and deal first in the log, whatever happened at the start
+                    self._settle_clock(players)
+                    self.emit(self._header(players))
+                    self._deal()
+                await asyncio.gather(*(p.start(self._seat_start(p.seat)) for p in players))
+                await self._play(players)
+            except BotFault as fault:
+                termination, faulty, detail = fault.termination, fault.seat, fault.detail
+            except SandboxError as exc:
+                termination, detail = Termination.INTERNAL, f"sandbox failure: {exc}"
+            except asyncio.CancelledError:
+                await self._finish(players, Termination.CANCELLED, None,
+                                   "the match was cancelled")
+                raise
+            except Exception as exc:  # noqa: BLE001 — the referee itself failed: void, not a loss
+                log.exception("internal referee failure in %s", self.match_id)
+                termination = Termination.INTERNAL
+                detail = f"internal error: {exc!r}\n{traceback.format_exc(limit=5)}"
+            return await self._finish(players, termination, faulty, detail)
 
     async def _connect(self, players: tuple[Player, Player]) -> None:
         """Start both seats at once; a fault of both is nobody's win (void)."""
