@@ -1,14 +1,14 @@
 """Running a ladder (its reports are in ``arena.ladder.reports``).
 
 ``run_ladder`` reads the schedule, skips every match id the store already holds (resume), plays
-the rest with bounded concurrency (workers take matches in schedule order, so the two legs of an
-encounter run back to back), records each result the moment it lands (one transaction per
-match) and keeps the live Elo. On a stop request (Ctrl-C / SIGTERM in ``run_ladder_blocking``)
-it stops starting matches, cancels the ones in flight (dropped, never recorded) and returns: the
-next run replays them from scratch with the same seeds, because ids and seeds come from the
-schedule. A ``kill -9`` loses at most the matches in flight for the same reason. A match the
-cluster gives up on (its attempts killed too many workers) is void: recorded as a void attempt
-(never rated, not a recorded match) and played again by the next run.
+the rest with bounded concurrency (workers take matches in schedule order; the second leg of a
+duplicate encounter waits for its first to end, ``_Run.worker``), records each result the moment
+it lands (one transaction per match) and keeps the live Elo. On a stop request (Ctrl-C / SIGTERM
+in ``run_ladder_blocking``) it stops starting matches, cancels the ones in flight (dropped,
+never recorded) and returns: the next run replays them from scratch with the same seeds, because
+ids and seeds come from the schedule. A ``kill -9`` loses at most the matches in flight for the
+same reason. A match the cluster gives up on (its attempts killed too many workers) is void:
+recorded as a void attempt (never rated, not a recorded match) and played again by the next run.
 
 The execution itself, ``run_matches``, is the one place that plays matches and records them. It
 takes them from a ``MatchSource``: a fixed plan for a round robin or a gauntlet
@@ -400,6 +400,10 @@ class _Run:
         self.hosts: Callable[[], tuple[HostProgress, ...]] = tuple
         self.on_event = on_event
         self.in_flight: dict[str, InFlight] = {}
+        self.deals_in_flight: set[tuple[str, int]] = set()
+        """(encounter, seed) of every match in flight."""
+        self.set_aside: dict[tuple[str, int], ScheduledMatch] = {}
+        """Legs waiting for the other leg of their deal to end (``worker``)."""
         self.elo: dict[str, float] = dict(store.live_elo(config.name))
         self.started = time.monotonic()
         self.scheduled = self.already = self.planned = self.done = self.void = 0
@@ -440,11 +444,27 @@ class _Run:
         return dataclasses.replace(spec, slot=slot)
 
     async def worker(self, source: MatchSource) -> None:
+        """Play what ``source`` hands out until it is done. A leg whose deal is being played
+        (its encounter's other leg in flight) is set aside and played by the worker of that
+        other leg once it ends: the legs of one deal never run at the same time, and the epoch
+        they force on the host (``arena.sandbox.epochs``) is one drain for the second legs of
+        every encounter started meanwhile, not one per encounter."""
+        follow_up: ScheduledMatch | None = None
         while not self.stopping:
-            m = await source.next_match()
+            m = follow_up or await source.next_match()
+            follow_up = None
             if m is None or self.stopping:
                 return
-            await self.play_one(m, source)
+            deal = (m.encounter_id, m.seed)
+            if deal in self.deals_in_flight:
+                self.set_aside[deal] = m
+                continue
+            self.deals_in_flight.add(deal)
+            try:
+                await self.play_one(m, source)
+            finally:
+                self.deals_in_flight.discard(deal)
+            follow_up = self.set_aside.pop(deal, None)
 
     async def play_one(self, m: ScheduledMatch, source: MatchSource) -> None:
         spec = self.spec_of(m)
@@ -708,6 +728,9 @@ async def _drive(run: _Run, source: MatchSource, concurrency: int,
         stopper.cancel()
         for task in workers:
             task.cancel()
+        for m in run.set_aside.values():  # dropped with the run: played by the next one
+            source.settled(m, None)
+        run.set_aside.clear()
         await asyncio.gather(*workers, stopper, return_exceptions=True)
         run.emit(LadderEventKind.DONE)
 

@@ -21,7 +21,7 @@ from arena.ladder.sources import PAIRINGS_FILE, PLAYERS_FILE, schedule_status, t
 from arena.ladder.status import AdaptiveStatus
 from arena.ladder.store import LadderStore
 from arena.model import MatchSpec
-from tests.ladder.fakes import FakePlayer, fake_resolve
+from tests.ladder.fakes import FakePlayer, fake_resolve, fake_result
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"
@@ -141,20 +141,24 @@ def test_an_encounter_cut_between_its_legs_is_completed_first(tmp_path: Path) ->
 
 def test_an_encounter_whose_second_leg_landed_first_is_completed_with_its_first(
         tmp_path: Path) -> None:
-    cfg = ladder(tmp_path, concurrency=2)
+    """A store where an encounter's second leg was recorded and its first was not (a store of
+    an arena that played the legs at once): the next run completes it with its first leg."""
+    cfg = ladder(tmp_path)
     stop = asyncio.Event()
 
-    class FirstLegSlow(FakePlayer):
-        async def __call__(self, spec: MatchSpec, **kwargs: Any) -> Any:
-            self.delay = 1.0 if spec.match_id.endswith("-l0") else 0.0
-            return await super().__call__(spec, **kwargs)
+    def stop_at_once(spec: MatchSpec) -> None:
+        stop.set()  # the first leg in flight: dropped, never recorded
 
-    def on_event(event: LadderEvent) -> None:
-        if event.kind is LadderEventKind.MATCH_FINISHED:
-            stop.set()  # leg 1 is recorded, leg 0 still in flight: dropped
-
-    first = run(cfg, FirstLegSlow(), stop=stop, on_event=on_event)
-    assert first.interrupted and first.played == 1
+    probe = FakePlayer(delay=0.5, hook=stop_at_once)
+    first = run(cfg, probe, stop=stop)
+    assert first.interrupted and first.played == 0
+    leg0 = probe.calls[0]
+    second = MatchSpec(leg0.game, leg0.seed, leg0.bots[::-1], leg0.options, leg0.time_control,
+                       leg0.match_id.replace("-l0", "-l1"))
+    assert leg0.slot is not None
+    with LadderStore(cfg.database_url) as db:
+        db.record_match(cfg.name, fake_result(second), second.bots,
+                        encounter_id=leg0.slot.encounter_id, cycle=leg0.slot.cycle, leg=1)
     [leg1] = load_matches(cfg)
     assert leg1.leg == 1
     player = FakePlayer()
