@@ -95,6 +95,23 @@ def start(args: Sequence[str], log: Path, *, pythonpath: Path | None = None,
                                 start_new_session=True)
 
 
+HOST_STATE = "/run/arena-epochs"
+"""What each host of a cluster keeps to itself that processes of one machine share: the
+epochs of its kernel (``arena.sandbox.epochs``)."""
+
+
+def own_host(boot_id: str | None = None) -> list[str]:
+    """A ``start`` prefix that runs a process as if on a host of its own: in a private mount
+    namespace with its own (empty) ``HOST_STATE``, and with ``boot_id`` as its kernel's boot id
+    (what the cluster tells hosts apart by) when given. As root only."""
+    script = [f"mkdir -p {HOST_STATE}", f"mount -t tmpfs -o mode=0700 arena-host {HOST_STATE}"]
+    if boot_id is not None:
+        script += [f"echo {boot_id} > {HOST_STATE}/.boot_id",
+                   f"mount --bind {HOST_STATE}/.boot_id /proc/sys/kernel/random/boot_id"]
+    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+            " && ".join(script) + ' && exec "$@"', "own-host"]
+
+
 def worker_args(address: str, certs: CertFiles, host: str, cache: Path,
                 matches: int = 1) -> list[str]:
     files = certs.hosts[host]

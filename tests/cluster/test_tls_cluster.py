@@ -35,6 +35,7 @@ from tests.cluster.conftest import (
     free_port,
     kill_session,
     ladder_file,
+    own_host,
     pacers,
     start,
     worker_args,
@@ -103,8 +104,9 @@ def test_a_frozen_worker_is_given_up_and_its_late_result_ignored(
     cfg = load_ladder(path)
     head = start(["run-ladder", str(path)], tmp_path / "head.log")
     procs.append(head)
+    # two hosts: the frozen one keeps its kernel's epoch open, which is no other host's
     workers = [start(worker_args(address, certs, name, tmp_path / f"cache-{name}"),
-                     tmp_path / f"{name}.log") for name in ("w1", "w2")]
+                     tmp_path / f"{name}.log", prefix=own_host()) for name in ("w1", "w2")]
     procs.extend(workers)
     deadline = time.monotonic() + 120
     while not (busy := [w for w in workers if _playing(w)]):
