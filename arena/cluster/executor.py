@@ -21,6 +21,7 @@ a void attempt (never rated, not a recorded match) and the next run plays it aga
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import logging
@@ -49,6 +50,7 @@ from arena.cluster.task import (
     TaskOutcome,
     decode_outcome,
     encode_shipment,
+    kernel_bytes,
     play_task,
     void_result,
 )
@@ -72,6 +74,10 @@ ImageSource = Callable[[str, Path], object]
 SHIP_ROUNDS = 3
 """How often one match may ask for what it lacks (a worker of another host may take it after a
 shipment) before it is void."""
+KERNEL_QUERY_S = 5.0
+"""How long the head waits for the workers to name their kernels (a frozen one never does)."""
+DEALS_KEPT = 4096
+"""How many deals the head remembers the kernels of (a deal's legs are played close together)."""
 
 
 def encounter_of(match_id: str) -> str:
@@ -102,6 +108,12 @@ class ClusterPlayer:
         self._saved: dict[str, Path] = {}
         self.live = LiveLogs()
         """The live copies of the match logs in flight (the ``LOG_TOPIC`` subscriber)."""
+        self.kernels: dict[str, str] = {}
+        """Each worker's kernel, by address, as last asked (``kernel_bytes``)."""
+        self.deal_kernels: collections.OrderedDict[int, set[str]] = collections.OrderedDict()
+        """The kernels that played each deal (by seed), the most recent ``DEALS_KEPT``."""
+        self.placements: dict[str, str] = {}
+        """The kernel that played each match of this run, by match id."""
 
     async def __call__(self, spec: MatchSpec, *, sandbox: str | Sandbox = "process",
                        log_dir: Path, on_event: Callable[[MatchEvent], None] | None = None
@@ -168,9 +180,11 @@ class ClusterPlayer:
         when what came back is no outcome."""
         from distributed.scheduler import KilledWorker
 
+        elsewhere = await self._elsewhere(task.spec.seed)
         future = self.client.submit(
             play_task, task, shipment, key=key, priority=self.priority(task.spec.match_id),
             resources={MATCH_RESOURCE: 1}, pure=False, retries=0,
+            workers=elsewhere or None, allow_other_workers=bool(elsewhere),
         )
         try:
             data = await future
@@ -187,10 +201,44 @@ class ClusterPlayer:
             raise
         finally:
             future.release()
+        await self._played_on(task.spec, worker)
         try:
             return decode_outcome(data), worker
         except ValueError as exc:
             raise _Void(f"void: the result from worker {worker} was refused: {exc}") from None
+
+    async def _elsewhere(self, seed: int) -> list[str]:
+        """The workers on another kernel than every kernel that played a match of the deal
+        ``seed``: where the next leg of that deal goes, so the legs of a deal never share a
+        kernel (nothing on one machine carries from one leg to the other); empty when no such
+        worker is known (one host: the host's epochs keep the legs apart,
+        ``arena.sandbox.epochs``). Dask may run the task elsewhere only when none of them is
+        left in the cluster."""
+        used = self.deal_kernels.get(seed)
+        if not used:
+            return []
+        await self._ask_kernels()
+        return sorted(a for a, kernel in self.kernels.items() if kernel not in used)
+
+    async def _ask_kernels(self) -> None:
+        """Ask every worker its kernel (a worker that does not answer in time is left out)."""
+        with contextlib.suppress(Exception):  # a frozen or leaving worker: what is known
+            found = await asyncio.wait_for(self.client.run(kernel_bytes), KERNEL_QUERY_S)
+            self.kernels = {str(a): k.decode("utf-8", "replace") for a, k in found.items()
+                            if isinstance(k, bytes) and len(k) <= 80}
+
+    async def _played_on(self, spec: MatchSpec, worker: str) -> None:
+        """Remember the kernel of the worker that played ``spec`` (for its deal's other legs)."""
+        if worker not in self.kernels:
+            await self._ask_kernels()
+        kernel = self.kernels.get(worker)
+        if kernel is None:
+            return
+        self.placements[spec.match_id] = kernel
+        self.deal_kernels.setdefault(spec.seed, set()).add(kernel)
+        self.deal_kernels.move_to_end(spec.seed)
+        while len(self.deal_kernels) > DEALS_KEPT:
+            self.deal_kernels.popitem(last=False)
 
     async def _holder(self, future: Any) -> str:
         """The address of the worker that holds ``future``'s outcome ("?" when unknown)."""

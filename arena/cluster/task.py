@@ -254,6 +254,26 @@ def _whoami() -> tuple[str, str]:
         return "", host
 
 
+BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
+"""The running kernel's boot id: every process and container of one machine shares it, another
+machine or virtual machine has its own."""
+
+
+def kernel_id() -> str:
+    """This worker's kernel (its boot id; the host name where there is none): what the head
+    tells hosts apart by when it places the legs of a deal (``arena.cluster.executor``)."""
+    try:
+        return "boot:" + BOOT_ID.read_text(encoding="ascii").strip()
+    except OSError:
+        return "host:" + socket.gethostname()
+
+
+def kernel_bytes() -> bytes:
+    """``kernel_id`` as bytes: what ``Client.run`` asks workers (the cluster's guard lets only
+    bytes and msgpack data come back from them, ``arena.cluster.guard``)."""
+    return kernel_id().encode("utf-8")
+
+
 def _report(kind: str, match_id: str, worker: str, host: str) -> None:
     if not worker:
         return
