@@ -56,6 +56,9 @@ Figures (targets in parentheses, see README):
   sign_* / verify_* / publish_*  signing a 3-round Lost Cities log, checking its signature (and
                                  replaying it), and `arena verify` of a published ladder of 1,000
                                  matches (100 with --quick) (benchmarks/signing.py)
+  epoch_* / *_first_decision_*   the host's deal epochs: an epoch switch (the drop of the page
+                                 cache), entering an open epoch, and a match's start to its first
+                                 decision after a drop or not (benchmarks/epochs.py)
 Sections that need something absent (e.g. a Docker engine) report null with a reason.
 """
 
@@ -627,6 +630,12 @@ def ladder(quick: bool, tmp: Path, sandbox: str, out: dict[str, Any]) -> None:
     out[f"ladder_{sandbox}_runs"] = runs
 
 
+def epochs(quick: bool) -> dict[str, Any]:
+    from benchmarks.epochs import epochs as measure
+
+    return measure(quick)
+
+
 def site(quick: bool, tmp: Path) -> dict[str, Any]:
     """The ladder's site as it grows (``benchmarks/site_refresh.py``)."""
     from benchmarks.site_refresh import site_figures
@@ -702,6 +711,7 @@ def main() -> None:
         section("container_costs", lambda: container_costs(3 if args.quick else 10, log_dir),
                 figures)
         section("clocks", lambda: clocks(args.quick), figures)
+        section("epochs", lambda: epochs(args.quick), figures)
         if "container_error" not in figures:
             ladder(args.quick, log_dir, "docker", figures)
     print(json.dumps(figures, indent=2))

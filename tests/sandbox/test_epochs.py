@@ -27,7 +27,7 @@ from arena.referee.log import read_events
 from arena.referee.match import Match, play_match
 from arena.referee.remote import remote_players
 from arena.sandbox import get_sandbox
-from arena.sandbox.epochs import Epochs, deal_key, host_epochs, takes_part
+from arena.sandbox.epochs import Epochs, deal_key, drop_caches, host_epochs, takes_part
 from tests.conftest import sample_bot
 
 TWIN = Path(__file__).resolve().parent / "bots" / "twin_pagecache"
@@ -220,7 +220,72 @@ def test_the_page_cache_carries_nothing_between_the_legs_process(tmp_path: Path)
     _channel("process", tmp_path)
 
 
+@pytest.mark.slow
+def test_a_relay_beside_both_legs_carries_nothing(tmp_path: Path) -> None:
+    """A third instance of the twin (the same author's other bot: its directory holds the same
+    pad file) plays a match of its own from before leg 0 ends until after leg 1 starts: it reads
+    leg 0's hand and keeps it in the page cache. Legs played one after the other with the
+    caches dropped between them (the naive defence) hand the hand over through it; the
+    referee's epochs make leg 1 wait until the relay's match is over, then drop the caches."""
+    if not takes_part("process"):
+        pytest.skip("the process sandbox does not separate bots here")
+    twin = _twin(tmp_path)
+    relay = tmp_path / "relay"
+    shutil.copytree(TWIN, relay)
+    os.link(twin / "pad.bin", relay / "pad.bin")  # the same file: the same cached pages
+    (relay / "relay.txt").write_text("relay\n")
+    for path in (relay, *relay.iterdir()):
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+    box = get_sandbox("process")
+    slow = TimeControl(move_time_ms=5000, startup_ms=20000)
+
+    def relay_spec(seed: int) -> MatchSpec:
+        partner = load_bot_dir(sample_bot("lost-cities", "random"))
+        return MatchSpec("lost-cities", seed, (load_bot_dir(relay), partner), {"rounds": 1},
+                         slow, f"relay-{seed}")
+
+    async def naive(leg0: MatchSpec, leg1: MatchSpec) -> tuple[str | None, str | None]:
+        async def unguarded(spec: MatchSpec) -> str | None:
+            match = Match(spec, sandbox_name=box.name, log_dir=tmp_path / "naive")
+            with remote_players(spec.bots, box, spec.match_id, Path("/tmp")) as players:
+                return (await match.run(players)).log
+
+        held = await host_epochs().enter(random.getrandbits(62))  # no drain of others' matches
+        try:
+            relayed = asyncio.ensure_future(unguarded(relay_spec(leg0.seed + 1)))
+            first = await unguarded(leg0)
+            await asyncio.sleep(4.0)  # the relay has read leg 0's hand
+            drop_caches()  # evicted between the legs of the encounter
+            second = await unguarded(leg1)
+            await relayed
+            return first, second
+        finally:
+            held.release()
+
+    leg0, leg1 = _legs(twin, random.getrandbits(62))
+    _evict(twin)
+    first, second = asyncio.run(naive(leg0, leg1))
+    assert _said(second, 1, "twin-read:") == _hand(first, 0), (
+        "the relay must hand the hand over when only the legs' own gap is evicted")
+
+    async def referee(leg0: MatchSpec, leg1: MatchSpec) -> tuple[str | None, str | None]:
+        relayed = asyncio.ensure_future(
+            play_match(relay_spec(leg0.seed + 1), sandbox=box, log_dir=tmp_path / "on"))
+        first = await play_match(leg0, sandbox=box, log_dir=tmp_path / "on")
+        await asyncio.sleep(4.0)
+        second = await play_match(leg1, sandbox=box, log_dir=tmp_path / "on")
+        await relayed
+        return first.log, second.log
+
+    leg0, leg1 = _legs(twin, random.getrandbits(62))
+    _evict(twin)
+    first, second = asyncio.run(referee(leg0, leg1))
+    assert _said(first, 0, "twin-sent:") == _hand(first, 0)
+    assert _said(second, 1, "twin-read:") == set(), "the relay carried the hand across"
+
+
 @pytest.mark.docker
+@pytest.mark.slow
 def test_the_page_cache_carries_nothing_between_the_legs_docker(tmp_path: Path,
                                                                 base_image: object) -> None:
     _channel("docker", tmp_path)
