@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Make a Docker engine answer on this machine (idempotent; needs root):
-#  1. install Debian's docker.io and debootstrap when missing;
+#  1. install Debian's docker.io and debootstrap when missing, and Docker's default seccomp
+#     profile (the arena derives its own from it: arena/sandbox/hostview.py);
 #  2. start dockerd without a bridge or NAT (containers only ever get network "none") when no
 #     engine answers;
 #  3. wait (bounded) until `docker info` works.
@@ -21,6 +22,20 @@ if [ "${#missing[@]}" -gt 0 ]; then
   echo "docker-setup: installing ${missing[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Docker's default seccomp profile ships in golang-github-docker-docker-dev (same source version
+# as docker.io). Its dependencies are a Go toolchain and some 250 packages (systemd among them),
+# so only the one file is taken out of the package, where the package would put it.
+PROFILE=/usr/share/gocode/src/github.com/docker/docker/profiles/seccomp/default.json
+if [ ! -f "$PROFILE" ]; then
+  echo "docker-setup: installing Docker's default seccomp profile ($PROFILE)"
+  work="$(mktemp -d)"
+  (cd "$work" && $SUDO apt-get download -qq golang-github-docker-docker-dev 2>/dev/null ||
+     { $SUDO apt-get update -qq && $SUDO apt-get download -qq golang-github-docker-docker-dev; })
+  dpkg-deb --fsys-tarfile "$work"/golang-github-docker-docker-dev_*.deb |
+    $SUDO tar -x -C / ".$PROFILE"
+  rm -rf "$work"
 fi
 
 if engine_answers; then

@@ -454,8 +454,8 @@ def container_costs(matches: int, log_dir: Path) -> dict[str, Any]:
         walls = []
         for _ in range(3):
             def one(seat: int) -> Any:
-                options = box.run_options(f"bench-start-{seat}", seat, seat % 2)
-                return box.client.containers.run(base, ["sleep", "5"], **options)
+                return box.create_container(base, ["sleep", "5"], {}, f"bench-start-{seat}",
+                                            seat, seat % 2)
 
             import concurrent.futures
 
@@ -469,8 +469,7 @@ def container_costs(matches: int, log_dir: Path) -> dict[str, Any]:
             statistics.median(walls) * 1000, 1)
     busy = _machine_busy_s()
     for index in range(10):  # what the engine, runc, the shim and the kernel spend on one
-        container = box.client.containers.run(base, ["true"],
-                                              **box.run_options(f"bench-life-{index}", 0, 0))
+        container = box.create_container(base, ["true"], {}, f"bench-life-{index}", 0, 0)
         container.wait()
         container.remove(force=True)
     figures["container_lifecycle_machine_cpu_s"] = round((_machine_busy_s() - busy) / 10, 3)

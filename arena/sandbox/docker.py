@@ -3,9 +3,12 @@
 One container per (match, seat), kept for all rounds of the match, removed at its end together
 with its anonymous volumes (the janitor's removals too). The container has no network
 (``network_mode="none"``: only ``lo``), a read-only root, a small ``noexec`` tmpfs at /tmp, no
-capabilities, no-new-privileges, the default seccomp profile, pids, memory (swap equal: no swap)
-and CPU limits, user 65534, an init process, no health check, bounded logs, and the image
-referenced by id. The seat's socket directory is bind-mounted read-only at ``/arena``; the bot
+capabilities, no-new-privileges, pids, memory (swap equal: no swap) and CPU limits, user 65534,
+an init process, no health check, bounded logs, and the image referenced by id. It reads no
+host-wide counter and leaves nothing behind (``arena.sandbox.hostview``): ``/sys`` and every
+host-wide ``/proc`` file masked, ``meminfo``, ``stat``, ``loadavg`` and ``cpuinfo`` static, and
+Docker's default seccomp profile less ``sysinfo``, keys, locks, ``io_uring`` and sockets but
+``AF_UNIX``. The seat's socket directory is bind-mounted read-only at ``/arena``; the bot
 finds its socket in ``ARENA_SOCKET``. Blocking Docker SDK calls run in threads.
 
 ``check`` refuses, before any match, a submitted image a bot may not have (``VOLUME``,
@@ -32,6 +35,7 @@ from typing import Any
 from arena.bots.identity import directory_hash
 from arena.errors import BotFault, ConfigError, SandboxError
 from arena.model import BotSpec, Termination, plain_text
+from arena.sandbox import hostview
 from arena.sandbox.api import GAME_ENV, LOG_TAIL_BYTES, SOCKET_ENV, SOCKET_NAME, ExitInfo, Limits
 from arena.sandbox.cores import CoreLease, reserve_core
 from arena.sandbox.meter import Meter, cgroup_cpu_problem, process_meter
@@ -47,6 +51,8 @@ LABEL_MATCH = "arena.match"
 LABEL_SEAT = "arena.seat"
 LABEL_OWNER = "arena.owner"
 """``host:pid`` of the referee process that started the container (for the janitor)."""
+_CREATE_KEYS = ("detach", "environment", "user", "hostname", "healthcheck", "labels")
+"""``run_options`` keys that ``create_container`` takes itself; the rest are the host config's."""
 REMOVE_DELAYS_S = (0.2, 0.5, 1.0)
 """Pauses between attempts to remove a container (a busy engine may refuse for a moment)."""
 STOP_WAIT_S = 10.0
@@ -319,6 +325,9 @@ class DockerSandbox:
         self._match_cores: dict[str, list[int]] = {}
         """The cores held by each running match's seats (so its seats get distinct ones)."""
         self._cores_lock = threading.Lock()
+        self._proc_files = hostview.ProcFiles(self.limits.memory_mb)
+        self._masked = hostview.masked_paths()
+        hostview.warn_once()
 
     @property
     def client(self) -> Any:
@@ -381,11 +390,10 @@ class DockerSandbox:
         image, command, mounts = await self._image_for(bot)
         mounts[str(socket_dir.resolve())] = {"bind": MOUNT_POINT, "mode": "ro"}
         lease = self._reserve_core(match_id)
-        options = self.run_options(match_id, seat, lease.core)
-        options["environment"][GAME_ENV] = bot.game
         try:
             container = await asyncio.to_thread(
-                self.client.containers.run, image, command, volumes=mounts, **options
+                self.create_container, image, command, mounts, match_id, seat, lease.core,
+                {GAME_ENV: bot.game},
             )
         except Exception as exc:  # noqa: BLE001 — ImageNotFound, APIError, connection errors
             self._release_core(match_id, lease)
@@ -393,6 +401,32 @@ class DockerSandbox:
         meter = await asyncio.to_thread(container_meter, container)
         return DockerBot(container, asyncio.get_running_loop(), image,
                          _MatchCore(self, match_id, lease), meter)
+
+    def create_container(self, image: str, command: list[str] | None,
+                         mounts: dict[str, dict[str, str]], match_id: str, seat: int, core: int,
+                         environment: dict[str, str] | None = None) -> Any:
+        """Create and start one hardened container (``run_options``, plus what only the
+        engine's API takes: the masked paths and the synthetic ``/proc`` files of
+        ``arena.sandbox.hostview``); the started container (docker-py's model, not inspected:
+        ``DockerBot`` and ``container_meter`` read what they need). Engine errors propagate; a
+        container created but not started is removed."""
+        options = self.run_options(match_id, seat, core)
+        options["environment"].update(environment or {})
+        create = {key: options.pop(key) for key in _CREATE_KEYS}
+        binds = {**self._proc_files.binds(), **mounts}
+        host_config = self.client.api.create_host_config(binds=binds, **options)
+        host_config["MaskedPaths"] = self._masked
+        made = self.client.api.create_container(
+            image, command, volumes=[m["bind"] for m in binds.values()],
+            host_config=host_config, **create)
+        container_id = made["Id"]
+        try:
+            self.client.api.start(container_id)
+        except Exception:
+            with contextlib.suppress(Exception):
+                self.client.api.remove_container(container_id, force=True, v=True)
+            raise
+        return self.client.containers.prepare_model({"Id": container_id})
 
     def _reserve_core(self, match_id: str) -> CoreLease:
         """A core for one seat of ``match_id``: host-wide the least shared one, not the core of
@@ -416,9 +450,14 @@ class DockerSandbox:
         lease.release()
 
     def run_options(self, match_id: str, seat: int, core: int) -> dict[str, Any]:
-        """The keyword arguments of ``containers.run``: every hardening flag and label."""
+        """Every hardening flag and label, as keyword arguments of docker-py's
+        ``containers.run``; ``create_container`` adds what that call cannot take (the masked
+        paths, the synthetic ``/proc`` files). The seccomp profile is the arena's
+        (``hostview.seccomp_profile``) where Docker's default one can be read here."""
         lim = self.limits
         fsize = lim.file_size_mb * 1024 * 1024
+        profile = hostview.seccomp_profile()
+        security = ["no-new-privileges", *([f"seccomp={profile}"] if profile else [])]
         return {
             "detach": True,
             "environment": {SOCKET_ENV: f"unix://{MOUNT_POINT}/{SOCKET_NAME}", "HOME": "/tmp"},
@@ -426,7 +465,7 @@ class DockerSandbox:
             "read_only": True,
             "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={lim.tmpfs_mb}m"},
             "cap_drop": ["ALL"],
-            "security_opt": ["no-new-privileges"],
+            "security_opt": security,
             "pids_limit": lim.pids,
             "mem_limit": f"{lim.memory_mb}m",
             "memswap_limit": f"{lim.memory_mb}m",

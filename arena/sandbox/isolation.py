@@ -9,8 +9,13 @@ Three cases, decided per machine (``unseparated_reason``):
   that is down), gets a private 16 MiB ``/tmp``, and of this machine's directories that are not
   world-traversable (e.g. ``/root``) sees only what it needs to run (its directory, its seat's
   socket directory, the Python installation and the arena package); ``/run`` (the Docker socket,
-  other referees' sockets) is hidden. When the bot exits or is killed, or the referee dies,
-  every process it started dies with its PID namespace.
+  other referees' sockets) is hidden. It reads no host-wide counter and leaves nothing behind
+  (``arena.sandbox.confine``, run as root in its namespaces before it drops to its user): ``/sys``
+  and every host-wide ``/proc`` file masked, ``meminfo``, ``stat``, ``loadavg`` and ``cpuinfo``
+  static, its own empty session keyring, no access times, and a seccomp filter (no
+  ``sysinfo``, keys, locks, namespaces, ``io_uring``, sockets but ``AF_UNIX``). When the bot
+  exits or is killed, or the referee dies, every process it started dies with its PID
+  namespace.
 * **Development** (a normal user, or macOS): the bot runs as you; only the resource limits
   apply. It separates nothing.
 * **Refused**: root where separation is not possible (util-linux missing, not Linux): running
@@ -31,6 +36,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from arena.sandbox import confine
 from arena.sandbox.api import Limits
 
 UID_BASE = 2_000_000_000
@@ -42,6 +48,8 @@ LOCK_DIR = Path("/run/arena-bot-uids")
 HIDDEN_ALWAYS = ("/tmp", "/var/tmp", "/dev/shm", "/run")
 """Directories a separated bot never sees the host's contents of (only what it needs inside)."""
 TOOLS = ("unshare", "setpriv", "mount")
+CONFINE = Path(confine.__file__).resolve()
+"""The launcher a separated bot starts through (run by this interpreter, ``-I -S``)."""
 
 
 STAGE = Path("/mnt")
@@ -191,14 +199,24 @@ def mount_script(needed: Sequence[Path], tmp_mb: int) -> str:
     return "\n".join(lines)
 
 
+def confined(command: Sequence[str], limits: Limits) -> list[str]:
+    """``command`` run by the launcher of ``arena.sandbox.confine`` (as root, inside the bot's
+    namespaces): host-wide ``/proc`` files masked or made static, ``/sys`` hidden, a new
+    session keyring, the seccomp filter; then ``command`` (which drops to the bot's user)."""
+    return [sys.executable, "-I", "-S", str(CONFINE), "--memory-mb", str(limits.memory_mb),
+            "--", *command]
+
+
 def separated(command: Sequence[str], limits: Limits, user: BotUser, workdir: Path,
               needed: Sequence[Path]) -> list[str]:
     """``command`` run in ``workdir`` as ``user`` in its own namespaces, with only ``needed`` of
-    the hidden directories visible, under the limits (see the module doc)."""
+    the hidden directories visible, confined (``confined``), under the limits (see the module
+    doc)."""
     uid = str(user.uid)
     drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
             "--inh-caps=-all", "--bounding-set=-all", "--pdeathsig=KILL", "--"]
-    inner = " ".join(shlex.quote(part) for part in [*drop, *limited(command, limits)])
+    inner = " ".join(shlex.quote(part)
+                     for part in confined([*drop, *limited(command, limits)], limits))
     setup = (f"{mount_script(needed, limits.tmpfs_mb)}\ncd {shlex.quote(str(workdir))}\n"
              f"exec {inner}")
     return [

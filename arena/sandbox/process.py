@@ -56,9 +56,10 @@ def separation_note() -> str:
     if isolation_available():
         return ("each bot runs as its own unprivileged user in its own PID, mount, network and "
                 "IPC namespaces: it reaches only its seat's socket, sees no other process, has "
-                "no network and a private /tmp, and everything it starts dies with the match; "
-                "it can still read this machine's world-readable files and use CPU and memory up "
-                "to its limits (the Docker sandbox is the one for untrusted bots)")
+                "no network and a private /tmp, reads no host-wide counter, keeps no key, and "
+                "everything it starts dies with the match; it can still read this machine's "
+                "world-readable files and use CPU and memory up to its limits (the Docker "
+                "sandbox is the one for untrusted bots)")
     return ("bots run as your own user, with your files and your network: it separates "
             "nothing, so play only bots you trust (the Docker sandbox is the one for "
             "untrusted bots; as root on Linux the process sandbox separates each bot)")

@@ -13,6 +13,7 @@ import pytest
 
 from arena.bots.images import BaseImage
 from arena.model import BotSpec
+from arena.sandbox import hostview
 from arena.sandbox.api import SOCKET_NAME, Limits
 from arena.sandbox.docker import LABEL_MANAGED, LABEL_OWNER, DockerSandbox, janitor
 from tests.sandbox.conftest import arena_containers, make_bot_dir
@@ -22,7 +23,8 @@ pytestmark = pytest.mark.docker
 PROBE = r"""
 import errno, json, os, socket
 report = {"uid": os.getuid(), "gid": os.getgid()}
-report["interfaces"] = sorted(os.listdir("/sys/class/net"))
+devices = open("/proc/net/dev").readlines()[2:]  # this network namespace's
+report["interfaces"] = sorted(line.split(":")[0].strip() for line in devices)
 try:
     open("/etc/owned", "w")
     report["root_write"] = "ok"
@@ -31,6 +33,9 @@ except OSError as exc:
 with open("/tmp/x", "w") as f:
     f.write("fine")
 report["tmp_write"] = "ok"
+report["memtotal"] = open("/proc/meminfo").readline().split()[1:]
+report["vmstat"] = len(open("/proc/vmstat").read())
+report["sys"] = os.listdir("/sys")
 status = open("/proc/self/status").read().splitlines()
 report["status"] = {k: v.strip() for k, _, v in (l.partition(":") for l in status)}
 try:
@@ -102,6 +107,10 @@ def test_hardened_container_reaches_only_its_socket(
     assert report["status"]["CapEff"] == "0000000000000000"
     assert report["status"]["NoNewPrivs"] == "1"
     assert report["status"]["Seccomp"] == "2"
+    assert report["memtotal"] == ["524288", "kB"]  # the limit, static (arena.sandbox.confine)
+    assert report["vmstat"] == 0 and report["sys"] == []  # host-wide counters masked
+    profile = [o for o in attrs["HostConfig"]["SecurityOpt"] if o.startswith("seccomp=")]
+    assert len(profile) == (1 if hostview.seccomp_note() is None else 0)
     assert labels["arena.match"] == "m-probe" and labels["arena.seat"] == "1"
     assert labels[LABEL_MANAGED] == "1"
     assert not arena_containers(docker_client)

@@ -21,10 +21,11 @@ def report(line: str) -> None:
 
 def attack(decision: Decision) -> Any:
     """No interface but lo: every outside connection fails."""
-    import os
     import socket
 
-    report(f"interfaces: {sorted(os.listdir('/sys/class/net'))}")
+    with open("/proc/net/dev", encoding="ascii") as devices:  # this network namespace's
+        names = sorted(line.split(":")[0].strip() for line in devices.readlines()[2:])
+    report(f"interfaces: {names}")
     for host, port in (("1.1.1.1", 53), ("8.8.8.8", 443), ("10.0.0.1", 80), ("172.17.0.1", 2375)):
         try:
             socket.create_connection((host, port), timeout=0.5).close()

@@ -8,7 +8,8 @@
 * ``sleep``: sleeps;
 * ``memory``: allocates and touches 100 MiB, then sleeps;
 * ``attack``: tries to reset its own cgroup CPU counters and to move itself out of its cgroup
-  (one ``[probe] write PATH: RESULT`` line each), burns 200 ms of CPU, then sleeps.
+  (one ``[probe] write PATH: RESULT`` line each; where /sys is hidden, at the usual paths),
+  burns 200 ms of CPU, then sleeps.
 """
 
 import errno
@@ -60,11 +61,17 @@ def own_cgroup_dirs():
     return dirs
 
 
+HIDDEN_CGROUPS = [("/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/cpuacct"),
+                  ("/sys/fs/cgroup", "/sys/fs/cgroup")]
+"""Where the hierarchies would be, tried when /sys is hidden (no hierarchy is seen)."""
+
+
 def attack():
     pid = str(os.getpid())
-    for root, own in own_cgroup_dirs():
+    seen = own_cgroup_dirs()
+    for root, own in seen or HIDDEN_CGROUPS:
         for name in ("cpuacct.usage", "cpu.stat"):
-            if os.path.exists(os.path.join(own, name)):
+            if os.path.exists(os.path.join(own, name)) or not seen:
                 try_write(os.path.join(own, name), "0")
         try_write(os.path.join(root, "cgroup.procs"), pid)  # out to the root cgroup
         if own != root:

@@ -1,0 +1,443 @@
+"""Twin probe: a Lost Cities bot that tries to pass its hand to its own other instance.
+
+In a duplicate encounter a bot plays one deal from seat 0 (leg 0) and from seat 1 (leg 1). In
+leg 1 its opponent holds the cards it held in leg 0, so whatever its leg-0 instance can tell its
+leg-1 instance is the opponent's hidden hand. This bot tries, at its first decision:
+
+* from seat 0 (the **sender**): it takes ``BITS`` bits of its hand (``hand_bits``) and, for
+  ``send_s`` seconds, sends them in wall-clock slots of ``slot_ms``: a frame is a high slot, a
+  low slot, then one slot per bit (``1``: high). High means, for each channel it was given
+  (``probe.txt``): ``shmem`` 12 MiB held in its ``/tmp`` (a tmpfs: the host's ``Shmem``);
+  ``loadavg`` ``threads`` more threads (200 by default: the host's count of threads in
+  ``/proc/loadavg``); ``flock`` an
+  exclusive lock on its own ``bot.py`` (both instances run the same file); ``cgroup`` CPU burned;
+  ``ino`` pipes opened and closed (the host-wide counter of inode numbers). ``keyring`` instead
+  adds a key named after the bits to its session and user keyrings, readable by anyone (with a
+  2-minute timeout), which outlives the bot; ``atime`` reads the file ``markN`` of its directory
+  for each bit N set (a read sets the access time of a file last read long ago).
+* from seat 1 (the **receiver**): for ``listen_s`` seconds it reads, once a slot, what each
+  channel shows (``shmem``: ``Shmem`` of ``/proc/meminfo``; ``sysinfo``: the shared memory of
+  ``sysinfo(2)``; ``loadavg``; ``flock``: whether its ``bot.py`` is locked; ``cgroup``: the CPU of
+  the other seat cgroups beside its own; ``ino``: the inode number of a new pipe after 1,025
+  others), and decodes each frame whose high and low slots differ by more than the channel's
+  noise margin; ``keyring`` searches its keyrings for each of the ``2**BITS`` names, and
+  ``/proc/keys``; ``atime`` looks at the access times of the ``markN`` files.
+
+It prints ``[twin] sent BITS`` or, per channel, ``[twin] CHANNEL: decoded BITS``, ``none``
+(nothing decoded), ``blocked ERRNO`` or ``unreadable ERRNO``, then plays its first legal action
+at every decision. ``probe.txt`` (``key=value`` lines): ``channels``, ``slot_ms``, ``send_s``,
+``listen_s``, ``threads``, ``nonce`` (part of the key names, so runs do not see each other's
+keys).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import fcntl
+import hashlib
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from arena.sdk.decision import Decision
+
+HERE = Path(__file__).resolve().parent
+OUTPUT = "#" * 16383
+"""A line of output (``statfs``: a container's output goes to a log file on the host's disk)."""
+BITS = 4
+FILL = 12 << 20
+MARGIN = {"shmem": 6 << 10, "sysinfo": 6 << 20, "loadavg": 0.5, "flock": 0.5,
+          "cgroup": 0.1, "ino": 8_000, "statfs": 100_000, "timing": 1_000}
+"""How far a frame's high slot must be above its low slot to be decoded (shmem in KiB,
+sysinfo in bytes, loadavg as a share of the threads sent, cgroup in CPU seconds per slot
+second, ino in inode numbers and statfs in bytes per second, timing in loop iterations)."""
+OLD_ATIME = 1_600_000_000
+"""The ``markN`` files of the bot's directory were last read before this (2020)."""
+KEY_SPEC_SESSION, KEY_SPEC_USER = -3, -4
+KEYCTL_SETPERM, KEYCTL_SET_TIMEOUT, KEYCTL_SEARCH = 5, 15, 10
+KEY_ANYONE = 0x3F3F3F3F
+"""Every permission for possessor, owner, group and others: any uid sees the key in
+``/proc/keys``."""
+SYS = {"x86_64": {"sysinfo": 99, "add_key": 248, "keyctl": 250},
+       "aarch64": {"sysinfo": 179, "add_key": 217, "keyctl": 219}}[os.uname().machine]
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+_done = False
+
+
+def say(line: str) -> None:
+    print(f"[twin] {line}", flush=True)
+
+
+def settings() -> dict[str, str]:
+    path = HERE / "probe.txt"
+    text = path.read_text() if path.exists() else ""
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+def hand_bits(decision: Decision) -> str:
+    """``BITS`` bits of the seat's hand (of its cards as the game prints them, sorted)."""
+    cards = sorted(str(card) for card in decision.observation.hand)
+    digest = hashlib.sha256(" ".join(cards).encode()).digest()
+    return format(digest[0] >> (8 - BITS), f"0{BITS}b")
+
+
+def _errname(exc: OSError) -> str:
+    return errno.errorcode.get(exc.errno or 0, str(exc.errno))
+
+
+def _syscall(name: str, *args: Any) -> int:
+    result = _libc.syscall(ctypes.c_long(SYS[name]), *args)
+    if result < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+    return int(result)
+
+
+# --- the sender -------------------------------------------------------------------------------
+
+
+class Sender:
+    def __init__(self, channels: set[str], options: dict[str, str]) -> None:
+        self.channels = channels
+        self.high = False
+        self.release = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.thread_count = int(options.get("threads", "200"))
+        self.lock = open(HERE / "bot.py", "rb")  # noqa: SIM115 — held for the whole send
+        self.problems: dict[str, str] = {}
+
+    def _try(self, channel: str, action: Any) -> None:
+        if channel not in self.channels or channel in self.problems:
+            return
+        try:
+            action()
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a thread that cannot start
+            self.problems[channel] = (_errname(exc) if isinstance(exc, OSError)
+                                      else type(exc).__name__)
+            say(f"send {channel}: blocked {self.problems[channel]}")
+
+    def level(self, high: bool) -> None:
+        if high == self.high:
+            return
+        self.high = high
+        if high:
+            self._try("shmem", lambda: Path("/tmp/twin-fill").write_bytes(b"\1" * FILL))
+            self._try("flock", lambda: fcntl.flock(self.lock, fcntl.LOCK_EX))
+            self._try("loadavg", self._start_threads)
+        else:
+            self._try("shmem", lambda: Path("/tmp/twin-fill").unlink(missing_ok=True))
+            self._try("flock", lambda: fcntl.flock(self.lock, fcntl.LOCK_UN))
+            self._try("loadavg", self._stop_threads)
+
+    def _start_threads(self) -> None:
+        threading.stack_size(256 << 10)  # 200 default stacks would pass a bot's memory limit
+        self.release.clear()
+        self.threads = [threading.Thread(target=self.release.wait)
+                        for _ in range(self.thread_count)]
+        for thread in self.threads:
+            thread.start()
+
+    def _stop_threads(self) -> None:
+        self.release.set()
+        for thread in self.threads:
+            thread.join()
+
+    def busy_until(self, end: float) -> None:
+        """Until ``end``, when high: open pipes (``ino``), write output (``statfs``) or burn
+        CPU (``cgroup``, ``timing``); else sleep."""
+        burn = bool(self.channels & {"cgroup", "timing"})
+        while (now := time.time()) < end:
+            if self.high and "ino" in self.channels:
+                for _ in range(500):
+                    read, write = os.pipe()
+                    os.close(read)
+                    os.close(write)
+            elif self.high and "statfs" in self.channels:
+                print(OUTPUT, flush=True)
+            elif not (self.high and burn):
+                time.sleep(max(0.0, end - now))
+
+
+def send(bits: str, options: dict[str, str]) -> None:
+    channels = set(options["channels"].split(","))
+    if "keyring" in channels:
+        send_key(bits, options["nonce"])
+    if "atime" in channels:
+        for index, bit in enumerate(bits):
+            if bit == "1":
+                (HERE / f"mark{index}").read_bytes()
+    slot = int(options["slot_ms"]) / 1000
+    pattern = [True, False, *(bit == "1" for bit in bits)]
+    sender = Sender(channels, options)
+    end = time.time() + float(options["send_s"])
+    try:
+        while time.time() < end:
+            index = int(time.time() / slot)
+            sender.level(pattern[index % len(pattern)])
+            sender.busy_until(min(end, (index + 1) * slot))
+    finally:
+        sender.level(False)
+        sender.release.set()
+
+
+def send_key(bits: str, nonce: str) -> None:
+    name = f"arena-twin:{nonce}:{bits}".encode()
+    for ring, label in ((KEY_SPEC_USER, "user"), (KEY_SPEC_SESSION, "session")):
+        try:
+            key = _syscall("add_key", b"user", name, b"x", ctypes.c_size_t(1), ctypes.c_int(ring))
+            _syscall("keyctl", ctypes.c_int(KEYCTL_SETPERM), ctypes.c_int(key),
+                     ctypes.c_uint(KEY_ANYONE))
+            _syscall("keyctl", ctypes.c_int(KEYCTL_SET_TIMEOUT), ctypes.c_int(key),
+                     ctypes.c_uint(120))
+            say(f"send keyring: added to the {label} keyring")
+        except OSError as exc:
+            say(f"send keyring {label}: blocked {_errname(exc)}")
+
+
+# --- the receiver -----------------------------------------------------------------------------
+
+
+class Sysinfo(ctypes.Structure):
+    _fields_ = [("uptime", ctypes.c_long), ("loads", ctypes.c_ulong * 3),
+                ("totalram", ctypes.c_ulong), ("freeram", ctypes.c_ulong),
+                ("sharedram", ctypes.c_ulong), ("bufferram", ctypes.c_ulong),
+                ("totalswap", ctypes.c_ulong), ("freeswap", ctypes.c_ulong),
+                ("procs", ctypes.c_ushort), ("pad", ctypes.c_ushort),
+                ("totalhigh", ctypes.c_ulong), ("freehigh", ctypes.c_ulong),
+                ("mem_unit", ctypes.c_uint), ("_f", ctypes.c_char * 8)]
+
+
+def read_shmem() -> float:
+    with open("/proc/meminfo") as handle:
+        for line in handle:
+            if line.startswith("Shmem:"):
+                return float(line.split()[1])
+    raise OSError(errno.ENOENT, "no Shmem line")
+
+
+def read_sysinfo() -> float:
+    info = Sysinfo()
+    _syscall("sysinfo", ctypes.byref(info))
+    return float(info.sharedram * max(info.mem_unit, 1))
+
+
+def read_loadavg() -> float:
+    with open("/proc/loadavg") as handle:
+        return float(handle.read().split()[3].split("/")[1])
+
+
+def read_flock() -> float:
+    with open(HERE / "bot.py", "rb") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return 1.0
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return 0.0
+
+
+def sibling_cgroups() -> list[Path]:
+    """The CPU counters of the other cgroups beside this process's own (v1 cpuacct)."""
+    with open("/proc/self/cgroup") as handle:
+        for line in handle:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            if "cpuacct" not in controllers.split(","):
+                continue
+            for root in ("/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpuacct"):
+                own = Path(root + path)
+                if own.is_dir():
+                    return [d / "cpuacct.usage" for d in own.parent.iterdir()
+                            if d.is_dir() and d != own and (d / "cpuacct.usage").exists()]
+            raise OSError(errno.ENOENT, "own cgroup not visible")
+    raise OSError(errno.ENOENT, "no cpuacct cgroup")
+
+
+class CgroupCounters:
+    """The sum of the other seats' CPU counters; a cgroup removed meanwhile keeps its last
+    value (so the sum never drops)."""
+
+    def __init__(self, counters: list[Path]) -> None:
+        self.last = dict.fromkeys(counters, 0)
+        self.read()
+
+    def read(self) -> float:
+        for path in self.last:
+            with contextlib.suppress(OSError, ValueError):
+                self.last[path] = int(path.read_text())
+        return sum(self.last.values()) / 1e9
+
+
+def read_statfs() -> float:
+    """Bytes used on the file system of ``/`` (a container's: the host's disk under it)."""
+    info = os.statvfs("/")
+    return float((info.f_blocks - info.f_bfree) * info.f_frsize)
+
+
+def read_timing() -> float:
+    """Minus the iterations of a tight loop in 20 ms (less when the CPU is shared)."""
+    count, end = 0, time.perf_counter() + 0.02
+    while time.perf_counter() < end:
+        count += 1
+    return -float(count)
+
+
+def read_ino() -> float:
+    """The inode number of a new pipe, after 1,024 others (so this CPU takes a new batch of
+    numbers from the host-wide counter)."""
+    for _ in range(1025):
+        read, write = os.pipe()
+        number = os.fstat(read).st_ino
+        os.close(read)
+        os.close(write)
+    return float(number)
+
+
+class Receiver:
+    RATES = ("cgroup", "ino", "statfs")
+
+    def __init__(self, channels: set[str]) -> None:
+        self.readers: dict[str, Any] = {}
+        self.failed: dict[str, str] = {}
+        wanted = {"shmem": read_shmem, "sysinfo": read_sysinfo, "loadavg": read_loadavg,
+                  "flock": read_flock, "ino": read_ino, "statfs": read_statfs,
+                  "timing": read_timing}
+        for channel in channels - {"keyring", "atime"}:
+            try:
+                if channel == "cgroup":
+                    counters = sibling_cgroups()
+                    if not counters:
+                        raise OSError(errno.ENOENT, "no other cgroup")
+                    self.readers[channel] = CgroupCounters(counters).read
+                else:
+                    self.readers[channel] = wanted[channel]
+                self.readers[channel]()
+            except OSError as exc:
+                self.readers.pop(channel, None)
+                self.failed[channel] = ("blocked " if exc.errno in (errno.EPERM, errno.ENOSYS)
+                                        else "unreadable ") + _errname(exc)
+
+    def read(self, channels: tuple[str, ...]) -> dict[str, float]:
+        values = {}
+        for channel in channels:
+            try:
+                values[channel] = self.readers[channel]()
+            except OSError:
+                values[channel] = float("nan")
+        return values
+
+
+def listen(options: dict[str, str]) -> None:
+    channels = set(options["channels"].split(","))
+    slot = int(options["slot_ms"]) / 1000
+    receiver = Receiver(channels)
+    rates = tuple(c for c in receiver.readers if c in Receiver.RATES)
+    levels = tuple(c for c in receiver.readers if c not in Receiver.RATES)
+    series: dict[str, dict[int, float]] = {c: {} for c in receiver.readers}
+    end = time.time() + float(options["listen_s"])
+    index = int(time.time() / slot) + 1
+    while (index + 1) * slot <= end:
+        _sleep_until((index + 0.1) * slot)
+        first = receiver.read(rates)
+        samples = []
+        while time.time() < (index + 0.9) * slot:  # the median of the slot's readings
+            samples.append(receiver.read(levels))
+            time.sleep(slot / 25)
+        last = receiver.read(rates)
+        for channel in rates:
+            series[channel][index] = (last[channel] - first[channel]) / (0.8 * slot)
+        for channel in levels:
+            values = sorted(sample[channel] for sample in samples)
+            series[channel][index] = values[len(values) // 2] if values else float("nan")
+        index += 1
+    for channel in sorted(channels - {"keyring", "atime"}):
+        if channel in receiver.failed:
+            say(f"{channel}: {receiver.failed[channel]}")
+        else:
+            values = series[channel]
+            say(f"{channel} slots: " + " ".join(f"{i % (2 + BITS)}:{values[i]:.4g}"
+                                                 for i in sorted(values)))
+            margin = MARGIN[channel] * (int(options.get("threads", "200"))
+                                        if channel == "loadavg" else 1)
+            say(f"{channel}: {decode(values, margin)}")
+    if "keyring" in channels:
+        say(f"keyring: {find_key(options['nonce'])}")
+    if "atime" in channels:
+        read = ["1" if (HERE / f"mark{i}").stat().st_atime > OLD_ATIME else "0"
+                for i in range(BITS)]
+        say(f"atime: {'decoded ' + ''.join(read) if '1' in read else 'none'}")
+
+
+def _sleep_until(moment: float) -> None:
+    time.sleep(max(0.0, moment - time.time()))
+
+
+def decode(values: dict[int, float], margin: float) -> str:
+    """The bits most frames agree on (``decoded BITS``), else ``none``."""
+    frame = 2 + BITS
+    votes: dict[str, int] = {}
+    for start in sorted(i for i in values if i % frame == 0):
+        slots = [values.get(start + k) for k in range(frame)]
+        if any(v is None or v != v for v in slots):
+            continue
+        high, low = slots[0], slots[1]
+        if high - low <= margin:
+            continue
+        cut = (high + low) / 2
+        bits = "".join("1" if v > cut else "0" for v in slots[2:])
+        votes[bits] = votes.get(bits, 0) + 1
+    if not votes:
+        return "none"
+    best = max(votes, key=lambda b: votes[b])
+    return f"decoded {best}" if votes[best] * 2 > sum(votes.values()) else "none"
+
+
+def find_key(nonce: str) -> str:
+    found = []
+    with contextlib.suppress(OSError), open("/proc/keys") as handle:
+        found += re.findall(rf"arena-twin:{nonce}:([01]{{{BITS}}})", handle.read())
+    problem = ""
+    for value in range(2**BITS):
+        bits = format(value, f"0{BITS}b")
+        name = f"arena-twin:{nonce}:{bits}".encode()
+        for ring in (KEY_SPEC_SESSION, KEY_SPEC_USER):
+            try:
+                _syscall("keyctl", ctypes.c_int(KEYCTL_SEARCH), ctypes.c_int(ring), b"user",
+                         name, ctypes.c_int(0))
+                found.append(bits)
+            except OSError as exc:
+                if exc.errno in (errno.EPERM, errno.ENOSYS):
+                    problem = f"blocked {_errname(exc)}"
+    if found:
+        return f"decoded {found[0]}"
+    return problem or "none"
+
+
+# --- the bot ----------------------------------------------------------------------------------
+
+
+def choose(decision: Decision) -> Any:
+    """At the first decision: send (seat 0) or listen (seat 1); then the first legal action."""
+    global _done
+    if not _done:
+        _done = True
+        options = settings()
+        if decision.seat == 0:
+            bits = hand_bits(decision)
+            send(bits, options)
+            say(f"sent {bits}")
+        else:
+            listen(options)
+    return decision.legal_actions[0]
+
+
+if __name__ == "__main__":
+    from arena.sdk import run
+
+    run(choose, name="twin")
