@@ -50,6 +50,7 @@ from arena.ladder.store import LadderStore, StoreError
 TOKEN_PREFIX = "arena_"
 """Every token starts with this (so a leaked one is easy to spot in a log or a repository)."""
 _TOKEN = re.compile(r"arena_([0-9a-f]{12})_([A-Za-z0-9_-]{43})")
+_TOKEN_ID = re.compile(r"arena_([0-9a-f]{12})_")
 _TOKEN_MAX = 80
 """No well-formed token is longer: anything longer is refused before any work."""
 _DUMMY_SALT = secrets.token_hex(16)
@@ -88,6 +89,13 @@ class Contestant:
     """When its token was revoked (None: it is valid)."""
     bots: tuple[str, ...]
     """The bot names it owns."""
+
+
+def token_id(token: str) -> str | None:
+    """The part of a token that names its contestant's row (its 12 hex digits), or None when the
+    text does not start as a token does. Not a secret: it only says whose token was tried."""
+    m = _TOKEN_ID.match(token) if isinstance(token, str) else None
+    return m.group(1) if m else None
 
 
 def _digest(salt: str, secret: str) -> str:

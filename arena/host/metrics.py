@@ -6,7 +6,11 @@ the competition file's ``[server] metrics`` address (a loopback port by default)
 * ``arena_submissions_total{outcome}``: submissions by how they ended (entered, refused, failed,
   cancelled), ``arena_upload_bytes_total``;
 * ``arena_api_calls_total{method,code}``: API calls by method and gRPC status code;
-  ``arena_auth_failures_total``;
+  ``arena_auth_failures_total``: calls refused for their token (UNAUTHENTICATED);
+* the brake on refused tokens: ``arena_auth_braked_total{scope}``, refused tokens turned away
+  by it (RESOURCE_EXHAUSTED) because their address (``scope="address"``) or their token's
+  contestant id (``scope="token"``) failed too often; ``arena_auth_braking{scope}``, the
+  addresses and token ids braked now;
 * ``arena_watchers{}``: watch streams open.
 """
 
@@ -33,6 +37,10 @@ class Metrics:
         self.api_calls = Counter("arena_api_calls", "API calls", ["method", "code"], registry=r)
         self.auth_failures = Counter("arena_auth_failures", "Calls refused for their token",
                                      registry=r)
+        self.auth_braked = Counter("arena_auth_braked", "Refused tokens turned away by the "
+                                   "brake, by what is braked", ["scope"], registry=r)
+        self.auth_braking = Gauge("arena_auth_braking", "Addresses and token ids braked now",
+                                  ["scope"], registry=r)
         self.watchers = Gauge("arena_watchers", "Watch streams open", registry=r)
 
     def serve(self, listen: str) -> int:

@@ -1,10 +1,16 @@
 """The public API of a competition (``CompetitionService``, proto/arena/v1/competition.proto).
 
 Every method is wrapped by ``api_call``: the caller's token is checked first (``Auth``: a
-missing, malformed, wrong or revoked token is UNAUTHENTICATED and nothing else; a peer with too
-many failed tokens in a minute is refused with RESOURCE_EXHAUSTED and the seconds to wait,
-before its token is even looked at), and the call is counted by method and status. A test calls
-every method of the service without a token, so no method can be added without the check.
+missing, malformed, wrong or revoked token is UNAUTHENTICATED and nothing else), and the call is
+counted by method and status. A test calls every method of the service without a token, so no
+method can be added without the check.
+
+The brake on refused tokens holds back only refused tokens: a valid token is checked first and
+always served, so nobody sharing an address (a NAT, a proxy, a host) with someone failing can
+shut them out. Once an address, or a token's contestant id (``arena.host.accounts.token_id``:
+guesses at one contestant's secret from many addresses), has had ``ARENA_MAX_FAILED_TOKENS``
+refused tokens in a minute, its further refused tokens are answered RESOURCE_EXHAUSTED with the
+seconds to wait, at once: a brake that slept would hold a handler thread per attempt.
 
 What a caller may see of a match is ``arena.host.views.sight`` (the competition's ``logs``
 setting, the seats their bots played, whether it runs). A match that does not exist and one the
@@ -31,7 +37,9 @@ import grpc
 
 from arena.errors import ArenaError, ConfigError
 from arena.host import views
+from arena.host.accounts import token_id
 from arena.host.feeds import Feeds, FeedsFull, Pacer
+from arena.host.metrics import Metrics
 from arena.host.results import LadderResults, bot_name
 from arena.host.submissions import QuotaExceeded
 from arena.ladder.store import StoredMatch
@@ -46,7 +54,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("arena.host")
 
 FAILURE_WINDOW_S = 60.0
-"""Failed tokens are counted per peer over this window."""
+"""Refused tokens are counted per address and per token id over this window."""
+BRAKE_KEYS = 10_000
+"""The most addresses (and token ids) the brake remembers: beyond, the oldest are forgotten."""
 WATCH_FPS_ENV = "ARENA_WATCH_FPS"
 """Environment variable: frames a second one watch stream receives at most (default 10)."""
 WATCH_TOTAL_FPS_ENV = "ARENA_WATCH_TOTAL_FPS"
@@ -54,8 +64,8 @@ WATCH_TOTAL_FPS_ENV = "ARENA_WATCH_TOTAL_FPS"
 MAX_STREAMS_ENV = "ARENA_MAX_STREAMS"
 """Environment variable: the streams one contestant may have open at once (default 8)."""
 MAX_FAILURES_ENV = "ARENA_MAX_FAILED_TOKENS"
-"""Environment variable: failed tokens a peer may send in the window (default 10); its next
-calls are refused until the window has passed."""
+"""Environment variable: refused tokens an address (or a token id) may send in the window
+(default 10); its further refused tokens are turned away until the oldest leaves it."""
 CHUNK = 64 * 1024
 """Bytes per LogChunk."""
 MAX_PAGE = 500
@@ -68,43 +78,95 @@ NOT_YOURS = "no {what} {ident} that you may see"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Auth:
-    """Token checks with a per-peer brake on failures (module doc)."""
+class Brake:
+    """Refused tokens per key over ``FAILURE_WINDOW_S``: a key with ``limit`` of them is braked
+    until the oldest leaves the window. Not thread-safe (``Auth`` holds the lock)."""
 
-    def __init__(self, authenticate: Callable[[str], str | None], on_failure: Callable[[], None]
-                 ) -> None:
-        self._authenticate = authenticate
-        self._on_failure = on_failure
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
         self._failures: dict[str, collections.deque[float]] = {}
+
+    def wait(self, key: str, now: float) -> float:
+        """Seconds ``key`` is braked for (0: it is not)."""
+        failures = self._failures.get(key)
+        if failures is None:
+            return 0.0
+        while failures and failures[0] <= now - FAILURE_WINDOW_S:
+            failures.popleft()
+        if not failures:
+            del self._failures[key]
+            return 0.0
+        return failures[0] + FAILURE_WINDOW_S - now if len(failures) >= self.limit else 0.0
+
+    def fail(self, key: str, now: float) -> None:
+        """One more refused token of ``key``."""
+        if key not in self._failures and len(self._failures) >= BRAKE_KEYS:
+            self._failures.pop(next(iter(self._failures)))  # bounded: forget the oldest
+        self._failures.setdefault(key, collections.deque()).append(now)
+
+    def braked(self, now: float) -> int:
+        """How many keys are braked now."""
+        return sum(1 for key in list(self._failures) if self.wait(key, now) > 0)
+
+
+class Auth:
+    """Token checks, with a brake on refused tokens per address and per token id (module
+    doc)."""
+
+    SCOPES = {"address": "from your address", "token": "naming this token's contestant"}
+    """The brake's scopes, and how a refusal names each."""
+
+    def __init__(self, authenticate: Callable[[str], str | None], metrics: Metrics) -> None:
+        self._authenticate = authenticate
+        self._metrics = metrics
         self._lock = threading.Lock()
-        self._limit = _env_int(MAX_FAILURES_ENV, 10)
+        limit = _env_int(MAX_FAILURES_ENV, 10)
+        self._brakes = {scope: Brake(limit) for scope in self.SCOPES}
+        for scope in self.SCOPES:
+            metrics.auth_braking.labels(scope).set_function(functools.partial(self.braked,
+                                                                              scope))
 
     def check(self, context: grpc.ServicerContext) -> str:
         """The caller's contestant name, or the call aborted."""
-        peer = _peer_host(context.peer())
+        token = bearer(context)
+        contestant = self._authenticate(token) if token else None
+        if contestant is not None:
+            return contestant  # a valid token is never braked
+        keys = {"address": _peer_host(context.peer()), "token": token_id(token)}
         now = time.monotonic()
         with self._lock:
-            failures = self._failures.get(peer)
-            while failures and failures[0] < now - FAILURE_WINDOW_S:
-                failures.popleft()
-            if failures is not None and len(failures) >= self._limit:
-                wait = failures[0] + FAILURE_WINDOW_S - now
-                _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED,
-                              f"too many refused tokens from your address: retry in "
-                              f"{max(1, round(wait))} s")
-        token = ""
-        for key, value in context.invocation_metadata() or ():
-            if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-                token = value[len("Bearer "):]
-        contestant = self._authenticate(token) if token else None
-        if contestant is None:
-            with self._lock:
-                if len(self._failures) > 10_000:  # bounded: forget the oldest peers
-                    self._failures.pop(next(iter(self._failures)))
-                self._failures.setdefault(peer, collections.deque()).append(now)
-            self._on_failure()
-            _abort(context, grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked token")
-        return contestant
+            waits = {scope: self._brakes[scope].wait(key, now)
+                     for scope, key in keys.items() if key}
+            braked = max(waits, key=waits.__getitem__) if any(waits.values()) else None
+            if braked is None:
+                for scope, key in keys.items():
+                    if key:
+                        self._brakes[scope].fail(key, now)
+        if braked is not None:
+            self._metrics.auth_braked.labels(braked).inc()
+            _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                   f"too many refused tokens {self.SCOPES[braked]}: a wrong token is turned "
+                   f"away for {max(1, round(waits[braked]))} s more (a valid one is served)")
+        self._metrics.auth_failures.inc()
+        _abort(context, grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked token")
+
+    def valid(self, token: str, caller: str) -> bool:
+        """Whether ``token`` is still ``caller``'s valid token (not revoked, not replaced)."""
+        return bool(token) and self._authenticate(token) == caller
+
+    def braked(self, scope: str) -> int:
+        """How many addresses (``scope`` "address") or token ids ("token") are braked now."""
+        with self._lock:
+            return self._brakes[scope].braked(time.monotonic())
+
+
+def bearer(context: grpc.ServicerContext) -> str:
+    """The call's token ("" when it has none)."""
+    token = ""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            token = value[len("Bearer "):]
+    return token
 
 
 class Streams:
@@ -210,7 +272,7 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
 
     def __init__(self, server: CompetitionServer) -> None:
         self.server = server
-        self.auth = Auth(server.accounts.authenticate, server.metrics.auth_failures.inc)
+        self.auth = Auth(server.accounts.authenticate, server.metrics)
         self.feeds = Feeds()
         self.pacer = Pacer(_env_float(WATCH_FPS_ENV, 10.0), _env_float(WATCH_TOTAL_FPS_ENV, 100.0))
         self.streams = Streams()

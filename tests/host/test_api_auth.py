@@ -1,9 +1,13 @@
 """The competition API's door: every method needs a valid token, a client must pin the server's
-CA, failures from one peer are braked, and the metrics count what happened. A real `arena host`
-process on 127.0.0.1 with TLS (process sandbox: no bot plays here)."""
+CA, refused tokens are braked (never a valid one), and the metrics count what happened. A real
+`arena host` process on 127.0.0.1 with TLS (process sandbox: no bot plays here)."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +19,7 @@ import pytest
 from arena.host.accounts import Accounts
 from arena.host.config import load_competition
 from arena.v1 import competition_pb2 as pb
+from arena.v1 import competition_pb2_grpc as pb_grpc
 from tests.host.conftest import RunningServer, make_server
 
 SERVICE = pb.DESCRIPTOR.services_by_name["CompetitionService"]
@@ -31,10 +36,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
 
 
 def _call(server: RunningServer, method: Any, metadata: tuple[tuple[str, str], ...],
-          ca: Path | None = None) -> grpc.RpcError:
+          ca: Path | None = None, address: str = "") -> grpc.RpcError:
     """Call ``method`` with a default request and return the error it ends with."""
     credentials = grpc.ssl_channel_credentials(root_certificates=(ca or server.ca).read_bytes())
-    with grpc.secure_channel(server.address, credentials) as channel:
+    with grpc.secure_channel(address or server.address, credentials) as channel:
         path = f"/{SERVICE.full_name}/{method.name}"
         request_type = getattr(pb, method.input_type.name)
         response_type = getattr(pb, method.output_type.name)
@@ -151,26 +156,104 @@ def test_the_metrics_count_calls_by_method_and_status(server: RunningServer) -> 
     assert "arena_matches_in_flight" in text or "arena_submissions_total" in text
 
 
-def test_repeated_failures_from_one_peer_are_braked(tmp_path: Path) -> None:
+class Forwarder:
+    """A TCP forwarder on 127.0.0.1 that reaches the server from another loopback address
+    (``source``): the server sees the calls through it come from there."""
+
+    def __init__(self, port: int, source: str) -> None:
+        self.port, self.source = port, source
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.address = f"127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.port), timeout=30,
+                                                source_address=(self.source, 0))
+            upstream.settimeout(None)
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(a: socket.socket, b: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := a.recv(65536):
+                b.sendall(data)
+        for sock in (a, b):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def _metric(server: RunningServer, line: str) -> float:
+    url = f"http://127.0.0.1:{server.metrics_port}/metrics"
+    text = urllib.request.urlopen(url, timeout=30).read().decode()
+    found = [row for row in text.splitlines() if row.startswith(line + " ")]
+    return float(found[0].rsplit(" ", 1)[1]) if found else 0.0
+
+
+def _bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def test_the_brake_holds_back_refused_tokens_never_a_valid_one(tmp_path: Path) -> None:
+    """ATTACK (issue 33): ten bad tokens from an address contestants share (a NAT, a proxy, a
+    host) used to shut every one of them out for a minute. A valid token is checked first and
+    served at once; only refused tokens are braked, per address and per token id (guesses at
+    one contestant's secret from many addresses), and the metrics count them."""
     running = make_server(tmp_path / "brake", sandbox="process")
     running.start()
+    forwarders = [Forwarder(running.port, "127.0.0.2"), Forwarder(running.port, "127.0.0.3")]
     try:
         whoami = SERVICE.methods_by_name["WhoAmI"]
         codes = [_call(running, whoami, BAD_TOKENS["garbage"]).code() for _ in range(12)]
-        assert codes[:10] == [grpc.StatusCode.UNAUTHENTICATED] * 10
-        assert codes[10:] == [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
-        # even the right token waits out the brake: guessing gains nothing by mixing them in
-        error = _call(running, whoami,
-                      (("authorization", "Bearer " + running.tokens["alice"]),))
+        assert codes == [grpc.StatusCode.UNAUTHENTICATED] * 10 + \
+            [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
+        started = time.monotonic()  # alice, behind the same address, is served at once
+        assert running.stub("alice").WhoAmI(pb.WhoAmIRequest(), timeout=30).contestant == "alice"
+        assert time.monotonic() - started < 15.0  # milliseconds; the brake's wait is a minute
+        bob = running.tokens["bob"]
+        wrong = bob[:-4] + ("AAAA" if not bob.endswith("AAAA") else "BBBB")
+        error = _call(running, whoami, _bearer(wrong))
         assert error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert "retry in" in error.details()
+        assert error.details().startswith("too many refused tokens from your address: a wrong "
+                                          "token is turned away for ")
+        # ten wrong secrets for bob's token id from a second address brake that id everywhere
+        second, third = (f.address for f in forwarders)
+        codes = [_call(running, whoami, _bearer(wrong), address=second).code()
+                 for _ in range(10)]
+        assert codes == [grpc.StatusCode.UNAUTHENTICATED] * 10
+        error = _call(running, whoami, _bearer(wrong), address=third)
+        assert error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "naming this token's contestant" in error.details()
+        # the third address itself is not braked, and bob's own token opens the door from it
+        assert _call(running, whoami, BAD_TOKENS["garbage"], address=third).code() is \
+            grpc.StatusCode.UNAUTHENTICATED
+        credentials = grpc.ssl_channel_credentials(root_certificates=running.ca.read_bytes())
+        with grpc.secure_channel(third, credentials) as channel:
+            stub = pb_grpc.CompetitionServiceStub(channel)
+            assert stub.WhoAmI(pb.WhoAmIRequest(), metadata=_bearer(bob),
+                               timeout=30).contestant == "bob"
+        assert _metric(running, "arena_auth_failures_total") == 21
+        assert _metric(running, 'arena_auth_braked_total{scope="address"}') == 3
+        assert _metric(running, 'arena_auth_braked_total{scope="token"}') == 1
+        assert _metric(running, 'arena_auth_braking{scope="address"}') == 2
+        assert _metric(running, 'arena_auth_braking{scope="token"}') == 1
+        assert _metric(running, 'arena_api_calls_total{code="OK",method="WhoAmI"}') == 2
     finally:
+        for forwarder in forwarders:
+            forwarder.close()
         running.stop()
 
 
 def test_one_contestant_cannot_hold_every_handler(server: RunningServer) -> None:
     """At most 8 open streams per contestant: the 9th is refused, others are not affected."""
-    import threading
 
     release = threading.Event()
     carol = server.stub("carol")
@@ -197,7 +280,6 @@ def test_one_contestant_cannot_hold_every_handler(server: RunningServer) -> None
         release.set()
         for call in (upload, *follows):
             call.cancel()
-    import time
 
     deadline = time.monotonic() + 60
     stages: list[str] = []
