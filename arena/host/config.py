@@ -21,6 +21,13 @@ listen = "127.0.0.1:7443"            # the public gRPC API (TLS always); port 0:
 tls_cert = "certs/server.pem"        # the server's certificate and key (`arena host-certs`),
 tls_key = "certs/server.key"         # relative to this file
 metrics = "127.0.0.1:9464"           # the Prometheus endpoint; "" turns it off
+max_streams = 96                     # streams (uploads, follows, watches, log downloads) open at
+                                     # once on the whole server; below the 128 handler threads,
+                                     # so unary calls always find one (at most 120)
+streams_per_contestant = 8           # streams one contestant may have open at once
+stream_idle_s = 60                   # a stream whose client sends nothing (an upload) or takes
+                                     # nothing (a download) for this long is closed
+stream_max_s = 3600                  # any stream is closed after this long
 
 [site]
 dir = "spring-state/site"            # the public page (default <state_dir>/site)
@@ -95,10 +102,15 @@ MIB = 1024 * 1024
 """Bytes in the quotas' megabyte (a mebibyte)."""
 DEFAULT_REFERENCE = "greedy"
 """The default validation opponent (a sample bot of every game)."""
+HANDLER_THREADS = 128
+"""The API's handler threads: calls served at once (each open stream holds one)."""
+UNARY_RESERVE = 8
+"""Handler threads streams can never take (``max_streams`` is at most the rest)."""
 _SECTIONS: dict[str, set[str]] = {
     "competition": {"name", "state_dir", "database", "sandbox", "signing_key",
                     "allow_ungated_games"},
-    "server": {"listen", "tls_cert", "tls_key", "metrics"},
+    "server": {"listen", "tls_cert", "tls_key", "metrics", "max_streams",
+               "streams_per_contestant", "stream_idle_s", "stream_max_s"},
     "site": {"dir", "refresh_s"},
     "visibility": {"logs"},
     "quotas": {"max_upload_mb", "max_image_upload_mb", "submissions_per_day", "active_bots"},
@@ -160,6 +172,23 @@ class Quotas:
 
 
 @dataclass(frozen=True)
+class StreamLimits:
+    """How many streams may be open and for how long (``[server]``): every open stream holds
+    one of the server's ``HANDLER_THREADS`` until it ends."""
+
+    max_streams: int = 96
+    """Streams open at once on the whole server (``max_streams``); the other handler threads
+    are left to unary calls (``WhoAmI``, ``Standings`` ...)."""
+    per_contestant: int = 8
+    """Streams one contestant may have open at once (``streams_per_contestant``)."""
+    idle_s: float = 60.0
+    """A stream waiting this long on its client (an upload's next chunk, a message the client
+    does not take) is closed (``stream_idle_s``)."""
+    total_s: float = 3600.0
+    """Any stream is closed after this long (``stream_max_s``)."""
+
+
+@dataclass(frozen=True)
 class Competition:
     """A parsed, validated competition file."""
 
@@ -191,6 +220,8 @@ class Competition:
     """The hosted games (at least one), in file order."""
     quotas: Quotas = Quotas()
     """What a contestant may send."""
+    streams: StreamLimits = StreamLimits()
+    """How many streams may be open and for how long."""
     signing_key: Path | None = None
     """The private key that signs every ladder match log (absolute); None: ``referee_key``, made
     when the server starts."""
@@ -372,6 +403,7 @@ class _CompetitionParser(_Parser):
             logs=self.one_of(data.get("visibility", {}), "visibility", "logs", VISIBILITIES),
             games=self.games(data.get("games", {})),
             quotas=self.quotas(data.get("quotas", {})),
+            streams=self.streams(server),
             signing_key=(self.path(table, "competition", "signing_key", "")
                          if "signing_key" in table else None),
             allow_ungated_games=self.get(table, "competition", "allow_ungated_games", bool,
@@ -432,6 +464,22 @@ class _CompetitionParser(_Parser):
             submissions_per_day=self.positive(table, "quotas", "submissions_per_day",
                                               d.submissions_per_day),
             active_bots=self.positive(table, "quotas", "active_bots", d.active_bots),
+        )
+
+    def streams(self, table: Mapping[str, Any]) -> StreamLimits:
+        d = StreamLimits()
+        most = HANDLER_THREADS - UNARY_RESERVE
+        total = self.positive(table, "server", "max_streams", d.max_streams)
+        if total > most:
+            raise self.error("server", "max_streams", f"must be at most {most} (the server has "
+                             f"{HANDLER_THREADS} handler threads and keeps {UNARY_RESERVE} for "
+                             f"unary calls), got {total}")
+        return StreamLimits(
+            max_streams=total,
+            per_contestant=self.positive(table, "server", "streams_per_contestant",
+                                         d.per_contestant),
+            idle_s=self.seconds(table, "server", "stream_idle_s", d.idle_s),
+            total_s=self.seconds(table, "server", "stream_max_s", d.total_s),
         )
 
     def megabytes(self, table: Mapping[str, Any], key: str, default: int, least: int) -> int:

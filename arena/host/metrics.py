@@ -11,6 +11,9 @@ the competition file's ``[server] metrics`` address (a loopback port by default)
   by it (RESOURCE_EXHAUSTED) because their address (``scope="address"``) or their token's
   contestant id (``scope="token"``) failed too often; ``arena_auth_braking{scope}``, the
   addresses and token ids braked now;
+* streams: ``arena_streams_open``; ``arena_streams_refused_total{limit}`` (``server``: the
+  server's ``max_streams``, ``contestant``: ``streams_per_contestant``);
+  ``arena_streams_closed_total{why}``, closed by the server (``idle``, ``total``, ``revoked``);
 * ``arena_watchers{}``: watch streams open.
 """
 
@@ -41,6 +44,11 @@ class Metrics:
                                    "brake, by what is braked", ["scope"], registry=r)
         self.auth_braking = Gauge("arena_auth_braking", "Addresses and token ids braked now",
                                   ["scope"], registry=r)
+        self.streams_open = Gauge("arena_streams_open", "Streams open", registry=r)
+        self.streams_refused = Counter("arena_streams_refused", "Streams refused by a limit",
+                                       ["limit"], registry=r)
+        self.streams_closed = Counter("arena_streams_closed", "Streams closed by the server",
+                                      ["why"], registry=r)
         self.watchers = Gauge("arena_watchers", "Watch streams open", registry=r)
 
     def serve(self, listen: str) -> int:

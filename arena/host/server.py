@@ -4,7 +4,9 @@ per game, the submission pipeline, the public page and the metrics, in one proce
 Threads, each with one job:
 
 * the gRPC server (TLS always: the certificate and key the competition file names; contestants
-  pin the CA that signed it) with a bounded pool of handler threads;
+  pin the CA that signed it) with a bounded pool of handler threads (``HANDLER_THREADS``; open
+  streams may hold at most ``[server] max_streams`` of them, the rest is for unary calls), and
+  the streams' reaper (``arena.host.service.Streams``);
 * one ladder thread per game, running ``run_ladder`` on its own event loop over the
   competition's database (a continuous ladder with ``catalogue = true``: every bot entered in
   the catalogue, which lives under the competition's ``home``, joins it, a new version first
@@ -51,7 +53,7 @@ from arena.bots.names import check_name, name_key
 from arena.errors import ArenaError, ConfigError
 from arena.host import views
 from arena.host.accounts import Accounts
-from arena.host.config import Competition, ladder_file
+from arena.host.config import HANDLER_THREADS, Competition, ladder_file
 from arena.host.metrics import Metrics
 from arena.host.pipeline import Pipeline
 from arena.host.results import LadderResults, bot_name
@@ -71,8 +73,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arena.host")
 
-HANDLER_THREADS = 128
-"""Calls served at once (watch streams hold one each)."""
 MAX_MESSAGE = 2 * 1024 * 1024
 """The largest message a client may send (an upload chunk is at most 1 MiB)."""
 OWNERS_TTL_S = 2.0
@@ -191,6 +191,7 @@ class CompetitionServer:
             thread.join(timeout=60)
         if self.service is not None:
             self.service.feeds.close()
+            self.service.streams.close()
         self.metrics.close()
 
     def wait(self) -> None:

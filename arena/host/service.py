@@ -12,6 +12,13 @@ guesses at one contestant's secret from many addresses), has had ``ARENA_MAX_FAI
 refused tokens in a minute, its further refused tokens are answered RESOURCE_EXHAUSTED with the
 seconds to wait, at once: a brake that slept would hold a handler thread per attempt.
 
+Every stream (an upload, a follow, a watch, a log download) holds a handler thread while it is
+open, so ``Streams`` bounds them (the competition's ``[server]`` settings, ``StreamLimits``):
+``max_streams`` on the whole server, below the handler threads so unary calls always find one;
+``streams_per_contestant``; a stream waiting ``stream_idle_s`` on its client (an upload's next
+chunk, a message the client does not take) is closed, any stream after ``stream_max_s``; and a
+stream whose token has been revoked or replaced is closed within ``TOKEN_RECHECK_S``.
+
 What a caller may see of a match is ``arena.host.views.sight`` (the competition's ``logs``
 setting, the seats their bots played, whether it runs). A match that does not exist and one the
 caller may not see get the same answer (PERMISSION_DENIED, "no match ... you may see"), so ids
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import functools
 import inspect
 import json
@@ -30,7 +38,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import grpc
@@ -38,6 +46,7 @@ import grpc
 from arena.errors import ArenaError, ConfigError
 from arena.host import views
 from arena.host.accounts import token_id
+from arena.host.config import StreamLimits
 from arena.host.feeds import Feeds, FeedsFull, Pacer
 from arena.host.metrics import Metrics
 from arena.host.results import LadderResults, bot_name
@@ -57,12 +66,13 @@ FAILURE_WINDOW_S = 60.0
 """Refused tokens are counted per address and per token id over this window."""
 BRAKE_KEYS = 10_000
 """The most addresses (and token ids) the brake remembers: beyond, the oldest are forgotten."""
+TOKEN_RECHECK_S = 5.0
+"""How often the token of every open stream is checked again (at most: the idle limit, if it
+is shorter)."""
 WATCH_FPS_ENV = "ARENA_WATCH_FPS"
 """Environment variable: frames a second one watch stream receives at most (default 10)."""
 WATCH_TOTAL_FPS_ENV = "ARENA_WATCH_TOTAL_FPS"
 """Environment variable: frames a second all watch streams together receive (default 100)."""
-MAX_STREAMS_ENV = "ARENA_MAX_STREAMS"
-"""Environment variable: the streams one contestant may have open at once (default 8)."""
 MAX_FAILURES_ENV = "ARENA_MAX_FAILED_TOKENS"
 """Environment variable: refused tokens an address (or a token id) may send in the window
 (default 10); its further refused tokens are turned away until the oldest leaves it."""
@@ -76,6 +86,7 @@ FINAL_STAGES = frozenset({"RATED", "REFUSED", "FAILED", "CANCELLED"})
 NOT_YOURS = "no {what} {ident} that you may see"
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 class Brake:
@@ -169,31 +180,144 @@ def bearer(context: grpc.ServicerContext) -> str:
     return token
 
 
-class Streams:
-    """How many streams (uploads, follows, watches) each contestant has open: at most
-    ``ARENA_MAX_STREAMS`` (default 8) at once, so no one can hold the server's handler threads
-    (each open stream keeps one) and shut the others out."""
+@dataclasses.dataclass(eq=False)
+class Stream:
+    """One open stream, as ``Streams`` watches it."""
 
-    def __init__(self) -> None:
-        self._open: collections.Counter[str] = collections.Counter()
+    caller: str
+    """Whose it is."""
+    token: str
+    """The token it was opened with (checked again every ``TOKEN_RECHECK_S``)."""
+    context: grpc.ServicerContext
+    """Its call."""
+    opened: float
+    """When it opened (``time.monotonic``)."""
+    waiting: float | None = None
+    """Since when it waits on its client (an upload's next chunk, a message being taken);
+    None while the server itself works or waits for news."""
+    closed: str = ""
+    """The status code's name the server closed it with ("" while open)."""
+
+    def received(self, requests: Iterator[T]) -> Iterator[T]:
+        """The client's messages, each wait for one timed."""
+        while True:
+            self.waiting = time.monotonic()
+            try:
+                request = next(requests)
+            except StopIteration:
+                return
+            finally:
+                self.waiting = None
+            yield request
+
+    def sent(self, replies: Generator[T, None, None]) -> Iterator[T]:
+        """The server's messages, each wait until the client took it timed."""
+        with contextlib.closing(replies):  # GeneratorExit at a yield closes the method too
+            for reply in replies:
+                self.waiting = time.monotonic()
+                yield reply
+                self.waiting = None
+
+
+class Streams:
+    """The open streams (module doc): at most ``max_streams`` on the server and
+    ``per_contestant`` per contestant; a reaper thread closes those idle or open too long
+    and those whose token no longer opens anything."""
+
+    def __init__(self, limits: StreamLimits, metrics: Metrics,
+                 valid: Callable[[str, str], bool]) -> None:
+        self.limits = limits
+        self._metrics = metrics
+        self._valid = valid
+        self._open: list[Stream] = []
+        self._per: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
-        self.limit = _env_int(MAX_STREAMS_ENV, 8)
+        self._stop = threading.Event()
+        self._reaper: threading.Thread | None = None
 
     @contextlib.contextmanager
-    def open(self, caller: str, context: grpc.ServicerContext) -> Iterator[None]:
+    def open(self, caller: str, token: str, context: grpc.ServicerContext) -> Iterator[Stream]:
         """One more stream of ``caller`` while the block runs (or the call refused)."""
+        limits = self.limits
         with self._lock:
-            full = self._open[caller] >= self.limit
+            full = "server" if len(self._open) >= limits.max_streams else \
+                "contestant" if self._per[caller] >= limits.per_contestant else ""
             if not full:
-                self._open[caller] += 1
+                stream = Stream(caller, token, context, time.monotonic())
+                self._open.append(stream)
+                self._per[caller] += 1
+                if self._reaper is None:
+                    self._reaper = threading.Thread(target=self._reap, name="streams",
+                                                    daemon=True)
+                    self._reaper.start()
         if full:
+            self._metrics.streams_refused.labels(full).inc()
             _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED,
-                   f"you have {self.limit} streams open (uploads, follows, watches): close one")
+                   f"you have {limits.per_contestant} streams open (uploads, follows, watches, "
+                   "log downloads): close one" if full == "contestant" else
+                   f"the server has {limits.max_streams} streams open, as many as it allows: "
+                   "try again in a minute")
+        self._metrics.streams_open.inc()
         try:
-            yield
+            yield stream
         finally:
             with self._lock:
-                self._open[caller] -= 1
+                self._open.remove(stream)
+                self._per[caller] -= 1
+                if not self._per[caller]:
+                    del self._per[caller]
+            self._metrics.streams_open.dec()
+
+    def close(self) -> None:
+        """Stop the reaper (the server is stopping)."""
+        self._stop.set()
+
+    def _reap(self) -> None:
+        limits = self.limits
+        tick = min(1.0, max(0.05, min(limits.idle_s, limits.total_s) / 4))
+        every = min(TOKEN_RECHECK_S, limits.idle_s)  # a stream may be as silent anyway
+        recheck = time.monotonic() + every
+        while not self._stop.wait(tick):
+            now = time.monotonic()
+            with self._lock:
+                streams = [s for s in self._open if not s.closed]
+            for stream in streams:
+                waiting = stream.waiting
+                if waiting is not None and now - waiting >= limits.idle_s:
+                    self._close(stream, "idle", grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"the stream was idle for {limits.idle_s:g} s (nothing sent or "
+                                "taken): closed by the server, a limit of the competition")
+                elif now - stream.opened >= limits.total_s:
+                    self._close(stream, "total", grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"the stream was open for {limits.total_s:g} s: closed by the "
+                                "server, a limit of the competition (open it again; `arena "
+                                "submissions --follow ID` follows a submission again)")
+            if now >= recheck:
+                recheck = now + every
+                verdicts: dict[tuple[str, str], bool] = {}
+                for stream in streams:
+                    key = (stream.token, stream.caller)
+                    if key not in verdicts:
+                        verdicts[key] = self._valid(*key)
+                    if not verdicts[key] and not stream.closed:
+                        self._close(stream, "revoked", grpc.StatusCode.UNAUTHENTICATED,
+                                    "unknown or revoked token")
+
+    def _close(self, stream: Stream, why: str, code: grpc.StatusCode, details: str) -> None:
+        stream.closed = code.name
+        self._metrics.streams_closed.labels(why).inc()
+        _cancel(stream.context, code, details)
+
+
+def _cancel(context: grpc.ServicerContext, code: grpc.StatusCode, details: str) -> None:
+    """End a call from another thread with ``code`` and ``details``: the handler's next read
+    or write fails, the client gets the status. (The public ``cancel`` sends a bare CANCELLED;
+    the call object under it takes a status, as gRPC's own server does when it aborts.)"""
+    call = getattr(getattr(context, "_rpc_event", None), "call", None)
+    try:
+        call.cancel(code.value[0], details)  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001 — another gRPC: the bare cancel
+        context.cancel()
 
 
 def _abort(context: grpc.ServicerContext, code: grpc.StatusCode, details: str) -> NoReturn:
@@ -227,7 +351,8 @@ def _peer_host(peer: str) -> str:
 
 
 def api_call(method: F) -> F:
-    """Authenticate, then run the method with the caller's name; count it by status."""
+    """Authenticate, then run the method with the caller's name (a stream within ``Streams``'
+    limits); count it by status."""
     name = method.__name__
 
     @functools.wraps(method)
@@ -246,10 +371,13 @@ def api_call(method: F) -> F:
     def streaming(self: CompetitionService, request: Any, context: grpc.ServicerContext
                   ) -> Iterator[Any]:
         code = "OK"
+        stream: Stream | None = None
         try:
             caller = self.auth.check(context)
-            with self.streams.open(caller, context):
-                yield from method(self, request, context, caller)
+            with self.streams.open(caller, bearer(context), context) as stream:
+                if hasattr(request, "__next__"):  # the client streams: time its waits too
+                    request = stream.received(request)
+                yield from stream.sent(method(self, request, context, caller))
         except GeneratorExit:
             code = "CANCELLED"
             raise
@@ -257,6 +385,8 @@ def api_call(method: F) -> F:
             code = _code(context)
             raise
         finally:
+            if stream is not None and stream.closed:
+                code = stream.closed
             self.server.metrics.api_calls.labels(name, code).inc()
 
     return (streaming if inspect.isgeneratorfunction(method) else unary)  # type: ignore[return-value]
@@ -275,7 +405,7 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
         self.auth = Auth(server.accounts.authenticate, server.metrics)
         self.feeds = Feeds()
         self.pacer = Pacer(_env_float(WATCH_FPS_ENV, 10.0), _env_float(WATCH_TOTAL_FPS_ENV, 100.0))
-        self.streams = Streams()
+        self.streams = Streams(server.competition.streams, server.metrics, self.auth.valid)
 
     # --- who and what ------------------------------------------------------------------------
     @api_call

@@ -127,7 +127,7 @@ listen = "127.0.0.1:0"
 tls_cert = "certs/server.pem"
 tls_key = "certs/server.key"
 metrics = "127.0.0.1:0"
-
+{server}
 [site]
 refresh_s = {site_refresh_s}
 
@@ -163,13 +163,15 @@ time_bank_ms = 5000
 
 
 def make_server(root: Path, **settings: Any) -> RunningServer:
-    """A competition under ``root`` (file, certificates, alice and bob), not started."""
+    """A competition under ``root`` (file, certificates, alice and bob), not started;
+    ``settings`` fill the file's blanks (``server``: more lines of its ``[server]`` table)."""
     from arena.host.accounts import Accounts
     from arena.host.certs import make_server_certs
     from arena.host.config import load_competition
 
     values = {"sandbox": "docker", "logs": "own-seat", "max_upload_mb": 5,
-              "max_image_upload_mb": 512, "per_day": 5, "active_bots": 3, "site_refresh_s": 1}
+              "max_image_upload_mb": 512, "per_day": 5, "active_bots": 3, "site_refresh_s": 1,
+              "server": ""}
     values.update(settings)
     root.mkdir(parents=True, exist_ok=True)
     file = root / "competition.toml"
