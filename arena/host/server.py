@@ -98,6 +98,10 @@ class Found:
     sight: views.Sight
 
 
+NOWHERE = Found(Path(), False, frozenset(), views.Sight(frozenset(), False))
+"""What ``locate`` finds of a match that does not exist: one its caller may see nothing of."""
+
+
 class CompetitionServer:
     """One competition's server (module doc)."""
 
@@ -342,34 +346,37 @@ class CompetitionServer:
             cached = self._owners = (time.monotonic(), owners)
         return cached[1]
 
-    def locate(self, match_id: str, caller: str) -> Found | None:
-        """A match by id (ladder or validation) and what ``caller`` may see of it; None when
-        there is no such match."""
+    def locate(self, match_id: str, caller: str) -> Found:
+        """A match by id (ladder or validation) and what ``caller`` may see of it. Every id
+        costs the same two reads (the caller's bot names; the submission a validation id would
+        name, none for another id) before anything depends on it, and a match that does not
+        exist is found as one the caller may see nothing of: an unknown id and a forbidden one
+        take one path, in the same time."""
         setting = self.competition.logs
+        mine = {name_key(bot) for bot in self.accounts.bots_of(caller)}
+        validation = _VALIDATION.fullmatch(match_id)
+        row = self.book.get(int(validation.group(1)) if validation else 0)  # ids start at 1
+
+        def own(names: Sequence[str]) -> frozenset[int]:
+            return frozenset(seat for seat, name in enumerate(names) if name_key(name) in mine)
+
         for results in self.results.values():
             match = results.find(match_id)
             if match is not None and match.log_path:
-                own = self._own(caller, [bot_name(b) for b in match.bots])
-                return Found(Path(match.log_path), False, own, views.sight(setting, own, False))
+                seats = own([bot_name(b) for b in match.bots])
+                return Found(Path(match.log_path), False, seats,
+                             views.sight(setting, seats, False))
             running = results.running(match_id)
             if running is not None:
-                own = self._own(caller, list(running.names))
+                seats = own(running.names)
                 path = results.config.match_log_dir / f"{match_id}.jsonl"
-                return Found(path, True, own, views.sight(setting, own, True))
-        validation = _VALIDATION.fullmatch(match_id)
-        if validation is None:
-            return None
-        row = self.book.get(int(validation.group(1)))
+                return Found(path, True, seats, views.sight(setting, seats, True))
         path = self.competition.logs_dir / "validation" / f"{match_id}.jsonl"
-        if row is None or row.contestant != caller or not path.is_file():
-            return None
+        if validation is None or row is None or row.contestant != caller or not path.is_file():
+            return NOWHERE
         names, ended = _log_state(path)
-        own = frozenset(s for s, n in enumerate(names) if n.lower() == row.name.lower())
-        return Found(path, not ended, own, views.sight(setting, own, not ended))
-
-    def _own(self, caller: str, names: list[str]) -> frozenset[int]:
-        return frozenset(seat for seat, name in enumerate(names)
-                         if self.accounts.owner(name) == caller)
+        seats = frozenset(s for s, n in enumerate(names) if n.lower() == row.name.lower())
+        return Found(path, not ended, seats, views.sight(setting, seats, not ended))
 
 
 def _log_state(path: Path) -> tuple[list[str], bool]:

@@ -21,9 +21,10 @@ stream whose token has been revoked or replaced is closed within ``TOKEN_RECHECK
 
 What a caller may see of a match is ``arena.host.views.sight`` (the competition's ``logs``
 setting, the seats their bots played, whether it runs). A match that does not exist and one the
-caller may not see get the same answer (PERMISSION_DENIED, "no match ... you may see"), so ids
-cannot be probed; the same for submissions. Another contestant's bot output (the output tails,
-a crash's last line in a result's detail) is never sent to anyone but its owner.
+caller may not see get the same answer (PERMISSION_DENIED, "no match ... you may see") by the
+same path and the same reads (``CompetitionServer.locate``), so ids cannot be probed by the
+answer nor by its time; the same for submissions. Another contestant's bot output (the output
+tails, a crash's last line in a result's detail) is never sent to anyone but its owner.
 """
 
 from __future__ import annotations
@@ -562,7 +563,7 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
                    ) -> Iterator[pb.WatchFrame]:
         found = self.server.locate(request.match_id, caller)
         seat = None if request.seat < 0 else request.seat
-        if found is None or not _may_watch(found.sight, seat):
+        if not _may_watch(found.sight, seat):
             _abort(context, grpc.StatusCode.PERMISSION_DENIED,
                           NOT_YOURS.format(what="match", ident=plain_text(request.match_id)[:80]))
         try:
@@ -589,7 +590,7 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
     def GetLog(self, request: pb.LogRequest, context: grpc.ServicerContext, caller: str
                ) -> Iterator[pb.LogChunk]:
         found = self.server.locate(request.match_id, caller)
-        if found is None or found.sight.nothing:
+        if found.sight.nothing:
             _abort(context, grpc.StatusCode.PERMISSION_DENIED,
                           NOT_YOURS.format(what="match", ident=plain_text(request.match_id)[:80]))
         if found.running:
@@ -605,7 +606,7 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
     def GetBotOutput(self, request: pb.BotOutputRequest, context: grpc.ServicerContext,
                      caller: str) -> pb.BotOutputReply:
         found = self.server.locate(request.match_id, caller)
-        if found is None or not found.own_seats or found.running:
+        if not found.own_seats or found.running:
             _abort(context, grpc.StatusCode.PERMISSION_DENIED,
                           NOT_YOURS.format(what="finished match of your bots",
                                            ident=plain_text(request.match_id)[:80]))

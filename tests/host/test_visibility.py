@@ -7,6 +7,7 @@ headless Chromium once it has recorded results. `arena host --check` is one tabl
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -91,6 +92,40 @@ def test_participants_see_the_whole_match_and_others_nothing(
         _denied(lambda v=view: list(bob.WatchMatch(pb.WatchRequest(match_id=match_id, seat=v),
                                                    timeout=30)))
     _denied(lambda: bob.GetBotOutput(pb.BotOutputRequest(match_id=match_id), timeout=30))
+
+
+@pytest.mark.slow
+def test_an_unknown_id_and_a_forbidden_one_take_the_same_time(
+        participants: RunningServer) -> None:
+    """ATTACK: a match bob may not see used to be answered after reading its players' owners
+    (~0.5 ms more than a made-up id here), so timing told which ids exist. Both now take one
+    path. Calls alternate (so load falls on both alike) and are compared pair by pair: the
+    forbidden one is the slower of a pair about half the time; the old path made it 76-92%."""
+    match_id, _ = _finished_match(participants)
+    bob = participants.stub("bob")
+    unknown = match_id[:-1] + ("x" if match_id[-1] != "x" else "y")
+    calls = {
+        "GetBotOutput": lambda m: bob.GetBotOutput(pb.BotOutputRequest(match_id=m), timeout=30),
+        "GetLog": lambda m: list(bob.GetLog(pb.LogRequest(match_id=m), timeout=30)),
+        "WatchMatch": lambda m: list(bob.WatchMatch(pb.WatchRequest(match_id=m, seat=0),
+                                                    timeout=30)),
+    }
+    pairs = 300
+    for method, call in calls.items():
+        times: dict[str, list[float]] = {match_id: [], unknown: []}
+        answers = set()
+        for i in range(pairs):
+            for ident in (match_id, unknown) if i % 2 else (unknown, match_id):
+                started = time.perf_counter()
+                with pytest.raises(grpc.RpcError) as caught:
+                    call(ident)
+                times[ident].append(time.perf_counter() - started)
+                assert caught.value.code() is grpc.StatusCode.PERMISSION_DENIED
+                answers.add(caught.value.details().replace(ident, "<id>"))
+        assert len(answers) == 1, answers  # the same words
+        slower = sum(f > u for f, u in zip(times[match_id], times[unknown], strict=True))
+        medians = [statistics.median(times[i]) * 1000 for i in (match_id, unknown)]
+        assert 0.35 < slower / pairs < 0.65, (method, slower / pairs, medians)
 
 
 def test_public_shows_everyone_the_match_but_never_anothers_output(public: RunningServer,
