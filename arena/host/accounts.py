@@ -8,7 +8,9 @@ checked with ``hmac.compare_digest``, and a token that is malformed, unknown or 
 same HMAC as a good one: its answer is None, whatever was wrong.
 
 A contestant owns the bot names it registered first (``claim``, atomic: two contestants racing
-for a name get one owner) or that the operator assigned to it (``assign``). Names are compared
+for a name get one owner; the server claims a name in the transaction that enters a submission
+under it, so a refused or cancelled submission claims nothing) or that the operator assigned to
+it (``assign``). Names are compared
 as the catalogue compares them (``arena.bots.names.name_key``: ignoring case), so "Victim" is
 "victim"'s. Contestant names are identifiers of the same alphabet, unique ignoring case.
 
@@ -208,6 +210,17 @@ class Accounts:
             return None
         return str(row.name)
 
+    def active(self, name: str, conn: Connection | None = None) -> bool:
+        """Whether ``name`` is a contestant whose token is not revoked (read in ``conn``, a
+        caller's transaction, when given): the pipeline asks before each costly stage."""
+        query = select(contestants_t.c.revoked).where(contestants_t.c.name == name)
+        if conn is not None:
+            row = conn.execute(query).first()
+        else:
+            with self._read() as read:
+                row = read.execute(query).first()
+        return row is not None and row.revoked is None
+
     def contestant(self, name: str) -> str:
         """The contestant's name as added (``name`` compared ignoring case); ``ConfigError`` if
         unknown."""
@@ -231,19 +244,30 @@ class Accounts:
                                  .where(owners_t.c.name_key == name_key(bot))).scalar()
         return None if found is None else str(found)
 
-    def claim(self, bot: str, contestant: str) -> bool:
+    def claim(self, bot: str, contestant: str, conn: Connection | None = None) -> bool:
         """Register ``bot`` for ``contestant`` if nobody owns it: True if it is the contestant's
         now (or was already), False if it is another's. Atomic (the name's row is unique).
-        ``ConfigError`` if the bot name is not one or the contestant unknown."""
+        With ``conn`` (a caller's write transaction), the claim is part of it: undone if that
+        transaction is. ``ConfigError`` if the bot name is not one or the contestant unknown."""
         check_name("the bot name", bot, "submission")
-        who = self.contestant(contestant)
+        if conn is None:
+            with self.engine.begin() as own:
+                return self.claim(bot, contestant, own)
+        who = conn.execute(select(contestants_t.c.name)
+                           .where(contestants_t.c.name_key == name_key(contestant))).scalar()
+        if who is None:
+            raise self._unknown(contestant)
+        owner = select(owners_t.c.contestant).where(owners_t.c.name_key == name_key(bot))
+        found = conn.execute(owner).scalar()
+        if found is not None:
+            return bool(found == who)
         try:
-            with self.engine.begin() as conn:
+            with conn.begin_nested():  # a racing insert fails alone, not the caller's transaction
                 conn.execute(owners_t.insert().values(name_key=name_key(bot), bot=bot,
                                                       contestant=who, assigned=False,
                                                       at=time.time()))
         except IntegrityError:
-            return self.owner(bot) == who
+            return bool(conn.execute(owner).scalar() == who)
         return True
 
     def assign(self, bot: str, contestant: str) -> None:

@@ -8,8 +8,8 @@ nothing kept) -> UPLOADED. ``process`` then:
 1. opens it under the trust boundary's rules (:mod:`arena.host.uploads`): a directory's tar
    unpacked into ``<uploads>/<id>/bot``, an image's ``docker save`` stream loaded without its
    tags; learns the bot's name and game (the submission's, else bot.toml's); refuses a name
-   the house's bots play under or that another contestant owns (``Accounts.claim``, before
-   anything is built) and a new name past the active-bots quota;
+   the house's bots play under or that another contestant owns (before anything is built) and
+   a new name past the active-bots quota;
 2. builds a directory's image as ``arena submit`` does (offline, the canonical Dockerfile, the
    image policy, bot.toml's command) -> BUILT, version ``s<id>``;
 3. plays two validation matches in the Docker sandbox with the ladder's options and time
@@ -17,7 +17,14 @@ nothing kept) -> UPLOADED. ``process`` then:
    (``s<id>-reference``, the candidate in seat 0), logs under ``<state_dir>/logs/validation/``
    -> VALIDATED;
 4. enters it in the catalogue (``home = competition.home``) and tags its image -> ENTERED: the
-   continuous ladder (``catalogue = true``) picks it up.
+   continuous ladder (``catalogue = true``) picks it up. The name is claimed for the contestant
+   (``Accounts.claim``) in the transaction that records ENTERED, inside the catalogue's own
+   write transaction: a submission refused, failed or cancelled at any stage claims no name.
+
+Before each costly stage (the build, the validation matches, the entry) the contestant is
+checked again (``Accounts.active``): a contestant revoked meanwhile has the submission
+CANCELLED there (nothing more built, played or entered; not counted); the entry checks it in
+its own transaction.
 
 A refusal (the bot's fault: REFUSED, counted) says why in ``message`` and gives in ``detail``
 the build's error, or the validation match's termination and detail and the bot's own output
@@ -42,11 +49,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Connection
+
 from arena.bots import catalogue
 from arena.bots.images.build import FLAVORS, build_bot_image, docker_client, find_base_image
+from arena.bots.images.tags import keep_bot_image
 from arena.bots.manifest import MANIFEST, load_bot_dir
 from arena.bots.names import check_name, name_key, shown
-from arena.bots.submit import enter_bot, image_refusal
+from arena.bots.submit import image_refusal
 from arena.errors import ConfigError
 from arena.host.accounts import Accounts
 from arena.host.config import Competition, GameSettings, ladder_file
@@ -99,6 +109,14 @@ class Refused(Exception):
         super().__init__(message)
         self.message = message
         self.detail = detail
+
+
+class Revoked(Exception):
+    """The submission's contestant was revoked while it was under way: CANCELLED."""
+
+    message = ("cancelled: your token was revoked while the submission was under way: nothing "
+               "more is done with it (not counted)")
+    detail = ""
 
 
 class Failed(Exception):
@@ -178,7 +196,12 @@ class Pipeline:
     # --- stages ----------------------------------------------------------------------------
     def _advance(self, sid: int, stage: str, message: str, detail: str = "",
                  **changes: Any) -> StageEvent:
-        event = self.book.advance(sid, stage, message, detail, **changes)
+        return self._announce(self.book.advance(sid, stage, message, detail, **changes))
+
+    def _announce(self, event: StageEvent) -> StageEvent:
+        """Log a recorded move, tell the listener, and clear what an ended or entered
+        submission leaves under ``uploads/``."""
+        sid, stage = event.submission_id, event.stage
         log.info("submission=%d stage=%s name=%s version=%s message=%r", sid, stage,
                  event.name, event.version, event.message)
         if self.on_event is not None:
@@ -229,6 +252,12 @@ class Pipeline:
         return self._advance(sid, UPLOADED, f"uploaded {got.size} bytes", size=got.size,
                              sha256=got.sha256)
 
+    def drop(self, sid: int, message: str) -> StageEvent:
+        """CANCELLED with ``message`` (its files removed), for a submission the pipeline has not
+        taken: the API's own check of the caller's token after the upload."""
+        remove_tree(self.workdir(sid))
+        return self._advance(sid, CANCELLED, message)
+
     # --- processing ------------------------------------------------------------------------
     def process(self, sid: int, payload: Path) -> StageEvent:
         """Take submission ``sid`` (uploaded to ``payload``) from where it is to ENTERED, or
@@ -241,9 +270,10 @@ class Pipeline:
             self._advance(sid, UPLOADED, f"uploaded {payload.stat().st_size} bytes")
         try:
             return self._run(self._row(sid), payload)
-        except Refused as exc:
+        except (Refused, Revoked) as exc:
             self._discard(self._row(sid).image)
-            return self._end(sid, REFUSED, exc.message, exc.detail)
+            return self._end(sid, REFUSED if isinstance(exc, Refused) else CANCELLED,
+                             exc.message, exc.detail)
         except Failed as exc:
             return self._end(sid, FAILED, exc.message, exc.detail)
         except Exception as exc:  # noqa: BLE001 — the engine, the disk, a bug: not the bot's
@@ -272,6 +302,7 @@ class Pipeline:
         candidate = self._reuse(row) if row.stage in (BUILT, VALIDATED) else None
         validated = row.stage == VALIDATED and candidate is not None
         if candidate is None:  # not built yet, or its image was lost meanwhile
+            self._check_active(row.contestant)
             candidate = self._built(row, payload)
             validated = row.stage == VALIDATED and candidate.image == row.image
             if row.stage != VALIDATED:
@@ -279,15 +310,23 @@ class Pipeline:
                               version=version_of(row.id), name=candidate.name,
                               game=candidate.game, image=candidate.image)
         if not validated:
+            self._check_active(row.contestant)
             self._validate(row.id, candidate)
-        return self._enter(row.id, candidate)
+        return self._enter(row, candidate)
 
-    def _discard(self, image: str) -> None:
-        """Remove a refused bot's image, unless a tag keeps it (another bot's, the base's) or
-        something uses it."""
+    def _check_active(self, contestant: str) -> None:
+        """``Revoked`` unless the contestant's token is still valid."""
+        if not self.accounts.active(contestant):
+            raise Revoked()
+
+    def _discard(self, image: str, tag: str = "") -> None:
+        """Remove a refused bot's image (and ``tag``, the entry's that was undone), unless a
+        tag keeps it (another bot's, the base's) or something uses it."""
         if not image:
             return
         with contextlib.suppress(Exception):  # gone already, in use, the engine away
+            if tag:
+                self.client.images.remove(tag)
             if not self.client.images.get(image).tags:
                 self.client.images.remove(image)
 
@@ -353,9 +392,8 @@ class Pipeline:
         problem = self.book.active_problem(row.contestant, self.competition.quotas, owned)
         if problem is not None:
             raise Refused(problem)
-        if not self._refusing(lambda: self.accounts.claim(owned, row.contestant)):
-            raise Refused(f"the name {shown(name)} belongs to another contestant: choose "
-                          "another name")
+        if self.accounts.owner(owned) not in (None, row.contestant):
+            raise Refused(_taken(name))  # claimed only once entered: see _enter
         self._named_as[row.id] = (owned, game)
         self._refusing(lambda: catalogue.check_new(owned, version_of(row.id), named=True,
                                                    home=self.competition.home))
@@ -455,20 +493,39 @@ class Pipeline:
                       f"{result.termination}", _fault_detail(result, seat))
 
     # --- entering --------------------------------------------------------------------------
-    def _enter(self, sid: int, candidate: Candidate) -> StageEvent:
+    def _enter(self, row: SubmissionRow, candidate: Candidate) -> StageEvent:
         """Enter the validated bot in the catalogue (again after a restart: the same entry is
-        kept) and tag its image: ENTERED."""
+        kept) and tag its image: ENTERED, recorded with the name's claim and a last check of
+        the contestant (``Revoked``; ``Refused`` if the name became another's) in one
+        transaction inside the catalogue's: either both are written or neither."""
+        sid, name = row.id, candidate.name
         version = version_of(sid)
         home = self.competition.home
-        found = catalogue.find(candidate.name, version, home=home)
-        if found is None or found.image != candidate.image:
-            self._refusing(lambda: enter_bot(candidate.name, version, candidate.game,
-                                             candidate.image, named=True,
-                                             replace=found is not None, home=home,
-                                             client=self.client))
         ladder = self.competition.ladder_name(candidate.game)
-        return self._advance(sid, ENTERED, f"entered: {candidate.name}@{version} plays in the "
-                             f"ladder {ladder}")
+        message = f"entered: {name}@{version} plays in the ladder {ladder}"
+
+        def claim(conn: Connection) -> None:
+            if not self.accounts.active(row.contestant, conn):
+                raise Revoked()
+            if not self._refusing(lambda: self.accounts.claim(name, row.contestant, conn)):
+                raise Refused(_taken(name))
+
+        found = catalogue.find(name, version, home=home)
+        if found is not None and found.image == candidate.image:  # entered before a restart
+            return self._advance(sid, ENTERED, message, within=claim)
+        tag = ""
+        try:
+            with catalogue.adding(name, version, candidate.game, candidate.image,
+                                  candidate.image, replace=found is not None, named=True,
+                                  home=home):
+                tag = keep_bot_image(candidate.image, name, version, self.client)
+                event = self.book.advance(sid, ENTERED, message, within=claim)
+        except ConfigError as exc:  # the catalogue's refusal (nothing written)
+            raise Refused(_first_line(str(exc)), plain_text(str(exc))) from None
+        except (Refused, Revoked):
+            self._discard(candidate.image, tag)
+            raise
+        return self._announce(event)
 
     # --- restarts --------------------------------------------------------------------------
     def recover(self) -> list[int]:
@@ -498,6 +555,10 @@ class Pipeline:
             if not (_SID_DIR.fullmatch(entry.name) and entry.name in live):
                 with contextlib.suppress(OSError):
                     remove_tree(entry)
+
+
+def _taken(name: str) -> str:
+    return f"the name {shown(name)} belongs to another contestant: choose another name"
 
 
 def _first_line(text: str) -> str:

@@ -283,11 +283,11 @@ class CompetitionServer:
 
     # --- submissions -------------------------------------------------------------------------
     def admit(self, caller: str, start: pb.SubmitStart) -> tuple[str, str, int]:
-        """Check a submission's start (before any byte): its game, kind and name (claimed for
-        the caller now, atomically, if nobody owns it: the first to submit a name owns it) and
-        the announced size. Returns (game, name, byte limit); raises ``ConfigError`` (a refused
-        name or game) or ``QuotaRefusal``. The quotas are checked as the submission is
-        recorded (``SubmissionBook.open``)."""
+        """Check a submission's start (before any byte): its game, kind and name (not the
+        house's nor another contestant's; it is claimed only when a submission under it is
+        entered, ``Pipeline``) and the announced size. Returns (game, name, byte limit); raises
+        ``ConfigError`` (a refused name or game) or ``QuotaRefusal``. The quotas are checked as
+        the submission is recorded (``SubmissionBook.open``)."""
         from arena.host.service import QuotaRefusal
 
         c = self.competition
@@ -302,7 +302,7 @@ class CompetitionServer:
         if not start.name:
             raise ConfigError("the bot's name is missing (bot.toml's name, or --name)")
         name = check_name("the bot's name", start.name, "submit")
-        if name_key(name) in self.house or not self.accounts.claim(name, caller):
+        if name_key(name) in self.house or self.accounts.owner(name) not in (None, caller):
             raise ConfigError(f"the name {name} belongs to another contestant: choose another")
         q = c.quotas
         limit = q.max_upload_bytes if start.kind == "directory" else q.max_image_upload_bytes

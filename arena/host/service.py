@@ -50,6 +50,7 @@ from arena.host.accounts import token_id
 from arena.host.config import StreamLimits
 from arena.host.feeds import Feeds, FeedsFull, Pacer
 from arena.host.metrics import Metrics
+from arena.host.pipeline import Revoked
 from arena.host.results import LadderResults, bot_name
 from arena.host.submissions import QuotaExceeded
 from arena.ladder.store import StoredMatch
@@ -85,6 +86,8 @@ POLL_S = 0.25
 """How often a follower of a submission looks for its next stage."""
 FINAL_STAGES = frozenset({"RATED", "REFUSED", "FAILED", "CANCELLED"})
 NOT_YOURS = "no {what} {ident} that you may see"
+GONE = "the upload stopped half-way: nothing was kept (send it again)"
+"""A submission whose call ended before its upload began."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -450,7 +453,11 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
                              "game": game, "name": name, "kind": start.kind,
                              "size": start.size}))
         opened = server.book.events(sid)[-1]
-        yield _event(opened, name)
+        try:
+            yield _event(opened, name)
+        except GeneratorExit:  # the call ended at once (gRPC asks for nothing more): no upload
+            server.ended(server.pipeline.drop(sid, GONE))
+            raise
         chunks = (part.chunk for part in request_iterator if part.WhichOneof("part") == "chunk")
         event = server.pipeline.upload(sid, chunks)
         if event.stage != "UPLOADED":  # cut at the quota, or broken off: nothing was kept
@@ -458,6 +465,11 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
             yield _event(event, name)
             _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED if event.stage == "REFUSED"
                           else grpc.StatusCode.DATA_LOSS, plain_text(event.message))
+        if not self.auth.valid(bearer(context), caller):  # revoked or replaced meanwhile
+            event = server.pipeline.drop(sid, Revoked.message)
+            server.ended(event)
+            yield _event(event, name)
+            _abort(context, grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked token")
         server.uploaded(sid)
         yield from self._follow(sid, name, after=opened.seq, context=context)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import builtins
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -337,13 +337,16 @@ class SubmissionBook:
     def advance(self, sid: int, stage: str, message: str = "", detail: str = "", *,
                 version: str | None = None, match_ids: Sequence[str] = (),
                 name: str | None = None, game: str | None = None, size: int | None = None,
-                sha256: str | None = None, image: str | None = None) -> StageEvent:
+                sha256: str | None = None, image: str | None = None,
+                within: Callable[[Connection], None] | None = None) -> StageEvent:
         """Move submission ``sid`` to ``stage`` (one transaction: the row and its event) and
         return the event. ``message`` and ``detail`` are kept bounded (:data:`DETAIL_MAX`);
         ``version``, ``name``, ``game``, ``size``, ``sha256`` and ``image`` set the row's once
         known;
         ``match_ids`` are added to the row's. FAILED and CANCELLED take it off the quota.
-        ``ValueError`` for an unknown id or a move :func:`_check_move` refuses."""
+        ``within`` runs in the same transaction before the move (the entry's name claim): what
+        it raises undoes both. ``ValueError`` for an unknown id or a move :func:`_check_move`
+        refuses."""
         at = time.time()
         message, detail = bounded(plain_text(message), 1024), bounded(plain_text(detail))
         with self._write() as conn:
@@ -352,6 +355,8 @@ class SubmissionBook:
                 raise ValueError(f"no submission {sid}")
             row = _row(found)
             _check_move(row, stage)
+            if within is not None:
+                within(conn)
             changes: dict[str, Any] = dict(stage=stage, message=message, detail=detail,
                                            updated=at)
             given = dict(version=version, name=name, game=game, size=size, sha256=sha256,

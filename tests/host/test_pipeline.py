@@ -11,7 +11,7 @@ import io
 import json
 import shutil
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from arena.host.submissions import (
     CANCELLED,
     ENTERED,
     FAILED,
+    PROGRESS,
     RECEIVING,
     REFUSED,
     UPLOADED,
@@ -102,21 +103,27 @@ class Env:
                 self.accounts.add(who)
         self.events: list[StageEvent] = []
 
-    def pipeline(self, kill_at: str = "", client: Any = None) -> Pipeline:
+    def pipeline(self, kill_at: str = "", client: Any = None,
+                 then: Mapping[str, Callable[[], None]] | None = None) -> Pipeline:
+        """A pipeline over the env; ``kill_at``: killed as that stage is recorded; ``then``:
+        what happens (outside the pipeline: the operator) once a stage is recorded."""
         def seen(event: StageEvent) -> None:
             self.events.append(event)
             if event.stage == kill_at:
                 raise Killed(event.stage)
+            if then and event.stage in then:
+                then[event.stage]()
 
         return Pipeline(self.competition, self.accounts, self.book,
                         client=client or self.client, on_event=seen)
 
     def submit(self, payload: bytes, *, who: str = "alice", name: str = "",
-               kind: str = "directory", kill_at: str = "", client: Any = None) -> int:
+               kind: str = "directory", kill_at: str = "", client: Any = None,
+               then: Mapping[str, Callable[[], None]] | None = None) -> int:
         """Open a submission, upload it in 64 KiB chunks and process it; its id."""
         sid = self.book.open(who, "lost-cities", name, kind, len(payload),
                              hashlib.sha256(payload).hexdigest())
-        pipeline = self.pipeline(kill_at, client)
+        pipeline = self.pipeline(kill_at, client, then)
         uploaded = pipeline.upload(sid, _chunks(payload))
         assert uploaded.stage == UPLOADED, uploaded
         pipeline.process(sid, pipeline.payload(sid))
@@ -195,6 +202,37 @@ def test_a_bot_that_crashes_is_refused_with_its_own_output(denv: Env) -> None:
     assert "\x1b" not in row.detail and len(row.detail) <= 4096
     assert catalogue.find("crasher", home=denv.competition.home) is None
     assert not (denv.competition.uploads / str(sid)).exists()
+    assert denv.accounts.owner("crasher") is None  # a name is claimed by an entry alone
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize(("stage", "what"), [(BUILT, "revoke"), (VALIDATED, "revoke"),
+                                             (VALIDATED, "assign")])
+def test_what_changed_during_the_build_or_validation_stops_the_next_stage(
+        denv: Env, stage: str, what: str) -> None:
+    """ATTACK: the operator revokes alice while her submission is built or validated (or gives
+    its name to bob): the next stage is not taken (no validation matches played, nothing
+    entered), her image is removed, the name stays unclaimed (or bob's)."""
+    def operator() -> None:
+        if what == "revoke":
+            denv.accounts.revoke("alice")
+        else:
+            denv.accounts.assign("nimble", "bob")
+
+    sid = denv.submit(tar_of(bot_dir(denv.root, "nimble")), then={stage: operator})
+    row = denv.book.get(sid)
+    assert row is not None
+    ended = CANCELLED if what == "revoke" else REFUSED
+    assert denv.stages(sid) == [RECEIVING, UPLOADED, *PROGRESS[2:PROGRESS.index(stage) + 1],
+                                ended]
+    assert ("revoked" if what == "revoke" else "belongs to another contestant") in row.message
+    assert row.counted is (what != "revoke")
+    played = validation_log(denv.competition, f"s{sid}-self").is_file()
+    assert played is (stage == VALIDATED)
+    assert catalogue.find("nimble", home=denv.competition.home) is None
+    assert denv.accounts.owner("nimble") == (None if what == "revoke" else "bob")
+    with pytest.raises(Exception, match="No such image|not found"):
+        denv.client.images.get(row.image)
 
 
 @pytest.mark.docker
@@ -298,6 +336,18 @@ def test_an_image_under_another_contestants_name_is_refused_before_loading(env: 
     row = env.book.get(sid)
     assert row is not None and row.stage == REFUSED
     assert "belongs to another contestant" in row.message
+
+
+def test_a_contestant_revoked_after_the_upload_has_nothing_built(env: Env) -> None:
+    """ATTACK: alice is revoked once her upload is in: the pipeline checks her before the
+    build and cancels the submission (not counted) without asking any engine."""
+    sid = env.submit(tar_of(bot_dir(env.root, "latecomer")),
+                     then={UPLOADED: lambda: env.accounts.revoke("alice")})
+    assert env.stages(sid) == [RECEIVING, UPLOADED, CANCELLED]
+    row = env.book.get(sid)
+    assert row is not None and not row.counted and "revoked" in row.message
+    assert env.pipeline()._client is None  # no engine was asked for
+    assert not (env.competition.uploads / str(sid)).exists()
 
 
 def test_a_house_bots_name_is_refused(env: Env) -> None:
