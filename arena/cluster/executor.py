@@ -221,8 +221,16 @@ class ClusterPlayer:
         return sorted(a for a, kernel in self.kernels.items() if kernel not in used)
 
     async def _ask_kernels(self) -> None:
-        """Ask every worker its kernel (a worker that does not answer in time is left out)."""
+        """Know the kernel of every worker in the cluster: the scheduler lists them, and only
+        when one is new are the workers asked (a worker that does not answer in time is left
+        out; one that left is forgotten)."""
         with contextlib.suppress(Exception):  # a frozen or leaving worker: what is known
+            identity = await asyncio.wait_for(self.client.scheduler.identity(n_workers=-1),
+                                              KERNEL_QUERY_S)
+            present = {str(a) for a in identity.get("workers", {})}
+            if present <= set(self.kernels):
+                self.kernels = {a: k for a, k in self.kernels.items() if a in present}
+                return
             found = await asyncio.wait_for(self.client.run(kernel_bytes), KERNEL_QUERY_S)
             self.kernels = {str(a): k.decode("utf-8", "replace") for a, k in found.items()
                             if isinstance(k, bytes) and len(k) <= 80}
