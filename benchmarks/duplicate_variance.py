@@ -10,6 +10,7 @@ of independent deals needs 1/r times the matches for the same precision. The tim
 is printed too (the legs of a deal wait for each other: ``arena.sandbox.epochs``).
 
     python benchmarks/duplicate_variance.py [--cycles N] [--concurrency N] [ladder/demo.toml ...]
+    python benchmarks/duplicate_variance.py --cost 4 --cycles 10 --sandbox docker ladder/demo.toml
 """
 
 from __future__ import annotations
@@ -34,13 +35,16 @@ from arena.ladder.runner import run_ladder_blocking  # noqa: E402
 DEFAULT_LADDERS = ("ladder/demo.toml", "ladder/haggis.toml", "ladder/portas.toml")
 
 
-def measure(path: Path, cycles: int, concurrency: int, tmp: Path) -> dict[str, Any]:
-    """Run ``path`` with ``cycles`` cycles in the process sandbox; the pairing statistics."""
+def measure(path: Path, cycles: int, concurrency: int, tmp: Path, sandbox: str = "process",
+            duplicate: bool = True) -> dict[str, Any]:
+    """Run ``path`` with ``cycles`` cycles in ``sandbox``; the pairing statistics."""
     text = path.read_text(encoding="utf-8")
-    text = re.sub(r'(?m)^sandbox\s*=.*$', 'sandbox = "process"', text)
+    text = re.sub(r'(?m)^sandbox\s*=.*$', f'sandbox = "{sandbox}"', text)
+    text = re.sub(r'(?m)^duplicate\s*=.*$', f"duplicate = {str(duplicate).lower()}", text)
     text = re.sub(r'(?m)^state_dir\s*=.*$', "", text)
+    state = tmp / f"{path.stem}-{sandbox}-{'duplicate' if duplicate else 'independent'}"
     copy = path.parent / f".variance-{path.stem}.toml"  # beside it: entrants stay relative
-    copy.write_text(text.replace("[options]", f'state_dir = "{tmp / path.stem}"\n\n[options]', 1),
+    copy.write_text(text.replace("[options]", f'state_dir = "{state}"\n\n[options]', 1),
                     encoding="utf-8")
     try:
         config = load_ladder(copy)
@@ -51,7 +55,8 @@ def measure(path: Path, cycles: int, concurrency: int, tmp: Path) -> dict[str, A
         copy.unlink(missing_ok=True)
     stats = pairing_stats(records_of(load_matches(config)))
     return {
-        "ladder": str(path), "game": config.game, "played": summary.played,
+        "ladder": str(path), "game": config.game, "sandbox": sandbox, "duplicate": duplicate,
+        "played": summary.played,
         "encounters": stats.encounters,
         "score_ratio": None if stats.score_ratio is None else round(stats.score_ratio, 3),
         "margin_ratio": None if stats.margin_ratio is None else round(stats.margin_ratio, 3),
@@ -68,10 +73,21 @@ def main() -> None:
     parser.add_argument("ladders", nargs="*", default=list(DEFAULT_LADDERS))
     parser.add_argument("--cycles", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--sandbox", default="process", choices=("process", "docker"))
+    parser.add_argument("--cost", type=int, default=0, metavar="N",
+                        help="instead: N alternating runs of each ladder with duplicate and with "
+                             "independent deals, for the time per match (what the legs' epochs "
+                             "cost a ladder on one host)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        rows = [measure(ROOT / ladder, args.cycles, args.concurrency, Path(tmp))
-                for ladder in args.ladders]
+        if args.cost:
+            rows = [measure(ROOT / ladder, args.cycles, args.concurrency,
+                            Path(tmp) / f"run{n}", args.sandbox, duplicate)
+                    for ladder in args.ladders for n in range(args.cost)
+                    for duplicate in ((True, False) if n % 2 == 0 else (False, True))]
+        else:
+            rows = [measure(ROOT / ladder, args.cycles, args.concurrency, Path(tmp),
+                            args.sandbox) for ladder in args.ladders]
     print(json.dumps(rows, indent=2))
 
 
