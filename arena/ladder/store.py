@@ -284,7 +284,11 @@ def private_sqlite_file(path: Path) -> None:
     it. A store made by an older arena is closed the same way."""
     private_dir(path.parent)
     tighten(path.parent, 0o700)
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    try:  # never open an existing store here: closing any descriptor of a SQLite file drops
+        # every lock this process holds on it (another connection of ours may hold one)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+    except FileExistsError:
+        pass
     for companion in (path, path.with_name(path.name + "-wal"),
                       path.with_name(path.name + "-shm")):
         tighten(companion, 0o600)

@@ -4,6 +4,10 @@ attempts (recorded apart, never rated, played again); SQLite settings."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,7 +19,7 @@ from arena.bots.identity import directory_hash
 from arena.cluster.executor import given_up
 from arena.ladder.rating import elo_update
 from arena.ladder.schedule import build_schedule
-from arena.ladder.store import LadderStore, Recorded
+from arena.ladder.store import LadderStore, Recorded, private_sqlite_file
 from arena.model import BotSpec, MatchSpec, Termination
 from tests.ladder.fakes import fake_result
 
@@ -237,3 +241,25 @@ def test_a_reader_that_holds_some_matches_reads_only_the_new_ones(store: LadderS
     every = store.matches("lad")
     assert [m.match_id for m in store.matches("lad", skip=3)] == ["m-3", "m-4"]
     assert store.matches("lad", skip=3) == every[3:] and store.matches("lad", skip=5) == []
+
+
+def test_making_a_store_private_keeps_this_process_s_locks_on_it(tmp_path: Path) -> None:
+    """Closing any descriptor of a file drops every POSIX lock the process holds on it (the
+    locks SQLite keeps): making an open store private must never open it again. Before, the
+    competition server's second connection to its store dropped the first one's locks, and
+    another process read a half-written page ("database disk image is malformed")."""
+    path = tmp_path / "state" / "ladder.db"
+    private_sqlite_file(path)
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as SQLite holds its write lock
+        private_sqlite_file(path)
+        probe = ("import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR)\n"
+                 "try: fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+                 "except OSError: print('held')\nelse: print('free')")
+        out = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    finally:
+        os.close(fd)
+    assert out == "held"
+    assert path.stat().st_mode & 0o777 == 0o600
