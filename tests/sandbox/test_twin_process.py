@@ -10,6 +10,9 @@ anyone in its keyrings, the receiver looks for it (``/proc/keys``, ``keyctl``). 
 confinement launcher (``arena.sandbox.confine``, dropped from the bot's command here) it decodes
 4 bits of the hand it plays against; with it, nothing.
 
+And the referee's own keys: a referee started in a login session has a session keyring, which
+an unconfined bot possessed (read the referee's keys, added its own).
+
 The host's epochs (``arena.sandbox.epochs``) keep the legs of one deal apart in time, not the
 instances of a bot in other matches meanwhile (a relay): the legs are played here outside them,
 so what is tested is the sandbox alone."""
@@ -18,6 +21,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +31,7 @@ import pytest
 import arena.sandbox.isolation as isolation
 from arena.sandbox.api import Limits
 
+from ..conftest import ROOT
 from .twin_support import play_legs, twin_copy, work_dir
 
 pytestmark = pytest.mark.slow
@@ -84,3 +90,56 @@ def test_confined_leg_0_leaves_nothing(work: Path) -> None:
     twin = twin_copy(work, "keyring,atime", send_s=0, listen_s=0)
     _, heard = play_legs(twin, "process", work / "logs", concurrent=False)
     assert heard.get("keyring") == "blocked EPERM" and heard.get("atime") == "none", heard
+
+
+REFEREE_IN_A_SESSION = r"""
+import ctypes, os, subprocess, sys
+from pathlib import Path
+import arena.sandbox.isolation as isolation
+from arena.sandbox.api import Limits
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+keyctl, add_key = {"x86_64": (250, 248), "aarch64": (219, 217)}[os.uname().machine]
+assert libc.syscall(keyctl, 1, b"referee-session") > 0  # as a login session's pam_keyinit does
+assert libc.syscall(add_key, b"user", b"referee-secret", b"s3cret", ctypes.c_size_t(6), -3) > 0
+if sys.argv[2] == "off":
+    isolation.confined = lambda command, limits: list(command)
+bot = Path(sys.argv[1])
+user = isolation.reserve_user()
+argv = isolation.separated([sys.executable, "probe.py"], Limits(), user, bot,
+                           [bot, Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
+                            Path(isolation.__file__).resolve().parents[2]])
+done = subprocess.run(argv, cwd=bot, capture_output=True, text=True, timeout=60,
+                      env={"PATH": os.environ["PATH"]})
+print(done.stdout + done.stderr)
+"""
+BOT_READS_THE_SESSION = r"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+keyctl = {"x86_64": 250, "aarch64": 219}[os.uname().machine]
+key = libc.syscall(keyctl, 10, -3, b"user", b"referee-secret", 0)  # KEYCTL_SEARCH
+if key < 0:
+    print("search:", os.strerror(ctypes.get_errno()))
+else:
+    data = ctypes.create_string_buffer(64)
+    size = libc.syscall(keyctl, 11, ctypes.c_int(key), data, 64)  # KEYCTL_READ
+    print("read:", data.raw[:max(size, 0)].decode())
+"""
+
+
+@pytest.mark.parametrize("variant", ["off", "on"])
+def test_a_bot_reads_the_referees_session_keyring_only_unconfined(variant: str,
+                                                                  work: Path) -> None:
+    """A referee started in a login session has a session keyring (pam_keyinit); a separated
+    bot inherited it, and possessed it: it could read the referee's keys and add its own.
+    Confined, it has an empty keyring of its own and no keyctl."""
+    bot = work / "reader"
+    bot.mkdir(mode=0o755)
+    (bot / "probe.py").write_text(BOT_READS_THE_SESSION)
+    (bot / "probe.py").chmod(0o644)
+    done = subprocess.run([sys.executable, "-c", REFEREE_IN_A_SESSION, str(bot), variant],
+                          capture_output=True, text=True, timeout=120, check=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    expected = "read: s3cret" if variant == "off" else "search: Operation not permitted"
+    assert expected in done.stdout, done.stdout + done.stderr

@@ -14,14 +14,16 @@ leg-1 instance is the opponent's hidden hand. This bot tries, at its first decis
   ``ino`` pipes opened and closed (the host-wide counter of inode numbers). ``keyring`` instead
   adds a key named after the bits to its session and user keyrings, readable by anyone (with a
   2-minute timeout), which outlives the bot; ``atime`` reads the file ``markN`` of its directory
-  for each bit N set (a read sets the access time of a file last read long ago).
+  for each bit N set (a read sets the access time of a file last read long ago); ``inoseq``
+  opens pipes until the host-wide counter of inode numbers holds the bits (``set_ino``).
 * from seat 1 (the **receiver**): for ``listen_s`` seconds it reads, once a slot, what each
   channel shows (``shmem``: ``Shmem`` of ``/proc/meminfo``; ``sysinfo``: the shared memory of
   ``sysinfo(2)``; ``loadavg``; ``flock``: whether its ``bot.py`` is locked; ``cgroup``: the CPU of
   the other seat cgroups beside its own; ``ino``: the inode number of a new pipe after 1,025
   others), and decodes each frame whose high and low slots differ by more than the channel's
   noise margin; ``keyring`` searches its keyrings for each of the ``2**BITS`` names, and
-  ``/proc/keys``; ``atime`` looks at the access times of the ``markN`` files.
+  ``/proc/keys``; ``atime`` looks at the access times of the ``markN`` files; ``inoseq`` at
+  the inode number of a new pipe.
 
 It prints ``[twin] sent BITS`` or, per channel, ``[twin] CHANNEL: decoded BITS``, ``none``
 (nothing decoded), ``blocked ERRNO`` or ``unreadable ERRNO``, then plays its first legal action
@@ -173,6 +175,8 @@ def send(bits: str, options: dict[str, str]) -> None:
         for index, bit in enumerate(bits):
             if bit == "1":
                 (HERE / f"mark{index}").read_bytes()
+    if "inoseq" in channels:
+        set_ino(bits)
     slot = int(options["slot_ms"]) / 1000
     pattern = [True, False, *(bit == "1" for bit in bits)]
     sender = Sender(channels, options)
@@ -185,6 +189,21 @@ def send(bits: str, options: dict[str, str]) -> None:
     finally:
         sender.level(False)
         sender.release.set()
+
+
+def set_ino(bits: str) -> None:
+    """Open pipes until the host-wide counter of inode numbers ends a batch (of 1,024, taken
+    by a CPU at a time) at a multiple of 4,096 whose next 4 bits are ``bits``: a later reader
+    finds them there while fewer than 3,072 numbers were taken meanwhile."""
+    target = int(bits, 2)
+    while True:
+        read, write = os.pipe()
+        number = os.fstat(read).st_ino
+        os.close(read)
+        os.close(write)
+        batch_end = ((number >> 10) + 1) << 10
+        if batch_end % 4096 == 0 and (batch_end >> 12) % 2**BITS == target:
+            return
 
 
 def send_key(bits: str, nonce: str) -> None:
@@ -308,7 +327,7 @@ class Receiver:
         wanted = {"shmem": read_shmem, "sysinfo": read_sysinfo, "loadavg": read_loadavg,
                   "flock": read_flock, "ino": read_ino, "statfs": read_statfs,
                   "timing": read_timing}
-        for channel in channels - {"keyring", "atime"}:
+        for channel in channels - {"keyring", "atime", "inoseq"}:
             try:
                 if channel == "cgroup":
                     counters = sibling_cgroups()
@@ -356,7 +375,7 @@ def listen(options: dict[str, str]) -> None:
             values = sorted(sample[channel] for sample in samples)
             series[channel][index] = values[len(values) // 2] if values else float("nan")
         index += 1
-    for channel in sorted(channels - {"keyring", "atime"}):
+    for channel in sorted(channels - {"keyring", "atime", "inoseq"}):
         if channel in receiver.failed:
             say(f"{channel}: {receiver.failed[channel]}")
         else:
@@ -368,6 +387,8 @@ def listen(options: dict[str, str]) -> None:
             say(f"{channel}: {decode(values, margin)}")
     if "keyring" in channels:
         say(f"keyring: {find_key(options['nonce'])}")
+    if "inoseq" in channels:
+        say(f"inoseq: decoded {format((int(read_ino()) >> 12) & (2**BITS - 1), f'0{BITS}b')}")
     if "atime" in channels:
         read = ["1" if (HERE / f"mark{i}").stat().st_atime > OLD_ATIME else "0"
                 for i in range(BITS)]
