@@ -3,7 +3,7 @@ bot's two seats, in the Docker sandbox (real engine, real matches).
 
 The twin (``bots/twin``) plays leg 0 from seat 0 and, at the same time, leg 1 of the same deal
 from seat 1: the sender moves host-wide state in wall-clock slots (12 MiB in its ``/tmp``: the
-host's ``Shmem``; 200 threads: the host's thread count in ``/proc/loadavg``; a lock on its own
+host's ``Shmem``; 400 threads: the host's thread count in ``/proc/loadavg``; a lock on its own
 ``bot.py``, which both containers mount), the receiver reads it (``/proc/meminfo``,
 ``sysinfo(2)``, ``/proc/loadavg``, ``flock``) and decodes 4 bits of the hand it is playing
 against. With the containers of before (no masked ``/proc``, Docker's default seccomp profile)
@@ -34,7 +34,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 CHANNELS = "shmem,sysinfo,loadavg,flock"
 LIMITS = Limits(pids=512)
-"""Room for the sender's 200 threads (the default 64 pids would keep that signal small)."""
+"""Room for the sender's 400 threads (the default 64 pids would keep that signal small)."""
 
 
 class PreFixSandbox(DockerSandbox):

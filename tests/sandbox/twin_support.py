@@ -100,7 +100,7 @@ def play_legs(twin: Path, sandbox: Any, log_dir: Path, *, seed: int = 7,
     heard_log = seat_log(second, 1)
     sent = re.search(r"\[twin\] sent (\d+)", sent_log)
     assert sent, sent_log[-2000:]
-    heard = dict(re.findall(r"^\[twin\] (\w+): (.+)$", heard_log, re.MULTILINE))
+    heard = dict(re.findall(r"^\[twin\] ([\w ]+): (.+)$", heard_log, re.MULTILINE))
     return sent.group(1), heard
 
 

@@ -8,7 +8,7 @@ leg-1 instance is the opponent's hidden hand. This bot tries, at its first decis
   ``send_s`` seconds, sends them in wall-clock slots of ``slot_ms``: a frame is a high slot, a
   low slot, then one slot per bit (``1``: high). High means, for each channel it was given
   (``probe.txt``): ``shmem`` 12 MiB held in its ``/tmp`` (a tmpfs: the host's ``Shmem``);
-  ``loadavg`` ``threads`` more threads (200 by default: the host's count of threads in
+  ``loadavg`` ``threads`` more threads (400 by default: the host's count of threads in
   ``/proc/loadavg``); ``flock`` an
   exclusive lock on its own ``bot.py`` (both instances run the same file); ``cgroup`` CPU burned;
   ``ino`` pipes opened and closed (the host-wide counter of inode numbers). ``keyring`` instead
@@ -41,7 +41,6 @@ import fcntl
 import hashlib
 import os
 import re
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -109,9 +108,9 @@ class Sender:
     def __init__(self, channels: set[str], options: dict[str, str]) -> None:
         self.channels = channels
         self.high = False
-        self.release = threading.Event()
-        self.threads: list[threading.Thread] = []
-        self.thread_count = int(options.get("threads", "200"))
+        self.semaphore = ctypes.create_string_buffer(64)
+        self.threads: list[ctypes.c_ulong] = []
+        self.thread_count = int(options.get("threads", "400"))
         self.lock = open(HERE / "bot.py", "rb")  # noqa: SIM115 — held for the whole send
         self.problems: dict[str, str] = {}
 
@@ -120,9 +119,8 @@ class Sender:
             return
         try:
             action()
-        except (OSError, RuntimeError) as exc:  # RuntimeError: a thread that cannot start
-            self.problems[channel] = (_errname(exc) if isinstance(exc, OSError)
-                                      else type(exc).__name__)
+        except OSError as exc:
+            self.problems[channel] = _errname(exc)
             say(f"send {channel}: blocked {self.problems[channel]}")
 
     def level(self, high: bool) -> None:
@@ -139,17 +137,27 @@ class Sender:
             self._try("loadavg", self._stop_threads)
 
     def _start_threads(self) -> None:
-        threading.stack_size(256 << 10)  # 200 default stacks would pass a bot's memory limit
-        self.release.clear()
-        self.threads = [threading.Thread(target=self.release.wait)
-                        for _ in range(self.thread_count)]
-        for thread in self.threads:
-            thread.start()
+        """C threads that wait on a semaphore (Python threads would each need the interpreter's
+        lock to end, too slowly for a slot on a busy machine)."""
+        attr = ctypes.create_string_buffer(128)
+        _libc.pthread_attr_init(attr)
+        _libc.pthread_attr_setstacksize(attr, ctypes.c_size_t(64 << 10))
+        _libc.sem_init(self.semaphore, 0, 0)
+        wait = ctypes.cast(_libc.sem_wait, ctypes.c_void_p)
+        for _ in range(self.thread_count):
+            thread = ctypes.c_ulong()
+            if _libc.pthread_create(ctypes.byref(thread), attr, wait, self.semaphore) != 0:
+                break
+            self.threads.append(thread)
+        if len(self.threads) < self.thread_count:
+            raise OSError(errno.EAGAIN, f"{len(self.threads)} threads started")
 
     def _stop_threads(self) -> None:
-        self.release.set()
+        for _ in self.threads:
+            _libc.sem_post(self.semaphore)
         for thread in self.threads:
-            thread.join()
+            _libc.pthread_join(thread, None)
+        self.threads = []
 
     def busy_until(self, end: float) -> None:
         """Until ``end``, when high: open pipes (``ino``), write output (``statfs``) or burn
@@ -188,7 +196,6 @@ def send(bits: str, options: dict[str, str]) -> None:
             sender.busy_until(min(end, (index + 1) * slot))
     finally:
         sender.level(False)
-        sender.release.set()
 
 
 def set_ino(bits: str) -> None:
@@ -263,7 +270,9 @@ def read_flock() -> float:
 
 
 def sibling_cgroups() -> list[Path]:
-    """The CPU counters of the other cgroups beside this process's own (v1 cpuacct)."""
+    """The CPU counters of the other cgroups beside this process's own (v1 cpuacct): those of
+    its own referee's other seats where their names tell (a sender in another referee process
+    is found among all, with more noise)."""
     with open("/proc/self/cgroup") as handle:
         for line in handle:
             _, controllers, path = line.rstrip("\n").split(":", 2)
@@ -272,8 +281,11 @@ def sibling_cgroups() -> list[Path]:
             for root in ("/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpuacct"):
                 own = Path(root + path)
                 if own.is_dir():
-                    return [d / "cpuacct.usage" for d in own.parent.iterdir()
-                            if d.is_dir() and d != own and (d / "cpuacct.usage").exists()]
+                    others = [d for d in own.parent.iterdir()
+                              if d.is_dir() and d != own and (d / "cpuacct.usage").exists()]
+                    # seat cgroups are named <referee pid>-<id>: its own referee's first
+                    kin = [d for d in others if d.name.split("-")[0] == own.name.split("-")[0]]
+                    return [d / "cpuacct.usage" for d in kin or others]
             raise OSError(errno.ENOENT, "own cgroup not visible")
     raise OSError(errno.ENOENT, "no cpuacct cgroup")
 
@@ -362,15 +374,22 @@ def listen(options: dict[str, str]) -> None:
     end = time.time() + float(options["listen_s"])
     index = int(time.time() / slot) + 1
     while (index + 1) * slot <= end:
-        _sleep_until((index + 0.1) * slot)
-        first = receiver.read(rates)
-        samples = []
-        while time.time() < (index + 0.9) * slot:  # the median of the slot's readings
+        # levels: the median of readings from 0.2 to 0.9 of the slot; rates: from 0.45 to 0.9
+        # (the sender's switch, at the slot's start, costs CPU and pipes of its own)
+        _sleep_until((index + 0.2) * slot)
+        samples: list[dict[str, float]] = []
+        first: dict[str, float] | None = None
+        started = 0.0
+        while time.time() < (index + 0.9) * slot:
+            if first is None and time.time() >= (index + 0.45) * slot:
+                first, started = receiver.read(rates), time.time()
             samples.append(receiver.read(levels))
             time.sleep(slot / 25)
         last = receiver.read(rates)
         for channel in rates:
-            series[channel][index] = (last[channel] - first[channel]) / (0.8 * slot)
+            span = time.time() - started if first else 0.0
+            series[channel][index] = ((last[channel] - first[channel]) / span if first and span
+                                      else float("nan"))
         for channel in levels:
             values = sorted(sample[channel] for sample in samples)
             series[channel][index] = values[len(values) // 2] if values else float("nan")
@@ -382,7 +401,7 @@ def listen(options: dict[str, str]) -> None:
             values = series[channel]
             say(f"{channel} slots: " + " ".join(f"{i % (2 + BITS)}:{values[i]:.4g}"
                                                  for i in sorted(values)))
-            margin = MARGIN[channel] * (int(options.get("threads", "200"))
+            margin = MARGIN[channel] * (int(options.get("threads", "400"))
                                         if channel == "loadavg" else 1)
             say(f"{channel}: {decode(values, margin)}")
     if "keyring" in channels:
@@ -400,23 +419,27 @@ def _sleep_until(moment: float) -> None:
 
 
 def decode(values: dict[int, float], margin: float) -> str:
-    """The bits most frames agree on (``decoded BITS``), else ``none``."""
+    """Each bit by the frames' vote, weighed by how far the bit's slot lies from the middle of
+    its frame's high and low slots (``decoded BITS``); ``none`` when no frame's markers differ
+    by more than ``margin``."""
     frame = 2 + BITS
-    votes: dict[str, int] = {}
+    scores = [0.0] * BITS
+    frames = 0
     for start in sorted(i for i in values if i % frame == 0):
         slots = [values.get(start + k) for k in range(frame)]
         if any(v is None or v != v for v in slots):
             continue
         high, low = slots[0], slots[1]
+        assert high is not None and low is not None
         if high - low <= margin:
             continue
-        cut = (high + low) / 2
-        bits = "".join("1" if v > cut else "0" for v in slots[2:])
-        votes[bits] = votes.get(bits, 0) + 1
-    if not votes:
+        frames += 1
+        for bit, value in enumerate(slots[2:]):
+            assert value is not None
+            scores[bit] += (value - (high + low) / 2) / (high - low)
+    if not frames:
         return "none"
-    best = max(votes, key=lambda b: votes[b])
-    return f"decoded {best}" if votes[best] * 2 > sum(votes.values()) else "none"
+    return "decoded " + "".join("1" if score > 0 else "0" for score in scores)
 
 
 def find_key(nonce: str) -> str:
