@@ -36,7 +36,11 @@ session keyring (it would otherwise possess the referee's), installs the seccomp
 (``filter_program``) and ``exec``s the command. A filter is a classic BPF program built here
 (no library): it refuses foreign architectures (i386 and x32 calls on x86_64, arm32 on
 aarch64) by killing the process. Standard library only, no ``arena`` import: it runs under
-``-I -S`` (no site, no environment), about 12 ms per bot start.
+``-I -S`` (no site, no environment), about 12-20 ms per bot start.
+
+What no mask or filter hides: numbers the kernel draws for every process from machine-wide
+counters (above all the inode number of a new pipe or socket, which also outlives a bot) and
+timing; docs/containers.md says what they carry, as measured (``benchmarks/confinement.py``).
 """
 
 from __future__ import annotations
