@@ -389,6 +389,30 @@ def plan_run(
     return planned
 
 
+LEG_BLOCK = 4
+"""A fixed plan plays the first legs of this many times ``concurrency`` encounters, then their
+second legs (``legs_in_blocks``)."""
+
+
+def legs_in_blocks(planned: Sequence[ScheduledMatch], encounters: int
+                   ) -> list[ScheduledMatch]:
+    """``planned`` reordered by blocks of ``encounters`` encounters: the block's first legs (in
+    order), then its second legs. The second leg of a deal needs a new epoch of the host
+    (``arena.sandbox.epochs``), and an epoch ends only when every match in it has: one drain
+    then serves a whole block of second legs instead of one encounter's. Which matches are
+    played does not change, nor their ids or seeds."""
+    by_encounter: dict[str, list[ScheduledMatch]] = {}
+    for m in planned:
+        by_encounter.setdefault(m.encounter_id, []).append(m)
+    groups = list(by_encounter.values())
+    ordered: list[ScheduledMatch] = []
+    for start in range(0, len(groups), max(1, encounters)):
+        block = groups[start:start + max(1, encounters)]
+        ordered += [legs[0] for legs in block]
+        ordered += [m for legs in block for m in legs[1:]]
+    return ordered
+
+
 class _Run:
     def __init__(self, config: LadderConfig, store: LadderStore, lineup: Lineup,
                  play: PlayMatch | None, on_event: EventSink | None, signing: Signing) -> None:
@@ -551,8 +575,10 @@ async def run_ladder(
     with open_run_store(config, store) as db:
         recorded = db.recorded_ids(config.name)
         planned = plan_run(schedule, recorded, max_matches)
+        block = LEG_BLOCK * max(1, concurrency or config.concurrency)
         return await run_matches(
-            config, lineup, PlannedMatches(planned), db, play=play, concurrency=concurrency,
+            config, lineup, PlannedMatches(legs_in_blocks(planned, block)), db, play=play,
+            concurrency=concurrency,
             on_event=on_event, stop=stop, scheduled=sum(len(e.matches) for e in schedule),
             already=sum(1 for e in schedule for m in e.matches if m.match_id in recorded),
             planned=len(planned), signing=signing,

@@ -18,8 +18,11 @@ from arena.ladder.runner import (
     LadderEventKind,
     RunSummary,
     ladder_schedule,
+    legs_in_blocks,
+    plan_run,
     run_ladder,
 )
+from arena.ladder.schedule import build_schedule
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec, MatchSpec, Termination
 from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve
@@ -235,3 +238,25 @@ def test_a_fixed_schedule_shows_no_schedule_status_and_keeps_its_files(tmp_path:
         assert schedule_status(cfg, db) is None
     files = {p.name for p in cfg.state_dir.iterdir()}
     assert files & {"players.json", "pairings.jsonl", "versions.jsonl", "versions"} == set()
+
+
+def test_a_plan_plays_second_legs_in_blocks() -> None:
+    """First legs of a block of encounters, then their second legs: one epoch drain of the host
+    serves the block (``arena.sandbox.epochs``). Nothing is added, lost or renamed; an
+    encounter with one leg left (a resumed run) plays it in its block's first part."""
+    schedule = build_schedule("lad", ["a", "b", "c", "d"], cycles=2, seed=3)
+    planned = plan_run(schedule, recorded={schedule[0].matches[0].match_id})
+    ordered = legs_in_blocks(planned, 3)
+    assert sorted(m.match_id for m in ordered) == sorted(m.match_id for m in planned)
+    encounters = list(dict.fromkeys(m.encounter_id for m in planned))
+    assert len(encounters) == 12
+    for start in range(0, len(encounters), 3):
+        block = encounters[start:start + 3]
+        legs = [m for m in ordered if m.encounter_id in block]
+        at = ordered.index(legs[0])
+        assert legs == ordered[at:at + len(legs)]  # a block stays together
+        pending = {e: [m for m in legs if m.encounter_id == e] for e in block}
+        firsts = [legs.index(ms[0]) for ms in pending.values()]
+        seconds = [legs.index(m) for ms in pending.values() for m in ms[1:]]
+        assert max(firsts) < min(seconds)
+    assert [m.leg for m in ordered[:4]] == [1, 0, 0, 1]  # encounter 1's leg 0 was recorded
