@@ -58,6 +58,12 @@ def host(
         logging.basicConfig(level=logging.WARNING, format="%(message)s")
     server = CompetitionServer(config)
     server.start()
+    from arena.host.config import deals_note
+
+    for game in config.games:
+        note = deals_note(config, game.game)
+        if note is not None:
+            console.print(plain(f"warning: {note}", "yellow"))
     console.print(plain(f"competition {config.name}: API on {config.listen} (port {server.port},"
                         " TLS)"
                         + (f", metrics on port {server.metrics_port}" if server.metrics_port
@@ -124,7 +130,21 @@ def _check_ladders(config: object) -> list[tuple[str, str, str]]:
             continue
         rows.append(_check_clock(game.game, ladder.clock, ladder.sandbox))
         rows.append(_check_gate(game.game, config.allow_ungated_games))
+        rows.append(_check_deals(config, game.game, ladder.duplicate))
     return rows
+
+
+def _check_deals(config: object, game: str, duplicate: bool) -> tuple[str, str, str]:
+    """Which deals the game's ladder plays, and what that leaves open on one host."""
+    from arena.host.config import Competition, deals_note
+
+    assert isinstance(config, Competition)
+    note = deals_note(config, game)
+    if note is not None:
+        return (f"deals {game}", "warn", note)
+    if duplicate:
+        return (f"deals {game}", "ok", "duplicate, the legs of a deal on different hosts")
+    return (f"deals {game}", "ok", "independent: every match its own deal")
 
 
 def _check_gate(game: str, allowed: bool) -> tuple[str, str, str]:

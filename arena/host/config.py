@@ -330,6 +330,23 @@ def ladder_data(c: Competition, game: str) -> dict[str, Any]:
     return data
 
 
+ONE_HOST_DUPLICATES = (
+    "{game}: duplicate deals on one host: a bot can still pass a few bits of its opponent's hand "
+    "from one leg of a deal to the other through numbers the kernel hands out (about 4 bits an "
+    "encounter, docs/containers.md#the-two-legs-of-a-deal); play on two or more hosts "
+    "([games.{game}.ladder.cluster]) or set duplicate = false")
+"""What the server says of a game whose ladder plays duplicate deals without a cluster."""
+
+
+def deals_note(c: Competition, game: str) -> str | None:
+    """One line when the game's ladder plays duplicate deals on this host alone (no cluster:
+    the legs of a deal share a kernel, in different epochs), else None."""
+    extra = c.game(game).ladder
+    if extra.get("duplicate", True) is False or isinstance(extra.get("cluster"), dict):
+        return None
+    return ONE_HOST_DUPLICATES.format(game=game)
+
+
 def ladder_file(c: Competition, game: str) -> Path:
     """Write ``<ladders>/<game>.toml`` (atomically, only if it changed) and return its path; the
     server loads it with ``arena.ladder.config.load_ladder``."""

@@ -13,6 +13,7 @@ from arena.errors import ConfigError
 from arena.host.config import (
     MIB,
     VISIBILITIES,
+    deals_note,
     host_port,
     ladder_file,
     load_competition,
@@ -254,3 +255,23 @@ def test_the_example_competition_loads(tmp_path: Path) -> None:
     assert c.listen == "127.0.0.1:7443" and c.sandbox == "docker"
     assert [g.game for g in c.games] == ["lost-cities"]
     assert c.tls_cert == ROOT / "ladder" / "certs" / "server.pem"
+
+
+def test_duplicate_deals_on_one_host_are_said_in_one_line(tmp_path: Path) -> None:
+    """The legs of a duplicate deal on one host can still pass a few bits (inode numbers):
+    a game that plays them without a cluster gets one line; independent deals, or duplicate
+    deals on a cluster, none. The example competition (one host) plays independent deals."""
+    default = load_competition(write(tmp_path, MINIMAL))
+    note = deals_note(default, "lost-cities")
+    assert note is not None and "\n" not in note
+    assert "duplicate deals on one host" in note and "duplicate = false" in note
+    independent = load_competition(write(
+        tmp_path, MINIMAL + "[games.lost-cities.ladder]\nduplicate = false\n", "b.toml"))
+    assert deals_note(independent, "lost-cities") is None
+    clustered = load_competition(write(
+        tmp_path, MINIMAL + '[games.lost-cities.ladder.cluster]\nscheduler = "tls://h:8786"\n'
+        'ca = "certs/ca.pem"\ncert = "certs/head.pem"\nkey = "certs/head-key.pem"\n', "c.toml"))
+    assert deals_note(clustered, "lost-cities") is None
+    example = load_competition(ROOT / "ladder" / "competition.toml")
+    assert deals_note(example, "lost-cities") is None
+    assert load_ladder(ladder_file(example, "lost-cities")).duplicate is False
