@@ -76,13 +76,13 @@ def main() -> None:
     parser.add_argument("--sandbox", default="process", choices=("process", "docker"))
     parser.add_argument("--cost", type=int, default=0, metavar="N",
                         help="instead: N alternating runs of each ladder with duplicate and with "
-                             "independent deals, for the time per match (what the legs' epochs "
-                             "cost a ladder on one host)")
+                             "independent deals (twice the cycles: as many matches), for the time "
+                             "per match (what the legs' epochs cost a ladder on one host)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.cost:
-            rows = [measure(ROOT / ladder, args.cycles, args.concurrency,
-                            Path(tmp) / f"run{n}", args.sandbox, duplicate)
+            rows = [measure(ROOT / ladder, args.cycles * (1 if duplicate else 2),
+                            args.concurrency, Path(tmp) / f"run{n}", args.sandbox, duplicate)
                     for ladder in args.ladders for n in range(args.cost)
                     for duplicate in ((True, False) if n % 2 == 0 else (False, True))]
         else:
