@@ -35,7 +35,7 @@ from typing import Any
 from arena.bots.files import DirectoryCaps, add_to_tar, bot_files
 from arena.bots.identity import HASH_PREFIX, directory_hash
 from arena.bots.images.policy import max_image_bytes
-from arena.errors import SandboxError
+from arena.errors import ClusterError, SandboxError
 from arena.model import BotSpec
 
 BOTS_SUBDIR = "bots"
@@ -75,6 +75,27 @@ peak memory, 4 MiB ones ~40 MiB)."""
 
 
 # --- bot directories ------------------------------------------------------------------------
+CACHE_ENV = "ARENA_CACHE"
+"""Where a worker host keeps shipped bot directories and images (default ``~/.cache/arena``)."""
+
+
+def worker_cache() -> Path:
+    """This host's cache of shipped bot directories and images."""
+    configured = os.environ.get(CACHE_ENV)
+    return Path(configured) if configured else Path.home() / ".cache" / "arena"
+
+
+def docker_client(sandbox: str) -> Any:
+    """The Docker client of this host's ``sandbox`` (``ClusterError`` if it runs no images)."""
+    from arena.sandbox import get_sandbox
+    from arena.sandbox.docker import DockerSandbox
+
+    box = get_sandbox(sandbox)
+    if not isinstance(box, DockerSandbox):
+        raise ClusterError(f"sandbox {sandbox!r} runs no images")
+    return box.client
+
+
 def pack_directory(directory: str | Path) -> bytes:
     """A gzip'd tar of the files of a bot directory that make its identity
     (:func:`arena.bots.files.bot_files`: regular files only, read without following a link;
@@ -226,8 +247,6 @@ def receive_image_chunk(image_id: str, offset: int, data: bytes) -> bytes:
     """(On a worker, run by the head.) Write ``data`` at ``offset`` of the image's archive in
     this host's cache (offset 0 starts it anew). ``SandboxError`` past ``ARENA_MAX_IMAGE_MB`` or
     out of order. Returns nothing but bytes (what a guarded head reads from a worker)."""
-    from arena.cluster.task import worker_cache
-
     archive = image_archive(worker_cache(), image_id)
     cap = max_image_bytes()
     if offset + len(data) > cap:
@@ -253,8 +272,6 @@ async def load_shipped_image(image_id: str, size: int, sandbox: str) -> bytes:
 
 
 def _load_shipped_image(image_id: str, size: int, sandbox: str) -> None:
-    from arena.cluster.task import docker_client, worker_cache
-
     archive = image_archive(worker_cache(), image_id)
     try:
         client = docker_client(sandbox)

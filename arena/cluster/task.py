@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import os
 import secrets
 import shutil
 import socket
@@ -36,16 +35,16 @@ from arena.cluster.live import LogStream
 from arena.cluster.shipping import (
     Needs,
     Shipment,
+    docker_client,
     image_present,
     local_directory,
     unpack_directory,
+    worker_cache,
 )
 from arena.errors import ClusterError, SandboxError
 from arena.model import BotSpec, MatchResult, MatchSpec, Termination
 from arena.referee.log import seat_log_path
 
-CACHE_ENV = "ARENA_CACHE"
-"""Where a worker host keeps shipped bot directories (default ``~/.cache/arena``)."""
 _WORKER_HOST = False
 """Set in the worker processes of a worker host (``arena worker``, or Dask's own with the
 arena's preload): they play untrusted bots next to the host's TLS key."""
@@ -123,12 +122,6 @@ def void_result(spec: MatchSpec, detail: str) -> MatchResult:
     )
 
 
-def worker_cache() -> Path:
-    """This host's cache of shipped bot directories."""
-    configured = os.environ.get(CACHE_ENV)
-    return Path(configured) if configured else Path.home() / ".cache" / "arena"
-
-
 def play_task(task: MatchTask, shipment: bytes | None = None) -> bytes:
     """Play ``task`` on this worker (see the module doc): its outcome, encoded. ``shipment``:
     an ``encode_shipment``-ed ``Shipment``."""
@@ -196,17 +189,6 @@ def locate_bots(bots: tuple[BotSpec, BotSpec], cache: Path, sandbox: str
             located.append(dataclasses.replace(bot, directory=str(directory)))
     needs = Needs(tuple(dict.fromkeys(missing_dirs)), tuple(dict.fromkeys(missing_images)))
     return (located[0], located[1]), needs
-
-
-def docker_client(sandbox: str) -> Any:
-    """The Docker client of this host's ``sandbox`` (``ClusterError`` if it runs no images)."""
-    from arena.sandbox import get_sandbox
-    from arena.sandbox.docker import DockerSandbox
-
-    box = get_sandbox(sandbox)
-    if not isinstance(box, DockerSandbox):
-        raise ClusterError(f"sandbox {sandbox!r} runs no images")
-    return box.client
 
 
 def _play(spec: MatchSpec, sandbox: str, worker: str, host: str) -> MatchOutput:

@@ -25,7 +25,7 @@ from arena.cluster.guard import guard
 from arena.cluster.security import tls_security
 from arena.cluster.session import INFO_KEY, arena_info, dask_settings, quiet_dask
 from arena.cluster.settings import WORKER_TTL_S, TlsFiles
-from arena.cluster.task import CACHE_ENV
+from arena.cluster.shipping import CACHE_ENV
 from arena.errors import ClusterError, VersionMismatchError
 
 log = logging.getLogger(__name__)
