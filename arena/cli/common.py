@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import inspect
 import json
 import sys
 from collections.abc import Callable
@@ -104,3 +105,10 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
             raise ConfigError(f"--option expects KEY=VALUE, got {pair!r}")
         options[key.strip()] = value.strip()
     return options
+
+
+def help_of(command: Callable[..., Any]) -> str:
+    """A command's docstring as its help: paragraphs kept, each one line (the terminal wraps
+    it, instead of keeping the source's line breaks)."""
+    doc = inspect.getdoc(command) or ""
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in doc.split("\n\n"))

@@ -7,10 +7,8 @@ with ``arena.cli.ladder_view``. A command's docstring is its help text.
 from __future__ import annotations
 
 import enum
-import inspect
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +21,7 @@ from arena.cli.common import (
     console,
     err_console,
     handle_errors,
+    help_of,
     notice,
     print_json,
 )
@@ -81,13 +80,6 @@ def register(app: typer.Typer) -> None:
     for command in (standings, crosstable, matches, history, stats, report, publish):
         group.command(command.__name__, help=help_of(command))(command)
     app.add_typer(group, name="ladder")
-
-
-def help_of(command: Callable[..., Any]) -> str:
-    """A command's docstring as its help: paragraphs kept, each one line (the terminal wraps
-    it, instead of keeping the source's line breaks)."""
-    doc = inspect.getdoc(command) or ""
-    return "\n\n".join(" ".join(paragraph.split()) for paragraph in doc.split("\n\n"))
 
 
 # --- commands ------------------------------------------------------------------------------------

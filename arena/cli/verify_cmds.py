@@ -27,7 +27,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from arena.cli.common import console, err_console, handle_errors, notice
+from arena.cli.common import console, err_console, handle_errors, help_of, notice
 from arena.errors import ConfigError, ReplayMismatchError, SignatureError
 from arena.ladder.publish import Progress as ProgressCallback
 from arena.ladder.publish import Verification, verify_publication
@@ -42,8 +42,6 @@ SHOWN_FROM = 50
 
 def register(app: typer.Typer) -> None:
     """Add `verify` to the root app."""
-    from arena.cli.ladder_cmds import help_of  # it imports this module
-
     app.command("verify", help=help_of(verify))(verify)
 
 

@@ -20,8 +20,7 @@ from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.text import Text
 
-from arena.cli.common import console, err_console, handle_errors, notice
-from arena.cli.ladder_cmds import help_of
+from arena.cli.common import console, err_console, handle_errors, help_of, notice
 from arena.cli.render import render_frame
 from arena.errors import ConfigError
 from arena.games import get_game

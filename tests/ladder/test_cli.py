@@ -14,7 +14,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 from typer.testing import CliRunner
 
-from arena.cli import ladder_cmds, ladder_view
+from arena.cli import common, ladder_cmds, ladder_view
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_standings
 from arena.ladder.runner import Progress, ladder_schedule, run_ladder
@@ -117,7 +117,7 @@ def test_each_help_text_is_the_commands_docstring() -> None:
     }
     for name, (command, func) in commands.items():
         doc = inspect.getdoc(func) or ""
-        assert command.help == ladder_cmds.help_of(func), name
+        assert command.help == common.help_of(func), name
         paragraphs = command.help.split("\n\n")
         assert len(paragraphs) == doc.count("\n\n") + 1 >= 2, name
         assert all("\n" not in p for p in paragraphs), "the terminal wraps, not the source"
