@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from arena.errors import ArenaError
+from arena.host.errors import FeedsFull
 from arena.host.views import Frame, seat_frames
 from arena.referee.log import follow_events, read_events
 
@@ -53,10 +54,6 @@ UNWATCHED_S = 60.0
 """A feed nobody reads on from for this long stops (its place goes to another view)."""
 IDLE_TIMEOUT_S = 600.0
 """A followed log that grows no line for this long ends its feed (a match that will not end)."""
-
-
-class FeedsFull(ArenaError):
-    """Too many matches are being watched at once."""
 
 
 def _lowest_priority() -> None:

@@ -60,6 +60,7 @@ from arena.bots.submit import image_refusal
 from arena.errors import ConfigError
 from arena.host.accounts import Accounts
 from arena.host.config import Competition, GameSettings, ladder_file
+from arena.host.errors import Failed, Refused, Revoked
 from arena.host.submissions import (
     BUILT,
     CANCELLED,
@@ -100,32 +101,6 @@ _SID_DIR = re.compile(r"[0-9]+")
 
 EventSink = Callable[[StageEvent], None]
 """Told of every stage a submission reaches (the server's followers, metrics, logs)."""
-
-
-class Refused(Exception):
-    """The submitted bot is refused (its fault: counted against the quota)."""
-
-    def __init__(self, message: str, detail: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.detail = detail
-
-
-class Revoked(Exception):
-    """The submission's contestant was revoked while it was under way: CANCELLED."""
-
-    message = ("cancelled: your token was revoked while the submission was under way: nothing "
-               "more is done with it (not counted)")
-    detail = ""
-
-
-class Failed(Exception):
-    """The server could not finish a submission (its fault: not counted)."""
-
-    def __init__(self, message: str, detail: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.detail = detail
 
 
 @dataclass(frozen=True)

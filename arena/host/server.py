@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 
@@ -54,9 +54,11 @@ from arena.errors import ArenaError, ConfigError
 from arena.host import views
 from arena.host.accounts import Accounts
 from arena.host.config import HANDLER_THREADS, Competition, ladder_file
+from arena.host.errors import QuotaRefusal
 from arena.host.metrics import Metrics
 from arena.host.pipeline import Pipeline
 from arena.host.results import LadderResults, bot_name
+from arena.host.service import CompetitionService
 from arena.host.submissions import StageEvent, SubmissionBook
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.runner import LadderEvent, LadderEventKind, run_ladder, signing_of
@@ -67,9 +69,6 @@ from arena.model import Termination
 from arena.referee.gate import require_gated
 from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
-
-if TYPE_CHECKING:
-    from arena.host.service import CompetitionService
 
 log = logging.getLogger("arena.host")
 
@@ -139,8 +138,6 @@ class CompetitionServer:
     # --- life --------------------------------------------------------------------------------
     def start(self) -> None:
         """Start every part (module doc); returns once the API listens."""
-        from arena.host.service import CompetitionService
-
         c = self.competition
         os.environ[HOME_ENV] = str(c.home)  # the catalogue: the pipeline writes, ladders read
         for path in (c.state_dir, c.home, c.uploads, c.logs_dir):
@@ -288,8 +285,6 @@ class CompetitionServer:
         entered, ``Pipeline``) and the announced size. Returns (game, name, byte limit); raises
         ``ConfigError`` (a refused name or game) or ``QuotaRefusal``. The quotas are checked as
         the submission is recorded (``SubmissionBook.open``)."""
-        from arena.host.service import QuotaRefusal
-
         c = self.competition
         if start.kind not in ("directory", "image"):
             raise ConfigError("kind: 'directory' or 'image'")

@@ -44,15 +44,14 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import grpc
 
-from arena.errors import ArenaError, ConfigError
+from arena.errors import ConfigError
 from arena.host import views
 from arena.host.accounts import token_id
 from arena.host.config import StreamLimits
-from arena.host.feeds import Feeds, FeedsFull, Pacer
+from arena.host.errors import FeedsFull, QuotaExceeded, QuotaRefusal, Revoked
+from arena.host.feeds import Feeds, Pacer
 from arena.host.metrics import Metrics
-from arena.host.pipeline import Revoked
 from arena.host.results import LadderResults, bot_name
-from arena.host.submissions import QuotaExceeded
 from arena.ladder.store import StoredMatch
 from arena.model import plain_text
 from arena.referee.log import seat_log_path
@@ -629,10 +628,6 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
         except OSError:
             output = ""
         return pb.BotOutputReply(seat=seat, output=plain_text(output))
-
-
-class QuotaRefusal(ArenaError):
-    """A submission the quotas refuse before any byte is sent."""
 
 
 def _may_watch(seen: views.Sight, seat: int | None) -> bool:

@@ -47,8 +47,8 @@ from sqlalchemy import (
 )
 
 from arena.bots.names import name_key, shown
-from arena.errors import ConfigError
 from arena.host.config import Quotas
+from arena.host.errors import QuotaExceeded
 from arena.model import plain_text
 
 RECEIVING, UPLOADED, BUILT, VALIDATED, ENTERED, RATED = (
@@ -176,10 +176,6 @@ class StageEvent:
     def final(self) -> bool:
         """Whether the submission ended with this event."""
         return self.stage in ENDS
-
-
-class QuotaExceeded(ConfigError):
-    """A submission the contestant's quota does not allow (nothing was recorded)."""
 
 
 def bounded(text: str, limit: int = DETAIL_MAX) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.host.config import Quotas
+from arena.host.errors import QuotaExceeded
 from arena.host.submissions import (
     BUILT,
     CANCELLED,
@@ -21,7 +22,6 @@ from arena.host.submissions import (
     REFUSED,
     UPLOADED,
     VALIDATED,
-    QuotaExceeded,
     SubmissionBook,
 )
 from arena.ladder.store import LadderStore
