@@ -22,9 +22,10 @@ from arena.games import get_game
 from arena.games.api import GameResult
 from arena.model import BotSpec, MatchResult, MatchSpec, Termination, TimeControl
 from arena.referee.match import Match
-from arena.referee.player import DecisionRequest, Overrun, SeatStart
+from arena.referee.player import DecisionRequest, Overrun
 from arena.sdk.decision import Decision, MatchInfo
 from arena.sdk.policy import PolicyCalls
+from arena.wire.conversation import SeatStart
 
 Policy = Callable[[Decision], Any]
 """A function from a decision to an action (the game's action value or its text); an object

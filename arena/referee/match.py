@@ -57,13 +57,14 @@ from arena.model import (
 )
 from arena.referee.clock import Clock
 from arena.referee.log import MatchLogWriter, open_private, seat_log_path
-from arena.referee.player import DecisionRequest, Player, SeatStart
+from arena.referee.player import DecisionRequest, Player
 from arena.referee.remote import ANSWER_CHARS, remote_players
 from arena.sandbox import get_sandbox
 from arena.sandbox.api import Sandbox
 from arena.sandbox.epochs import deal_epoch
 from arena.sandbox.meter import Meter
 from arena.wire import codec_for, encode_observation
+from arena.wire.conversation import SeatStart
 
 log = logging.getLogger(__name__)
 

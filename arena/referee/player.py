@@ -25,22 +25,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena.errors import BotFault
-from arena.model import MatchResult, SeatStats, TimeControl
+from arena.model import MatchResult, SeatStats
 from arena.sandbox.meter import Meter
-
-
-@dataclass(frozen=True)
-class SeatStart:
-    """What a seat is told when the match starts (arena.v1 ``MatchStart``)."""
-
-    match_id: str
-    game: str
-    game_version: int
-    options: dict[str, Any]
-    """The complete rules options (defaults filled in)."""
-    seat: int
-    time_control: TimeControl
-    bot_names: tuple[str, str]
+from arena.wire.conversation import SeatStart
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from arena.errors import BotFault, InvalidActionError, SandboxError
 from arena.games import get_game
 from arena.games.api import Game
 from arena.model import BotSpec, MatchResult, SeatStats, Termination, label_problem
-from arena.referee.player import DecisionRequest, Overrun, SeatStart
+from arena.referee.player import DecisionRequest, Overrun
 from arena.referee.seat import (
     MAX_BOT_MESSAGE_BYTES,
     SeatEndpoint,
@@ -57,8 +57,8 @@ from arena.sandbox.api import ExitInfo, RunningBot, Sandbox
 from arena.sandbox.isolation import HIDDEN_ALWAYS, isolation_available
 from arena.sandbox.meter import Meter
 from arena.v1 import bot_pb2
-from arena.wire import ObservationEncoder, decode_action
-from arena.wire.admin import time_control_to_proto
+from arena.wire import ObservationEncoder, conversation, decode_action
+from arena.wire.conversation import SeatStart
 from arena.wire.legal import fill_legal_actions
 
 log = logging.getLogger(__name__)
@@ -82,8 +82,6 @@ ANSWER_CHARS = 200
 
 SANDBOX_SECTION = '"Only your bot directory" in docs/bots.md'
 """Where a bot author reads what a sandbox shows a bot (named in ``startup_note``)."""
-
-_TERMINATION_PB = {t: bot_pb2.Termination.Value(f"TERMINATION_{t.name}") for t in Termination}
 
 
 def classify_exit(info: ExitInfo, last_words: str = "") -> BotFault:
@@ -185,23 +183,6 @@ def read_answer(game_id: str, message: bot_pb2.BotMessage, decision_id: int,
                        answer=text) from None
 
 
-def match_end_message(result: MatchResult, seat: int) -> bot_pb2.MatchEnd:
-    """The MatchEnd a seat receives: its own outcome, the termination and the totals."""
-    return bot_pb2.MatchEnd(
-        result=bot_pb2.MatchResult.Value(f"MATCH_RESULT_{result.outcome_for(seat).name}"),
-        termination=_TERMINATION_PB[result.termination],
-        totals=result.totals,
-        faulty_seat=-1 if result.faulty_seat is None else result.faulty_seat,
-        detail=result.detail[:1000],
-    )
-
-
-def _option_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 class RemotePlayer:
     """A bot in a sandbox, reached through its seat's own gRPC endpoint (see the module doc)."""
 
@@ -265,17 +246,7 @@ class RemotePlayer:
         if tc.clock == "cpu" and self.meter is None:  # the sandbox promised a counter
             raise SandboxError(f"seat {self.seat}: the CPU clock needs the sandbox's CPU "
                                "counter, and it has none for this bot")
-        message = bot_pb2.MatchStart(
-            match_id=start.match_id,
-            game=start.game,
-            game_version=start.game_version,
-            options={k: _option_text(v) for k, v in start.options.items()},
-            seat=start.seat,
-            time_control=time_control_to_proto(tc),
-            protocol_version=arena.PROTOCOL_VERSION,
-            bot_names=list(start.bot_names),
-        )
-        await self._send(bot_pb2.RefereeMessage(match_start=message))
+        await self._send(conversation.match_start(start))
         await asyncio.sleep(MATCH_START_SETTLE_S)
 
     # --- play -----------------------------------------------------------------------------
@@ -340,8 +311,7 @@ class RemotePlayer:
 
     async def round_end(self, round_index: int, scores: tuple[int, int],
                         totals: tuple[int, int]) -> None:
-        end = bot_pb2.RoundEnd(round=round_index, scores=scores, totals=totals)
-        await self._send(bot_pb2.RefereeMessage(round_end=end))
+        await self._send(conversation.round_end(round_index, scores, totals))
 
     async def _next(self, timeout_s: float, waiting_for: str, over: Overrun | None = None,
                     every_s: float = 0.0) -> bot_pb2.BotMessage:
@@ -406,9 +376,8 @@ class RemotePlayer:
 
     # --- the end --------------------------------------------------------------------------
     async def finish(self, result: MatchResult) -> None:
-        end = match_end_message(result, self.seat)
         deadline = asyncio.get_running_loop().time() + FINISH_SEND_S
-        await self._send_by(bot_pb2.RefereeMessage(match_end=end), deadline)
+        await self._send_by(conversation.match_end(result, self.seat), deadline)
         self.endpoint.servicer.end()  # close the stream after the end
 
     async def close(self) -> None:

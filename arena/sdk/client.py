@@ -25,14 +25,12 @@ from typing import Any
 
 import grpc
 
-from arena import PROTOCOL_VERSION
 from arena.games import get_game
-from arena.games.api import validate_options
 from arena.sdk.collect import collect_if_due
 from arena.sdk.decision import MatchInfo, received
 from arena.sdk.policy import PolicyCalls
 from arena.v1 import bot_pb2, bot_pb2_grpc
-from arena.wire import ObservationDecoder, encode_action, encode_observation
+from arena.wire import ObservationDecoder, conversation, encode_action, encode_observation
 from arena.wire.legal import fill_legal_actions, legal_texts
 
 MAX_RECEIVE_BYTES = 16 * 1024 * 1024
@@ -45,8 +43,7 @@ class _Session:
     def __init__(self, policy: Any, name: str, version: str) -> None:
         self.policy = PolicyCalls(policy)
         self.outbox: queue.SimpleQueue[bot_pb2.BotMessage | None] = queue.SimpleQueue()
-        hello = bot_pb2.Hello(bot_name=name, bot_version=version, protocol_version=PROTOCOL_VERSION)
-        self.outbox.put(bot_pb2.BotMessage(hello=hello))
+        self.outbox.put(conversation.hello(name, version))
         self.info: MatchInfo | None = None
         self.observations: ObservationDecoder | None = None
 
@@ -58,21 +55,20 @@ class _Session:
                 messages.append(message)
         return messages
 
-    def on_match_start(self, start: bot_pb2.MatchStart) -> None:
-        game = get_game(start.game)
+    def on_match_start(self, message: bot_pb2.MatchStart) -> None:
+        start = conversation.seat_start(message)
         self.observations = ObservationDecoder(start.game)
-        options = validate_options(game.option_specs, dict(start.options))
         tc = start.time_control
         self.info = MatchInfo(
             match_id=start.match_id,
             game=start.game,
             game_version=start.game_version,
             seat=start.seat,
-            options=options,
+            options=start.options,
             move_time_ms=tc.move_time_ms,
             time_bank_ms=tc.time_bank_ms,
-            bot_names=tuple(start.bot_names),
-            clock=tc.clock or "wall",
+            bot_names=start.bot_names,
+            clock=tc.clock,
             wall_guard=tc.wall_guard,
         )
         self.policy.match_start(self.info)
@@ -102,14 +98,10 @@ class _Session:
     def on_round_end(self, end: bot_pb2.RoundEnd) -> None:
         self.policy.round_end(end.round, tuple(end.scores), tuple(end.totals))
 
-    def on_match_end(self, end: bot_pb2.MatchEnd) -> None:
-        self.policy.match_end(
-            bot_pb2.MatchResult.Name(end.result),
-            bot_pb2.Termination.Name(end.termination),
-            tuple(end.totals),
-            detail=end.detail,
-            faulty_seat=None if end.faulty_seat < 0 else end.faulty_seat,
-        )
+    def on_match_end(self, message: bot_pb2.MatchEnd) -> None:
+        end = conversation.match_ending(message)
+        self.policy.match_end(end.result, end.termination, end.totals, detail=end.detail,
+                              faulty_seat=end.faulty_seat)
 
 
 def _warm_up(game_id: str | None) -> None:

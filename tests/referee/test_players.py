@@ -27,13 +27,14 @@ from arena.model import (
 )
 from arena.referee.local import LocalPlayer, local_match, play_local
 from arena.referee.match import Match
-from arena.referee.player import DecisionRequest, SeatStart
+from arena.referee.player import DecisionRequest
 from arena.referee.remote import classify_closed, classify_exit, read_answer, read_hello
 from arena.referee.replay import replay_log
 from arena.referee.seat import MAX_BOT_MESSAGE_BYTES, StreamClosed
 from arena.sandbox.api import ExitInfo
 from arena.v1 import bot_pb2
 from arena.wire import encode_action
+from arena.wire.conversation import SeatStart
 
 
 def first_legal(decision: Any) -> Any:
