@@ -86,9 +86,10 @@ from sqlalchemy.exc import ArgumentError
 from arena.bots.images.wheels import source_root
 from arena.bots.names import name_problem
 from arena.errors import ConfigError
-from arena.ladder.config import _Parser
+from arena.ladder.config import LadderParser
 from arena.ladder.schedule import CONTINUOUS
 from arena.ladder.sources import write_private
+from arena.ladder.toml_keys import TomlKeys
 from arena.referee.signing import DEFAULT_KEY_NAME, KEYS_DIR
 
 VISIBILITIES = ("own-seat", "participants", "public")
@@ -381,8 +382,8 @@ def _value(value: Any) -> str:
     return json.dumps(str(value))  # a JSON string is a TOML basic string
 
 
-class _CompetitionParser(_Parser):
-    """The ladder parser's helpers (key lookup, types, line numbers) over a competition file."""
+class _CompetitionParser(TomlKeys):
+    """A competition file's keys (lookup, types, line numbers) read into a ``Competition``."""
 
     def __init__(self, text: str, file: Path) -> None:
         super().__init__(text, str(file), file)
@@ -548,7 +549,7 @@ class _CompetitionParser(_Parser):
         return bot
 
 
-class _LadderKeys(_Parser):
+class _LadderKeys(LadderParser):
     """The ladder parser over a game's generated ladder data, its errors naming the
     ``[games.<game>.ladder]`` keys of the competition file."""
 

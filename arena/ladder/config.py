@@ -125,6 +125,7 @@ from arena.ladder.schedule import (
 )
 from arena.ladder.sprt import EloModel, SprtParams
 from arena.ladder.swiss import max_rounds
+from arena.ladder.toml_keys import TomlKeys
 from arena.model import TimeControl
 from arena.referee.service import REQUESTED_CLOCKS
 
@@ -318,64 +319,11 @@ def parse_ladder(text: str, *, source: Path | None = None) -> LadderConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: invalid TOML: {exc}") from None
-    return _Parser(text, where, source).parse(data)
+    return LadderParser(text, where, source).parse(data)
 
 
-class _Parser:
-    def __init__(self, text: str, where: str, source: Path | None) -> None:
-        self.lines = text.splitlines()
-        self.where = where
-        self.base = source.parent if source is not None else Path(".")
-        self.source = source
-        self.top: Mapping[str, Any] = {}
-
-    def line_of(self, section: str | None, key: str) -> int | None:
-        """The 1-based line where ``key`` is set (in ``[section]`` or the top level)."""
-        current: str | None = None
-        header = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]")
-        assign = re.compile(rf"^\s*(\"{re.escape(key)}\"|{re.escape(key)})\s*=")
-        for number, line in enumerate(self.lines, start=1):
-            m = header.match(line)
-            if m:
-                current = m.group(1)
-                if section is not None and current == section and key == "":
-                    return number
-                continue
-            if current == section and assign.match(line):
-                return number
-        if section is not None:
-            for number, line in enumerate(self.lines, start=1):
-                m = header.match(line)
-                if m and m.group(1) == section:
-                    return number
-        return None
-
-    def error(self, section: str | None, key: str, message: str) -> ConfigError:
-        name = f"{section}.{key}" if section else key
-        line = self.line_of(section, key)
-        at = f" (line {line})" if line is not None else ""
-        return ConfigError(f"{self.where}: key {name!r}{at}: {message}")
-
-    def get(self, table: Mapping[str, Any], section: str | None, key: str, kind: type,
-            default: Any = None, required: bool = False) -> Any:
-        if key not in table:
-            if required:
-                raise self.error(section, key, "is required")
-            return default
-        value = table[key]
-        ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value, ok = float(value), True
-        if not ok:
-            raise self.error(section, key, f"must be {_kind_name(kind)}, got {value!r}")
-        return value
-
-    def unknown(self, table: Mapping[str, Any], section: str | None, known: set[str]) -> None:
-        for key in table:
-            if key not in known:
-                raise self.error(
-                    section, key, f"unknown key (known: {', '.join(sorted(known))})"
-                )
+class LadderParser(TomlKeys):
+    """A ladder file's data read into a ``LadderConfig`` (errors name the key and its line)."""
 
     def parse(self, data: Mapping[str, Any]) -> LadderConfig:
         self.top = data
@@ -636,24 +584,3 @@ class _Parser:
             if value <= 0:
                 raise self.error("cluster", key, "must be > 0")
         return ClusterSettings(scheduler, listen, tls, ttl, wait)
-
-    def positive(self, table: Mapping[str, Any], section: str | None, key: str,
-                 default: int) -> int:
-        value: int = self.get(table, section, key, int, default)
-        if value < 1:
-            raise self.error(section, key, f"must be a positive integer, got {value}")
-        return value
-
-    def choice(self, table: Mapping[str, Any], key: str, choices: tuple[str, ...],
-               default: str) -> str:
-        value: str = self.get(table, None, key, str, default)
-        if value not in choices:
-            raise self.error(None, key, f"must be one of {', '.join(choices)}, got {value!r}")
-        return value
-
-
-def _kind_name(kind: type) -> str:
-    return {
-        str: "a string", int: "an integer", float: "a number", bool: "true or false",
-        list: "a list", dict: "a table",
-    }.get(kind, kind.__name__)
