@@ -7,7 +7,7 @@ the file to the first frame shown (the page's own ``arena-ready`` mark), and the
 takes (the frame swapped in and laid out). Prints one JSON object.
 
     python benchmarks/html_replay.py                       # the figures
-    python benchmarks/html_replay.py --screenshots docs    # and the README's screenshots
+    python benchmarks/html_replay.py --screenshots docs    # and the screenshots in docs/
 
 Matches: Lost Cities greedy vs strong (3 rounds); Haggis random vs greedy in a game to 10 000,
 which ends at the 40-round cap (a long game); PORTAS greedy vs random (3 games). With

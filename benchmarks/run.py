@@ -1,6 +1,6 @@
 """Arena benchmarks: prints one JSON object of figures (``--quick`` for a faster, rougher run).
 
-Figures (targets in parentheses, see README):
+Figures (targets in parentheses; the last runs: benchmarks/README.md):
   engine_rounds_per_s            Lost Cities uniform-random rounds per second, one core (>= 1000)
   yardstick_rounds_per_s         the same for a minimal playout of the same rules, measured in
                                  alternating slices with the engine (yardstick_lost_cities.py)

@@ -8,7 +8,7 @@ which the page links with the command that checks it offline against the public 
 offers (``referee.pub``); otherwise the site has no replays and no logs (a replay is the whole
 board), and logs written while it had are removed. A result's detail (it may quote a bot's last
 output line) is never on the site: a bot's output is its owner's. Any static web server can
-serve the directory (README: Running a competition).
+serve the directory (docs/competition-walkthrough.md, "Watching it run").
 """
 
 from __future__ import annotations

@@ -76,8 +76,8 @@ class SeatServicer(bot_pb2_grpc.BotServiceServicer):  # type: ignore[misc]  # ge
     and wakes the one coroutine waiting for it (``wait_for_message``). In an experiment on a
     bare grpc.aio stream, a response generator fed by a queue plus a reader task (the shape
     before) cost ~1.5 times the bare round trip and this shape about 1.0 times; inside a match
-    the difference is within the noise of waking sleeping processes (README, "Speed where bot
-    authors feel it")."""
+    the difference is within the noise of waking sleeping processes (benchmarks/README.md,
+    "Speed where bot authors feel it")."""
 
     def __init__(self) -> None:
         # Bounded: a bot that floods messages out of turn stalls on gRPC flow control instead of

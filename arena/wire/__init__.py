@@ -1,4 +1,10 @@
-"""Wire layer: the only place (with the referee server and the SDK) that touches protobuf types."""
+"""Wire layer: where game values meet protobuf (each game's codec, the legal-action lists).
+
+Not the only code that touches protobuf types: the gRPC ends build and read the messages they
+carry (the referee's seat, remote player, server, client and gate; the SDK's client; the
+competition server, its client and views; `arena logs`). Game views and actions cross into
+protobuf here only.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`arena sprt CANDIDATE BASELINE`: bad input is one error and exit 2 with nothing played or
-written; the README's two real runs, CI-sized (the real command, the process sandbox)."""
+written; docs/sprt.md's two real runs, CI-sized (the real command, the process sandbox)."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def test_a_bad_sandbox_and_the_help(workdir: Path) -> None:
     assert list(workdir.iterdir()) == []
 
 
-# --- the README's real runs ---------------------------------------------------------------------
+# --- docs/sprt.md's real runs ------------------------------------------------------------------
 def arena_sprt(workdir: Path, *args: str) -> tuple[int, dict[str, object], str, float]:
     """The real command in a subprocess: exit code, JSON result, stderr, seconds."""
     started = time.monotonic()
