@@ -1,4 +1,5 @@
-"""Wire layer: where game values meet protobuf (each game's codec, the legal-action lists).
+"""Wire layer: where the arena's values meet protobuf (each game's codec, the legal-action
+lists, the conversation's frames: ``arena.wire.conversation``).
 
 Not the only code that touches protobuf types: the gRPC ends build and read the messages they
 carry (the referee's seat, remote player, server, client and gate; the SDK's client; the

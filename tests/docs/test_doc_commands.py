@@ -135,3 +135,19 @@ def test_relative_links_and_anchors_resolve(path: Path) -> None:
         elif fragment and dest.suffix == ".md" and fragment not in anchors(dest):
             broken.append(f"{path.relative_to(ROOT)}:{line}: {target}: no such heading")
     assert not broken, "\n".join(broken)
+
+
+def test_the_code_maps_name_every_room_and_module() -> None:
+    """The README's code map names every room of arena/; docs/architecture.md's module map
+    names every module (a new module without a line there fails here)."""
+    readme = README.read_text(encoding="utf-8")
+    rooms = sorted(p.name for p in (ROOT / "arena").iterdir()
+                   if p.is_dir() and (p / "__init__.py").is_file() and p.name != "v1")
+    assert [room for room in rooms if f"arena/{room}/" not in readme] == []
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    tree = text.split("## The rooms", 1)[1].split("\n## ", 1)[0]
+    modules = sorted(p for p in (ROOT / "arena").rglob("*.py")
+                     if "v1" not in p.parts and p.name != "__init__.py")
+    missing = [str(p.relative_to(ROOT)) for p in modules
+               if not re.search(rf"\b{re.escape(p.stem)}\b", tree)]
+    assert missing == [], f"docs/architecture.md's module map does not name {missing}"
