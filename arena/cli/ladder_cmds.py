@@ -39,8 +39,7 @@ from arena.cli.render import render_bot_stats
 from arena.cli.schedule_view import render_schedule
 from arena.cli.verify_cmds import render_verification, verification_progress
 from arena.errors import ConfigError
-from arena.games import plugin
-from arena.ladder.config import SANDBOXES, LadderConfig, load_ladder
+from arena.ladder.config import SANDBOXES, load_ladder
 from arena.ladder.publish import publish as publish_results
 from arena.ladder.publish import verify_command
 from arena.ladder.reports import (
@@ -57,7 +56,7 @@ from arena.ladder.reports import (
     rates_versions,
     schedule_json,
 )
-from arena.ladder.runner import LadderEvent, Signing, ladder_signing, run_ladder_blocking
+from arena.ladder.runner import LadderEvent, Note, ladder_signing, run_ladder_blocking
 from arena.ladder.site import logged_stats
 from arena.ladder.sources import schedule_status
 from arena.ladder.stats import stats_json
@@ -139,10 +138,7 @@ def run_ladder(
     if sandbox is not None and sandbox not in SANDBOXES:
         raise typer.BadParameter(f"must be one of {', '.join(SANDBOXES)}", param_hint="--sandbox")
     config = load_ladder(ladder)
-    _announce_gate(config)  # a game failing the conformance gate: one line, nothing made
-    signing = ladder_signing(config)  # a bad key: one line, before anything is played
     chosen = announce_sandbox(sandbox or config.sandbox)
-    console.print(plain(signing_line(signing)), soft_wrap=True)
     view = LiveView(config, load_matches(config, missing_ok=True),
                     reload=lambda: load_matches(config, missing_ok=True))
     live = Live(view, console=console, refresh_per_second=4, transient=False)
@@ -158,7 +154,7 @@ def run_ladder(
     try:
         summary = run_ladder_blocking(
             config, max_matches=max_matches, cycles=cycles, concurrency=concurrency,
-            sandbox=chosen, on_event=on_event, signing=signing,
+            sandbox=chosen, on_event=on_event, on_note=show_note,
         )
     finally:
         if live.is_started:
@@ -228,13 +224,6 @@ def standings(
         print_json(data if status is None else {**data, "schedule": schedule_json(status)})
         return
     console.print(*_with_schedule(render_report(result), status))
-
-
-def signing_line(signing: Signing) -> str:
-    """What `arena run-ladder` says at its start of the key that signs the match logs."""
-    made = " (made now)" if signing.created else ""
-    public = signing.public_key or f"none beside {signing.signer.path}"
-    return f"signing logs with key {signing.key_id}{made}; public key: {public}"
 
 
 def _with_schedule(report: Any, status: ScheduleStatus | None) -> list[Any]:
@@ -433,16 +422,13 @@ def publish(
                         f"yourself: the copy inside {out} proves nothing)"), soft_wrap=True)
 
 
-def _announce_gate(config: LadderConfig) -> None:
-    """Run (or read the cached verdict of) the conformance gate on the ladder's game before
-    anything is made: a failing game is refused in one line (``ConfigError``); one the ladder
-    allows anyway gets its warning line."""
-    from arena.ladder.runner import check_gated
-    from arena.referee.gate import gate_status
-
-    if gate_status(plugin(config.game)) is None:
-        err_console.print(plain(f"checking {config.game} against the conformance gate (once per "
-                                "version of the game)..."), style="dim")
-    warning = check_gated(config)
-    if warning:
-        err_console.print(notice("warning", "yellow", warning), soft_wrap=True)
+def show_note(kind: Note, text: str) -> None:
+    """What a run says before its first match (``arena.ladder.runner.Note``), where the
+    operator reads it: the gate on stderr (its warning in yellow), the signing key on
+    stdout."""
+    if kind is Note.GATE_CHECK:
+        err_console.print(plain(text), style="dim")
+    elif kind is Note.GATE_WARNING:
+        err_console.print(notice("warning", "yellow", text), soft_wrap=True)
+    else:
+        console.print(plain(text), soft_wrap=True)

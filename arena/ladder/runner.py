@@ -147,6 +147,48 @@ class Progress:
     live view prints it before the first match); "" otherwise."""
 
 
+class Note(enum.StrEnum):
+    """What a run says before its first match (``run_ladder``'s ``on_note``), in the order it
+    says it."""
+
+    GATE_CHECK = "gate_check"
+    """The game's conformance gate runs now (once per version of the game: it takes a moment)."""
+    GATE_WARNING = "gate_warning"
+    """The game fails the gate and the ladder plays it anyway (``allow_ungated_game``)."""
+    SIGNING = "signing"
+    """The key that signs the run's logs (made now, or found), and its public key."""
+
+
+NoteSink = Callable[[Note, str], None]
+
+
+def signing_line(signing: Signing) -> str:
+    """What a run says at its start of the key that signs the match logs."""
+    made = " (made now)" if signing.created else ""
+    public = signing.public_key or f"none beside {signing.signer.path}"
+    return f"signing logs with key {signing.key_id}{made}; public key: {public}"
+
+
+def prepare_run(config: LadderConfig, signing: Signing | None = None,
+                on_note: NoteSink | None = None) -> Signing:
+    """What a run needs before anything is made: the game through the conformance gate (a
+    failing one refused, ``ConfigError``, unless the ladder allows it: then its warning) and
+    the key that signs the logs (a bad one refused). Says each to ``on_note``."""
+    from arena.games import plugin
+    from arena.referee.gate import gate_status
+
+    note = on_note or (lambda kind, text: None)
+    if gate_status(plugin(config.game)) is None:
+        note(Note.GATE_CHECK, f"checking {config.game} against the conformance gate (once per "
+                              "version of the game)...")
+    warning = check_gated(config)
+    if warning:
+        note(Note.GATE_WARNING, warning)
+    signing = signing or ladder_signing(config)
+    note(Note.SIGNING, signing_line(signing))
+    return signing
+
+
 class LadderEventKind(enum.StrEnum):
     """What a ``LadderEvent`` reports."""
 
@@ -546,10 +588,12 @@ async def run_ladder(
     stop: asyncio.Event | None = None,
     store: LadderStore | None = None,
     signing: Signing | None = None,
+    on_note: NoteSink | None = None,
 ) -> RunSummary:
     """Play the ladder's unrecorded matches (see the module doc); returns when the schedule
     (or the ``max_matches`` bound) is done or ``stop`` is set (a continuous ladder: only then).
     ``signing``: the key that signs the logs (default: ``ladder_signing``, before any match).
+    ``on_note``: told what the run checks and decides before its first match (``Note``).
     Raises ``ConfigError`` for bad entrants, a bad signing key, a clock that cannot be had
     (``resolve_run_clock``: a fixed schedule's before its store is made), a game that fails
     the conformance gate (``check_gated``, before anything is made), an SPRT test's
@@ -562,8 +606,7 @@ async def run_ladder(
     if config.schedule.kind not in FIXED_KINDS and cycles is not None:
         raise ConfigError(f"ladder {config.name!r} is a {config.schedule.kind}: it has no "
                           "cycles (--cycles is for a round robin or a gauntlet)")
-    check_gated(config)  # a game that fails the conformance gate: refused before anything
-    signing = signing or ladder_signing(config)  # a bad key: refused before anything is made
+    signing = prepare_run(config, signing, on_note)  # refused before anything is made
     if config.schedule.kind not in FIXED_KINDS:
         return await _run_schedule(config, play=play, resolve=resolve, max_matches=max_matches,
                                    concurrency=concurrency, sandbox=sandbox, on_event=on_event,
