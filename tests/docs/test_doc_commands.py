@@ -151,3 +151,12 @@ def test_the_code_maps_name_every_room_and_module() -> None:
     missing = [str(p.relative_to(ROOT)) for p in modules
                if not re.search(rf"\b{re.escape(p.stem)}\b", tree)]
     assert missing == [], f"docs/architecture.md's module map does not name {missing}"
+
+
+def test_the_readmes_python_compiles() -> None:
+    from tests.docs.doc_blocks import blocks
+
+    sources = [block for block in blocks(README) if block.language == "python"]
+    assert sources, "the README shows a bot in Python"
+    for block in sources:
+        compile(block.text, block.where(), "exec")
