@@ -32,9 +32,10 @@ def keys_new(
 ) -> None:
     """Make an Ed25519 signing key: DIR/NAME.key (private, 0600) and DIR/NAME.pub (public).
 
-    Give the private key to whatever signs logs (`arena match --sign-key`, a ladder's
-    sign_key, `arena serve --sign-key`) and keep it there only; publish the .pub file and its
-    key id, which every signed log names. An existing key is never overwritten."""
+    Give the private key to whatever signs logs (`arena match --sign-key`, a ladder's or a
+    competition's signing_key, `arena serve --sign-key`) and keep it there only; publish the
+    .pub file and its key id, which every signed log names. An existing key is never
+    overwritten."""
     from arena.referee.signing import load_signer, new_key
 
     private, public = new_key(directory, name)
