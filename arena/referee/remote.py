@@ -13,7 +13,8 @@ What goes wrong on a remote seat, and what it becomes:
 * an action that does not decode or parse → ``invalid_action``;
 * the bot exits during the match → ``crash`` (``memory`` when the kernel killed it for memory;
   before its first answer, with ``startup_note`` too);
-* no answer within the time the loop waits → ``timeout`` (the loop names it: on the CPU clock
+* no answer within the time the loop waits → ``timeout``, or ``memory`` when the sandbox was at
+  its memory limit meanwhile (``classify_silence``) (the loop names a timeout: on the CPU clock
   the wait is the wall guard, and the loop makes it ``wall_timeout``), also when the request
   could not even be written (the bot left gRPC's flow-control window unread);
 * a match start or round end that cannot be written for ``SEND_LIMIT_S`` (the bot stopped
@@ -23,8 +24,9 @@ What goes wrong on a remote seat, and what it becomes:
 The seat exposes its sandbox's CPU meter (``meter``) and what the bot cost (``seat_stats``:
 start-up time from starting the sandbox to the Hello, the sandbox's CPU and peak memory).
 
-The pure classification of a closed stream (``classify_closed``) and of an exit
-(``classify_exit``) is separate from the I/O, so it is tested without starting anything.
+The pure classification of a closed stream (``classify_closed``), of an exit
+(``classify_exit``) and of silence (``classify_silence``) is separate from the I/O, so it is
+tested without starting anything.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from arena.referee.seat import (
     StreamClosed,
     raise_open_files_limit,
 )
-from arena.sandbox.api import ExitInfo, RunningBot, Sandbox
+from arena.sandbox.api import ExitInfo, Limits, RunningBot, Sandbox
 from arena.sandbox.isolation import HIDDEN_ALWAYS, isolation_available
 from arena.sandbox.meter import Meter
 from arena.v1 import bot_pb2
@@ -92,6 +94,24 @@ def classify_exit(info: ExitInfo, last_words: str = "") -> BotFault:
     if info.oom_killed:
         return BotFault(Termination.MEMORY, info.describe())
     return BotFault(Termination.CRASH, info.describe() + last_words)
+
+
+MIB = 1 << 20
+AT_MEMORY_LIMIT = 0.97
+"""A sandbox whose peak memory reached this share of its limit was at the limit."""
+
+
+def classify_silence(timeout_s: float, peak_bytes: int | None,
+                     limit_mb: int | None) -> BotFault:
+    """The fault of a bot that gave no answer in time: ``timeout``, or ``memory`` when its
+    sandbox was at its memory limit meanwhile (a bot that allocates past its limit is usually
+    killed at once, but under memory pressure the kernel may first spend seconds reclaiming
+    what it can before it kills: the bot then misses its deadline for want of memory)."""
+    waited = f"no answer within {timeout_s * 1000:.0f} ms"
+    if peak_bytes is not None and limit_mb and peak_bytes >= AT_MEMORY_LIMIT * limit_mb * MIB:
+        return BotFault(Termination.MEMORY, f"{waited}: it reached its memory limit "
+                        f"({peak_bytes / MIB:.0f} MiB of {limit_mb} MiB)")
+    return BotFault(Termination.TIMEOUT, waited)
 
 
 def startup_note(sandbox: str, info: ExitInfo) -> str:
@@ -349,8 +369,10 @@ class RemotePlayer:
                            f"did not connect within {timeout_s * 1000:.0f} ms", self.seat)
         if exit_future.done():
             raise self._exit_fault(exit_future.result())
-        raise BotFault(Termination.TIMEOUT, f"no answer within {timeout_s * 1000:.0f} ms",
-                       self.seat)
+        limits: Limits | None = getattr(self.sandbox, "limits", None)  # a sandbox without any
+        meter = self.meter
+        raise classify_silence(timeout_s, None if meter is None else meter.peak_memory_bytes(),
+                               None if limits is None else limits.memory_mb).at(self.seat)
 
     async def _closed_fault(self, closed: StreamClosed) -> BotFault:
         exit_future = self.exit

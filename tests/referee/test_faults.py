@@ -50,8 +50,10 @@ def test_fault_forfeits_with_named_termination(
 ) -> None:
     bots = [RANDOM_BOT, RANDOM_BOT]
     bots[bad_seat] = TEST_BOTS / mode
-    result = run_match(bots[0], bots[1], log_dir, socket_root, move_time_ms=400,
-                       startup_ms=1500)
+    # margins for a loaded machine (a bot process starts in ~0.3 s quiet, seconds under load):
+    # the random bot must neither miss its start nor its move, or the wrong seat forfeits
+    result = run_match(bots[0], bots[1], log_dir, socket_root, move_time_ms=1000,
+                       startup_ms=6000)
     assert result.termination is termination, result.detail
     assert result.faulty_seat == bad_seat
     assert result.winner == 1 - bad_seat

@@ -28,7 +28,13 @@ from arena.model import (
 from arena.referee.local import LocalPlayer, local_match, play_local
 from arena.referee.match import Match
 from arena.referee.player import DecisionRequest
-from arena.referee.remote import classify_closed, classify_exit, read_answer, read_hello
+from arena.referee.remote import (
+    classify_closed,
+    classify_exit,
+    classify_silence,
+    read_answer,
+    read_hello,
+)
 from arena.referee.replay import replay_log
 from arena.referee.seat import MAX_BOT_MESSAGE_BYTES, StreamClosed
 from arena.sandbox.api import ExitInfo
@@ -231,6 +237,18 @@ def test_closed_streams_are_classified() -> None:
     ended = classify_closed(StreamClosed("the bot closed its stream"))
     assert ended.termination is Termination.PROTOCOL_VIOLATION
     assert "ended before the match did" in ended.detail
+
+
+def test_silence_at_the_memory_limit_is_a_memory_fault() -> None:
+    mib = 1 << 20
+    at_limit = classify_silence(10.0, 510 * mib, 512)
+    assert at_limit.termination is Termination.MEMORY
+    assert at_limit.detail == ("no answer within 10000 ms: it reached its memory limit "
+                               "(510 MiB of 512 MiB)")
+    for peak, limit in ((100 * mib, 512), (None, 512), (510 * mib, None)):
+        slow = classify_silence(10.0, peak, limit)
+        assert (slow.termination, slow.detail) == (Termination.TIMEOUT,
+                                                   "no answer within 10000 ms")
 
 
 def test_exits_are_classified() -> None:
