@@ -7,6 +7,7 @@ import logging
 import typer
 
 from arena import __version__
+from arena.cli.common import help_of
 
 app = typer.Typer(
     name="arena",
@@ -64,7 +65,44 @@ def _register() -> None:
         module.register(app)
 
 
+PANELS: dict[str, tuple[str, ...]] = {
+    "Play, watch, submit": ("match", "watch", "replay", "submit", "run-ladder"),
+    "Bots, images, games": ("games", "bots", "images"),
+    "Ladders (their operators)": ("ladder", "sprt", "cluster", "worker", "verify", "keys",
+                                  "serve"),
+    "A competition (its contestants)": ("login", "standings", "matches", "submissions",
+                                        "logs"),
+    "A competition (its operator)": ("host", "host-certs", "contestants"),
+}
+"""`arena --help` by audience: the mission's verbs first, then each audience's commands (every
+command is in exactly one panel: tests/cli/test_help.py)."""
+
+
+def _arrange(root: typer.Typer) -> None:
+    """Put each command in its panel, in the order of ``PANELS``, and give every command (in
+    groups too) its docstring as help with the source's line breaks taken out."""
+    order = {name: i for i, name in enumerate(n for names in PANELS.values() for n in names)}
+    panel_of = {name: panel for panel, names in PANELS.items() for name in names}
+    root.registered_commands.sort(key=lambda c: order.get(c.name or "", len(order)))
+    root.registered_groups.sort(key=lambda g: order.get(g.name or "", len(order)))
+    for command in root.registered_commands:
+        command.rich_help_panel = panel_of.get(command.name or "")
+    for group in root.registered_groups:
+        group.rich_help_panel = panel_of.get(group.name or "")
+    _plain_help(root)
+
+
+def _plain_help(group: typer.Typer) -> None:
+    for command in group.registered_commands:
+        if command.help is None and command.callback is not None:
+            command.help = help_of(command.callback)
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _plain_help(sub.typer_instance)
+
+
 _register()
+_arrange(app)
 
 
 def main() -> None:
