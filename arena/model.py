@@ -341,7 +341,7 @@ class HeaderEvent:
     """The complete options the match ran with (defaults filled in)."""
     seed: int | None
     """The deal seed. A format-4 header does not state it (``seed_commitment``): read from a
-    file, it is filled in from the match end's reveal (``arena.referee.log.read_events``), else
+    file, it is filled in from the match end's reveal (``arena.record.log.read_events``), else
     None."""
     bots: tuple[BotRecord, BotRecord]
     time_control: TimeControl

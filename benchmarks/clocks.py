@@ -65,7 +65,7 @@ from arena.model import (  # noqa: E402
     Termination,
     TimeControl,
 )
-from arena.referee.log import read_events  # noqa: E402
+from arena.record.log import read_events  # noqa: E402
 from arena.referee.match import play_match  # noqa: E402
 from arena.sandbox import get_sandbox  # noqa: E402
 

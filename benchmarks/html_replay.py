@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.cli.watch_cmds import html_replay  # noqa: E402
 from arena.model import TimeControl  # noqa: E402
-from arena.referee.log import read_events  # noqa: E402
+from arena.record.log import read_events  # noqa: E402
 from arena.referee.match import play_match  # noqa: E402
 from arena.referee.service import prepare_match  # noqa: E402
 from tests.html.browser import Browser, press  # noqa: E402

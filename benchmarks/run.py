@@ -83,7 +83,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.games import get_game  # noqa: E402
 from arena.model import DecisionEvent, MatchEvent, MatchSpec, TimeControl  # noqa: E402
-from arena.referee.log import read_events  # noqa: E402
+from arena.record.log import read_events  # noqa: E402
 from arena.referee.match import play_match  # noqa: E402
 from arena.referee.service import prepare_match  # noqa: E402
 

@@ -58,16 +58,16 @@ from arena.ladder.publish import publish, verify_publication  # noqa: E402
 from arena.ladder.runner import ladder_signing  # noqa: E402
 from arena.ladder.store import LadderStore  # noqa: E402
 from arena.model import BotSpec, LadderSlot, MatchResult, MatchSpec, TimeControl  # noqa: E402
-from arena.referee.local import LocalPlayer  # noqa: E402
-from arena.referee.match import Match  # noqa: E402
-from arena.referee.replay import replay_log  # noqa: E402
-from arena.referee.signing import (  # noqa: E402
+from arena.record.replay import replay_log  # noqa: E402
+from arena.record.signing import (  # noqa: E402
     Signer,
     TrustedKeys,
     check_log_signature,
     ensure_signer,
     sign_log,
 )
+from arena.referee.local import LocalPlayer  # noqa: E402
+from arena.referee.match import Match  # noqa: E402
 
 GAME = "lost-cities"
 BOTS = tuple(f"bot{i:02d}" for i in range(20))

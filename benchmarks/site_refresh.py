@@ -46,10 +46,10 @@ from arena.ladder.reports import history_of  # noqa: E402
 from arena.ladder.site import refresh_site  # noqa: E402
 from arena.ladder.store import LadderStore  # noqa: E402
 from arena.model import BotSpec, MatchResult, MatchSpec, TimeControl  # noqa: E402
+from arena.record.log import read_events  # noqa: E402
+from arena.record.replay import replay_events  # noqa: E402
 from arena.referee.local import LocalPlayer  # noqa: E402
-from arena.referee.log import read_events  # noqa: E402
 from arena.referee.match import Match  # noqa: E402
-from arena.referee.replay import replay_events  # noqa: E402
 from arena.render.html import replay_page  # noqa: E402
 
 GAME = "portas"

@@ -191,7 +191,7 @@ def _check_certificate(config: object) -> tuple[str, str, str]:
 
 def _check_signing_key(config: object) -> tuple[str, str, str]:
     from arena.host.config import Competition
-    from arena.referee.signing import load_signer
+    from arena.record.signing import load_signer
 
     assert isinstance(config, Competition)
     key = config.referee_key

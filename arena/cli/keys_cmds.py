@@ -1,8 +1,8 @@
 """`arena keys new` (make a referee's signing key) and `arena keys show` (a public key's id).
 
-A referee signs each finished match log with an Ed25519 key (``arena.referee.signing``); anyone
+A referee signs each finished match log with an Ed25519 key (``arena.record.signing``); anyone
 holding its public key checks a log with `arena replay LOG --key PUB`. The crypto is all in
-``arena.referee.signing``: these commands only make, read and print."""
+``arena.record.signing``: these commands only make, read and print."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def keys_new(
     competition's signing_key, `arena serve --sign-key`) and keep it there only; publish the
     .pub file and its key id, which every signed log names. An existing key is never
     overwritten."""
-    from arena.referee.signing import load_signer, new_key
+    from arena.record.signing import load_signer, new_key
 
     private, public = new_key(directory, name)
     signer = load_signer(private)
@@ -54,7 +54,7 @@ def keys_show(
                                            "them.")],
 ) -> None:
     """Print the key id of a public key (the id a signed log names), e.g. to publish it."""
-    from arena.referee.signing import load_trusted
+    from arena.record.signing import load_trusted
 
     trusted = load_trusted([public])
     for key_id in trusted.key_ids:

@@ -61,7 +61,7 @@ from arena.ladder.site import logged_stats
 from arena.ladder.sources import schedule_status
 from arena.ladder.stats import stats_json
 from arena.ladder.status import AdaptiveStatus, ScheduleStatus
-from arena.referee.signing import load_trusted
+from arena.record.signing import load_trusted
 from arena.render.text import plain
 
 DEFAULT_LADDER = Path("ladder/demo.toml")

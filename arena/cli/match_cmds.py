@@ -27,7 +27,7 @@ from arena.model import MatchResult, TimeControl
 from arena.render.text import plain
 
 if TYPE_CHECKING:
-    from arena.referee.signing import Signer
+    from arena.record.signing import Signer
 
 DEFAULT_LOG_DIR = Path("matches")
 
@@ -125,14 +125,14 @@ def _signer(sign_key: Path | None, referee: str | None) -> Signer | None:
     if referee is not None:
         raise ConfigError("--sign-key signs a log written here; a match on --referee is logged "
                           "by the server: sign there (`arena serve --sign-key KEY`)")
-    from arena.referee.signing import load_signer
+    from arena.record.signing import load_signer
 
     return load_signer(sign_key)
 
 
 def _sign(result: MatchResult, signer: Signer, output: OutputFormat) -> None:
     """Append the signature record to the match's finished log and say so."""
-    from arena.referee.signing import sign_log
+    from arena.record.signing import sign_log
 
     if not result.log:
         raise ConfigError("the match wrote no log: nothing to sign")
@@ -146,7 +146,7 @@ def _print_stats(result: MatchResult) -> None:
     """Each bot's resource statistics, from the match's log when it can be read here (a match
     on --referee is logged on the server)."""
     from arena.ladder.stats import match_stats
-    from arena.referee.log import read_events
+    from arena.record.log import read_events
 
     if not result.log or not Path(result.log).is_file():
         return
@@ -203,8 +203,8 @@ def replay(
     match. 3. rules: the log is re-run through the rules engine. Exit status 0 when every step
     holds, 1 with one line naming the first step that failed and why, 2 for a log or key file
     that cannot be read."""
-    from arena.referee.replay import verify_log
-    from arena.referee.signing import load_trusted
+    from arena.record.replay import verify_log
+    from arena.record.signing import load_trusted
 
     trusted = None if not key else load_trusted(key)
     try:

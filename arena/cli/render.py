@@ -25,8 +25,8 @@ from arena.render.text import plain
 
 if TYPE_CHECKING:
     from arena.ladder.stats import BotStats, Spread
-    from arena.referee.replay import ReplayReport
-    from arena.referee.signing import LogSignature
+    from arena.record.replay import ReplayReport
+    from arena.record.signing import LogSignature
 
 
 def _winner_text(bots: Sequence[str], winner: int | None, void: bool) -> Text:

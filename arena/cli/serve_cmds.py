@@ -60,7 +60,7 @@ def serve(
     _, clock_note = resolve_clock(clock, chosen)  # cpu that cannot be had: one line, exit 2
     signer = None
     if sign_key is not None:  # a bad key: one line, exit 2, before anything listens
-        from arena.referee.signing import load_signer
+        from arena.record.signing import load_signer
 
         signer = load_signer(sign_key)
 

@@ -31,7 +31,7 @@ from arena.cli.common import console, err_console, handle_errors, help_of, notic
 from arena.errors import ConfigError, ReplayMismatchError, SignatureError
 from arena.ladder.publish import Progress as ProgressCallback
 from arena.ladder.publish import Verification, verify_publication
-from arena.referee.signing import TrustedKeys, load_trusted
+from arena.record.signing import TrustedKeys, load_trusted
 
 if TYPE_CHECKING:
     from arena.host.views import Checked

@@ -25,8 +25,8 @@ from arena.cli.render import render_frame
 from arena.errors import ConfigError
 from arena.games import get_game
 from arena.model import DecisionEvent, HeaderEvent, MatchEvent
-from arena.referee.log import follow_events, read_events
-from arena.referee.replay import replay_events
+from arena.record.log import follow_events, read_events
+from arena.record.replay import replay_events
 from arena.render import renderer_for
 from arena.render.html import ReplayPage, replay_page
 from arena.render.text import plain

@@ -62,7 +62,7 @@ from arena.cluster.verify import (
     check_void,
 )
 from arena.model import MatchEvent, MatchResult, MatchSpec, Termination, plain_text
-from arena.referee.log import aborted_name, open_private, private_dir, seat_log_path
+from arena.record.log import aborted_name, open_private, private_dir, seat_log_path
 from arena.sandbox.api import Sandbox
 
 log = logging.getLogger(__name__)

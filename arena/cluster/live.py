@@ -45,7 +45,7 @@ from typing import IO, Any
 from arena.cluster import LIVE_LOG_CAP, LOG_TOPIC
 from arena.cluster.settings import ALLOWED_FAILURES
 from arena.model import MatchEndEvent
-from arena.referee.log import (
+from arena.record.log import (
     aborted_name,
     open_private,
     private_dir,

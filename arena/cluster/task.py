@@ -43,7 +43,7 @@ from arena.cluster.shipping import (
 )
 from arena.errors import ClusterError, SandboxError
 from arena.model import BotSpec, MatchResult, MatchSpec, Termination
-from arena.referee.log import seat_log_path
+from arena.record.log import seat_log_path
 
 _WORKER_HOST = False
 """Set in the worker processes of a worker host (``arena worker``, or Dask's own with the

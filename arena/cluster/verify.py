@@ -5,7 +5,7 @@ submitted before anything is written or recorded.
   its match log and seat logs inflate within their caps (checked while inflating: a zlib bomb
   stops at the cap); the log is the spec's match (header: match id, game, seed, bots) and
   replays through the rules engine and the clocks exactly as ``arena replay`` checks it
-  (``arena.referee.replay``), ending with the very result the worker returned. Seat logs (a
+  (``arena.record.replay``), ending with the very result the worker returned. Seat logs (a
   bot's own output) are kept as plain text (``arena.model.plain_text``).
 - A host's void result (``MatchResult``): the spec's match, void (``internal``), no winner.
 - ``Needs``: only the spec's bot directories and the spec's images (a worker cannot make the head
@@ -36,8 +36,8 @@ from arena.model import (
     event_from_json,
     plain_text,
 )
-from arena.referee.log import with_seed
-from arena.referee.replay import replay_events
+from arena.record.log import with_seed
+from arena.record.replay import replay_events
 from arena.sandbox.api import LOG_TAIL_BYTES
 
 MATCH_LOG_CAP = LIVE_LOG_CAP

@@ -40,7 +40,7 @@ from arena.bots.files import add_to_tar, bot_files
 from arena.bots.manifest import load_bot_dir
 from arena.errors import ArenaError, ConfigError
 from arena.model import plain_text
-from arena.referee.signing import is_statement
+from arena.record.signing import is_statement
 from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
 

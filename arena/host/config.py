@@ -90,7 +90,7 @@ from arena.ladder.config import LadderParser
 from arena.ladder.schedule import CONTINUOUS
 from arena.ladder.sources import write_private
 from arena.ladder.toml_keys import TomlKeys
-from arena.referee.signing import DEFAULT_KEY_NAME, KEYS_DIR
+from arena.record.signing import DEFAULT_KEY_NAME, KEYS_DIR
 
 VISIBILITIES = ("own-seat", "participants", "public")
 """Who may read a finished match's log: its own seat's view only, every participant's

@@ -36,7 +36,7 @@ from pathlib import Path
 from arena.errors import ArenaError
 from arena.host.errors import FeedsFull
 from arena.host.views import Frame, seat_frames
-from arena.referee.log import follow_events, read_events
+from arena.record.log import follow_events, read_events
 
 log = logging.getLogger(__name__)
 

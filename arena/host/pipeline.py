@@ -87,7 +87,7 @@ from arena.host.uploads import (
 )
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.model import BotSpec, MatchResult, Termination, plain_text
-from arena.referee.log import seat_log_path
+from arena.record.log import seat_log_path
 
 log = logging.getLogger(__name__)
 

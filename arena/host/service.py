@@ -54,7 +54,7 @@ from arena.host.metrics import Metrics
 from arena.host.results import LadderResults, bot_name
 from arena.ladder.store import StoredMatch
 from arena.model import plain_text
-from arena.referee.log import seat_log_path
+from arena.record.log import seat_log_path
 from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
 

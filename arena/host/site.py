@@ -25,7 +25,7 @@ from arena.ladder.config import LadderConfig
 from arena.ladder.match_pages import REPLAY_DIR, replay_name
 from arena.ladder.site import ReplayMaker, SiteSummary, refresh_site, site_replay, write_public
 from arena.ladder.store import LadderStore
-from arena.referee.signing import LOG_DOCUMENT, Signer, load_signer, statement_for
+from arena.record.signing import LOG_DOCUMENT, Signer, load_signer, statement_for
 from arena.render.html.markup import text
 from arena.render.html.page import site_policy
 

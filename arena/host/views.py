@@ -17,7 +17,7 @@ opponent's moves are captioned "moved", the board shows what of them the seat sa
 
 What a contestant downloads of a finished match (``download``) is the log as they may have it
 (``shared_log``) or their seat's view, ending with the referee's signed statement of exactly
-those bytes (``arena.referee.signing.statement_for``), so they can check it offline with the
+those bytes (``arena.record.signing.statement_for``), so they can check it offline with the
 competition's public key (``verify_download``, `arena verify FILE --key referee.pub`). The
 statement is made as the file is sent, with the key that signed the match log, and only of a
 log that key signed and that still verifies; each seat's view gets a statement of that view
@@ -48,9 +48,9 @@ from arena.model import (
     RoundEndEvent,
     plain_text,
 )
-from arena.referee.log import read_events
-from arena.referee.replay import SeedCheck, replay_events, replay_log, verify_log
-from arena.referee.signing import (
+from arena.record.log import read_events
+from arena.record.replay import SeedCheck, replay_events, replay_log, verify_log
+from arena.record.signing import (
     LOG_DOCUMENT,
     SEAT_VIEW_DOCUMENT,
     Signer,

@@ -262,7 +262,7 @@ class LadderConfig:
     signing_key: Path | None = None
     """The private key that signs the ladder's match logs (``signing_key``, relative to the
     ladder file); None: ``keys/referee.key`` in the state directory, made on the first run
-    (``arena.referee.signing.ensure_signer``)."""
+    (``arena.record.signing.ensure_signer``)."""
     allow_ungated_game: bool = False
     """Play the game even when it fails the conformance gate (``arena.referee.gate``; a
     warning line says so); by default such a ladder is refused before anything is played."""

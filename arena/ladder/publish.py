@@ -4,7 +4,7 @@ directory (`arena ladder publish`), ``verify_publication`` checks one (`arena ve
 The published directory:
 
 - ``logs/<match_id>.jsonl``: the log of every rated and void match of the ladder's store, signed
-  (``arena.referee.signing``). A log the ladder signed is copied as it is; an unsigned finished
+  (``arena.record.signing``). A log the ladder signed is copied as it is; an unsigned finished
   log (a ladder from before signing) is signed now, in the copy, with the ladder's key (the
   ladder's own file is left as it was recorded).
 - ``manifest.json``: the ladder, its game, the key id, when it was made, every match in the
@@ -69,9 +69,9 @@ from arena.ladder.runner import ladder_signing
 from arena.ladder.site import log_of, refresh_site, write_public
 from arena.ladder.store import StoredMatch
 from arena.model import HeaderEvent, MatchResult, Termination, plain_text
-from arena.referee.log import read_events
-from arena.referee.replay import replay_log
-from arena.referee.signing import (
+from arena.record.log import read_events
+from arena.record.replay import replay_log
+from arena.record.signing import (
     ALGORITHM,
     PublicKey,
     Signer,

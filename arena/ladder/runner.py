@@ -18,7 +18,7 @@ takes them from a ``MatchSource``: a fixed plan for a round robin or a gauntlet
 event's ``Progress.schedule``), may grow the lineup while it runs (a continuous ladder's new
 versions) and says why it stopped by itself (``RunSummary.stopped``).
 
-Every match log the run keeps is signed (``arena.referee.signing.sign_log``) before its result
+Every match log the run keeps is signed (``arena.record.signing.sign_log``) before its result
 is recorded, with the ladder's key (``Signing``: its ``signing_key``, else one made in its state
 directory): on a cluster the head signs the log it has verified, never a worker; a log the head
 refused (a void match) is not signed, nor is a log left unfinished by a crash (its match is
@@ -69,9 +69,8 @@ from arena.ladder.schedule import (
 from arena.ladder.status import ScheduleStatus
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec, LadderSlot, MatchEvent, MatchResult, MatchSpec, Termination
-from arena.referee.log import private_dir, tighten
-from arena.referee.service import Lineup
-from arena.referee.signing import (
+from arena.record.log import private_dir, tighten
+from arena.record.signing import (
     KEYS_DIR,
     Signer,
     ensure_signer,
@@ -79,6 +78,7 @@ from arena.referee.signing import (
     load_signer,
     sign_played,
 )
+from arena.referee.service import Lineup
 from arena.sandbox.api import Sandbox
 
 log = logging.getLogger(__name__)

@@ -70,8 +70,8 @@ from arena.ladder.sources import schedule_status
 from arena.ladder.stats import BotStats, ladder_stats
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.model import MatchEvent
-from arena.referee.log import read_events
-from arena.referee.replay import replay_events
+from arena.record.log import read_events
+from arena.record.replay import replay_events
 from arena.render.html import SiteLinks, replay_page
 from arena.render.html.assets import SHARED
 

@@ -69,7 +69,7 @@ from arena.ladder.status import (
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.ladder.versions import legs_of
 from arena.model import MatchResult, Termination
-from arena.referee.log import private_dir
+from arena.record.log import private_dir
 from arena.referee.service import Lineup
 
 PLAYERS_FILE = "players.json"

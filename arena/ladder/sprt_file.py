@@ -35,7 +35,7 @@ from arena.ladder.runner import ResolveBot, default_resolve
 from arena.ladder.schedule import slug
 from arena.ladder.sprt import SprtParams
 from arena.model import BotSpec, TimeControl
-from arena.referee.log import private_dir
+from arena.record.log import private_dir
 from arena.referee.service import check_time_control
 
 DEFAULT_ROOT = Path("ladder") / "state"

@@ -29,7 +29,7 @@ from arena.model import (
     MatchEvent,
     SeatStats,
 )
-from arena.referee.clock import Clock
+from arena.record.clock import Clock
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ from arena.bots.identity import bot_identity
 from arena.errors import ArenaError
 from arena.ladder.rating import elo_update
 from arena.model import BotSpec, MatchResult, Termination
-from arena.referee.log import private_dir, tighten
+from arena.record.log import private_dir, tighten
 
 
 class StoreError(ArenaError):

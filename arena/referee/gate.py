@@ -665,7 +665,7 @@ def _check_apply_pure(game: Game[Any, Any, Any], step: Step, where: str, bytes_t
 
 def check_replay(subject: Subject) -> str:
     """In-process matches write logs that replay; deals and round summaries are JSON."""
-    from arena.referee.replay import replay_log
+    from arena.record.replay import replay_log
 
     game = subject.game
     if game.id != subject.game_id:

@@ -5,7 +5,7 @@ it knows the seats only through the ``Player`` interface. Bot input never raises
 every fault becomes a named termination in the result (the faulting seat forfeits), arena
 failures make the match void (``internal``), and both players are always closed.
 
-The clocks (``arena.referee.clock``): on the wall clock a decision is charged the wall time from
+The clocks (``arena.record.clock``): on the wall clock a decision is charged the wall time from
 the request going out to the answer arriving; on the CPU clock it is charged what the seat's
 CPU meter (``Player.meter``) counted in that span, the loop polls the meter while it waits (a
 bot burning CPU past its allowance is a ``timeout`` at once, not at the guard), and no answer
@@ -55,8 +55,8 @@ from arena.model import (
     plain_text,
     seed_commitment,
 )
-from arena.referee.clock import Clock
-from arena.referee.log import MatchLogWriter, open_private, seat_log_path
+from arena.record.clock import Clock
+from arena.record.log import MatchLogWriter, open_private, seat_log_path
 from arena.referee.player import DecisionRequest, Player
 from arena.referee.remote import ANSWER_CHARS, remote_players
 from arena.sandbox import get_sandbox

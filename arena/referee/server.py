@@ -28,12 +28,12 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.errors import ArenaError, ConfigError
 from arena.model import MatchEndEvent, MatchEvent, MatchResult, MatchSpec, TimeControl
+from arena.record.log import read_events
+from arena.record.signing import Signer, sign_played
 from arena.referee import access
 from arena.referee.access import check_listen_address
-from arena.referee.log import read_events
 from arena.referee.match import new_match_id, play_match
 from arena.referee.service import prepare_match, resolve_clock
-from arena.referee.signing import Signer, sign_played
 from arena.sandbox.api import Sandbox
 from arena.v1 import admin_pb2, admin_pb2_grpc
 from arena.wire.admin import event_to_proto, result_to_proto, termination_to_proto

@@ -15,7 +15,7 @@ from arena.cli.main import app
 from arena.errors import ConfigError
 from arena.ladder.config import load_ladder
 from arena.ladder.runner import resolve_run_clock
-from arena.referee.log import read_events
+from arena.record.log import read_events
 from arena.referee.service import Lineup
 from arena.sandbox.process import ProcessSandbox
 

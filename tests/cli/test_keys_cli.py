@@ -12,7 +12,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.referee.signing import load_signer, load_trusted
+from arena.record.signing import load_signer, load_trusted
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = str(ROOT / "sample_bots" / "portas" / "random")

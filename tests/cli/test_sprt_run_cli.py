@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.referee.replay import replay_log
+from arena.record.replay import replay_log
 from tests.conftest import SAMPLE_BOTS
 
 runner = CliRunner()

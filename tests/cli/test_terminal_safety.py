@@ -21,7 +21,7 @@ from arena.cluster.executor import given_up
 from arena.ladder.config import load_ladder
 from arena.ladder.runner import run_ladder
 from arena.model import DecisionEvent, MatchEndEvent, MatchResult, MatchSpec, Termination
-from arena.referee.log import read_events, seat_log_path
+from arena.record.log import read_events, seat_log_path
 from tests.html.support import play_logged
 from tests.ladder.fakes import FakePlayer, fake_resolve
 from tests.terminal_support import ESCAPES, MARKUP_ANSWER, MARKUP_NAMES, assert_text

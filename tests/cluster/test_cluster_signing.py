@@ -21,8 +21,8 @@ from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import RunSummary, run_ladder
 from arena.model import LadderSlot, MatchEndEvent
-from arena.referee.log import read_events
-from arena.referee.signing import check_log_signature, load_trusted, parse_log_signature
+from arena.record.log import read_events
+from arena.record.signing import check_log_signature, load_trusted, parse_log_signature
 from tests.cluster.conftest import ladder_file, pacers
 
 

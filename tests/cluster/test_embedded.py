@@ -22,8 +22,8 @@ from arena.ladder.runner import (
     run_ladder,
 )
 from arena.ladder.store import LadderStore
+from arena.record.replay import replay_log
 from arena.referee.match import play_match
-from arena.referee.replay import replay_log
 from tests.cluster.conftest import LOOPBACK, descendants, ladder_file, pacers
 
 

@@ -31,8 +31,8 @@ from arena.model import (
     MatchSpec,
     TimeControl,
 )
+from arena.record.log import follow_events, read_events
 from arena.referee.local import UNTIMED, LocalPlayer
-from arena.referee.log import follow_events, read_events
 from arena.referee.match import Match
 from tests.cluster.conftest import descendants, pacers
 

@@ -26,7 +26,7 @@ from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import ladder_schedule
 from arena.ladder.store import LadderStore
-from arena.referee.replay import replay_log
+from arena.record.replay import replay_log
 from tests.cluster.conftest import (
     LOOPBACK,
     ROOT,

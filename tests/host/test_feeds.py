@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from arena.host.feeds import CHUNK, LOOKAHEAD, Feeds, Pacer
-from arena.referee.log import read_events
+from arena.record.log import read_events
 from tests.host.test_views import _logged_match
 
 

@@ -23,8 +23,8 @@ import pytest
 from arena.host.config import load_competition
 from arena.ladder.store import LadderStore
 from arena.model import LadderSlot, MatchEndEvent
-from arena.referee.log import read_events
-from arena.referee.signing import (
+from arena.record.log import read_events
+from arena.record.signing import (
     check_log_signature,
     load_trusted,
     new_key,

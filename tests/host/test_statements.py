@@ -30,10 +30,8 @@ from arena.games import game_ids
 from arena.host.site import remove_unlinked_logs, signed_replay
 from arena.host.views import Sight, download, seat_view_lines, shared_log, verify_download
 from arena.model import BotSpec, MatchSpec, TimeControl
-from arena.referee.local import LocalPlayer
-from arena.referee.log import read_events
-from arena.referee.match import Match
-from arena.referee.signing import (
+from arena.record.log import read_events
+from arena.record.signing import (
     Signer,
     TrustedKeys,
     load_signer,
@@ -42,6 +40,8 @@ from arena.referee.signing import (
     sign_log,
     sign_statement,
 )
+from arena.referee.local import LocalPlayer
+from arena.referee.match import Match
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "schema" /
                      "match-log.schema.json").read_text(encoding="utf-8"))

@@ -14,10 +14,10 @@ from google.protobuf import json_format
 from arena.games import game_ids, get_game
 from arena.host.views import Sight, seat_frames, seat_view_lines, sight
 from arena.model import BotSpec, DecisionEvent, HeaderEvent, MatchSpec, TimeControl
+from arena.record.log import read_events
+from arena.record.replay import replay_events
 from arena.referee.local import LocalPlayer
-from arena.referee.log import read_events
 from arena.referee.match import Match
-from arena.referee.replay import replay_events
 from arena.wire import encode_observation
 
 NONE = Sight(frozenset(), False)

@@ -26,10 +26,10 @@ from arena.model import (
     MatchSpec,
     TimeControl,
 )
+from arena.record.log import read_events
+from arena.record.replay import replay_events
 from arena.referee.local import LocalPlayer
-from arena.referee.log import read_events
 from arena.referee.match import Match
-from arena.referee.replay import replay_events
 from arena.render.html.assets import SHARED
 from tests.html.browser import Browser
 

@@ -18,7 +18,7 @@ from arena.cli.watch_cmds import html_replay
 from arena.games import get_game
 from arena.games.lost_cities import State as LostCitiesState
 from arena.model import TimeControl
-from arena.referee.log import read_events, write_seed_sidecar
+from arena.record.log import read_events, write_seed_sidecar
 from arena.render.html.markup import FragmentTable, el, leaf, render
 from tests.html.support import cards_in, frame_html, frame_states, page_data, play_logged
 

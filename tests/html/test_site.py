@@ -32,7 +32,7 @@ from arena.ladder.site import refresh_site as refresh
 from arena.ladder.site import site_replay
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec
-from arena.referee.log import read_events
+from arena.record.log import read_events
 from arena.render.html.assets import PLAYER, SHARED
 from tests.html.browser import Browser, press
 from tests.html.support import (

@@ -16,7 +16,7 @@ from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import ladder_schedule
 from arena.ladder.store import LadderStore, StoredMatch
-from arena.referee.replay import replay_log
+from arena.record.replay import replay_log
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"

@@ -26,8 +26,8 @@ from arena.ladder.reports import load_matches
 from arena.ladder.runner import ladder_signing, run_ladder, run_ladder_blocking
 from arena.ladder.store import LadderStore
 from arena.model import LadderSlot, MatchResult, MatchSpec
-from arena.referee.log import read_events
-from arena.referee.signing import (
+from arena.record.log import read_events
+from arena.record.signing import (
     check_log_signature,
     load_trusted,
     new_key,

@@ -35,7 +35,7 @@ from arena.ladder.publish import (
 )
 from arena.ladder.reports import load_matches, load_standings
 from arena.ladder.runner import ladder_signing, run_ladder_blocking
-from arena.referee.signing import (
+from arena.record.signing import (
     Signer,
     TrustedKeys,
     check_log_signature,

@@ -49,7 +49,7 @@ def test_small_real_ladder(tmp_path: Path) -> None:
 def test_shipped_ladders_run_one_cycle(ladder: str, tmp_path: Path) -> None:
     """Every ladder file in ladder/ plays (one cycle, with its own bots and options) and its
     matches verify under `arena replay`."""
-    from arena.referee.replay import replay_log
+    from arena.record.replay import replay_log
 
     shipped = Path(__file__).resolve().parents[2] / "ladder" / f"{ladder}.toml"
     text = shipped.read_text().replace('"../sample_bots/', f'"{shipped.parent.parent}/sample_bots/')

@@ -20,8 +20,8 @@ from arena.ladder.runner import SECRET_FILE, run_ladder_blocking
 from arena.ladder.sources import PLAYERS_FILE, schedule_status
 from arena.ladder.store import LadderStore
 from arena.ladder.swiss import SwissState
-from arena.referee.log import private_dir
-from arena.referee.replay import replay_log
+from arena.record.log import private_dir
+from arena.record.replay import replay_log
 from tests.ladder.test_crash import _kill_when, _recorded, _start
 
 ROOT = Path(__file__).resolve().parents[2]

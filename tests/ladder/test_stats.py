@@ -117,7 +117,7 @@ def test_ladder_folds_by_bot() -> None:
 
 def test_real_format3_log_reads() -> None:
     """A log written by an older arena (format 3, no CPU figures) gives its wall figures."""
-    from arena.referee.log import read_events
+    from arena.record.log import read_events
 
     logs = sorted(Path("tests/referee/data").rglob("*.jsonl"))
     assert logs, "the committed old logs are there"

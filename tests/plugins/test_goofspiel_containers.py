@@ -15,8 +15,8 @@ from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches, load_standings
 from arena.ladder.runner import run_ladder_blocking
 from arena.model import MatchSpec, Termination, TimeControl
+from arena.record.replay import replay_log
 from arena.referee.match import play_match
-from arena.referee.replay import replay_log
 
 from .goofspiel_support import EXAMPLE, GREEDY, RANDOM, goofspiel
 

@@ -24,9 +24,9 @@ from arena.bots.manifest import load_bot_dir
 from arena.cli.main import app
 from arena.cli.watch_cmds import frames, html_replay, play
 from arena.model import DecisionEvent, MatchSpec, Termination, TimeControl
-from arena.referee.log import read_events
+from arena.record.log import read_events
+from arena.record.replay import replay_log
 from arena.referee.match import play_match
-from arena.referee.replay import replay_log
 from tests.html.support import frame_html, frame_states, page_data
 from tests.wire.test_old_protocol import old_bot, readable_root
 

@@ -13,9 +13,9 @@ from arena.bots import load_bot_dir
 from arena.cli.watch_cmds import play
 from arena.games import game_ids
 from arena.model import MatchSpec, Termination, TimeControl
-from arena.referee.log import read_events
+from arena.record.log import read_events
+from arena.record.replay import replay_log
 from arena.referee.match import play_match
-from arena.referee.replay import replay_log
 from tests.conftest import sample_bot
 
 

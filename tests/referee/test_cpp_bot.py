@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.model import Termination
-from arena.referee.replay import replay_log
+from arena.record.replay import replay_log
 from tests.cpp_support import BINARY, prepare_cpp_bot
 
 from .conftest import RANDOM_BOT, run_match

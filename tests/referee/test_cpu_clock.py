@@ -47,9 +47,9 @@ from arena.model import (
     Termination,
     TimeControl,
 )
-from arena.referee.log import read_events
+from arena.record.log import read_events
+from arena.record.replay import replay_log
 from arena.referee.match import play_match
-from arena.referee.replay import replay_log
 from arena.referee.service import resolve_clock
 from arena.wire.admin import event_from_proto, event_to_proto, time_control_to_proto
 from tests.referee.conftest import RANDOM_BOT, ROOT, TEST_BOTS

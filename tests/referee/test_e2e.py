@@ -9,8 +9,8 @@ import pytest
 
 from arena.errors import ReplayMismatchError
 from arena.model import DealEvent, HeaderEvent, Termination
-from arena.referee.log import read_events
-from arena.referee.replay import replay_log
+from arena.record.log import read_events
+from arena.record.replay import replay_log
 
 from .conftest import RANDOM_BOT, ROOT, run_match
 

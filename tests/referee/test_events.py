@@ -23,8 +23,8 @@ from arena.model import (
     TimeControl,
     event_from_json,
 )
+from arena.record.log import read_events
 from arena.referee.local import LocalPlayer
-from arena.referee.log import read_events
 from arena.referee.match import Match
 from arena.wire.admin import event_from_proto, event_to_proto
 

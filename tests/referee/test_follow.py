@@ -17,8 +17,8 @@ from arena.model import (
     MatchSpec,
     TimeControl,
 )
+from arena.record.log import aborted_name, follow_events, read_events
 from arena.referee.local import UNTIMED, LocalPlayer
-from arena.referee.log import aborted_name, follow_events, read_events
 from arena.referee.match import Match, play_match
 
 from .conftest import ROOT

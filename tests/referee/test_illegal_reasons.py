@@ -29,10 +29,10 @@ from arena.model import (
     Termination,
     TimeControl,
 )
+from arena.record.log import read_events
+from arena.record.replay import replay_log
 from arena.referee.local import LocalPlayer
-from arena.referee.log import read_events
 from arena.referee.match import REASON_CHARS, Match, illegal_detail
-from arena.referee.replay import replay_log
 
 from .conftest import RANDOM_BOT, TEST_BOTS, run_match
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from arena.model import DecisionEvent, Termination
-from arena.referee.log import read_events
-from arena.referee.replay import replay_log
+from arena.record.log import read_events
+from arena.record.replay import replay_log
 from tests.js_support import prepare_js_bot
 
 from .conftest import RANDOM_BOT, run_match

@@ -25,6 +25,7 @@ from arena.model import (
     Termination,
     TimeControl,
 )
+from arena.record.replay import replay_log
 from arena.referee.local import LocalPlayer, local_match, play_local
 from arena.referee.match import Match
 from arena.referee.player import DecisionRequest
@@ -35,7 +36,6 @@ from arena.referee.remote import (
     read_answer,
     read_hello,
 )
-from arena.referee.replay import replay_log
 from arena.referee.seat import MAX_BOT_MESSAGE_BYTES, StreamClosed
 from arena.sandbox.api import ExitInfo
 from arena.v1 import bot_pb2

@@ -26,9 +26,9 @@ from arena.ladder.config import parse_ladder
 from arena.ladder.runner import ladder_secret, signing_of
 from arena.ladder.store import LadderStore
 from arena.model import MatchSpec, Termination, TimeControl
-from arena.referee.log import MatchLogWriter
+from arena.record.log import MatchLogWriter
+from arena.record.signing import ensure_signer
 from arena.referee.match import play_match
-from arena.referee.signing import ensure_signer
 from arena.sandbox.isolation import UID_BASE, isolation_available
 
 from .conftest import RANDOM_BOT, ROOT

@@ -18,9 +18,9 @@ from arena.cli.main import app
 from arena.errors import ReplayMismatchError
 from arena.games import get_game
 from arena.model import BotSpec, MatchSpec, Termination, TimeControl
+from arena.record.replay import replay_log
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
-from arena.referee.replay import replay_log
 
 Record = dict[str, Any]
 

@@ -16,10 +16,10 @@ from arena.errors import ReplayMismatchError
 from arena.games import game_ids, get_game
 from arena.games.haggis import CARD_POINTS, parse_card
 from arena.model import LOG_FORMAT, BotSpec, MatchSpec, RoundEndEvent, TimeControl
+from arena.record.log import read_events
+from arena.record.replay import replay_log
 from arena.referee.local import LocalPlayer
-from arena.referee.log import read_events
 from arena.referee.match import Match
-from arena.referee.replay import replay_log
 
 
 def _random_rounds(game_id: str, seed: int) -> list[tuple[tuple[int, int], dict[str, Any]]]:

@@ -53,10 +53,10 @@ def test_in_process_seats_play_a_cpu_clock_match_on_the_wall_clock(tmp_path: Pat
     """Nothing meters a policy in the referee's own process: a ladder resolved to the CPU clock
     whose matches are played in-process records (and replays) them on the wall clock."""
     from arena.model import BotSpec, DecisionEvent, HeaderEvent
+    from arena.record.log import read_events
+    from arena.record.replay import replay_log
     from arena.referee.local import LocalPlayer
-    from arena.referee.log import read_events
     from arena.referee.match import Match
-    from arena.referee.replay import replay_log
 
     def first(decision: object) -> object:
         return decision.legal_actions[0]  # type: ignore[attr-defined]

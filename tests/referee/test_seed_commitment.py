@@ -19,10 +19,10 @@ from rich.console import Console
 
 from arena.cli.render import render_frame
 from arena.model import BotSpec, HeaderEvent, MatchSpec, TimeControl, seed_commitment
+from arena.record.log import read_events, seed_sidecar_path
+from arena.record.replay import SeedCheck, replay_events, replay_log
 from arena.referee.local import LocalPlayer
-from arena.referee.log import read_events, seed_sidecar_path
 from arena.referee.match import Match
-from arena.referee.replay import SeedCheck, replay_events, replay_log
 from arena.render.html.replay import replay_page
 
 SEED = 18_446_744_073_709_551_557

@@ -17,9 +17,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import ConfigError
 from arena.model import DecisionEvent, HeaderEvent, MatchEndEvent, TimeControl
+from arena.record.log import read_events
 from arena.referee.access import check_listen_address
 from arena.referee.client import run_on_referee, watch_on_referee
-from arena.referee.log import read_events
 from arena.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
 
 from .conftest import RANDOM_BOT, ROOT

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from arena.model import TimeControl
+from arena.record.signing import check_log_signature, load_trusted, new_key
 from arena.referee.client import run_on_referee
-from arena.referee.signing import check_log_signature, load_trusted, new_key
 
 from .conftest import RANDOM_BOT, ROOT
 from .test_serve import _wait_serving

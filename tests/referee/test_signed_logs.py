@@ -28,10 +28,9 @@ from arena.cli.main import app
 from arena.errors import LogFormatError, ReplayMismatchError, SignatureError
 from arena.games import game_ids
 from arena.model import MatchSpec, Termination, TimeControl, seed_commitment
-from arena.referee.log import seed_sidecar_path
-from arena.referee.match import play_match
-from arena.referee.replay import UNSIGNED, SeedCheck, replay_log, verify_log
-from arena.referee.signing import (
+from arena.record.log import seed_sidecar_path
+from arena.record.replay import UNSIGNED, SeedCheck, replay_log, verify_log
+from arena.record.signing import (
     Signer,
     TrustedKeys,
     check_log_signature,
@@ -40,6 +39,7 @@ from arena.referee.signing import (
     new_key,
     sign_log,
 )
+from arena.referee.match import play_match
 from tests.conftest import sample_bot
 
 from .conftest import ROOT

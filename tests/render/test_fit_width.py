@@ -30,8 +30,8 @@ from arena.games import lost_cities as lc
 from arena.games import portas as pt
 from arena.games.api import totals_of
 from arena.model import DecisionEvent
-from arena.referee.log import read_events
-from arena.referee.replay import replay_events
+from arena.record.log import read_events
+from arena.record.replay import replay_events
 from arena.render import renderer_for
 from tests.html.support import play_logged
 

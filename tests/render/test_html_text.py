@@ -14,7 +14,7 @@ from arena.ladder.report_page import ReportData, report_page
 from arena.ladder.reports import crosstable_of, standings_of
 from arena.ladder.store import VoidAttempt
 from arena.model import Termination
-from arena.referee.log import read_events
+from arena.record.log import read_events
 from tests.html.support import page_data, play_logged
 from tests.ladder.fakes import stored
 from tests.terminal_support import ESCAPES, assert_text

@@ -34,8 +34,8 @@ from arena.ladder.sprt_pairs import PairBook
 from arena.ladder.sprt_run import SprtEvent, SprtStatus
 from arena.ladder.store import VoidAttempt
 from arena.model import MatchEndEvent, Termination
-from arena.referee.log import read_events
-from arena.referee.replay import replay_log
+from arena.record.log import read_events
+from arena.record.replay import replay_log
 from arena.render.text import plain
 from tests.html.support import play_logged
 from tests.ladder.fakes import SAMPLE_MATCHES

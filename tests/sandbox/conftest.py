@@ -160,7 +160,7 @@ def play(sandbox: Any, bot_dir: Path, log_dir: Path, *, seed: int = 1, rounds: i
 def times_after_attack(result: Any) -> list[float]:
     """The referee-measured decision times (ms) of seat 1 (the opponent) after seat 0's
     attack started, from the match log."""
-    from arena.referee.log import read_events
+    from arena.record.log import read_events
 
     assert result.log, "the match has a log"
     from arena.model import DecisionEvent

@@ -18,7 +18,7 @@ from arena.bots import catalogue, load_bot_dir
 from arena.bots.home import HOME_ENV
 from arena.bots.images import BaseImage
 from arena.model import DecisionEvent, HeaderEvent, MatchSpec, Termination, TimeControl
-from arena.referee.log import read_events
+from arena.record.log import read_events
 from arena.referee.match import play_match
 from tests.cpp_support import prepare_cpp_bot
 from tests.sandbox.conftest import RANDOM_BOT, arena_containers

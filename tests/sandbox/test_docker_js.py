@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from arena.bots import load_bot_dir
 from arena.bots.images import BaseImage
 from arena.model import DecisionEvent, HeaderEvent, MatchSpec, Termination, TimeControl
-from arena.referee.log import read_events
+from arena.record.log import read_events
 from arena.referee.match import play_match
 from tests.js_support import prepare_js_bot
 from tests.sandbox.conftest import RANDOM_BOT, arena_containers

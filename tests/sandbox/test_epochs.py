@@ -23,7 +23,7 @@ import pytest
 from arena.bots.manifest import load_bot_dir
 from arena.errors import SandboxError
 from arena.model import DealEvent, MatchSpec, TimeControl
-from arena.referee.log import read_events
+from arena.record.log import read_events
 from arena.referee.match import Match, play_match
 from arena.referee.remote import remote_players
 from arena.sandbox import get_sandbox

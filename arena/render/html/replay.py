@@ -1,7 +1,7 @@
 """A match replay as one HTML page (pure: replayed steps in, a string out): self-contained, or
 a page of a site that links the site's shared player and style (``arena.render.html.page``).
 
-The caller replays the log with the rules engine (``arena.referee.replay.replay_events``, what
+The caller replays the log with the rules engine (``arena.record.replay.replay_events``, what
 ``arena watch`` renders) and hands over each event with the engine's state after it. A frame is
 made at the start and after every decision (and at the match end): the board of every view the
 page offers — the omniscient one and exactly what each seat saw (``game.observation``) — with

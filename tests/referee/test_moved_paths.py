@@ -1,0 +1,27 @@
+"""Modules that moved out of ``arena.referee`` keep their old import path for one release: the
+old path is the moved module itself (its names, what is patched through it), and importing it
+warns once, naming the new path."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import pytest
+
+MOVED = {
+    "arena.referee.log": "arena.record.log",
+    "arena.referee.replay": "arena.record.replay",
+    "arena.referee.signing": "arena.record.signing",
+    "arena.referee.clock": "arena.record.clock",
+}
+
+
+@pytest.mark.parametrize(("old", "new"), sorted(MOVED.items()))
+def test_an_old_path_still_imports_and_warns(old: str, new: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, old, raising=False)  # as a fresh process imports it
+    with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}") as warned:
+        __import__(old)  # an import statement's call: the warning names this line
+    assert len(warned) == 1 and warned[0].filename == __file__
+    assert sys.modules[old] is importlib.import_module(new)
