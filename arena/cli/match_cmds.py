@@ -100,7 +100,7 @@ def match(
     time_control = check_time_control(TimeControl(
         move_time, time_bank, startup_time, "cpu" if clock == "cpu" else "wall", wall_guard))
     if referee is not None:
-        from arena.referee.client import run_on_referee
+        from arena.serve.client import run_on_referee
 
         result = run_on_referee(referee, [bot_a, bot_b], game, seed, options, time_control,
                                 sandbox or "", clock or "")  # empty: the server's setting

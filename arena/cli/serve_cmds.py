@@ -50,10 +50,10 @@ def serve(
     ADDRESS`, follow them with `arena watch --referee ADDRESS --match ID` (ADDRESS as given to
     --listen; `default` for the default). Stop with Ctrl-C.
     """
-    from arena.referee.access import check_listen_address
-    from arena.referee.server import check_sandboxes
-    from arena.referee.server import serve as run_server
     from arena.referee.service import resolve_clock
+    from arena.serve.access import check_listen_address
+    from arena.serve.server import check_sandboxes
+    from arena.serve.server import serve as run_server
 
     check_listen_address(listen)
     chosen, allowed = check_sandboxes(sandbox, allow_sandbox or ())

@@ -136,7 +136,7 @@ def _source(log: Path | None, follow: bool, referee: str | None, match_id: str |
     if referee is not None:
         if match_id is None:
             raise ConfigError("--referee needs --match MATCH_ID (see `arena serve` output)")
-        from arena.referee.client import watch_on_referee
+        from arena.serve.client import watch_on_referee
 
         return watch_on_referee(referee, match_id)
     if log is None:

@@ -14,6 +14,9 @@ MOVED = {
     "arena.referee.replay": "arena.record.replay",
     "arena.referee.signing": "arena.record.signing",
     "arena.referee.clock": "arena.record.clock",
+    "arena.referee.server": "arena.serve.server",
+    "arena.referee.client": "arena.serve.client",
+    "arena.referee.access": "arena.serve.access",
 }
 
 

@@ -18,8 +18,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.errors import ConfigError
 from arena.model import DecisionEvent, HeaderEvent, MatchEndEvent, TimeControl
 from arena.record.log import read_events
-from arena.referee.access import check_listen_address
-from arena.referee.client import run_on_referee, watch_on_referee
+from arena.serve.access import check_listen_address
+from arena.serve.client import run_on_referee, watch_on_referee
 from arena.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
 
 from .conftest import RANDOM_BOT, ROOT
@@ -164,7 +164,7 @@ def test_old_matches_are_served_from_their_logs(tmp_path: Path, monkeypatch: pyt
     import contextlib
     import threading
 
-    from arena.referee import server
+    from arena.serve import server
 
     monkeypatch.setattr(server, "KEEP_IN_MEMORY", 1)
     address = f"unix://{tempfile.mkdtemp(prefix='k', dir='/tmp')}/admin.sock"

@@ -35,8 +35,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import ConfigError
 from arena.model import TimeControl
-from arena.referee.access import check_listen_address, default_address
-from arena.referee.client import run_on_referee, watch_on_referee
+from arena.serve.access import check_listen_address, default_address
+from arena.serve.client import run_on_referee, watch_on_referee
 from arena.v1 import admin_pb2, admin_pb2_grpc
 
 from .conftest import RANDOM_BOT, ROOT

@@ -20,7 +20,7 @@ import pytest
 
 from arena.model import TimeControl
 from arena.record.signing import check_log_signature, load_trusted, new_key
-from arena.referee.client import run_on_referee
+from arena.serve.client import run_on_referee
 
 from .conftest import RANDOM_BOT, ROOT
 from .test_serve import _wait_serving
