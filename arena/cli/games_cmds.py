@@ -1,7 +1,7 @@
 """`arena games list` (the installed games, where each comes from, its gate status) and `arena
-games check DIST_OR_MODULE` (the conformance gate on a game: ``arena.referee.gate``).
+games check DIST_OR_MODULE` (the conformance gate on a game: ``arena.gate``).
 
-The commands parse their arguments, call into ``arena.games`` and ``arena.referee.gate`` and
+The commands parse their arguments, call into ``arena.games`` and ``arena.gate`` and
 print. Everything a game package controls (its title, an exception's message in a check's
 detail) is printed as plain text, never markup. A locator that names no game is one line and
 exit 2; a game that fails the gate exits 1 after its report.
@@ -70,7 +70,7 @@ def games_list(
 def _row(found: Any) -> dict[str, Any]:
     """What `list` shows of one plugin (an engine that cannot be loaded says so as its
     title)."""
-    from arena.referee.gate import gate_status, package_root
+    from arena.gate import gate_status, package_root
 
     try:
         engine = found.load("engine")
@@ -120,7 +120,7 @@ def games_check(
     the seed and decision to reproduce it); exit 1 when a check fails. The verdict is kept for
     ladders and `arena games list` (per version of the package)."""
     from arena.games import load_plugin
-    from arena.referee.gate import run_gate, save_report
+    from arena.gate import run_gate, save_report
 
     found = _as_installed(load_plugin(locator))
     if output is OutputFormat.human:

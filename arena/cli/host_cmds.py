@@ -151,7 +151,7 @@ def _check_gate(game: str, allowed: bool) -> tuple[str, str, str]:
     """The game's conformance-gate verdict as cached (``--check`` starts nothing, so it runs
     no gate): passed, failed (refused at start unless allowed) or not run yet."""
     from arena.games import plugin
-    from arena.referee.gate import gate_status
+    from arena.gate import gate_status
 
     report = gate_status(plugin(game))
     if report is None:

@@ -227,7 +227,7 @@ class Competition:
     """The private key that signs every ladder match log (absolute); None: ``referee_key``, made
     when the server starts."""
     allow_ungated_games: bool = False
-    """Host a game that fails the conformance gate (``arena.referee.gate``), with a warning
+    """Host a game that fails the conformance gate (``arena.gate``), with a warning
     line; by default the server refuses to start with one (and every ladder it runs has
     ``allow_ungated_game`` set to this)."""
 

@@ -51,6 +51,7 @@ import grpc
 from arena.bots.home import HOME_ENV
 from arena.bots.names import check_name, name_key
 from arena.errors import ArenaError, ConfigError
+from arena.gate import require_gated
 from arena.host import views
 from arena.host.accounts import Accounts
 from arena.host.config import HANDLER_THREADS, Competition, ladder_file
@@ -66,7 +67,6 @@ from arena.ladder.site import write_public
 from arena.ladder.sources import write_private
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.model import Termination
-from arena.referee.gate import require_gated
 from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
 

@@ -264,7 +264,7 @@ class LadderConfig:
     ladder file); None: ``keys/referee.key`` in the state directory, made on the first run
     (``arena.record.signing.ensure_signer``)."""
     allow_ungated_game: bool = False
-    """Play the game even when it fails the conformance gate (``arena.referee.gate``; a
+    """Play the game even when it fails the conformance gate (``arena.gate``; a
     warning line says so); by default such a ladder is refused before anything is played."""
 
     @property

@@ -175,7 +175,7 @@ def prepare_run(config: LadderConfig, signing: Signing | None = None,
     failing one refused, ``ConfigError``, unless the ladder allows it: then its warning) and
     the key that signs the logs (a bad one refused). Says each to ``on_note``."""
     from arena.games import plugin
-    from arena.referee.gate import gate_status
+    from arena.gate import gate_status
 
     note = on_note or (lambda kind, text: None)
     if gate_status(plugin(config.game)) is None:
@@ -661,11 +661,11 @@ async def _run_schedule(config: LadderConfig, *, play: PlayMatch | None,
 
 
 def check_gated(config: LadderConfig) -> str:
-    """Refuse the ladder's game when it fails the conformance gate (``arena.referee.gate``: run
+    """Refuse the ladder's game when it fails the conformance gate (``arena.gate``: run
     once per version of the game, then cached): one ``ConfigError`` line naming the failed
     checks and `arena games check`, unless the ladder allows it (``allow_ungated_game``: then
     the warning line, also logged). "" for a game that passes."""
-    from arena.referee.gate import require_gated
+    from arena.gate import require_gated
 
     return require_gated(config.game, allow=config.allow_ungated_game)
 

@@ -14,8 +14,7 @@ from typer.testing import CliRunner
 
 import arena.games
 from arena.cli.main import app
-from arena.referee import gate
-from arena.referee.gate import CHECKS
+from arena.gate import CHECKS, cache, identity
 
 runner = CliRunner()
 
@@ -24,7 +23,7 @@ runner = CliRunner()
 def arena_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("ARENA_HOME", str(home))
-    monkeypatch.setattr(gate, "_memo", {})
+    monkeypatch.setattr(cache, "_memo", {})
     return home
 
 
@@ -32,7 +31,7 @@ def arena_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def stable_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     """Identities from the plugins' fields alone: a verdict stored by one command is found by
     the next even while files under arena/ change meanwhile (a shared working tree)."""
-    monkeypatch.setattr(gate, "package_root", lambda locator: None)
+    monkeypatch.setattr(identity, "package_root", lambda locator: None)
 
 
 def _flat(text: str) -> str:

@@ -1,6 +1,6 @@
 """The game-protocol contract (arena/games/api.py), checked on every installed game (the three
 built-ins, and any game package installed here, e.g. examples/goofspiel): first each check of the
-conformance gate (``arena.referee.gate``, what ladders require of a game), then deeper sweeps of
+conformance gate (``arena.gate``, what ladders require of a game), then deeper sweeps of
 the same contract (every legal action of every position, many matches)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from arena.errors import IllegalActionError, InvalidActionError, OptionsError
 from arena.games import game_ids, get_game, plugin
 from arena.games.api import Game
 from arena.games.builtin import BUILTIN_ORDER
-from arena.referee.gate import CHECK_FUNCTIONS, CHECKS, Subject, run_gate
+from arena.gate import CHECK_FUNCTIONS, CHECKS, Subject, run_gate
 from arena.wire import codec_for, decode_action, encode_action, observation_bytes
 
 SEEDS = (1, 2, 3)

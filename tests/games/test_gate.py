@@ -1,4 +1,4 @@
-"""The conformance gate (arena.referee.gate): the three built-ins pass; broken copies of Lost
+"""The conformance gate (arena.gate): the three built-ins pass; broken copies of Lost
 Cities (tests/games/broken_games.py: a leak, a deal that ignores the seed, legal actions that
 disagree with is_legal, a determinize that redraws nothing, a renderer that raises) each fail
 with the right check named and a detail that says where; the verdict is cached per plugin
@@ -20,21 +20,23 @@ from arena.errors import ConfigError
 from arena.games import plugin, registered
 from arena.games.builtin import BUILTIN_ORDER
 from arena.games.plugin import GamePlugin
+from arena.gate import (
+    CHECKS,
+    GateReport,
+    cache,
+    cache_path,
+    gate_status,
+    identity,
+    plugin_identity,
+    require_gated,
+    run_gate,
+)
+from arena.gate import run as gate_run
 from arena.host.config import Competition, GameSettings, ladder_data
 from arena.ladder.config import LadderConfig, parse_ladder
 from arena.ladder.runner import run_ladder
 from arena.ladder.sprt_run import run_sprt
 from arena.model import BotSpec
-from arena.referee import gate
-from arena.referee.gate import (
-    CHECKS,
-    GateReport,
-    cache_path,
-    gate_status,
-    plugin_identity,
-    require_gated,
-    run_gate,
-)
 from tests.games import broken_games as broken
 from tests.ladder.fakes import FakePlayer
 
@@ -44,7 +46,7 @@ def arena_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh arena home (the gate's cache) and no verdict remembered by this process."""
     home = tmp_path / "home"
     monkeypatch.setenv("ARENA_HOME", str(home))
-    monkeypatch.setattr(gate, "_memo", {})
+    monkeypatch.setattr(cache, "_memo", {})
     return home
 
 
@@ -52,7 +54,7 @@ def arena_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def stable_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     """Identities from the plugins' fields alone: what one call stores the next finds even while
     files under arena/ or tests/ change meanwhile (a shared working tree)."""
-    monkeypatch.setattr(gate, "package_root", lambda locator: None)
+    monkeypatch.setattr(identity, "package_root", lambda locator: None)
 
 
 def failed(report: GateReport) -> dict[str, str]:
@@ -156,8 +158,8 @@ def test_the_verdict_is_cached_per_identity(arena_home: Path, monkeypatch: pytes
         path = cache_path("leaky-lost-cities", plugin_identity(broken.LEAKY_PLUGIN))
         assert path.parent == arena_home / "games" and path.is_file()
         assert json.loads(path.read_text())["passed"] is False
-        monkeypatch.setattr(gate, "_memo", {})  # as a new process would: from the file
-        monkeypatch.setattr(gate, "run_gate", _never)
+        monkeypatch.setattr(cache, "_memo", {})  # as a new process would: from the file
+        monkeypatch.setattr(gate_run, "run_gate", _never)
         cached = gate_status(broken.LEAKY_PLUGIN)
         assert cached is not None and cached.failed == ("leak",)
         with pytest.raises(ConfigError):
@@ -253,7 +255,7 @@ def test_a_ladder_plays_a_leaking_game_when_the_operator_allows_it(
     config = leaky_ladder(tmp_path, "allow_ungated_game = true\n")
     assert config.allow_ungated_game
     player = FakePlayer()
-    with caplog.at_level(logging.WARNING, logger="arena.referee.gate"):
+    with caplog.at_level(logging.WARNING, logger="arena.gate"):
         summary = asyncio.run(run_ladder(config, play=player, resolve=resolve_leaky))
     assert summary.played == 2 and len(player.calls) == 2
     assert sum("played anyway" in r.getMessage() for r in caplog.records) == 1

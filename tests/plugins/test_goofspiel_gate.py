@@ -13,8 +13,7 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.games import plugin
-from arena.referee import gate
-from arena.referee.gate import CHECKS, GateReport, run_gate
+from arena.gate import CHECKS, GateReport, cache, run_gate
 
 from . import broken_goofspiel as broken
 from .goofspiel_support import goofspiel
@@ -25,7 +24,7 @@ def arena_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh arena home (the gate's cache) and no verdict remembered by this process."""
     home = tmp_path / "home"
     monkeypatch.setenv("ARENA_HOME", str(home))
-    monkeypatch.setattr(gate, "_memo", {})
+    monkeypatch.setattr(cache, "_memo", {})
     return home
 
 

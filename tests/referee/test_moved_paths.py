@@ -17,6 +17,7 @@ MOVED = {
     "arena.referee.server": "arena.serve.server",
     "arena.referee.client": "arena.serve.client",
     "arena.referee.access": "arena.serve.access",
+    "arena.referee.gate": "arena.gate",
 }
 
 
@@ -28,3 +29,12 @@ def test_an_old_path_still_imports_and_warns(old: str, new: str,
         __import__(old)  # an import statement's call: the warning names this line
     assert len(warned) == 1 and warned[0].filename == __file__
     assert sys.modules[old] is importlib.import_module(new)
+
+
+def test_the_gate_package_names_what_the_gate_module_did() -> None:
+    """``arena.gate`` keeps the old module's public names; those of the checks are imported on
+    first use (reading a verdict does without the referee, the codecs and the renderers)."""
+    import arena.gate as gate
+
+    assert {name for name in gate.__all__ if getattr(gate, name, None) is None} == set()
+    assert gate.CHECKS == tuple(gate.CHECK_FUNCTIONS)
