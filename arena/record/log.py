@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -206,8 +207,6 @@ def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None 
     A replaced live copy ends with the match end, so the follower finishes normally; a log set
     aside unfinished raises ``LogFormatError`` (the match started again: follow ``path`` anew)
     rather than waiting forever for lines that will never come."""
-    import time
-
     waited = 0.0
     while not path.exists():
         if idle_timeout_s is not None and waited >= idle_timeout_s:

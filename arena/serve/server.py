@@ -32,6 +32,7 @@ from arena.record.log import read_events
 from arena.record.signing import Signer, sign_played
 from arena.referee.match import new_match_id, play_match
 from arena.referee.service import prepare_match, resolve_clock
+from arena.sandbox import get_sandbox
 from arena.sandbox.api import Sandbox
 from arena.serve import access
 from arena.serve.access import check_listen_address
@@ -51,8 +52,6 @@ def check_sandboxes(sandbox: str, allow: Iterable[str] = ()) -> tuple[str, froze
     """The server's sandbox (``auto`` decided now) and the others the operator allows, each
     checked (``Sandbox.check`` with no bots: e.g. the process sandbox as root without
     separation); ``ConfigError`` before anything listens."""
-    from arena.sandbox import get_sandbox
-
     chosen = get_sandbox(sandbox).name
     extra = frozenset(allow) - {chosen}
     if "auto" in extra:
