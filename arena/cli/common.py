@@ -72,6 +72,19 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def deprecated(command: F, old: str, new: str) -> F:
+    """``command`` under its old spelling ``old``: it runs as before, after one line on stderr
+    saying that it is now spelled ``new`` and that the old spelling goes in the next release."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        err_console.print(notice("deprecated", "yellow", f"`{old}` is now `{new}`; the old "
+                                 "spelling goes in the next release"))
+        return command(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 def notice(label: str, style: str, message: object) -> Text:
     """``label: message`` for the operator, the label styled and the message shown as plain
     text (``arena.render.text.plain``: never markup, no control characters)."""

@@ -19,6 +19,7 @@ from arena.cli.common import (
     OutputFormat,
     announce_sandbox,
     console,
+    deprecated,
     err_console,
     handle_errors,
     help_of,
@@ -72,12 +73,17 @@ def register(app: typer.Typer) -> None:
     """Add `run-ladder` and the `ladder` group to the root app."""
     app.command("run-ladder", help=help_of(run_ladder))(run_ladder)
     group = typer.Typer(
-        help="Read a ladder's results: standings with 95% intervals, head-to-head, matches, "
-             "the rating history, and a browsable report.",
+        help="Read a ladder's results: head-to-head, the rating history, resource statistics, "
+             "a browsable report, published results (its standings and matches: `arena "
+             "standings FILE`, `arena matches FILE`).",
         no_args_is_help=True,
     )
-    for command in (standings, crosstable, matches, history, stats, report, publish):
+    for command in (crosstable, history, stats, report, publish):
         group.command(command.__name__, help=help_of(command))(command)
+    for command in (standings, matches):  # the old spellings: `arena standings FILE` now
+        name = command.__name__
+        group.command(name, help=help_of(command), hidden=True)(
+            deprecated(command, f"arena ladder {name} FILE", f"arena {name} FILE"))
     app.add_typer(group, name="ladder")
 
 
@@ -202,7 +208,7 @@ def standings(
     player's state. The JSON gives them as "schedule".
 
     Below the table: how many matches the cluster gave up on (they killed the workers that
-    played them: void, never rated, played again; `arena ladder matches` lists them), then what
+    played them: void, never rated, played again; `arena matches` lists them), then what
     the duplicate deals bought, measured on the ladder's own results (the variance of paired vs
     unpaired results, for the score and for the point margin; below 20 encounters, or when a
     variance is 0, it says there is not enough to estimate it, and why), and the pentanomial

@@ -376,7 +376,7 @@ def _seat(m: StoredMatch, seat: int) -> Text:
 
 
 def render_versions(rows: Sequence[VersionRow]) -> Table:
-    """Every version of every bot (`arena ladder standings --versions`): each rated as a player
+    """Every version of every bot (`arena standings --versions`): each rated as a player
     of its own, with its encounters, when it first and last played, current or retired. Only
     the player column folds, so it reads in 100 columns."""
     table = Table(title=f"{len(rows)} versions", title_justify="left")

@@ -53,6 +53,7 @@ def _register() -> None:
         ladder_cmds,
         match_cmds,
         remote_cmds,
+        results_cmds,
         serve_cmds,
         sprt_cmds,
         verify_cmds,
@@ -60,19 +61,19 @@ def _register() -> None:
     )
 
     for module in (match_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
-                   cluster_cmds, host_cmds, host_admin_cmds, remote_cmds, keys_cmds,
-                   verify_cmds, games_cmds):
+                   cluster_cmds, host_cmds, host_admin_cmds, remote_cmds, results_cmds,
+                   keys_cmds, verify_cmds, games_cmds):
         module.register(app)
 
 
 PANELS: dict[str, tuple[str, ...]] = {
     "Play, watch, submit": ("match", "watch", "replay", "submit", "run-ladder"),
-    "Bots, images, games": ("games", "bots", "images"),
-    "Ladders (their operators)": ("ladder", "sprt", "cluster", "worker", "verify", "keys",
-                                  "serve"),
-    "A competition (its contestants)": ("login", "standings", "matches", "submissions",
-                                        "logs"),
+    "Results: a ladder's (its file), a competition's (--server)": ("standings", "matches",
+                                                                   "verify"),
+    "Ladders (their operators)": ("ladder", "sprt", "cluster", "worker", "keys", "serve"),
+    "A competition (its contestants)": ("login", "submissions", "logs"),
     "A competition (its operator)": ("host", "host-certs", "contestants"),
+    "Bots, images, games": ("games", "bots", "images"),
 }
 """`arena --help` by audience: the mission's verbs first, then each audience's commands (every
 command is in exactly one panel: tests/cli/test_help.py)."""

@@ -49,10 +49,9 @@ _STAGE_STYLES = {"ENTERED": "green", "RATED": "bold green", "REFUSED": "bold red
 
 
 def register(app: typer.Typer) -> None:
-    """Add `login`, `standings`, `matches`, `submissions` and `logs` to the root app."""
+    """Add `login`, `submissions` and `logs` to the root app (`standings` and `matches` with
+    --server are in ``results_cmds``)."""
     app.command("login")(login)
-    app.command("standings")(standings)
-    app.command("matches")(matches)
     app.command("submissions")(submissions)
     app.command("logs")(logs)
 

@@ -2,7 +2,7 @@
 decisions and players, a knockout's bracket, a Swiss's table, round and score groups.
 
 Pure renderers (a status of ``arena.ladder.status`` in, rich renderables out), used by the live
-view of `arena run-ladder` and by `arena ladder standings`. Every player key, reason and state
+view of `arena run-ladder` and by `arena standings`. Every player key, reason and state
 is shown through ``arena.render.text.plain`` (literal text, never markup) and folds rather than
 widens a table, so a 138-character version key still reads in 100 columns.
 """

@@ -73,7 +73,7 @@ RUN_HELP = (
     "ladder/state/sprt-CANDIDATE-vs-BASELINE-KEY/ (the key hashes the game, options, time "
     "control, bounds, alpha, beta, model and both bots' code), so running the same command "
     "again continues the same test, even after kill -9, and a changed bot or design is a new "
-    "test. `arena ladder matches ladder/state/.../sprt.toml` lists its matches; "
+    "test. `arena matches ladder/state/.../sprt.toml` lists its matches; "
     "`arena sprt --ladder FILE` runs a test written by hand (a ladder file with [sprt]).\n\n"
     "Exit 0: H1 accepted; 1: H0 accepted; 4: inconclusive; 130: stopped (run it again to "
     "continue); 2: bad input (nothing played); 3: the arena failed."
@@ -326,7 +326,7 @@ def render_sprt_summary(summary: SprtSummary) -> RenderableType:
     parts.append(plain(
         f"{status.pairs} complete pairs ({status.pairs_started} begun); this run: {run.played} "
         f"matches in {format_clock(run.duration_s)} ({per_minute:.1f}/min, {run.void} void)"
-        f"{given_up}. Matches: arena ladder matches {summary.ladder_file}"))
+        f"{given_up}. Matches: arena matches {summary.ladder_file}"))
     return Group(*parts)
 
 

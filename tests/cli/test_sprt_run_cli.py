@@ -106,9 +106,9 @@ def arena_sprt(workdir: Path, *args: str) -> tuple[int, dict[str, object], str, 
 
 
 def check_the_record(workdir: Path, result: dict[str, object]) -> None:
-    """`arena ladder matches FILE` lists every match of the run; their logs verify."""
+    """`arena matches FILE` lists every match of the run; their logs verify."""
     ladder = workdir / str(result["ladder_file"])
-    listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "ladder", "matches",
+    listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "matches",
                              str(ladder), "--format", "json"], cwd=workdir,
                             capture_output=True, text=True, timeout=60, check=True)
     matches = json.loads(listed.stdout)
@@ -205,7 +205,7 @@ def test_ctrl_c_stops_and_the_same_command_continues(workdir: Path) -> None:
     code, more, err, _ = arena_sprt(workdir, *args, "--max-pairs", str(pairs + 1))
     assert (code, more["outcome"], more["test"]) == (4, "inconclusive", stopped["test"]), err
     assert more["pairs"] == pairs + 1
-    listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "ladder", "matches",
+    listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "matches",
                              str(workdir / str(more["ladder_file"])), "--format", "json"],
                             cwd=workdir, capture_output=True, text=True, timeout=60,
                             check=True)

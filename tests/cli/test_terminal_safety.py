@@ -133,7 +133,7 @@ def test_bot_names_holding_markup_are_shown_literally_by_arena_watch(tmp_path: P
 
 
 def test_a_ladder_of_markup_names_and_escape_details_is_shown_as_text(tmp_path: Path) -> None:
-    """`arena ladder standings/crosstable/matches` over a store holding markup names and a
+    """`arena standings/crosstable/matches` over a store holding markup names and a
     void attempt whose detail holds escapes (a store written before the fix)."""
     path = tmp_path / "marked.toml"
     names = [*MARKUP_NAMES, MARKUP_ANSWER]
@@ -145,7 +145,7 @@ def test_a_ladder_of_markup_names_and_escape_details_is_shown_as_text(tmp_path: 
         assert out.exit_code == 0, out.output
         assert_text(out.output, f"arena ladder {command}'s output")
         assert "[/]" in out.stdout and "\x1b]8;" not in out.stdout
-    listed = runner.invoke(app, ["ladder", "matches", str(path)]).stdout
+    listed = runner.invoke(app, ["matches", str(path)]).stdout
     assert "given up" in listed and "killed" in listed
 
 

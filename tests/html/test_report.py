@@ -260,7 +260,7 @@ def test_a_continuous_ladders_report_lists_its_versions(tmp_path: Path) -> None:
 
 
 def test_the_site_of_a_knockout_and_of_a_swiss_run_by_the_ladder(tmp_path: Path) -> None:
-    """The report reads the schedule's state from the store, as `arena ladder standings`."""
+    """The report reads the schedule's state from the store, as `arena standings`."""
     field = '["alpha", "beta", "gamma", "delta", "eps"]'
     for kind, keys, section in (("knockout", "encounters = 1", "bracket-chart"),
                                 ("swiss", "rounds = 2", "swiss")):

@@ -103,8 +103,9 @@ SAMPLE_MATCHES = [
 
 
 def ladder_app() -> typer.Typer:
-    """A root app with only the ladder commands (`run-ladder`, `arena ladder ...`)."""
-    from arena.cli import ladder_cmds
+    """A root app with only the ladder commands (`run-ladder`, `arena ladder ...`, `arena
+    standings` and `arena matches`)."""
+    from arena.cli import ladder_cmds, results_cmds
 
     app = typer.Typer()
 
@@ -113,4 +114,5 @@ def ladder_app() -> typer.Typer:
         """Test root."""
 
     ladder_cmds.register(app)
+    results_cmds.register(app)
     return app

@@ -32,7 +32,7 @@ def _ladder(tmp_path: Path) -> Path:
 
 def test_standings_json(tmp_path: Path) -> None:
     path = _ladder(tmp_path)
-    out = CliRunner().invoke(ladder_app(), ["ladder", "standings", str(path), "--format", "json"])
+    out = CliRunner().invoke(ladder_app(), ["standings", str(path), "--format", "json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert [r["bot"] for r in data["standings"]] == ["alpha", "beta", "gamma"]
@@ -45,11 +45,11 @@ def test_standings_json(tmp_path: Path) -> None:
 def test_human_commands(tmp_path: Path) -> None:
     path = _ladder(tmp_path)
     runner = CliRunner()
-    for args in (["standings"], ["crosstable"], ["matches"]):
-        out = runner.invoke(ladder_app(), ["ladder", *args, str(path)])
+    for args in (["standings"], ["ladder", "crosstable"], ["matches"]):
+        out = runner.invoke(ladder_app(), [*args, str(path)])
         assert out.exit_code == 0, out.output
         assert "alpha" in out.output
-    out = runner.invoke(ladder_app(), ["ladder", "matches", str(path), "--format", "json"])
+    out = runner.invoke(ladder_app(), ["matches", str(path), "--format", "json"])
     rows = json.loads(out.output)
     assert len(rows) == 24 and all(r["log"] for r in rows)
 
@@ -63,31 +63,66 @@ def test_matches_the_cluster_gave_up_on_are_counted_and_listed(
     asyncio.run(run_ladder(cfg, play=FakePlayer(given_up_ids={lost}), resolve=fake_resolve))
     monkeypatch.setattr(ladder_cmds.console, "width", 200)  # no folded cells
     runner = CliRunner()
-    out = runner.invoke(ladder_app(), ["ladder", "standings", str(path)])
+    out = runner.invoke(ladder_app(), ["standings", str(path)])
     assert out.exit_code == 0, out.output
     assert "1 match was given up by the cluster (void: never rated, played again)" in out.output
-    data = json.loads(runner.invoke(ladder_app(), ["ladder", "standings", str(path), "--format",
+    data = json.loads(runner.invoke(ladder_app(), ["standings", str(path), "--format",
                                              "json"]).output)
     assert (data["rated_matches"], data["void_matches"], data["given_up_matches"]) == (1, 0, 1)
-    out = runner.invoke(ladder_app(), ["ladder", "matches", str(path)])
+    out = runner.invoke(ladder_app(), ["matches", str(path)])
     assert out.exit_code == 0, out.output
     recorded, given_up = out.output.split("1 match was given up by the cluster")
     assert lost not in recorded and "1 matches" in recorded
     assert lost in given_up and GIVEN_UP in given_up and " UTC " in given_up
-    rows = json.loads(runner.invoke(ladder_app(), ["ladder", "matches", str(path), "--format",
+    rows = json.loads(runner.invoke(ladder_app(), ["matches", str(path), "--format",
                                              "json"]).output)
     assert [r["match_id"] for r in rows] == [ladder_schedule(cfg)[0].matches[0].match_id]
+
+
+def test_the_old_spellings_still_work_with_a_deprecation_line(tmp_path: Path) -> None:
+    path = _ladder(tmp_path)
+    runner = CliRunner()
+    for verb in ("standings", "matches"):
+        new = runner.invoke(ladder_app(), [verb, str(path), "--format", "json"])
+        old = runner.invoke(ladder_app(), ["ladder", verb, str(path), "--format", "json"])
+        assert old.exit_code == new.exit_code == 0, old.output
+        assert old.stdout == new.stdout and json.loads(old.stdout)
+        assert old.stderr.split() == (f"deprecated: `arena ladder {verb} FILE` is now `arena "
+                                      f"{verb} FILE`; the old spelling goes in the next "
+                                      "release").split()
+    listed = runner.invoke(ladder_app(), ["ladder", "--help"]).output
+    assert "crosstable" in listed and "standings" not in listed.split("Commands")[-1]
+
+
+def test_a_ladder_or_a_server_not_both_nor_the_other_s_options(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _ladder(tmp_path)
+    monkeypatch.delenv("ARENA_SERVER", raising=False)
+    monkeypatch.chdir(tmp_path)  # no ladder/demo.toml here
+    runner = CliRunner()
+    cases = {
+        ("standings", str(path), "--server", "x"): "name a ladder file or a server",
+        ("matches", str(path), "--mine"): "--mine only works with a competition server",
+        ("standings", str(path), "--game", "portas"): "--game only works with a competition",
+        ("standings", "--server", "x", "--versions"): "--versions only works with a ladder",
+        ("standings",): "name a ladder file (`arena standings LADDER.toml`) or a competition",
+    }
+    for args, words in cases.items():
+        out = runner.invoke(ladder_app(), list(args))
+        assert out.exit_code == 2, (args, out.output)
+        assert " ".join(out.stderr.split()).startswith(f"error: {words}"), (args, out.stderr)
+        assert not out.stdout
 
 
 def test_missing_results_are_one_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "empty.toml"
     path.write_text('name = "empty"\ngame = "lost-cities"\nentrants = ["a", "b"]\n')
-    out = CliRunner().invoke(ladder_app(), ["ladder", "standings", str(path)])
+    out = CliRunner().invoke(ladder_app(), ["standings", str(path)])
     assert out.exit_code == 2
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "bad"\ngame = "lost-cities"\nentrants = ["a", "b"]\n[schedule]\n'
                    "cycles = -1\n")
-    out = CliRunner().invoke(ladder_app(), ["ladder", "standings", str(bad)])
+    out = CliRunner().invoke(ladder_app(), ["standings", str(bad)])
     assert out.exit_code == 2
 
 

@@ -1,4 +1,4 @@
-"""`arena ladder standings` and `arena run-ladder` for the schedule types that decide as they go:
+"""`arena standings` and `arena run-ladder` for the schedule types that decide as they go:
 a knockout's bracket, a Swiss's table, an adaptive ladder's pairing and why it stopped, in the
 terminal and the JSON. The ladders are run by the real runner and sources over a real SQLite
 store (a fast in-process player), and once for real by `arena run-ladder` (process sandbox)."""
@@ -40,9 +40,9 @@ def _played(tmp_path: Path, kind: str, keys: str) -> tuple[Path, RunSummary]:
 
 
 def _standings(path: Path) -> tuple[str, dict[str, object]]:
-    human = runner.invoke(ladder_app(), ["ladder", "standings", str(path)])
+    human = runner.invoke(ladder_app(), ["standings", str(path)])
     assert human.exit_code == 0, human.output
-    data = runner.invoke(ladder_app(), ["ladder", "standings", str(path), "--format", "json"])
+    data = runner.invoke(ladder_app(), ["standings", str(path), "--format", "json"])
     assert data.exit_code == 0, data.output
     return human.output, json.loads(data.output)
 

@@ -140,7 +140,7 @@ def test_publish_then_verify(ladder: Ladder) -> None:
     manifest = _manifest(ladder.published)
     stored = load_matches(ladder.config)
     assert [row["match_id"] for row in manifest["matches"]] == [m.match_id for m in stored]
-    # the standings exactly as `arena ladder standings --format json` gives them
+    # the standings exactly as `arena standings --format json` gives them
     assert manifest["standings"] == load_standings(ladder.config).to_json()
     assert manifest["ratings"] == {"prior": 1.0, "rated_by": "name", "elo_k": 16.0,
                                    "elo_start": 1500.0, "given_up_matches": 0}

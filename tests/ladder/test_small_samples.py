@@ -63,14 +63,14 @@ def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_quickstart_case_claims_no_ratio(quickstart: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ladder_cmds.console, "width", 200)
-    out = runner.invoke(ladder_app(), ["ladder", "standings", str(quickstart)])
+    out = runner.invoke(ladder_app(), ["standings", str(quickstart)])
     assert out.exit_code == 0, out.output
     said = " ".join(out.output.split())
     assert "duplicate deals: 4 complete encounters" in said
     assert "point margin: not enough encounters to estimate (4 of the 20 needed)" in said
     assert "score (W/D/L): not enough encounters to estimate (4 of the 20 needed)" in said
     assert "paired variance" not in said and "worth" not in said
-    data = json.loads(runner.invoke(ladder_app(), ["ladder", "standings", str(quickstart),
+    data = json.loads(runner.invoke(ladder_app(), ["standings", str(quickstart),
                                              "--format", "json"]).output)["duplicate_deals"]
     assert data["margin_variance_ratio"] is None and data["score_variance_ratio"] is None
     assert data["margin_variance_note"] == "not enough encounters to estimate (4 of the 20 needed)"

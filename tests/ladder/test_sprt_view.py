@@ -96,7 +96,7 @@ def test_the_end_of_a_run_counts_the_legs_the_cluster_gave_up_on() -> None:
     summary = SprtSummary("t", Path("t.toml"), ("v2", "v1"), status_of((0, 1, 2, 1, 0)), run)
     text = " ".join(text_of(render_sprt_summary(summary), width=200).split())
     assert ("this run: 8 matches in 1:00 (8.0/min, 1 void); 1 match was given up by the "
-            "cluster (void: never rated, played again). Matches: arena ladder matches t.toml"
+            "cluster (void: never rated, played again). Matches: arena matches t.toml"
             ) in text
     quiet = SprtSummary("t", Path("t.toml"), ("v2", "v1"), status_of((0, 1, 2, 1, 0)),
                         replace(run, void=0, given_up=0))

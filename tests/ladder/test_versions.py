@@ -1,5 +1,5 @@
 """Versions made visible: a continuous ladder rates each version as a player of its own and shows
-each bot at its current version; `arena ladder standings --versions` lists them all; the match
+each bot at its current version; `arena standings --versions` lists them all; the match
 list names each seat's version and code identity. Other ladders rate names exactly as before.
 Stores are filled through the store's own ``record_match``."""
 

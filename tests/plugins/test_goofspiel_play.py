@@ -202,7 +202,7 @@ def test_an_sprt_test_of_greedy_against_random(tmp_path: Path) -> None:
     assert 0 < int(result["pairs"]) <= 12
     assert sum(result["pentanomial"]) == result["pairs"]
     ladder = tmp_path / str(result["ladder_file"])
-    listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "ladder", "matches",
+    listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "matches",
                              str(ladder), "--format", "json"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=60, check=True)
     matches = json.loads(listed.stdout)

@@ -72,7 +72,7 @@ def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
                       'sandbox = "docker"\n[options]\nrounds = 1\n[schedule]\ncycles = 1\n')
     ran = runner.invoke(app, ["run-ladder", str(ladder)])
     assert ran.exit_code == 0, ran.output
-    standings = runner.invoke(app, ["ladder", "standings", str(ladder), "--format", "json"])
+    standings = runner.invoke(app, ["standings", str(ladder), "--format", "json"])
     assert sorted(r["bot"] for r in json.loads(standings.stdout)["standings"]) == ["greedy", "rnd"]
 
 
