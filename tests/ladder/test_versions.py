@@ -35,7 +35,7 @@ def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _invoke(*args: str) -> str:
-    out = runner.invoke(ladder_app(), ["ladder", *args])
+    out = runner.invoke(ladder_app(), list(args))
     assert out.exit_code == 0, out.output
     return out.output
 
