@@ -22,6 +22,7 @@ from rich.text import Text
 
 from arena.cli.common import console, err_console, handle_errors, help_of, notice
 from arena.cli.render import render_frame
+from arena.cli.seat_view import is_seat_view, read_seat_view, seat_view_frames
 from arena.errors import ConfigError
 from arena.games import get_game
 from arena.model import DecisionEvent, HeaderEvent, MatchEvent
@@ -102,6 +103,9 @@ def watch(
 
         watch_remote(server, remote, seat=seat, follow=follow,
                      delay=replay_pace(None) if delay is None else delay)
+        return
+    if log is not None and is_seat_view(log):
+        play_seat_view(log, seat=seat, follow=follow, html=html, delay=delay)
         return
     if html is not None:
         if follow or referee is not None:
@@ -231,6 +235,31 @@ def play(events: Iterable[MatchEvent], *, seat: int | None, delay: float | None,
             if delay and isinstance(event, DecisionEvent):
                 due = max(due + delay, time.monotonic())
                 time.sleep(max(0.0, due - time.monotonic()))
+
+
+def play_seat_view(path: Path, *, seat: int | None, follow: bool, html: Path | None,
+                   delay: float | None) -> None:
+    """Replay a seat view that `arena logs` wrote (``arena.cli.seat_view``): in the terminal
+    only, the board being that seat's observations."""
+    if follow or html is not None:
+        raise ConfigError(f"{path} is one seat's view of a finished match: replay it in the "
+                          "terminal (drop --follow and --html)")
+    view = read_seat_view(path)
+    if seat is not None and seat != view.seat:
+        raise ConfigError(f"{path} holds only seat {view.seat}'s view (drop --seat, or give "
+                          f"--seat {view.seat})")
+    shown = list(seat_view_frames(view))
+    if not console.is_terminal:
+        console.print(shown[-1][1])
+        return
+    if delay is None:
+        delay = replay_pace(sum(isinstance(e, DecisionEvent) for e, _ in shown))
+    footer = pace_line(delay)
+    with Live(console=console, auto_refresh=False, transient=False) as live:
+        for event, frame in shown:
+            live.update(frame if footer is None else Group(frame, footer), refresh=True)
+            if delay and isinstance(event, DecisionEvent):
+                time.sleep(delay)
 
 
 def pace_line(delay: float) -> Text | None:
