@@ -1,7 +1,7 @@
 """The CPU clock against the wall clock (issue 22): spurious time losses under load, agreement on a
 quiet host, the cost of the counters, the guard. Real bot processes and real containers, the
 real referee (``play_match``); every figure is read back from the match logs
-(``arena.ladder.stats``).
+(``arena.stats.resources``).
 
 The bot (``benchmarks/bots/clock``, mode ``burn``): every decision it spins until its own
 process used ``--burn-ms`` (40) ms of CPU, 80% of the 50 ms move time, then answers; it plays
@@ -56,7 +56,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.bots import load_bot_dir  # noqa: E402
-from arena.ladder.stats import ladder_stats  # noqa: E402
 from arena.model import (  # noqa: E402
     DecisionEvent,
     MatchEvent,
@@ -68,6 +67,7 @@ from arena.model import (  # noqa: E402
 from arena.record.log import read_events  # noqa: E402
 from arena.referee.match import play_match  # noqa: E402
 from arena.sandbox import get_sandbox  # noqa: E402
+from arena.stats.resources import ladder_stats  # noqa: E402
 
 CLOCK_BOT = ROOT / "benchmarks" / "bots" / "clock"
 MOVE_MS = 50

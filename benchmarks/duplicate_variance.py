@@ -4,7 +4,7 @@ Plays a ladder file of the repository (by default the demo's Lost Cities round r
 Haggis and the PORTAS ladders) with more cycles, in a fresh state directory, in the process
 sandbox, and prints from its store what the standings print under "duplicate deals": the
 variance of the paired (two-leg) score and point margin over the variance of two unpaired
-games, pooled over the pairs of bots (``arena.ladder.rating.pairing_stats``). A ratio r below
+games, pooled over the pairs of bots (``arena.stats.rating.pairing_stats``). A ratio r below
 1 means an encounter of two legs on one deal tells as much as 2/r independent games: a ladder
 of independent deals needs 1/r times the matches for the same precision. The time per match
 is printed too (the legs of a deal wait for each other: ``arena.sandbox.epochs``).
@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.ladder.config import load_ladder  # noqa: E402
-from arena.ladder.rating import pairing_stats  # noqa: E402
 from arena.ladder.reports import load_matches, records_of  # noqa: E402
 from arena.ladder.runner import run_ladder_blocking  # noqa: E402
+from arena.stats.rating import pairing_stats  # noqa: E402
 
 DEFAULT_LADDERS = ("ladder/demo.toml", "ladder/haggis.toml", "ladder/portas.toml")
 

@@ -67,15 +67,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.ladder.encounters import Leg  # noqa: E402
 from arena.ladder.pairing import (  # noqa: E402
     DEFAULT_CONFIDENCE,
     PairingInput,
     choose,
     separation,
 )
-from arena.ladder.rating import GameRecord, pairing_stats  # noqa: E402
 from arena.ladder.schedule import pairings  # noqa: E402
+from arena.stats.encounters import Leg  # noqa: E402
+from arena.stats.rating import GameRecord, pairing_stats  # noqa: E402
 
 CLOSE = (20.0, 30.0)
 """Elo gap of close neighbours."""

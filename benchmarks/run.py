@@ -496,7 +496,7 @@ def container_costs(matches: int, log_dir: Path) -> dict[str, Any]:
 
 def ratings_fit(bots: int = 100, matches: int = 100_000) -> dict[str, Any]:
     """The Bradley-Terry fit (with intervals) over 100 bots and 100,000 paired matches."""
-    from arena.ladder.rating import GameRecord, fit
+    from arena.stats.rating import GameRecord, fit
 
     rng = random.Random(5)
     strength = [rng.gauss(0, 200) for _ in range(bots)]

@@ -60,10 +60,10 @@ from arena.ladder.reports import (
 from arena.ladder.runner import LadderEvent, Note, ladder_signing, run_ladder_blocking
 from arena.ladder.site import logged_stats
 from arena.ladder.sources import schedule_status
-from arena.ladder.stats import stats_json
 from arena.ladder.status import AdaptiveStatus, ScheduleStatus
 from arena.record.signing import load_trusted
 from arena.render.text import plain
+from arena.stats.resources import stats_json
 
 DEFAULT_LADDER = Path("ladder/demo.toml")
 LadderArg = Annotated[Path, typer.Argument(help="The ladder definition (TOML).")]

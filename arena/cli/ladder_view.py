@@ -34,11 +34,11 @@ from arena.ladder.reports import (
 )
 from arena.ladder.runner import LadderEvent, LadderEventKind, Progress, RunSummary
 from arena.ladder.schedule import ScheduledMatch
-from arena.ladder.sprt_run import SprtEvent, SprtStatus
 from arena.ladder.status import AdaptiveStatus, ScheduleStatus
 from arena.ladder.store import StoredMatch, VoidAttempt
 from arena.model import MatchResult
 from arena.render.text import plain
+from arena.sprt.run import SprtEvent, SprtStatus
 
 REFIT_EVERY_S = 0.5
 """The live standings are refitted at most this often (and once more at the end)."""

@@ -145,8 +145,8 @@ def _sign(result: MatchResult, signer: Signer, output: OutputFormat) -> None:
 def _print_stats(result: MatchResult) -> None:
     """Each bot's resource statistics, from the match's log when it can be read here (a match
     on --referee is logged on the server)."""
-    from arena.ladder.stats import match_stats
     from arena.record.log import read_events
+    from arena.stats.resources import match_stats
 
     if not result.log or not Path(result.log).is_file():
         return

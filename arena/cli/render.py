@@ -24,9 +24,9 @@ from arena.model import (
 from arena.render.text import plain
 
 if TYPE_CHECKING:
-    from arena.ladder.stats import BotStats, Spread
     from arena.record.replay import ReplayReport
     from arena.record.signing import LogSignature
+    from arena.stats.resources import BotStats, Spread
 
 
 def _winner_text(bots: Sequence[str], winner: int | None, void: bool) -> Text:
@@ -87,7 +87,7 @@ def _bank(stats: BotStats) -> str:
 
 def render_bot_stats(stats: Sequence[BotStats], title: str = "resource statistics"
                      ) -> RenderableType:
-    """Per-bot resource statistics (``arena.ladder.stats``): decisions, CPU and wall time per
+    """Per-bot resource statistics (``arena.stats.resources``): decisions, CPU and wall time per
     decision (median / p95 / max, ms), the gap wall − CPU (median / p95: what the host cost
     it), start-up time (median), peak memory and the time bank (the least left, drawn in
     total). "-": not recorded (a log before format 5, or no CPU meter)."""

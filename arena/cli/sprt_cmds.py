@@ -30,17 +30,10 @@ from arena.cli.schedule_view import format_clock
 from arena.errors import ConfigError
 from arena.ladder.config import CLOCK_SETTINGS, SANDBOXES, LadderConfig, load_ladder
 from arena.ladder.reports import NOT_ESTIMABLE, given_up_text, ratio_note
-from arena.ladder.sprt import (
-    Decision,
-    EloModel,
-    Pentanomial,
-    SprtParams,
-    SprtResult,
-    accepted_claim,
-    evaluate,
-)
-from arena.ladder.sprt_file import DEFAULT_ROOT, SprtDesign, sprt_ladder
-from arena.ladder.sprt_run import (
+from arena.model import TimeControl
+from arena.render.text import plain
+from arena.sprt.file import DEFAULT_ROOT, SprtDesign, sprt_ladder
+from arena.sprt.run import (
     SprtEvent,
     SprtOutcome,
     SprtSummary,
@@ -49,8 +42,15 @@ from arena.ladder.sprt_run import (
     run_sprt_blocking,
     sprt_of,
 )
-from arena.model import TimeControl
-from arena.render.text import plain
+from arena.stats.sprt import (
+    Decision,
+    EloModel,
+    Pentanomial,
+    SprtParams,
+    SprtResult,
+    accepted_claim,
+    evaluate,
+)
 
 GROUP_HELP = (
     "Sequential probability ratio tests (SPRT) on duplicate pairs: is the candidate at least "

@@ -52,7 +52,7 @@ wait_s = 60                          # how long to wait for the first worker
 
 An **SPRT test** (``arena sprt``) is a ladder file with an ``[sprt]`` section instead of
 ``entrants`` and ``[schedule]``: duplicate pairs of the candidate against the baseline, played
-until the test knows (``arena.ladder.sprt_run``). ``duplicate`` must stay true.
+until the test knows (``arena.sprt.run``). ``duplicate`` must stay true.
 
 ```toml
 [sprt]
@@ -123,11 +123,11 @@ from arena.ladder.schedule import (
     SCHEDULE_KINDS,
     SWISS,
 )
-from arena.ladder.sprt import EloModel, SprtParams
 from arena.ladder.swiss import max_rounds
 from arena.ladder.toml_keys import TomlKeys
 from arena.model import TimeControl
 from arena.referee.service import REQUESTED_CLOCKS
+from arena.stats.sprt import EloModel, SprtParams
 
 SANDBOXES = ("process", "docker", "auto")
 CLOCK_SETTINGS = REQUESTED_CLOCKS

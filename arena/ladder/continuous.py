@@ -48,7 +48,6 @@ from arena.bots.manifest import load_bot_dir
 from arena.errors import ArenaError, ConfigError
 from arena.ladder import pairing
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.encounters import Leg
 from arena.ladder.runner import ResolveBot
 from arena.ladder.schedule import CONTINUOUS, ScheduledMatch, slug
 from arena.ladder.sources import (
@@ -70,6 +69,7 @@ from arena.ladder.versions import Version, VersionKeys, legs_of
 from arena.model import BotSpec
 from arena.referee.service import Lineup
 from arena.sandbox.api import Sandbox
+from arena.stats.encounters import Leg
 
 VERSIONS_FILE = "versions.jsonl"
 """What a continuous ladder saw of its entrants, in its state directory."""

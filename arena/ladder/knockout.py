@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from arena.ladder.encounters import EncounterResult, Leg, fold
+from arena.stats.encounters import EncounterResult, Leg, fold
 
 MAX_EXTRA_ENCOUNTERS = 4
 """Extra encounters a level tie gets before the higher seed goes through."""

@@ -1,7 +1,7 @@
 """Information-driven pairing for adaptive and continuous ladders: which encounter teaches the
 most about the ranking next, under fairness rules, and when the ranking is known. PURE.
 
-The model is the ladder's: the Bradley–Terry fit of ``arena.ladder.rating`` over the players'
+The model is the ladder's: the Bradley–Terry fit of ``arena.stats.rating`` over the players'
 legs (each version of a bot is a player of its own in a continuous ladder), the two legs of an
 encounter one clustered observation as in the standings. The choice, in this order of priority:
 
@@ -54,8 +54,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
-from arena.ladder.encounters import Leg
-from arena.ladder.rating import Aggregator, Model, PairStats, dot, fit_model
+from arena.stats.encounters import Leg
+from arena.stats.rating import Aggregator, Model, PairStats, dot, fit_model
 
 DEFAULT_CONFIDENCE = 0.95
 """An adaptive ladder stops when every adjacent pair is ordered at least this surely."""

@@ -56,7 +56,6 @@ from typing import Any
 from arena import __version__
 from arena.errors import ArenaError, ConfigError, SignatureError
 from arena.ladder.config import LadderConfig
-from arena.ladder.rating import live_elo
 from arena.ladder.reports import (
     Standings,
     iso_time,
@@ -83,6 +82,7 @@ from arena.record.signing import (
     verify_bytes,
 )
 from arena.render.html.published import with_banner
+from arena.stats.rating import live_elo
 
 FORMAT = 1
 """The version of the manifest's layout."""

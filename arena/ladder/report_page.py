@@ -34,10 +34,6 @@ from arena.ladder.reports import (
     given_up_text,
     ratio_note,
 )
-from arena.ladder.sprt import EloModel, accepted_claim
-from arena.ladder.sprt_pairs import LlrStep, PairBook, llr_path
-from arena.ladder.sprt_run import SprtOutcome, SprtStatus
-from arena.ladder.stats import BotStats, Spread
 from arena.ladder.status import AdaptiveStatus, ScheduleStatus
 from arena.ladder.status_text import (
     adaptive_headline,
@@ -64,6 +60,10 @@ from arena.render.html.charts import (
 )
 from arena.render.html.markup import Markup, el, leaf
 from arena.render.html.page import SiteLinks, document
+from arena.sprt.run import SprtOutcome, SprtStatus
+from arena.stats.resources import BotStats, Spread
+from arena.stats.sprt import EloModel, accepted_claim
+from arena.stats.sprt_pairs import LlrStep, PairBook, llr_path
 
 CELL_NAMES = ("LL", "LD", "WL / DD", "WD", "WW")
 """The pentanomial cells as the candidate's two legs: (L)ost, (D)rawn, (W)on."""

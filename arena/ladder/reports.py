@@ -34,9 +34,14 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
-from arena.ladder.encounters import fold
 from arena.ladder.knockout import Bracket
-from arena.ladder.rating import (
+from arena.ladder.schedule import CONTINUOUS, KNOCKOUT, SWISS
+from arena.ladder.status import AdaptiveStatus, ScheduleStatus
+from arena.ladder.store import LadderStore, StoredMatch, VoidAttempt
+from arena.ladder.versions import Version, legs_of
+from arena.model import plain_text
+from arena.stats.encounters import fold
+from arena.stats.rating import (
     Fit,
     GameRecord,
     PairingStats,
@@ -47,11 +52,6 @@ from arena.ladder.rating import (
     fit_pairs,
     pairing_stats,
 )
-from arena.ladder.schedule import CONTINUOUS, KNOCKOUT, SWISS
-from arena.ladder.status import AdaptiveStatus, ScheduleStatus
-from arena.ladder.store import LadderStore, StoredMatch, VoidAttempt
-from arena.ladder.versions import Version, legs_of
-from arena.model import plain_text
 
 
 # --- the tally -------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ recorded as a void attempt (never rated, not a recorded match) and played again 
 The execution itself, ``run_matches``, is the one place that plays matches and records them. It
 takes them from a ``MatchSource``: a fixed plan for a round robin or a gauntlet
 (``PlannedMatches``), or a source that decides what to play next as results land (an SPRT test,
-``arena.ladder.sprt_run``; an adaptive or continuous ladder, a knockout, a Swiss,
+``arena.sprt.run``; an adaptive or continuous ladder, a knockout, a Swiss,
 ``arena.ladder.sources``). A ``ScheduleSource`` also shows where its schedule stands (every
 event's ``Progress.schedule``), may grow the lineup while it runs (a continuous ladder's new
 versions) and says why it stopped by itself (``RunSummary.stopped``).

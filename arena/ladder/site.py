@@ -67,13 +67,13 @@ from arena.ladder.reports import (
     versions_of,
 )
 from arena.ladder.sources import schedule_status
-from arena.ladder.stats import BotStats, ladder_stats
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.model import MatchEvent
 from arena.record.log import read_events
 from arena.record.replay import replay_events
 from arena.render.html import SiteLinks, replay_page
 from arena.render.html.assets import SHARED
+from arena.stats.resources import BotStats, ladder_stats
 
 STATE_DIR = ".site"
 """The refresh's own records, inside the site."""
@@ -272,7 +272,7 @@ def _stamp(log: Path | None) -> list[Any] | None:
 
 def logged_stats(config: LadderConfig, matches: Sequence[StoredMatch],
                  newest: int | None = None) -> tuple[list[BotStats], int]:
-    """Each bot's resource statistics (``arena.ladder.stats``) over the logs of ``matches``
+    """Each bot's resource statistics (``arena.stats.resources``) over the logs of ``matches``
     (the ``newest`` of them; None: all), and how many logs were read (a missing or unreadable
     log is left out)."""
     chosen = matches if newest is None else matches[-newest:] if newest else []

@@ -48,7 +48,6 @@ from typing import Any
 from arena.errors import ConfigError
 from arena.ladder import knockout, pairing, swiss
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.encounters import Leg
 from arena.ladder.schedule import (
     ADAPTIVE,
     CONTINUOUS,
@@ -71,6 +70,7 @@ from arena.ladder.versions import legs_of
 from arena.model import MatchResult, Termination
 from arena.record.log import private_dir
 from arena.referee.service import Lineup
+from arena.stats.encounters import Leg
 
 PLAYERS_FILE = "players.json"
 """The frozen players of an adaptive ladder, a knockout (its seeds) or a Swiss, in the ladder's

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.ladder.encounters import EncounterResult
 from arena.ladder.knockout import Bracket, Tie
 from arena.ladder.status import AdaptiveStatus
 from arena.ladder.swiss import SwissRound, SwissState
+from arena.stats.encounters import EncounterResult
 
 
 def percent(fraction: float) -> str:

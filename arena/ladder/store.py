@@ -65,9 +65,9 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from arena.bots.identity import bot_identity
 from arena.errors import ArenaError
-from arena.ladder.rating import elo_update
 from arena.model import BotSpec, MatchResult, Termination
 from arena.record.log import private_dir, tighten
+from arena.stats.rating import elo_update
 
 
 class StoreError(ArenaError):

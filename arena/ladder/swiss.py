@@ -33,8 +33,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from arena.ladder.encounters import EncounterResult, Leg, fold
 from arena.ladder.schedule import pairing_key
+from arena.stats.encounters import EncounterResult, Leg, fold
 
 
 @dataclass(frozen=True)

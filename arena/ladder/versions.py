@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from arena.ladder.encounters import Leg
+from arena.stats.encounters import Leg
 
 if TYPE_CHECKING:
     from arena.ladder.store import StoredMatch

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.ladder.sprt import EloModel, Pentanomial, SprtParams, evaluate
+from arena.stats.sprt import EloModel, Pentanomial, SprtParams, evaluate
 
 runner = CliRunner()
 JSON_FIELDS = {"model", "elo0", "elo1", "alpha", "beta", "pentanomial", "pairs", "llr",

@@ -35,8 +35,8 @@ from arena.gate import run as gate_run
 from arena.host.config import Competition, GameSettings, ladder_data
 from arena.ladder.config import LadderConfig, parse_ladder
 from arena.ladder.runner import run_ladder
-from arena.ladder.sprt_run import run_sprt
 from arena.model import BotSpec
+from arena.sprt.run import run_sprt
 from tests.games import broken_games as broken
 from tests.ladder.fakes import FakePlayer
 

@@ -16,7 +16,6 @@ from typing import Any
 
 from arena.ladder.config import load_ladder
 from arena.ladder.runner import SECRET_FILE, run_ladder
-from arena.ladder.sprt_run import SprtSummary, run_sprt
 from arena.model import (
     BotSpec,
     DecisionEvent,
@@ -31,6 +30,7 @@ from arena.record.replay import replay_events
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 from arena.render.html.assets import SHARED
+from arena.sprt.run import SprtSummary, run_sprt
 from tests.html.browser import Browser
 
 Policy = Callable[[Any], Any]

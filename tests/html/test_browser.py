@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
-from arena.ladder.sprt_run import SprtOutcome
 from arena.record.log import read_events, write_seed_sidecar
+from arena.sprt.run import SprtOutcome
 from tests.html.browser import Browser, press
 from tests.html.support import assert_only_the_site, frame_states, mini_ladder, mini_sprt
 from tests.html.test_replay_page import lost_cities_visible

@@ -17,12 +17,12 @@ from arena.ladder.config import LadderConfig, parse_ladder
 from arena.ladder.report_page import ReportData, SprtReport, report_page, sprt_report
 from arena.ladder.reports import crosstable_of, load_matches, standings_of
 from arena.ladder.runner import SECRET_FILE, LadderEventKind
-from arena.ladder.sprt import Decision, Pentanomial, SprtParams, decide, llr
-from arena.ladder.sprt_pairs import PairBook, llr_path
-from arena.ladder.sprt_run import SprtEvent, SprtOutcome, SprtSummary, run_sprt
 from arena.ladder.store import StoredMatch
 from arena.model import MatchResult, MatchSpec
 from arena.render.html.charts import llr_chart
+from arena.sprt.run import SprtEvent, SprtOutcome, SprtSummary, run_sprt
+from arena.stats.sprt import Decision, Pentanomial, SprtParams, decide, llr
+from arena.stats.sprt_pairs import PairBook, llr_path
 from tests.ladder.fakes import FakePlayer, fake_resolve, stored
 
 runner = CliRunner()

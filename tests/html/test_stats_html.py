@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.ladder.report_page import report_page
 from arena.ladder.site import site_replay
-from arena.ladder.stats import BotStats, Spread
+from arena.stats.resources import BotStats, Spread
 from tests.html.support import mini_ladder, page_data, play_logged
 
 runner = CliRunner()

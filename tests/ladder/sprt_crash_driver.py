@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from arena.ladder.config import load_ladder
-from arena.ladder.sprt_run import run_sprt_blocking
 from arena.model import MatchSpec
+from arena.sprt.run import run_sprt_blocking
 from tests.ladder.fakes import FakePlayer, fake_resolve
 
 

@@ -4,10 +4,10 @@ longest keys a version can have."""
 
 from __future__ import annotations
 
-from arena.ladder.encounters import EncounterResult
 from arena.ladder.knockout import Bracket, Tie
 from arena.ladder.status import AdaptiveStatus, Decision, PlayerActivity
 from arena.ladder.swiss import SwissRound, SwissRow, SwissState
+from arena.stats.encounters import EncounterResult
 
 MARKUP = "[red]beta[/]"
 """A name rich would read as markup (an old catalogue row may hold one)."""

@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from arena.ladder.encounters import Leg, fold
 from arena.ladder.versions import Version, VersionKeys, legs_of, match_versions
 from arena.model import Termination
+from arena.stats.encounters import Leg, fold
 from tests.ladder.fakes import stored
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.ladder.rating import fit
 from arena.ladder.reports import (
     by_version,
     history_csv,
@@ -24,6 +23,7 @@ from arena.ladder.reports import (
 )
 from arena.ladder.store import LadderStore
 from arena.model import Termination
+from arena.stats.rating import fit
 from tests.ladder.fakes import ladder_app, stored
 from tests.ladder.versioned import B1, bot, record_encounters, versioned_ladder
 

@@ -7,7 +7,6 @@ from collections.abc import Callable
 
 import pytest
 
-from arena.ladder.encounters import Leg
 from arena.ladder.knockout import (
     MAX_EXTRA_ENCOUNTERS,
     Bracket,
@@ -16,6 +15,7 @@ from arena.ladder.knockout import (
     encounter_id,
     positions,
 )
+from arena.stats.encounters import Leg
 
 PREFIX = "cup"
 

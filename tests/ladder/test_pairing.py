@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import pytest
 
 from arena.ladder import pairing
-from arena.ladder.encounters import Leg
 from arena.ladder.pairing import PairingInput, choose, separation
+from arena.stats.encounters import Leg
 
 STRENGTH = {"ace": 600.0, "good": 300.0, "fair": 0.0, "fair2": -10.0, "weak": -400.0,
             "dud": -800.0}

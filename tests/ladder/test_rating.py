@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.ladder.rating import (
+from arena.stats.rating import (
     ELO_PER_LOGIT,
     Z95,
     GameRecord,

@@ -11,7 +11,7 @@ from statistics import NormalDist
 import pytest
 
 from arena.errors import ConfigError
-from arena.ladder.sprt import (
+from arena.stats.sprt import (
     CELL_SCORES,
     EMPTY_CELL_PRIOR,
     NELO_PER_T,

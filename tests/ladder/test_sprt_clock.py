@@ -11,9 +11,9 @@ from pathlib import Path
 
 from arena.bots.identity import bot_identity
 from arena.ladder.runner import default_resolve
-from arena.ladder.sprt import SprtParams
-from arena.ladder.sprt_file import SprtDesign, sprt_ladder
 from arena.model import TimeControl
+from arena.sprt.file import SprtDesign, sprt_ladder
+from arena.stats.sprt import SprtParams
 
 BOTS = ("sample_bots/portas/greedy", "sample_bots/portas/random")
 

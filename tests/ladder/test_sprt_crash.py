@@ -7,7 +7,8 @@ from pathlib import Path
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import SECRET_FILE
-from arena.ladder.sprt_pairs import PairBook, PairPlan
+from arena.sprt.plan import PairPlan
+from arena.stats.sprt_pairs import PairBook
 from tests.ladder.test_crash import _kill_when, _recorded, _start
 
 TEST = """\

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 import pytest
 
 from arena.ladder.schedule import encounter_seed, pairing_key
-from arena.ladder.sprt import Pentanomial
-from arena.ladder.sprt_pairs import PairBook, PairPlan, candidate_score
+from arena.sprt.plan import PairPlan
+from arena.stats.sprt import Pentanomial
+from arena.stats.sprt_pairs import PairBook, candidate_score
 
 PLAN = PairPlan.of("My Test", ("../bots/v2", "../bots/v1"), seed=3, secret="s3cret")
 

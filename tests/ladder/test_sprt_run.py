@@ -18,16 +18,16 @@ from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig, parse_ladder
 from arena.ladder.reports import load_matches, load_standings
 from arena.ladder.runner import LadderEventKind, run_ladder
-from arena.ladder.sprt import Decision, Pentanomial
-from arena.ladder.sprt_pairs import PairBook
-from arena.ladder.sprt_run import (
+from arena.model import BotSpec, MatchResult, MatchSpec
+from arena.sprt.run import (
     SprtEvent,
     SprtOutcome,
     SprtSummary,
     VoidLegError,
     run_sprt,
 )
-from arena.model import BotSpec, MatchResult, MatchSpec
+from arena.stats.sprt import Decision, Pentanomial
+from arena.stats.sprt_pairs import PairBook
 from tests.ladder.fakes import FakePlayer, fake_resolve
 
 

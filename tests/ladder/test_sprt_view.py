@@ -17,9 +17,9 @@ from arena.cli.ladder_view import (
 )
 from arena.cli.sprt_cmds import render_sprt_summary
 from arena.ladder.runner import InFlight, LadderEventKind, Progress, RunSummary
-from arena.ladder.sprt import EloModel, Pentanomial, SprtParams, evaluate, expected_pairs
-from arena.ladder.sprt_pairs import PairBook
-from arena.ladder.sprt_run import SprtEvent, SprtStatus, SprtSummary
+from arena.sprt.run import SprtEvent, SprtStatus, SprtSummary
+from arena.stats.sprt import EloModel, Pentanomial, SprtParams, evaluate, expected_pairs
+from arena.stats.sprt_pairs import PairBook
 from tests.ladder.test_view import text_of
 
 PARAMS = SprtParams(0.0, 50.0)

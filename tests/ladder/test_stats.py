@@ -1,4 +1,4 @@
-"""Per-bot resource statistics (``arena.ladder.stats``) over match events built from the model:
+"""Per-bot resource statistics (``arena.stats.resources``) over match events built from the model:
 figures of a known log, the bank re-run on either clock, old logs without CPU figures, a ladder
 folded by bot."""
 
@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder.stats import Spread, ladder_stats, match_stats, stats_json
 from arena.model import (
     BotRecord,
     DecisionEvent,
@@ -21,6 +20,7 @@ from arena.model import (
     Termination,
     TimeControl,
 )
+from arena.stats.resources import Spread, ladder_stats, match_stats, stats_json
 
 
 def header(tc: TimeControl, bots: tuple[str, str] = ("a", "b"), match_id: str = "m1"

@@ -17,10 +17,10 @@ from sqlalchemy import text
 
 from arena.bots.identity import directory_hash
 from arena.cluster.executor import given_up
-from arena.ladder.rating import elo_update
 from arena.ladder.schedule import build_schedule
 from arena.ladder.store import LadderStore, Recorded, private_sqlite_file
 from arena.model import BotSpec, MatchSpec, Termination
+from arena.stats.rating import elo_update
 from tests.ladder.fakes import fake_result
 
 A = BotSpec("alpha", "lost-cities", digest="sha256:aaa", version="1")

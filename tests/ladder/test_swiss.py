@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from arena.ladder.encounters import Leg
 from arena.ladder.swiss import SwissState, encounter_id, max_rounds, swiss_state
+from arena.stats.encounters import Leg
 
 PREFIX = "open"
 Outcome = Callable[[str, str], float]

@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 
 from arena.cli import ladder_cmds
 from arena.cli.ladder_view import render_standings, render_versions
-from arena.ladder.rating import GameRecord, fit
 from arena.ladder.reports import (
     load_matches,
     load_standings,
@@ -21,6 +20,7 @@ from arena.ladder.reports import (
     versions_of,
 )
 from arena.ladder.store import LadderStore
+from arena.stats.rating import GameRecord, fit
 from tests.ladder.fakes import ladder_app
 from tests.ladder.test_view import row_of, text_of
 from tests.ladder.versioned import A1, A2, B1, bot, record_encounters, versioned_ladder

@@ -29,14 +29,14 @@ from arena.cli.watch_cmds import frames
 from arena.cluster.progress import HostProgress
 from arena.ladder.reports import crosstable_of, standings_of
 from arena.ladder.runner import InFlight, LadderEventKind, Progress
-from arena.ladder.sprt import Pentanomial, SprtParams
-from arena.ladder.sprt_pairs import PairBook
-from arena.ladder.sprt_run import SprtEvent, SprtStatus
 from arena.ladder.store import VoidAttempt
 from arena.model import MatchEndEvent, Termination
 from arena.record.log import read_events
 from arena.record.replay import replay_log
 from arena.render.text import plain
+from arena.sprt.run import SprtEvent, SprtStatus
+from arena.stats.sprt import Pentanomial, SprtParams
+from arena.stats.sprt_pairs import PairBook
 from tests.html.support import play_logged
 from tests.ladder.fakes import SAMPLE_MATCHES
 from tests.terminal_support import (

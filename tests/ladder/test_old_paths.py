@@ -1,0 +1,36 @@
+"""The old import paths of moved modules keep working for one release, with a warning."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import pytest
+
+MOVED = {
+    "arena.ladder.rating": ("arena.stats.rating", "fit"),
+    "arena.ladder.sprt": ("arena.stats.sprt", "SprtParams"),
+    "arena.ladder.sprt_pairs": ("arena.stats.sprt_pairs", "PairBook"),
+    "arena.ladder.stats": ("arena.stats.resources", "match_stats"),
+    "arena.ladder.encounters": ("arena.stats.encounters", "Leg"),
+    "arena.ladder.sprt_run": ("arena.sprt.run", "run_sprt"),
+    "arena.ladder.sprt_file": ("arena.sprt.file", "sprt_ladder"),
+}
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_an_old_path_imports_and_warns(old: str) -> None:
+    new, name = MOVED[old]
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=rf"{old} is deprecated: import .*{new}"):
+        module = importlib.import_module(old)
+    assert getattr(module, name) is getattr(importlib.import_module(new), name)
+
+
+def test_the_moved_plan_of_an_sprt_test_is_there_too() -> None:
+    sys.modules.pop("arena.ladder.sprt_pairs", None)
+    with pytest.warns(DeprecationWarning):
+        module = importlib.import_module("arena.ladder.sprt_pairs")
+    from arena.sprt.plan import PairPlan
+
+    assert module.PairPlan is PairPlan
