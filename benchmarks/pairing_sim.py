@@ -24,14 +24,14 @@ The schedules:
 
 * round robin: cycles of every pair once (the circle method), the order checked after each
   complete cycle (as a round-robin ladder would be extended one cycle at a time);
-* adaptive: ``arena.ladder.pairing.choose`` with no placement, its default fairness
+* adaptive: ``arena.ladder.schedules.pairing.choose`` with no placement, its default fairness
   (K = 2N) and confidence, as a ladder playing ``--concurrency`` encounters at a time (4 by
   default) whose results land together: that many choices, each with the ones before it in
   flight, then their results, the order checked after every batch (an adaptive ladder checks
   after every result; a batch is at most 3 encounters late).
 
-Both use ``arena.ladder.pairing.separation`` (the ladder's Bradley–Terry fit, prior 1): the
-order is *separated* when every adjacent pair is ordered at 95%. Figures per field and
+Both use ``arena.ladder.schedules.pairing.separation`` (the ladder's Bradley–Terry fit, prior
+1): the order is *separated* when every adjacent pair is ordered at 95%. Figures per field and
 schedule (medians over the repetitions, and the worst):
 
 * ``encounters_to_stop``: encounters when the ladder's stop rule first holds (separated);
@@ -67,13 +67,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.ladder.pairing import (  # noqa: E402
+from arena.ladder.schedules.pairing import (  # noqa: E402
     DEFAULT_CONFIDENCE,
     PairingInput,
     choose,
     separation,
 )
-from arena.ladder.schedule import pairings  # noqa: E402
+from arena.ladder.schedules.schedule import pairings  # noqa: E402
 from arena.stats.encounters import Leg  # noqa: E402
 from arena.stats.rating import GameRecord, pairing_stats  # noqa: E402
 
@@ -235,7 +235,7 @@ def choose_ms(n: int = 32, encounters: int = 2000) -> dict[str, float]:
     games = Games(players, field(n, rng), rng)
     for _ in range(encounters):
         games.play(tuple(rng.sample(players, 2)))  # type: ignore[arg-type]
-    from arena.ladder import pairing
+    from arena.ladder.schedules import pairing
 
     timings = []
     for _ in range(5):

@@ -58,9 +58,9 @@ from arena.ladder.reports import (
     schedule_json,
 )
 from arena.ladder.runner import LadderEvent, Note, ladder_signing, run_ladder_blocking
+from arena.ladder.schedules.registry import schedule_status
+from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
 from arena.ladder.site import logged_stats
-from arena.ladder.sources import schedule_status
-from arena.ladder.status import AdaptiveStatus, ScheduleStatus
 from arena.record.signing import load_trusted
 from arena.render.text import plain
 from arena.stats.resources import stats_json

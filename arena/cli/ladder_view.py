@@ -33,8 +33,8 @@ from arena.ladder.reports import (
     standings_of,
 )
 from arena.ladder.runner import LadderEvent, LadderEventKind, Progress, RunSummary
-from arena.ladder.schedule import ScheduledMatch
-from arena.ladder.status import AdaptiveStatus, ScheduleStatus
+from arena.ladder.schedules.schedule import ScheduledMatch
+from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
 from arena.ladder.store import StoredMatch, VoidAttempt
 from arena.model import MatchResult
 from arena.render.text import plain

@@ -1,8 +1,8 @@
 """How a schedule type's state looks on the terminal: an adaptive or continuous ladder's pairing
 decisions and players, a knockout's bracket, a Swiss's table, round and score groups.
 
-Pure renderers (a status of ``arena.ladder.status`` in, rich renderables out), used by the live
-view of `arena run-ladder` and by `arena standings`. Every player key, reason and state
+Pure renderers (a status of ``arena.ladder.schedules.status`` in, rich renderables out), used by
+the live view of `arena run-ladder` and by `arena standings`. Every player key, reason and state
 is shown through ``arena.render.text.plain`` (literal text, never markup) and folds rather than
 widens a table, so a 138-character version key still reads in 100 columns.
 """
@@ -16,9 +16,9 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from arena.ladder.knockout import Bracket, Tie
+from arena.ladder.schedules.knockout import Bracket, Tie
 from arena.ladder.reports import format_when
-from arena.ladder.status import AdaptiveStatus, Decision, PlayerActivity, ScheduleStatus
+from arena.ladder.schedules.status import AdaptiveStatus, Decision, PlayerActivity, ScheduleStatus
 from arena.ladder.status_text import (
     adaptive_headline,
     bracket_headline,
@@ -29,7 +29,7 @@ from arena.ladder.status_text import (
     seeded,
     swiss_headline,
 )
-from arena.ladder.swiss import SwissState
+from arena.ladder.schedules.swiss import SwissState
 from arena.render.text import plain
 
 PLAYER_WIDTH = 40

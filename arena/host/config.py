@@ -87,8 +87,8 @@ from arena.bots.images.wheels import source_root
 from arena.bots.names import name_problem
 from arena.errors import ConfigError
 from arena.ladder.config import LadderParser
-from arena.ladder.schedule import CONTINUOUS
-from arena.ladder.sources import write_private
+from arena.ladder.schedules.schedule import CONTINUOUS
+from arena.ladder.schedules.sources import write_private
 from arena.ladder.toml_keys import TomlKeys
 from arena.record.signing import DEFAULT_KEY_NAME, KEYS_DIR
 

@@ -63,8 +63,8 @@ from arena.host.service import CompetitionService
 from arena.host.submissions import StageEvent, SubmissionBook
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.runner import LadderEvent, LadderEventKind, run_ladder, signing_of
+from arena.ladder.schedules.sources import write_private
 from arena.ladder.site import write_public
-from arena.ladder.sources import write_private
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.model import Termination
 from arena.v1 import competition_pb2 as pb

@@ -66,7 +66,7 @@ model = "logistic"                   # optional; or "normalized"
 max_pairs = 400                      # optional; no bound by default
 ```
 
-The other schedule types (``arena.ladder.sources`` runs them) have keys of their own;
+The other schedule types (``arena.ladder.schedules.sources`` runs them) have keys of their own;
 ``cycles`` and ``challenger`` belong to a round robin and a gauntlet only:
 
 ```toml
@@ -112,8 +112,8 @@ from typing import Any
 
 from arena.cluster.settings import ClusterSettings, TlsFiles
 from arena.errors import ConfigError
-from arena.ladder.pairing import DEFAULT_CONFIDENCE, DEFAULT_PLACEMENT
-from arena.ladder.schedule import (
+from arena.ladder.schedules.pairing import DEFAULT_CONFIDENCE, DEFAULT_PLACEMENT
+from arena.ladder.schedules.schedule import (
     ADAPTIVE,
     CONTINUOUS,
     FIXED_KINDS,
@@ -123,7 +123,7 @@ from arena.ladder.schedule import (
     SCHEDULE_KINDS,
     SWISS,
 )
-from arena.ladder.swiss import max_rounds
+from arena.ladder.schedules.swiss import max_rounds
 from arena.ladder.toml_keys import TomlKeys
 from arena.model import TimeControl
 from arena.referee.service import REQUESTED_CLOCKS

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.ladder.config import LadderConfig
-from arena.ladder.knockout import Bracket, Tie
 from arena.ladder.match_pages import PAGE_SIZE, MatchLinks, index_matches
 from arena.ladder.reports import (
     Crosstable,
@@ -34,7 +33,9 @@ from arena.ladder.reports import (
     given_up_text,
     ratio_note,
 )
-from arena.ladder.status import AdaptiveStatus, ScheduleStatus
+from arena.ladder.schedules.knockout import Bracket, Tie
+from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
+from arena.ladder.schedules.swiss import SwissState
 from arena.ladder.status_text import (
     adaptive_headline,
     bracket_headline,
@@ -46,7 +47,6 @@ from arena.ladder.status_text import (
     swiss_headline,
 )
 from arena.ladder.store import StoredMatch, VoidAttempt
-from arena.ladder.swiss import SwissState
 from arena.model import plain_text
 from arena.render.html.charts import (
     BracketBox,

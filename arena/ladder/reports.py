@@ -34,9 +34,9 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
-from arena.ladder.knockout import Bracket
-from arena.ladder.schedule import CONTINUOUS, KNOCKOUT, SWISS
-from arena.ladder.status import AdaptiveStatus, ScheduleStatus
+from arena.ladder.schedules.knockout import Bracket
+from arena.ladder.schedules.schedule import CONTINUOUS, KNOCKOUT, SWISS
+from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
 from arena.ladder.store import LadderStore, StoredMatch, VoidAttempt
 from arena.ladder.versions import Version, legs_of
 from arena.model import plain_text
@@ -455,7 +455,7 @@ def seat_version(m: StoredMatch, seat: int) -> str:
 # --- the schedule types' states -------------------------------------------------------------
 def schedule_json(status: ScheduleStatus) -> dict[str, Any]:
     """A schedule type's state as JSON data: its ``type`` ("knockout", "swiss", "adaptive",
-    "continuous") and every field of the status (``arena.ladder.status``)."""
+    "continuous") and every field of the status (``arena.ladder.schedules.status``)."""
     if isinstance(status, AdaptiveStatus):
         return {"type": status.kind, **asdict(status)}
     if isinstance(status, Bracket):

@@ -13,10 +13,10 @@ recorded as a void attempt (never rated, not a recorded match) and played again 
 The execution itself, ``run_matches``, is the one place that plays matches and records them. It
 takes them from a ``MatchSource``: a fixed plan for a round robin or a gauntlet
 (``PlannedMatches``), or a source that decides what to play next as results land (an SPRT test,
-``arena.sprt.run``; an adaptive or continuous ladder, a knockout, a Swiss,
-``arena.ladder.sources``). A ``ScheduleSource`` also shows where its schedule stands (every
-event's ``Progress.schedule``), may grow the lineup while it runs (a continuous ladder's new
-versions) and says why it stopped by itself (``RunSummary.stopped``).
+``arena.sprt.run``; an adaptive or continuous ladder, a knockout, a Swiss, opened through
+``arena.ladder.schedules.registry``). A ``ScheduleSource`` also shows where its schedule stands
+(every event's ``Progress.schedule``), may grow the lineup while it runs (a continuous ladder's
+new versions) and says why it stopped by itself (``RunSummary.stopped``).
 
 Every match log the run keeps is signed (``arena.record.signing.sign_log``) before its result
 is recorded, with the ladder's key (``Signing``: its ``signing_key``, else one made in its state
@@ -48,17 +48,20 @@ import os
 import secrets
 import signal
 import time
+import warnings
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from arena.cluster.progress import HostProgress
 from arena.errors import ArenaError, ConfigError
+from arena.games import plugin
+from arena.ladder import entrants
 from arena.ladder.config import LadderConfig
-from arena.ladder.schedule import (
+from arena.ladder.schedules.registry import open_schedule
+from arena.ladder.schedules.schedule import (
     ADAPTIVE,
-    CONTINUOUS,
     FIXED_KINDS,
     KNOCKOUT,
     SWISS,
@@ -66,9 +69,9 @@ from arena.ladder.schedule import (
     ScheduledMatch,
     build_schedule,
 )
-from arena.ladder.status import ScheduleStatus
+from arena.ladder.schedules.status import ScheduleStatus
 from arena.ladder.store import LadderStore
-from arena.model import BotSpec, LadderSlot, MatchEvent, MatchResult, MatchSpec, Termination
+from arena.model import LadderSlot, MatchEvent, MatchResult, MatchSpec, Termination
 from arena.record.log import private_dir, tighten
 from arena.record.signing import (
     KEYS_DIR,
@@ -78,8 +81,11 @@ from arena.record.signing import (
     load_signer,
     sign_played,
 )
-from arena.referee.service import Lineup
+from arena.referee.service import Lineup, resolve_clock
 from arena.sandbox.api import Sandbox
+
+if TYPE_CHECKING:
+    from arena.ladder.entrants import ResolveBot
 
 log = logging.getLogger(__name__)
 
@@ -95,10 +101,6 @@ class PlayMatch(Protocol):
         log_dir: Path,
         on_event: Callable[[MatchEvent], None] | None = ...,
     ) -> Awaitable[MatchResult]: ...
-
-
-ResolveBot = Callable[[str, Path], BotSpec]
-"""(entrant reference, ladder directory) → a runnable bot."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,7 @@ class Progress:
     given_up: int = 0
     """Matches of this run the cluster gave up on (void attempts, played again)."""
     schedule: ScheduleStatus | None = None
-    """What the schedule type shows (``arena.ladder.status``): an adaptive or continuous
+    """What the schedule type shows (``arena.ladder.schedules.status``): an adaptive or continuous
     ladder's state, a knockout's bracket, a Swiss; None for a round robin or a gauntlet."""
     clock: str = ""
     """The clock model the matches are charged on ("cpu" or "wall"; "" before it is known)."""
@@ -174,7 +176,7 @@ def prepare_run(config: LadderConfig, signing: Signing | None = None,
     """What a run needs before anything is made: the game through the conformance gate (a
     failing one refused, ``ConfigError``, unless the ladder allows it: then its warning) and
     the key that signs the logs (a bad one refused). Says each to ``on_note``."""
-    from arena.games import plugin
+    # the gate when a run starts: it would add ~50 ms to every `arena` command
     from arena.gate import gate_status
 
     note = on_note or (lambda kind, text: None)
@@ -287,7 +289,7 @@ class MatchSource(Protocol):
 
 @runtime_checkable
 class ScheduleSource(MatchSource, Protocol):
-    """A source that shows where its schedule stands (``arena.ladder.sources``)."""
+    """A source that shows where its schedule stands (``arena.ladder.schedules.sources``)."""
 
     def lineup(self) -> Lineup:
         """The bots the seats of its matches index (it may grow while the run goes on)."""
@@ -320,40 +322,12 @@ class PlannedMatches:
         """Nothing to do: the plan is fixed (a dropped match waits for the next run)."""
 
 
-def default_resolve(ref: str, base_dir: Path) -> BotSpec:
-    """Resolve an entrant with ``arena.bots.resolve_bot``."""
-    from arena.bots import resolve_bot
-
-    return resolve_bot(ref, base_dir=base_dir)
-
-
 def default_play() -> PlayMatch:
     """The real referee, in this process (the runner's default is the cluster)."""
+    # the referee's match loop (gRPC) when a match is played here: ~0.2 s off every command
     from arena.referee.match import play_match
 
     return play_match
-
-
-def line_up_entrants(config: LadderConfig, resolve: ResolveBot | None = None,
-                     sandbox: str | None = None, check: bool = True) -> Lineup:
-    """The ladder's entrants lined up by the match service (resolved, identified, checked in
-    the sandbox, "auto" decided once for the run). Raises ``ConfigError`` for a bot of another
-    game or two entrants with the same name."""
-    from arena.referee.service import line_up
-
-    resolve = resolve or default_resolve
-    specs = [resolve(ref, config.base_dir) for ref in config.entrants]
-    for ref, spec in zip(config.entrants, specs, strict=True):
-        if spec.game != config.game:
-            raise ConfigError(
-                f"entrant {ref!r} plays {spec.game!r}, "
-                f"but ladder {config.name!r} is {config.game!r}"
-            )
-    names = [s.name for s in specs]
-    dup = next((n for n in names if names.count(n) > 1), None)
-    if dup is not None:
-        raise ConfigError(f"two entrants of ladder {config.name!r} are both named {dup!r}")
-    return line_up(specs, game=config.game, sandbox=sandbox or config.sandbox, check=check)
 
 
 def ladder_schedule(config: LadderConfig, cycles: int | None = None) -> tuple[Encounter, ...]:
@@ -612,7 +586,7 @@ async def run_ladder(
                                    concurrency=concurrency, sandbox=sandbox, on_event=on_event,
                                    stop=stop, store=store, signing=signing)
     # with the real referee, the sandbox checks that every entrant can run in it at all
-    lineup = line_up_entrants(config, resolve, sandbox, check=play is None)
+    lineup = entrants.line_up_entrants(config, resolve, sandbox, check=play is None)
     resolve_run_clock(config, lineup)  # a clock that cannot be had: before the store is made
     schedule = ladder_schedule(config, cycles)
     with open_run_store(config, store) as db:
@@ -633,24 +607,12 @@ async def _run_schedule(config: LadderConfig, *, play: PlayMatch | None,
                         concurrency: int | None, sandbox: str | None,
                         on_event: EventSink | None, stop: asyncio.Event | None,
                         store: LadderStore | None, signing: Signing | None) -> RunSummary:
-    """``run_ladder`` for the schedule types that decide as they go (``arena.ladder.sources``):
-    their source, opened over the store, hands out the matches."""
-    from arena.ladder.sources import EncounterSource, open_source
-
-    check = play is None
+    """``run_ladder`` for the schedule types that decide as they go
+    (``arena.ladder.schedules``): their source, opened over the store, hands out the
+    matches."""
     with open_run_store(config, store) as db:
-        if config.schedule.kind == CONTINUOUS:
-            from arena.ladder.continuous import ContinuousSource
-            from arena.sandbox import get_sandbox
-
-            box = get_sandbox(sandbox or config.sandbox)
-            if check:
-                box.check([])
-            source: EncounterSource = ContinuousSource(config, db, box, ladder_secret(config),
-                                           resolve or default_resolve, check, max_matches)
-        else:
-            lineup = line_up_entrants(config, resolve, sandbox, check=check)
-            source = open_source(config, db, lineup, ladder_secret(config), max_matches)
+        source = open_schedule(config, db, ladder_secret(config), resolve=resolve,
+                               sandbox=sandbox, check=play is None, max_matches=max_matches)
         size = schedule_size(config, len(source.lineup().bots))
         already = len(source.matches)
         return await run_matches(
@@ -665,6 +627,7 @@ def check_gated(config: LadderConfig) -> str:
     once per version of the game, then cached): one ``ConfigError`` line naming the failed
     checks and `arena games check`, unless the ladder allows it (``allow_ungated_game``: then
     the warning line, also logged). "" for a game that passes."""
+    # as prepare_run: the gate only when a run starts
     from arena.gate import require_gated
 
     return require_gated(config.game, allow=config.allow_ungated_game)
@@ -676,8 +639,6 @@ def resolve_run_clock(config: LadderConfig, lineup: Lineup) -> tuple[LadderConfi
     back to the wall clock. Raises ``ConfigError`` (one line) when the clock asked for is "cpu"
     and the sandbox cannot meter CPU here. A resolved config resolves to itself, without a
     note."""
-    from arena.referee.service import resolve_clock
-
     clock, note = resolve_clock(config.clock, lineup.sandbox, lineup.bots)
     return config.with_clock(clock), note
 
@@ -763,6 +724,7 @@ async def run_matches(
 async def _on_cluster(stack: contextlib.AsyncExitStack, run: _Run, width: int) -> int:
     """Open the run's cluster (embedded: ``width`` workers) and play on it; returns how many
     matches to keep submitted (a remote cluster: at least its match slots)."""
+    # Dask (~1 s) only when a run opens a cluster, never for `arena --help` or the reports
     from arena.cluster.session import open_cluster
 
     settings = run.config.cluster
@@ -828,3 +790,16 @@ def run_blocking(main: Callable[[asyncio.Event], Awaitable[T]]) -> T:
                 loop.remove_signal_handler(sig)
 
     return asyncio.run(guarded())
+
+
+MOVED = ("ResolveBot", "default_resolve", "line_up_entrants")
+"""Names that moved to ``arena.ladder.entrants``, still found here for one release (with a
+warning)."""
+
+if not TYPE_CHECKING:  # the type checker sees the new paths only
+    def __getattr__(name: str) -> Any:
+        if name not in MOVED:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        warnings.warn(f"{__name__}.{name} is deprecated: import {entrants.__name__}.{name}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(entrants, name)

@@ -66,7 +66,7 @@ from arena.ladder.reports import (
     standings_of,
     versions_of,
 )
-from arena.ladder.sources import schedule_status
+from arena.ladder.schedules.registry import schedule_status
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.model import MatchEvent
 from arena.record.log import read_events

@@ -2,7 +2,7 @@
 ladder, a knockout and a Swiss, a round's name, a seeded player, an encounter's score, a
 Swiss's score groups and pairings.
 
-Pure text helpers (a status of ``arena.ladder.status`` in, a ``str`` out), shared by the
+Pure text helpers (a status of ``arena.ladder.schedules.status`` in, a ``str`` out), shared by the
 terminal views (``arena.cli.schedule_view``) and the report site (``arena.ladder.report_page``).
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.ladder.knockout import Bracket, Tie
-from arena.ladder.status import AdaptiveStatus
-from arena.ladder.swiss import SwissRound, SwissState
+from arena.ladder.schedules.knockout import Bracket, Tie
+from arena.ladder.schedules.status import AdaptiveStatus
+from arena.ladder.schedules.swiss import SwissRound, SwissState
 from arena.stats.encounters import EncounterResult
 
 

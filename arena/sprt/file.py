@@ -33,8 +33,8 @@ from arena.errors import ConfigError
 from arena.games import get_game
 from arena.games.api import validate_options
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.runner import ResolveBot, default_resolve
-from arena.ladder.schedule import slug
+from arena.ladder.entrants import ResolveBot, default_resolve
+from arena.ladder.schedules.schedule import slug
 from arena.model import BotSpec, TimeControl
 from arena.record.log import private_dir
 from arena.referee.service import check_time_control

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.ladder.schedule import ScheduledMatch, encounter_seed, pairing_key, slug
+from arena.ladder.schedules.schedule import ScheduledMatch, encounter_seed, pairing_key, slug
 
 
 @dataclass(frozen=True)

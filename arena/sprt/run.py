@@ -29,22 +29,21 @@ from typing import Any
 
 from arena.errors import ArenaError, ConfigError
 from arena.ladder.config import LadderConfig, SprtConfig
+from arena.ladder.entrants import ResolveBot, default_resolve
 from arena.ladder.runner import (
     EventSink,
     LadderEvent,
     LadderEventKind,
     PlayMatch,
     Progress,
-    ResolveBot,
     RunSummary,
     check_gated,
-    default_resolve,
     ladder_secret,
     open_run_store,
     run_blocking,
     run_matches,
 )
-from arena.ladder.schedule import ScheduledMatch
+from arena.ladder.schedules.schedule import ScheduledMatch
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec, MatchResult
 from arena.referee.service import Lineup, line_up

@@ -528,7 +528,7 @@ def _variances(
 
 @dataclass(frozen=True)
 class Model:
-    """A Bradley–Terry fit as pairing decisions read it (``arena.ladder.pairing``): the
+    """A Bradley–Terry fit as pairing decisions read it (``arena.ladder.schedules.pairing``): the
     log-strengths and their covariance, in logits. Only differences are identified, so nothing
     here is anchored; the variance of a difference is the standings' (the larger of the
     model-based and the encounter-clustered estimate)."""

@@ -19,7 +19,7 @@ from arena.host.config import (
     load_competition,
 )
 from arena.ladder.config import load_ladder
-from arena.ladder.schedule import CONTINUOUS
+from arena.ladder.schedules.schedule import CONTINUOUS
 from tests.conftest import ROOT, SAMPLE_BOTS
 
 MINIMAL = '[competition]\nname = "spring"\n\n[games.lost-cities]\n'

@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.ladder.config import load_ladder
-from arena.ladder.knockout import Bracket, Tie
 from arena.ladder.match_pages import replay_name
 from arena.ladder.report_page import ReportData, report_page
 from arena.ladder.reports import (
@@ -23,6 +22,7 @@ from arena.ladder.reports import (
     standings_of,
 )
 from arena.ladder.runner import ladder_schedule, run_ladder
+from arena.ladder.schedules.knockout import Bracket, Tie
 from arena.ladder.site import refresh_site
 from arena.ladder.store import VoidAttempt
 from arena.model import Termination

@@ -1,12 +1,12 @@
-"""Schedule statuses built by hand from the contract's types (``arena.ladder.status``,
+"""Schedule statuses built by hand from the contract's types (``arena.ladder.schedules.status``,
 ``knockout``, ``swiss``), for the views' tests: names with markup, an escape sequence and the
 longest keys a version can have."""
 
 from __future__ import annotations
 
-from arena.ladder.knockout import Bracket, Tie
-from arena.ladder.status import AdaptiveStatus, Decision, PlayerActivity
-from arena.ladder.swiss import SwissRound, SwissRow, SwissState
+from arena.ladder.schedules.knockout import Bracket, Tie
+from arena.ladder.schedules.status import AdaptiveStatus, Decision, PlayerActivity
+from arena.ladder.schedules.swiss import SwissRound, SwissRow, SwissState
 from arena.stats.encounters import EncounterResult
 
 MARKUP = "[red]beta[/]"

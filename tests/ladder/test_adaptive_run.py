@@ -17,8 +17,9 @@ from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import LadderEvent, LadderEventKind, RunSummary, run_ladder
-from arena.ladder.sources import PAIRINGS_FILE, PLAYERS_FILE, schedule_status, tournament_players
-from arena.ladder.status import AdaptiveStatus
+from arena.ladder.schedules.registry import schedule_status
+from arena.ladder.schedules.sources import PAIRINGS_FILE, PLAYERS_FILE, tournament_players
+from arena.ladder.schedules.status import AdaptiveStatus
 from arena.ladder.store import LadderStore
 from arena.model import MatchSpec
 from tests.ladder.fakes import FakePlayer, fake_resolve, fake_result

@@ -17,12 +17,13 @@ import pytest
 from arena.bots import catalogue
 from arena.bots.identity import directory_hash
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.continuous import SNAPSHOTS, VERSIONS_FILE
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import LadderEvent, LadderEventKind, RunSummary, run_ladder
-from arena.ladder.schedule import slug
-from arena.ladder.sources import PAIRINGS_FILE, encounter_number, schedule_status
-from arena.ladder.status import AdaptiveStatus
+from arena.ladder.schedules.continuous import SNAPSHOTS, VERSIONS_FILE
+from arena.ladder.schedules.registry import schedule_status
+from arena.ladder.schedules.schedule import slug
+from arena.ladder.schedules.sources import PAIRINGS_FILE, encounter_number
+from arena.ladder.schedules.status import AdaptiveStatus
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec
 from tests.ladder.fakes import FakePlayer

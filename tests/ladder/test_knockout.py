@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from arena.ladder.knockout import (
+from arena.ladder.schedules.knockout import (
     MAX_EXTRA_ENCOUNTERS,
     Bracket,
     Tie,

@@ -12,10 +12,11 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.knockout import Bracket
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import LadderEvent, RunSummary, run_ladder
-from arena.ladder.sources import schedule_status, tournament_players
+from arena.ladder.schedules.knockout import Bracket
+from arena.ladder.schedules.registry import schedule_status
+from arena.ladder.schedules.sources import tournament_players
 from arena.ladder.store import LadderStore
 from tests.ladder.fakes import FakePlayer, fake_resolve
 

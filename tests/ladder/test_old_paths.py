@@ -15,6 +15,13 @@ MOVED = {
     "arena.ladder.encounters": ("arena.stats.encounters", "Leg"),
     "arena.ladder.sprt_run": ("arena.sprt.run", "run_sprt"),
     "arena.ladder.sprt_file": ("arena.sprt.file", "sprt_ladder"),
+    "arena.ladder.schedule": ("arena.ladder.schedules.schedule", "build_schedule"),
+    "arena.ladder.pairing": ("arena.ladder.schedules.pairing", "choose"),
+    "arena.ladder.swiss": ("arena.ladder.schedules.swiss", "swiss_state"),
+    "arena.ladder.knockout": ("arena.ladder.schedules.knockout", "bracket"),
+    "arena.ladder.sources": ("arena.ladder.schedules.sources", "open_source"),
+    "arena.ladder.continuous": ("arena.ladder.schedules.continuous", "ContinuousSource"),
+    "arena.ladder.status": ("arena.ladder.schedules.status", "AdaptiveStatus"),
 }
 
 
@@ -34,3 +41,24 @@ def test_the_moved_plan_of_an_sprt_test_is_there_too() -> None:
     from arena.sprt.plan import PairPlan
 
     assert module.PairPlan is PairPlan
+
+
+def test_the_old_sources_path_still_has_the_schedule_status() -> None:
+    sys.modules.pop("arena.ladder.sources", None)
+    with pytest.warns(DeprecationWarning):
+        module = importlib.import_module("arena.ladder.sources")
+    from arena.ladder.schedules.registry import schedule_status
+
+    assert module.schedule_status is schedule_status
+
+
+@pytest.mark.parametrize("name", ["ResolveBot", "default_resolve", "line_up_entrants"])
+def test_the_runners_moved_names_warn(name: str) -> None:
+    from arena.ladder import entrants, runner
+
+    with pytest.warns(DeprecationWarning, match=rf"runner\.{name} is deprecated: import "
+                                                rf"arena\.ladder\.entrants\.{name}"):
+        moved = getattr(runner, name)
+    assert moved is getattr(entrants, name)
+    with pytest.raises(AttributeError):
+        runner.no_such_name  # noqa: B018

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from arena.ladder import pairing
-from arena.ladder.pairing import PairingInput, choose, separation
+from arena.ladder.schedules import pairing
+from arena.ladder.schedules.pairing import PairingInput, choose, separation
 from arena.stats.encounters import Leg
 
 STRENGTH = {"ace": 600.0, "good": 300.0, "fair": 0.0, "fair2": -10.0, "weak": -400.0,

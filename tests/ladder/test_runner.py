@@ -22,7 +22,7 @@ from arena.ladder.runner import (
     plan_run,
     run_ladder,
 )
-from arena.ladder.schedule import build_schedule
+from arena.ladder.schedules.schedule import build_schedule
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec, MatchSpec, Termination
 from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve
@@ -227,7 +227,8 @@ def test_the_deal_secret_is_made_once_and_kept(tmp_path: Path) -> None:
 def test_a_fixed_schedule_shows_no_schedule_status_and_keeps_its_files(tmp_path: Path) -> None:
     """A round robin as before issue 20: no schedule status, no state files of the new types,
     nothing that stopped by itself."""
-    from arena.ladder.sources import schedule_status, tournament_players
+    from arena.ladder.schedules.registry import schedule_status
+    from arena.ladder.schedules.sources import tournament_players
 
     cfg = config(tmp_path, cycles=1)
     events: list[LadderEvent] = []

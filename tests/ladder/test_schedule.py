@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from arena.ladder.schedule import GAUNTLET, build_schedule, pairings
+from arena.ladder.schedules.schedule import GAUNTLET, build_schedule, pairings
 
 BOTS = ["bots/a", "bots/b", "bots/c", "bots/d", "bots/e"]
 
@@ -79,7 +79,7 @@ def test_gauntlet_pairs_the_challenger_with_the_field() -> None:
 
 def test_deal_seeds_depend_on_the_private_secret() -> None:
     """Match ids name the ladder, cycle and pairing; without the secret the deals stay unknown."""
-    from arena.ladder.schedule import build_schedule
+    from arena.ladder.schedules.schedule import build_schedule
 
     public = build_schedule("demo", ["a", "b"], cycles=2, seed=1)
     one = build_schedule("demo", ["a", "b"], cycles=2, seed=1, secret="s1")

@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.knockout import Bracket
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import SECRET_FILE, run_ladder_blocking
-from arena.ladder.sources import PLAYERS_FILE, schedule_status
+from arena.ladder.schedules.knockout import Bracket
+from arena.ladder.schedules.registry import schedule_status
+from arena.ladder.schedules.sources import PLAYERS_FILE
+from arena.ladder.schedules.swiss import SwissState
 from arena.ladder.store import LadderStore
-from arena.ladder.swiss import SwissState
 from arena.record.log import private_dir
 from arena.record.replay import replay_log
 from tests.ladder.test_crash import _kill_when, _recorded, _start

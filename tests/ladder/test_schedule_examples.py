@@ -11,7 +11,7 @@ import pytest
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import run_ladder_blocking
-from arena.ladder.sources import schedule_status
+from arena.ladder.schedules.registry import schedule_status
 from arena.ladder.store import LadderStore
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ from arena.cli.schedule_view import render_schedule
 from arena.ladder.config import parse_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import LadderEvent, LadderEventKind, Progress
-from arena.ladder.schedule import ScheduledMatch
-from arena.ladder.status import AdaptiveStatus, ScheduleStatus
+from arena.ladder.schedules.schedule import ScheduledMatch
+from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
 from tests.ladder.statuses import LONG, MARKUP, NOW, adaptive, bracket, decided, swiss
 from tests.ladder.test_view import row_of, text_of
 from tests.ladder.versioned import A2, B1, record_encounters, result, versioned_ladder

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from arena.bots.identity import bot_identity
-from arena.ladder.runner import default_resolve
+from arena.ladder.entrants import default_resolve
 from arena.model import TimeControl
 from arena.sprt.file import SprtDesign, sprt_ladder
 from arena.stats.sprt import SprtParams

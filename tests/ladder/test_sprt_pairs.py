@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from arena.ladder.schedule import encounter_seed, pairing_key
+from arena.ladder.schedules.schedule import encounter_seed, pairing_key
 from arena.sprt.plan import PairPlan
 from arena.stats.sprt import Pentanomial
 from arena.stats.sprt_pairs import PairBook, candidate_score

@@ -17,7 +17,7 @@ from sqlalchemy import text
 
 from arena.bots.identity import directory_hash
 from arena.cluster.executor import given_up
-from arena.ladder.schedule import build_schedule
+from arena.ladder.schedules.schedule import build_schedule
 from arena.ladder.store import LadderStore, Recorded, private_sqlite_file
 from arena.model import BotSpec, MatchSpec, Termination
 from arena.stats.rating import elo_update

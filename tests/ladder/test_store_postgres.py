@@ -18,7 +18,7 @@ from sqlalchemy import select, text
 from arena.ladder.config import LadderConfig, parse_ladder
 from arena.ladder.reports import load_matches, load_standings, standings_of
 from arena.ladder.runner import ladder_schedule, run_ladder
-from arena.ladder.schedule import build_schedule
+from arena.ladder.schedules.schedule import build_schedule
 from arena.ladder.store import LadderStore, Recorded, StoredMatch, matches_t
 from arena.model import BotSpec, MatchSpec, Termination
 from tests.ladder.fakes import FakePlayer, fake_resolve, fake_result

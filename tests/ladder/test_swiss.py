@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from arena.ladder.swiss import SwissState, encounter_id, max_rounds, swiss_state
+from arena.ladder.schedules.swiss import SwissState, encounter_id, max_rounds, swiss_state
 from arena.stats.encounters import Leg
 
 PREFIX = "open"

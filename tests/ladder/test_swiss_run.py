@@ -11,9 +11,10 @@ from typing import Any
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import LadderEvent, RunSummary, run_ladder
-from arena.ladder.sources import schedule_status, tournament_players
+from arena.ladder.schedules.registry import schedule_status
+from arena.ladder.schedules.sources import tournament_players
+from arena.ladder.schedules.swiss import SwissState
 from arena.ladder.store import LadderStore
-from arena.ladder.swiss import SwissState
 from arena.model import MatchSpec
 from tests.ladder.fakes import FakePlayer, fake_resolve
 
@@ -72,7 +73,7 @@ def test_a_round_is_paired_only_once_the_round_before_is_complete(tmp_path: Path
     run(cfg, FakePlayer(delay=0.02, hook=hook))
     encounters = {m.match_id: m.encounter_id for m in load_matches(cfg)}
     state = rest(cfg)
-    from arena.ladder.swiss import encounter_id
+    from arena.ladder.schedules.swiss import encounter_id
 
     round_of = {encounter_id("open", r.index, a, b): r.index
                 for r in state.rounds for a, b in r.pairings}

@@ -23,7 +23,7 @@ from arena.cli.schedule_view import format_clock
 from arena.ladder.config import parse_ladder
 from arena.ladder.reports import crosstable_of, standings_of
 from arena.ladder.runner import InFlight, LadderEvent, LadderEventKind, Progress, RunSummary
-from arena.ladder.schedule import build_schedule
+from arena.ladder.schedules.schedule import build_schedule
 from arena.ladder.store import VoidAttempt
 from arena.model import BotSpec, MatchSpec, Termination
 from tests.ladder.fakes import SAMPLE_MATCHES, fake_result
