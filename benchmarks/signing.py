@@ -54,7 +54,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.ladder.config import load_ladder  # noqa: E402
-from arena.ladder.publish import publish, verify_publication  # noqa: E402
 from arena.ladder.runner import ladder_signing  # noqa: E402
 from arena.ladder.store import LadderStore  # noqa: E402
 from arena.model import BotSpec, LadderSlot, MatchResult, MatchSpec, TimeControl  # noqa: E402
@@ -68,6 +67,7 @@ from arena.record.signing import (  # noqa: E402
 )
 from arena.referee.local import LocalPlayer  # noqa: E402
 from arena.referee.match import Match  # noqa: E402
+from arena.site.publish import publish, verify_publication  # noqa: E402
 
 GAME = "lost-cities"
 BOTS = tuple(f"bot{i:02d}" for i in range(20))

@@ -4,7 +4,7 @@ of N recorded matches (10 000 by default), and the site's size per match.
 A synthetic ladder (PORTAS, 20 bots, duplicate encounters, a round robin's pairs over and over)
 is recorded straight into a real SQLite store through ``LadderStore.record_match``; each match
 has a real small log (a copy, under its own match id, of a match the two bots really played
-in-process for that pair and seat order). Then ``arena.ladder.site.refresh_site`` builds the
+in-process for that pair and seat order). Then ``arena.site.refresh.refresh_site`` builds the
 site once (every replay page), and the figures are taken:
 
   site_first_build_s             the first refresh: every replay page, list page, the index
@@ -41,9 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.ladder.config import LadderConfig, load_ladder  # noqa: E402
-from arena.ladder.match_pages import list_page_path  # noqa: E402
 from arena.ladder.reports import history_of  # noqa: E402
-from arena.ladder.site import refresh_site  # noqa: E402
 from arena.ladder.store import LadderStore  # noqa: E402
 from arena.model import BotSpec, MatchResult, MatchSpec, TimeControl  # noqa: E402
 from arena.record.log import read_events  # noqa: E402
@@ -51,6 +49,8 @@ from arena.record.replay import replay_events  # noqa: E402
 from arena.referee.local import LocalPlayer  # noqa: E402
 from arena.referee.match import Match  # noqa: E402
 from arena.render.html import replay_page  # noqa: E402
+from arena.site.match_pages import list_page_path  # noqa: E402
+from arena.site.refresh import refresh_site  # noqa: E402
 
 GAME = "portas"
 BOTS = tuple(f"bot{i:02d}" for i in range(20))

@@ -41,8 +41,6 @@ from arena.cli.schedule_view import render_schedule
 from arena.cli.verify_cmds import render_verification, verification_progress
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, load_ladder
-from arena.ladder.publish import publish as publish_results
-from arena.ladder.publish import verify_command
 from arena.ladder.reports import (
     history_csv,
     history_json,
@@ -60,9 +58,11 @@ from arena.ladder.reports import (
 from arena.ladder.runner import LadderEvent, Note, ladder_signing, run_ladder_blocking
 from arena.ladder.schedules.registry import schedule_status
 from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
-from arena.ladder.site import logged_stats
 from arena.record.signing import load_trusted
 from arena.render.text import plain
+from arena.site.publish import publish as publish_results
+from arena.site.publish import verify_command
+from arena.site.refresh import logged_stats
 from arena.stats.resources import stats_json
 
 DEFAULT_LADDER = Path("ladder/demo.toml")

@@ -1,7 +1,7 @@
 """`arena ladder report`'s writer: the ladder's static site brought up to date.
 
 The site itself (index, list pages, one replay page per match, the shared player) is written by
-``arena.ladder.site.refresh_site``, incrementally: a second report of the same ladder into the
+``arena.site.refresh.refresh_site``, incrementally: a second report of the same ladder into the
 same directory writes only what changed. Here: what the command says about it (a warning for
 each match whose log cannot be replayed, the files written and left as they were).
 """
@@ -12,8 +12,8 @@ from pathlib import Path
 
 from arena.cli.common import console, err_console, notice
 from arena.ladder.config import LadderConfig
-from arena.ladder.site import MISSING, SiteSummary, refresh_site
 from arena.render.text import plain
+from arena.site.refresh import MISSING, SiteSummary, refresh_site
 
 __all__ = ["SiteSummary", "refresh_report"]
 

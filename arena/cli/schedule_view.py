@@ -16,10 +16,12 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from arena.ladder.schedules.knockout import Bracket, Tie
 from arena.ladder.reports import format_when
+from arena.ladder.schedules.knockout import Bracket, Tie
 from arena.ladder.schedules.status import AdaptiveStatus, Decision, PlayerActivity, ScheduleStatus
-from arena.ladder.status_text import (
+from arena.ladder.schedules.swiss import SwissState
+from arena.render.text import plain
+from arena.site.status_text import (
     adaptive_headline,
     bracket_headline,
     encounter_score,
@@ -29,8 +31,6 @@ from arena.ladder.status_text import (
     seeded,
     swiss_headline,
 )
-from arena.ladder.schedules.swiss import SwissState
-from arena.render.text import plain
 
 PLAYER_WIDTH = 40
 """The widest a player column gets before its names fold onto more lines."""

@@ -2,7 +2,7 @@
 `arena verify FILE --key PUB`: check a match log or seat view a contestant downloaded (`arena
 logs`, a competition's public page) offline.
 
-The command parses its arguments, makes one call into ``arena.ladder.publish`` (a directory) or
+The command parses its arguments, makes one call into ``arena.site.publish`` (a directory) or
 ``arena.host.views`` (a file) and prints what was verified, or every difference found (one line
 each, exit 1). A directory that is no publication at all, a file that cannot be read, or a key
 file that cannot be read, is one line and exit 2.
@@ -29,9 +29,9 @@ from rich.text import Text
 
 from arena.cli.common import console, err_console, handle_errors, help_of, notice
 from arena.errors import ConfigError, ReplayMismatchError, SignatureError
-from arena.ladder.publish import Progress as ProgressCallback
-from arena.ladder.publish import Verification, verify_publication
 from arena.record.signing import TrustedKeys, load_trusted
+from arena.site.publish import Progress as ProgressCallback
+from arena.site.publish import Verification, verify_publication
 
 if TYPE_CHECKING:
     from arena.host.views import Checked

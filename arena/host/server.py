@@ -64,9 +64,9 @@ from arena.host.submissions import StageEvent, SubmissionBook
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.runner import LadderEvent, LadderEventKind, run_ladder, signing_of
 from arena.ladder.schedules.sources import write_private
-from arena.ladder.site import write_public
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.model import Termination
+from arena.site.refresh import write_public
 from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
 

@@ -1,4 +1,4 @@
-"""A competition's public page: one ladder site per game (``arena.ladder.site.refresh_site``,
+"""A competition's public page: one ladder site per game (``arena.site.refresh.refresh_site``,
 incremental and atomic) under ``<site dir>/<game>/``, and an index linking them.
 
 What is public follows the visibility setting: with ``logs = "public"`` each match has its
@@ -22,12 +22,12 @@ from arena.errors import ConfigError, SignatureError
 from arena.host.config import Competition
 from arena.host.views import PUBLIC, shared_log
 from arena.ladder.config import LadderConfig
-from arena.ladder.match_pages import REPLAY_DIR, replay_name
-from arena.ladder.site import ReplayMaker, SiteSummary, refresh_site, site_replay, write_public
 from arena.ladder.store import LadderStore
 from arena.record.signing import LOG_DOCUMENT, Signer, load_signer, statement_for
 from arena.render.html.markup import text
 from arena.render.html.page import site_policy
+from arena.site.match_pages import REPLAY_DIR, replay_name
+from arena.site.refresh import ReplayMaker, SiteSummary, refresh_site, site_replay, write_public
 
 PUBLIC_KEY = "referee.pub"
 """The referee's public key at the top of the site (the server writes it)."""

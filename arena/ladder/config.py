@@ -111,7 +111,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.cluster.settings import ClusterSettings, TlsFiles
-from arena.errors import ConfigError
+from arena.errors import ConfigError, OptionsError
+from arena.games import game_ids, get_game
+from arena.games.api import validate_options
 from arena.ladder.schedules.pairing import DEFAULT_CONFIDENCE, DEFAULT_PLACEMENT
 from arena.ladder.schedules.schedule import (
     ADAPTIVE,
@@ -375,19 +377,10 @@ class LadderParser(TomlKeys):
         )
 
     def check_game(self, game: str) -> None:
-        from arena.games import game_ids
-
         if game not in game_ids():
             raise self.error(None, "game", f"unknown game; known: {', '.join(game_ids())}")
 
     def check_options(self, game: str, options: dict[str, Any]) -> None:
-        try:
-            from arena.games import get_game
-            from arena.games.api import validate_options
-        except ImportError:  # pragma: no cover
-            return
-        from arena.errors import OptionsError
-
         try:
             validate_options(get_game(game).option_specs, options)
         except OptionsError as exc:

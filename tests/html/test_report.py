@@ -12,8 +12,6 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.ladder.config import load_ladder
-from arena.ladder.match_pages import replay_name
-from arena.ladder.report_page import ReportData, report_page
 from arena.ladder.reports import (
     crosstable_of,
     load_history,
@@ -23,10 +21,12 @@ from arena.ladder.reports import (
 )
 from arena.ladder.runner import ladder_schedule, run_ladder
 from arena.ladder.schedules.knockout import Bracket, Tie
-from arena.ladder.site import refresh_site
 from arena.ladder.store import VoidAttempt
 from arena.model import Termination
 from arena.render.html.charts import Interval, heat_colour, interval_chart, line_chart, ticks
+from arena.site.match_pages import replay_name
+from arena.site.refresh import refresh_site
+from arena.site.report_page import ReportData, report_page
 from tests.html.support import assert_fetches_only_the_site, mini_ladder, page_data
 from tests.ladder import statuses
 from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve, stored

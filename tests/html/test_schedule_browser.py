@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.ladder.report_page import ReportData, report_page
 from arena.ladder.reports import crosstable_of, standings_of
+from arena.site.report_page import ReportData, report_page
 from tests.html.browser import Browser
 from tests.html.support import assert_only_the_site, write_shared
 from tests.ladder import statuses

@@ -1,4 +1,4 @@
-"""The ladder's site kept up to date (``arena.ladder.site.refresh_site``): one shared player,
+"""The ladder's site kept up to date (``arena.site.refresh.refresh_site``): one shared player,
 replay pages written once, only what changed written again, every file replaced whole, the
 match list in pages; a public site without replays or bot output when the competition says so.
 
@@ -25,15 +25,15 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.cli.watch_cmds import html_replay
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.match_pages import list_page_path, replay_name
-from arena.ladder.report_page import HISTORY_POINTS, ReportData, history_stride, report_page
 from arena.ladder.reports import HistoryPoint, crosstable_of, load_matches, standings_of
-from arena.ladder.site import refresh_site as refresh
-from arena.ladder.site import site_replay
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec
 from arena.record.log import read_events
 from arena.render.html.assets import PLAYER, SHARED
+from arena.site.match_pages import list_page_path, replay_name
+from arena.site.refresh import refresh_site as refresh
+from arena.site.refresh import site_replay
+from arena.site.report_page import HISTORY_POINTS, ReportData, history_stride, report_page
 from tests.html.browser import Browser, press
 from tests.html.support import (
     assert_fetches_only_the_site,
@@ -316,7 +316,7 @@ SLOW_REFRESH = """
 import sys, time
 from pathlib import Path
 from arena.ladder.config import load_ladder
-from arena.ladder.site import refresh_site, site_replay
+from arena.site.refresh import refresh_site, site_replay
 
 def slow(log, detail):
     time.sleep(0.5)
@@ -464,7 +464,7 @@ def test_the_site_is_readable_by_a_web_server_whatever_the_umask(tmp_path: Path)
 
 def test_the_history_fitted_before_is_read_back_and_equals_a_fresh_fit(tmp_path: Path) -> None:
     from arena.ladder.reports import history_of
-    from arena.ladder.site import _history
+    from arena.site.refresh import _history
 
     config = _ladder(tmp_path)
     cache = tmp_path / "history.json"

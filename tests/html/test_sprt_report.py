@@ -14,12 +14,12 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.ladder.config import LadderConfig, parse_ladder
-from arena.ladder.report_page import ReportData, SprtReport, report_page, sprt_report
 from arena.ladder.reports import crosstable_of, load_matches, standings_of
 from arena.ladder.runner import SECRET_FILE, LadderEventKind
 from arena.ladder.store import StoredMatch
 from arena.model import MatchResult, MatchSpec
 from arena.render.html.charts import llr_chart
+from arena.site.report_page import ReportData, SprtReport, report_page, sprt_report
 from arena.sprt.run import SprtEvent, SprtOutcome, SprtSummary, run_sprt
 from arena.stats.sprt import Decision, Pentanomial, SprtParams, decide, llr
 from arena.stats.sprt_pairs import PairBook, llr_path

@@ -10,8 +10,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.ladder.report_page import report_page
-from arena.ladder.site import site_replay
+from arena.site.refresh import site_replay
+from arena.site.report_page import report_page
 from arena.stats.resources import BotStats, Spread
 from tests.html.support import mini_ladder, page_data, play_logged
 
@@ -57,8 +57,8 @@ def _bot(name: str) -> BotStats:
 
 def test_report_resources_table_and_charts(tmp_path: Path) -> None:
     from arena.ladder.config import load_ladder
-    from arena.ladder.report_page import ReportData
     from arena.ladder.reports import crosstable_of, load_matches, standings_of
+    from arena.site.report_page import ReportData
 
     ladder = mini_ladder(tmp_path)
     config = load_ladder(ladder)

@@ -24,15 +24,6 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.publish import (
-    DOMAIN,
-    LOGS,
-    MANIFEST,
-    SIGNATURE,
-    manifest_bytes,
-    publish,
-    verify_publication,
-)
 from arena.ladder.reports import load_matches, load_standings
 from arena.ladder.runner import ladder_signing, run_ladder_blocking
 from arena.record.signing import (
@@ -43,6 +34,15 @@ from arena.record.signing import (
     new_key,
     sign_bytes,
     sign_log,
+)
+from arena.site.publish import (
+    DOMAIN,
+    LOGS,
+    MANIFEST,
+    SIGNATURE,
+    manifest_bytes,
+    publish,
+    verify_publication,
 )
 
 pytestmark = pytest.mark.slow

@@ -21,12 +21,12 @@ from arena.cli import ladder_cmds
 from arena.cli.ladder_view import render_pairing
 from arena.cli.main import app as main_app
 from arena.ladder.config import load_ladder
-from arena.ladder.report_page import ReportData, report_page
 from arena.ladder.reports import crosstable_of, ratio_note, standings_of
 from arena.ladder.runner import run_ladder
 from arena.model import BotSpec, MatchResult, MatchSpec
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
+from arena.site.report_page import ReportData, report_page
 from tests.html.support import random_policy, sample_policy
 from tests.ladder.fakes import ladder_app, stored
 from tests.ladder.test_view import text_of

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from arena.cli.watch_cmds import html_replay
-from arena.ladder.report_page import ReportData, report_page
 from arena.ladder.reports import crosstable_of, standings_of
 from arena.ladder.store import VoidAttempt
 from arena.model import Termination
 from arena.record.log import read_events
+from arena.site.report_page import ReportData, report_page
 from tests.html.support import page_data, play_logged
 from tests.ladder.fakes import stored
 from tests.terminal_support import ESCAPES, assert_text
