@@ -88,9 +88,12 @@ def test_refused_and_cancelled_submissions_claim_no_name(server: RunningServer) 
     for name in ("bob-first", "squat"):  # free for alice: her starts are taken
         release.clear()
         upload = alice.Submit(_held(name, release), timeout=30)
-        assert pb.SubmissionStage.Name(next(upload).stage) == "RECEIVING"
+        started = next(upload)
+        assert pb.SubmissionStage.Name(started.stage) == "RECEIVING"
         upload.cancel()
         release.set()
+        # an upload counts against the day's quota until the server has seen it end
+        assert _stages(alice, started.submission_id) == ["RECEIVING", "CANCELLED"]
 
 
 def test_an_upload_under_way_when_its_contestant_is_revoked_goes_no_further(
