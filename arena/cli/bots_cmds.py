@@ -18,6 +18,7 @@ from rich.text import Text
 from arena.cli.common import OutputFormat, console, err_console, handle_errors, print_json
 from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult
+from arena.render.tables import Col, fitted_table
 from arena.render.text import plain
 
 if TYPE_CHECKING:
@@ -149,14 +150,12 @@ def list_bots(
     if output is OutputFormat.json:
         print_json([b.__dict__ for b in bots])
         return
-    table = Table(title="submitted bots")
-    for column in ("name", "version", "game", "image", "identity", "submitted"):
-        table.add_column(column)
-    for bot in bots:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(bot.created))
-        table.add_row(*(plain(cell) for cell in (bot.name, bot.version, bot.game,
-                                                  bot.image[:19], bot.digest[:19], when)))
-    console.print(table)
+    columns = (Col("name", keep=True), Col("version"), Col("game", drop=3),
+               Col("image", keep=True), Col("identity", drop=2), Col("submitted", drop=1))
+    cells = [tuple(plain(cell) for cell in (
+        bot.name, bot.version, bot.game, bot.image[:19], bot.digest[:19],
+        time.strftime("%Y-%m-%d %H:%M", time.localtime(bot.created)))) for bot in bots]
+    console.print(fitted_table(columns, cells, title="submitted bots"))
 
 
 def _build_base(force: bool, flavor: str = "python") -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from arena.cli.common import console, err_console, handle_errors, notice
 from arena.host.accounts import Accounts
 from arena.host.config import Competition, load_competition
+from arena.render.tables import Col, fitted_table
 from arena.render.text import plain
 
 CompetitionFile = Annotated[Path, typer.Option(
@@ -75,12 +75,12 @@ def add(
 def list_contestants(competition: CompetitionFile) -> None:
     """List the contestants: name, when added, when revoked, the bot names they own."""
     _, accounts = _accounts(competition)
-    table = Table("contestant", "added", "revoked", "bots")
-    for who in accounts.list():
-        table.add_row(plain(who.name), _when(who.created),
-                      Text("-") if who.revoked is None else Text(_when(who.revoked), "red"),
-                      plain(", ".join(who.bots) or "-"))
-    console.print(table)
+    columns = (Col("contestant", keep=True), Col("added", drop=1), Col("revoked"),
+               Col("bots"))
+    cells = [(plain(who.name), _when(who.created),
+              Text("-") if who.revoked is None else Text(_when(who.revoked), "red"),
+              plain(", ".join(who.bots) or "-")) for who in accounts.list()]
+    console.print(fitted_table(columns, cells))
 
 
 def _when(at: float) -> str:

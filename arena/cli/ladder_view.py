@@ -37,7 +37,8 @@ from arena.ladder.schedules.schedule import ScheduledMatch
 from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
 from arena.ladder.store import StoredMatch, VoidAttempt
 from arena.model import MatchResult
-from arena.render.text import plain
+from arena.render.tables import Col, fitted_table
+from arena.render.text import Fitted, plain
 from arena.sprt.run import SprtEvent, SprtStatus
 
 REFIT_EVERY_S = 0.5
@@ -352,17 +353,16 @@ def render_crosstable(cross: Crosstable) -> Table:
     return table
 
 
-def render_matches(found: Sequence[StoredMatch]) -> Table:
+def render_matches(found: Sequence[StoredMatch]) -> Fitted:
     """The match list; each seat's bot with its version and the first hex digits of its code
-    identity (as recorded) below it; void matches are marked."""
-    table = Table(title=f"{len(found)} matches", title_justify="left")
-    for col in ("match", "seat 0", "seat 1", "outcome", "termination", "log"):
-        table.add_column(col, overflow="fold")
-    for m in found:
-        table.add_row(plain(m.match_id), _seat(m, 0), _seat(m, 1), plain(_outcome(m)),
-                      str(m.termination) + (" (VOID, not rated)" if m.void else ""),
-                      plain(m.log_path or ""))
-    return table
+    identity (as recorded) below it; void matches are marked. The match id is never cut; at
+    80 columns the log path (the match id names it) and the termination go first."""
+    columns = (Col("match", keep=True), Col("seat 0"), Col("seat 1"), Col("outcome"),
+               Col("termination", drop=2), Col("log", drop=1))
+    cells = [(plain(m.match_id), _seat(m, 0), _seat(m, 1), plain(_outcome(m)),
+              str(m.termination) + (" (VOID, not rated)" if m.void else ""),
+              plain(m.log_path or "")) for m in found]
+    return fitted_table(columns, cells, title=f"{len(found)} matches")
 
 
 def _seat(m: StoredMatch, seat: int) -> Text:

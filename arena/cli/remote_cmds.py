@@ -15,13 +15,13 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated, Any
 
 import typer
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.live import Live
 from rich.progress import (
     BarColumn,
@@ -37,7 +37,8 @@ from rich.text import Text
 from arena.cli.common import OutputFormat, console, err_console, handle_errors, notice, print_json
 from arena.errors import ConfigError
 from arena.model import plain_text
-from arena.render.text import plain
+from arena.render.tables import Col, fitted_table
+from arena.render.text import Fitted, plain
 
 ServerOption = Annotated[str | None, typer.Option(
     "--server", help="A server profile saved by `arena login` (may be left out when "
@@ -151,21 +152,28 @@ def standings(
         print_json(_as_json(reply))
         return
     for ladder in reply.games:
-        table = Table(title=plain(f"{ladder.game} · {ladder.ladder} · {ladder.matches} "
-                                  "matches"))
-        for column in ("rank", "bot", "version", "rating", "95% CI", "matches", "W/D/L",
-                       "owner"):
-            table.add_column(column, justify="right" if column in (
-                "rank", "rating", "matches") else "left")
-        for row in ladder.rows:
-            table.add_row(
-                str(row.rank), plain(row.name), plain(row.version), f"{row.rating:.0f}",
-                f"{row.low:.0f}–{row.high:.0f}", str(row.matches),
-                f"{row.wins}/{row.draws}/{row.losses}", plain(row.owner or "house"),
-                style="" if row.current else "dim")
-        console.print(table)
+        console.print(standings_table(ladder))
     if not reply.games:
         console.print("no standings yet")
+
+
+def standings_table(ladder: Any) -> Fitted:
+    """One game's standings on a competition server (a ``GameStandings`` message): each bot's
+    name whole (`arena matches --bot` takes it); older versions dimmed; at 80 columns the owner,
+    then W/D/L and the match count go first."""
+    columns = (Col("rank", justify="right"), Col("bot", keep=True), Col("version"),
+               Col("rating", justify="right"), Col("95% CI", drop=4),
+               Col("matches", justify="right", drop=3), Col("W/D/L", drop=2),
+               Col("owner", drop=1))
+    cells = []
+    for row in ladder.rows:
+        style = "" if row.current else "dim"
+        cells.append(tuple(plain(cell, style) for cell in (
+            row.rank, row.name, row.version, f"{row.rating:.0f}",
+            f"{row.low:.0f}–{row.high:.0f}", row.matches,
+            f"{row.wins}/{row.draws}/{row.losses}", row.owner or "house")))
+    return fitted_table(columns, cells, title=plain_text(
+        f"{ladder.game} · {ladder.ladder} · {ladder.matches} matches"))
 
 
 @handle_errors
@@ -188,21 +196,28 @@ def matches(
     if output is OutputFormat.json:
         print_json(_as_json(reply))
         return
-    table = Table(title="matches, newest first")
-    for column in ("match", "finished", "seat 0", "seat 1", "points", "winner", "termination",
-                   "kind"):
-        table.add_column(column)
-    for row in reply.matches:
+    console.print(matches_table(reply.matches))
+    if reply.next:
+        console.print(plain(f"older matches: add --page {reply.next}"))
+
+
+def matches_table(rows: Sequence[Any]) -> Fitted:
+    """A competition's matches (``MatchRow`` messages) as a table that never cuts a match id
+    (the one `arena watch --match` and `arena logs --match` need): at 80 columns the kind,
+    the finish time, the termination and the winner go first."""
+    columns = (Col("match", keep=True), Col("finished", drop=2), Col("seat 0"), Col("seat 1"),
+               Col("points", justify="right"), Col("winner", drop=4),  # the points say it
+               Col("termination", drop=3), Col("kind", drop=1))
+    cells = []
+    for row in rows:
         seats = [f"{n}@{v}" if v else n for n, v in zip(row.names, row.versions, strict=False)]
         seats += [""] * (2 - len(seats))
         winner = ("void" if row.void else "draw" if row.winner < 0
                   else seats[row.winner] if row.winner < len(seats) else "")
-        table.add_row(plain(row.match_id), plain(row.finished_at), plain(seats[0]),
+        cells.append((plain(row.match_id), plain(row.finished_at), plain(seats[0]),
                       plain(seats[1]), ":".join(str(p) for p in row.points), plain(winner),
-                      plain(row.termination), plain(row.kind))
-    console.print(table)
-    if reply.next:
-        console.print(plain(f"older matches: add --page {reply.next}"))
+                      plain(row.termination), plain(row.kind)))
+    return fitted_table(columns, cells, title="matches, newest first")
 
 
 # --- submissions -----------------------------------------------------------------------------
@@ -229,20 +244,44 @@ def submissions(
     if output is OutputFormat.json:
         print_json(_as_json(reply))
         return
-    table = Table(title=plain(f"submissions of {me.contestant}"))
-    for column in ("id", "game", "bot", "version", "stage", "message", "submitted", "size",
-                   "counted", "matches"):
-        table.add_column(column, justify="right" if column in ("id", "size") else "left")
-    for row in reply.submissions:
-        stage = hc.STAGES.get(row.stage, str(row.stage))
-        table.add_row(str(row.submission_id), plain(row.game), plain(row.name),
-                      plain(row.version), Text(stage, style=_STAGE_STYLES.get(stage, "")),
-                      plain(row.message), _when(row.created), _mib(row.size),
-                      "yes" if row.counted else "no", plain(", ".join(row.match_ids)))
-    console.print(table)
+    console.print(submissions_table(reply.submissions, hc.STAGES, str(me.contestant)))
     quotas = me.quotas
     console.print(plain(f"{quotas.used_today} of {quotas.submissions_per_day} submissions used "
                         f"in the last 24 hours; at most {quotas.active_bots} active bots"))
+
+
+def submissions_table(rows: Sequence[Any], stages: Mapping[int, str], contestant: str
+                      ) -> Fitted:
+    """A contestant's submissions (``Submission`` messages): the id (for `arena submissions
+    --follow`) whole, and the first matches' ids (for `arena watch --match`) whole in the
+    table or, when the table would not fit, each on its own line below it; then at 80 columns
+    the size, the counted flag, the game, the time and the version go first."""
+    columns = [Col("id", justify="right", keep=True), Col("game", drop=3), Col("bot"),
+               Col("version", drop=5), Col("stage"), Col("message"), Col("submitted", drop=4),
+               Col("size", justify="right", drop=1), Col("counted", drop=2)]
+    cells = []
+    for row in rows:
+        stage = stages.get(row.stage, str(row.stage))
+        cells.append((str(row.submission_id), plain(row.game), plain(row.name),
+                      plain(row.version), Text(stage, style=_STAGE_STYLES.get(stage, "")),
+                      plain(row.message), _when(row.created), _mib(row.size),
+                      "yes" if row.counted else "no"))
+    title = plain_text(f"submissions of {contestant}")
+    with_matches = fitted_table(
+        [*columns, Col("matches", keep=True)],
+        [(*c, plain("\n".join(r.match_ids))) for c, r in zip(cells, rows, strict=True)],
+        title=title)
+    below = fitted_table(columns, cells, title=title)
+    listed = Text("\n").join(plain(f"{r.submission_id}: {match}") for r in rows
+                             for match in r.match_ids)
+
+    def build(width: int) -> RenderableType:
+        table = with_matches.build(width)
+        if not isinstance(table, Table) or table.caption is None:  # it fits: nothing left out
+            return table
+        return Group(below.build(width), Text("first matches:", style="bold"), listed)
+
+    return Fitted(build)
 
 
 def show_events(events: Iterable[Any], server: str,

@@ -32,7 +32,7 @@ import typer
 from typer.testing import CliRunner
 
 from arena.bots.files import bot_files
-from arena.cli import bots_cmds, remote_cmds, watch_cmds
+from arena.cli import bots_cmds, remote_cmds, results_cmds, watch_cmds
 from arena.cluster.security import CertFiles, make_certs
 from arena.errors import ConfigError
 from arena.host import client as hc
@@ -47,7 +47,7 @@ runner = CliRunner(env={"COLUMNS": "400"})  # wide: rich wraps no message
 def cli_app() -> typer.Typer:
     """A root app with the contestant's commands (as `arena` registers them)."""
     app = typer.Typer()
-    for module in (remote_cmds, bots_cmds, watch_cmds):
+    for module in (remote_cmds, results_cmds, bots_cmds, watch_cmds):
         module.register(app)
     return app
 
