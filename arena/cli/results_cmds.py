@@ -76,8 +76,8 @@ def standings(
     A competition's: each bot at its current version, its rating with a 95% interval,
     matches, wins/draws/losses and owner (older versions dimmed).
     """
-    if on_server(ladder, server, local_only=("--versions",) * versions,
-                 remote_only=("--game",) * bool(game)):
+    if on_server(ladder, server, local_only=("--versions",) if versions else (),
+                 remote_only=("--game",) if game else ()):
         remote_cmds.standings(server=server, game=game, output=output)
     else:
         ladder_cmds.standings(local_ladder(ladder, "standings"), output=output,
