@@ -425,7 +425,8 @@ class RemotePlayer:
 
 
 BOT_PACKAGES = ("", "sdk", "wire", "games", "v1")
-"""The arena's directories a Python bot imports from (``""``: the package's own modules)."""
+"""The arena's directories a Python bot imports from (``""``: the package's own modules; in
+``games`` also each built-in game's package, one level down)."""
 
 
 @functools.cache
@@ -445,7 +446,7 @@ def compile_bot_modules(root: Path | None = None) -> None:
         directory = root / sub
         if os.access(directory, os.W_OK):
             with contextlib.suppress(OSError):
-                compileall.compile_dir(directory, maxlevels=0, quiet=2)
+                compileall.compile_dir(directory, maxlevels=int(sub == "games"), quiet=2)
 
 
 _swept: set[Path] = set()

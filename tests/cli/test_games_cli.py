@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import arena.games
+import arena.games.registry
 from arena.cli.main import app
 from arena.gate import CHECKS, cache, identity
 
@@ -63,7 +63,7 @@ def test_list_shows_the_installed_games_and_their_gate_status() -> None:
 
 def test_list_shows_entry_points_that_are_not_games(monkeypatch: pytest.MonkeyPatch) -> None:
     arena.games.plugin_problems()  # discovery done, then one bad entry point added
-    monkeypatch.setattr(arena.games, "_problems",
+    monkeypatch.setattr(arena.games.registry, "_problems",
                         ["arena-broken 1.0: entry point broken: ImportError: no module x"])
     out = runner.invoke(app, ["games", "list"])
     assert out.exit_code == 0

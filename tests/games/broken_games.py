@@ -16,8 +16,8 @@ from dataclasses import replace
 from typing import Any
 
 from arena.games.lost_cities import GAME as LOST_CITIES
+from arena.games.lost_cities.terminal import RENDERER as LOST_CITIES_RENDERER
 from arena.games.plugin import GamePlugin
-from arena.render.lost_cities import RENDERER as LOST_CITIES_RENDERER
 
 
 class Wrapped:
@@ -126,12 +126,12 @@ UNCHANGED = Wrapped("raising-lost-cities")
 RAISING_RENDERER = RaisingRenderer()
 
 
-def broken(game_id: str, engine: str, renderer: str = "arena.render.lost_cities:RENDERER"
+def broken(game_id: str, engine: str, renderer: str = "arena.games.lost_cities.terminal:RENDERER"
            ) -> GamePlugin:
     """A plugin of this module's ``engine`` with the built-in's other parts."""
     return GamePlugin(id=game_id, engine=f"tests.games.broken_games:{engine}",
-                      codec="arena.wire.lost_cities:CODEC", renderer=renderer,
-                      board="arena.render.html.lost_cities:BOARD")
+                      codec="arena.games.lost_cities.codec:CODEC", renderer=renderer,
+                      board="arena.games.lost_cities.board:BOARD")
 
 
 LEAKY_PLUGIN = broken("leaky-lost-cities", "LEAKY")

@@ -141,8 +141,8 @@ def test_a_game_that_exits_the_process_is_a_failed_check_not_an_exit() -> None:
 
 def test_a_plugin_whose_engine_cannot_be_loaded_fails_every_check() -> None:
     missing = GamePlugin(id="missing-game", engine="tests.games.no_such_module:GAME",
-                         codec="arena.wire.lost_cities:CODEC",
-                         renderer="arena.render.lost_cities:RENDERER")
+                         codec="arena.games.lost_cities.codec:CODEC",
+                         renderer="arena.games.lost_cities.terminal:RENDERER")
     report = run_gate(missing, matches=1)
     assert set(failed(report)) == set(CHECKS)
     assert all("no_such_module" in detail for detail in failed(report).values())

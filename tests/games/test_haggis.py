@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from arena.errors import IllegalActionError, InvalidActionError, OptionsError
-from arena.games import haggis as h
 from arena.games.haggis import GAME, Action, Combo, State
-from arena.wire.haggis import CODEC
+from arena.games.haggis import rules as h
+from arena.games.haggis.codec import CODEC
 
 BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "haggis"
 A, B = 0, 1
@@ -779,7 +779,7 @@ def _swap(pair: tuple[int, int], seat: int, value: int) -> tuple[int, int]:
 def fresh_legal(state: State) -> tuple[Action, ...]:
     """The legal list enumerated from scratch (every cache emptied first, then put back as it
     was, so that the playout's own caches keep deriving)."""
-    from arena.games import haggis_combos
+    from arena.games.haggis import combos as haggis_combos
 
     caches = (haggis_combos._HANDS, haggis_combos._FOLLOWS, h._LEGAL)
     saved = [dict(cache) for cache in caches]
@@ -825,7 +825,7 @@ def test_caches_stay_bounded_and_threads_share_them() -> None:
     thread enumerates from scratch, nothing raises, and no cache grows past its bound."""
     import threading
 
-    from arena.games import haggis_combos
+    from arena.games.haggis import combos as haggis_combos
 
     found: list[tuple[State, tuple[Action, ...]]] = []
     errors: list[BaseException] = []

@@ -545,7 +545,7 @@ def test_last_actions_say_what_each_seat_did_and_where_it_drew_from() -> None:
 
 
 def test_last_actions_start_empty_every_round_and_survive_the_codec() -> None:
-    from arena.wire.lost_cities import CODEC
+    from arena.games.lost_cities.codec import CODEC
 
     rng = random.Random(8)
     state = GAME.new_match(8)

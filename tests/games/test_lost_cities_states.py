@@ -17,7 +17,8 @@ import random
 from typing import Any
 
 from arena.games.api import round_seed
-from arena.games.lost_cities import (
+from arena.games.lost_cities.codec import LostCitiesCodec
+from arena.games.lost_cities.rules import (
     FULL_DECK,
     GAME,
     GAME_ID,
@@ -30,7 +31,6 @@ from arena.games.lost_cities import (
     known_opponent_cards,
     unseen_cards,
 )
-from arena.wire.lost_cities import LostCitiesCodec
 
 CODEC = LostCitiesCodec()
 PUBLIC = tuple(f.name for f in dataclasses.fields(State) if not f.name.startswith("_"))

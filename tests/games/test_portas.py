@@ -29,8 +29,8 @@ from arena.games.portas import (
     starter,
     unseen_deck,
 )
+from arena.games.portas.codec import CODEC
 from arena.sdk.decision import Decision
-from arena.wire.portas import CODEC
 
 ALL_ACTIONS = [PASS] + [Play(c, t) for c in range(1, 7) for t in TREASURES]
 
@@ -66,7 +66,7 @@ def obs_bytes(state: State, seat: int) -> bytes:
     try:
         from arena.wire import observation_bytes
     except ImportError:  # pragma: no cover - until every game's codec exists
-        from arena.wire.portas import CODEC
+        from arena.games.portas.codec import CODEC
 
         return CODEC.observation_to_proto(view).SerializeToString(deterministic=True)
     return observation_bytes("portas", view)

@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 
 from arena.errors import IllegalActionError, InvalidActionError
-from arena.games import portas
 from arena.games.api import round_seed
 from arena.games.portas import GAME, PASS, PORT_DECK, TREASURES, Pass, Play, State
+from arena.games.portas import rules as portas
 from arena.wire import observation_bytes
 
 PUBLIC = tuple(f.name for f in fields(State) if not f.name.startswith("_"))

@@ -16,7 +16,7 @@ import arena
 from arena.referee.remote import BOT_PACKAGES, compile_bot_modules
 from arena.sandbox.process import bot_environment
 
-BOT_IMPORTS = ("import arena.sdk.client, arena.wire.lost_cities; "
+BOT_IMPORTS = ("import arena.sdk.client, arena.games.lost_cities.codec; "
                "arena.sdk.client._warm_up('lost-cities')")
 
 

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from arena.games import haggis as h
 from arena.games.haggis import GAME
-from arena.render.haggis import RENDERER
+from arena.games.haggis.terminal import RENDERER
 
 
 def _text(renderable: object) -> str:

@@ -8,7 +8,7 @@ import random
 from rich.console import Console
 
 from arena.games.lost_cities import GAME, State
-from arena.render.lost_cities import RENDERER
+from arena.games.lost_cities.terminal import RENDERER
 
 
 def _text(renderable: object) -> str:

@@ -9,7 +9,7 @@ from dataclasses import replace
 from rich.console import Console
 
 from arena.games.portas import GAME, State
-from arena.render.portas import RENDERER
+from arena.games.portas.terminal import RENDERER
 
 
 def text_of(renderable: object) -> str:

@@ -108,7 +108,7 @@ def test_bot_start_compiles_nothing(base_image: BaseImage, docker_client: Any) -
     read-only, so stale bytecode would be compiled again at every start of every bot."""
     out = docker_client.containers.run(
         base_image.image_id,
-        ["python3", "-v", "-c", "import arena.sdk.client, arena.wire.lost_cities"],
+        ["python3", "-v", "-c", "import arena.sdk.client, arena.games.lost_cities.codec"],
         network_mode="none", read_only=True, user="65534:65534", remove=True, stderr=True,
     ).decode()
     imported = [line for line in out.splitlines() if line.startswith("# code object from")]

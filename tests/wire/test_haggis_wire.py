@@ -9,8 +9,8 @@ import pytest
 from arena.errors import InvalidActionError
 from arena.games import haggis as h
 from arena.games.haggis import GAME
+from arena.games.haggis.codec import CODEC
 from arena.v1 import haggis_pb2 as pb
-from arena.wire.haggis import CODEC
 
 SET, BOMB = pb.HAGGIS_COMBO_KIND_SET, pb.HAGGIS_COMBO_KIND_BOMB
 NONE = pb.HAGGIS_COMBO_KIND_UNSPECIFIED

@@ -14,9 +14,9 @@ from arena.games import get_game
 from arena.games.builtin import BUILTIN_ORDER
 from arena.games.lost_cities import GAME as LOST_CITIES
 from arena.games.lost_cities import parse_action
+from arena.games.lost_cities.codec import CODEC as LOST_CITIES_CODEC
 from arena.v1 import lost_cities_pb2
 from arena.wire import codec_for
-from arena.wire.lost_cities import CODEC as LOST_CITIES_CODEC
 
 
 def _running_view(game_id: str, decisions: int = 12) -> Any:

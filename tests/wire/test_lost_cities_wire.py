@@ -9,8 +9,8 @@ import pytest
 
 from arena.errors import InvalidActionError
 from arena.games.lost_cities import GAME, View
+from arena.games.lost_cities.codec import CODEC
 from arena.v1 import lost_cities_pb2 as pb
-from arena.wire.lost_cities import CODEC
 
 
 def _views() -> list[View]:
@@ -87,8 +87,8 @@ def test_rows_decoded_once_per_value_stay_exact_and_bounded(
     """The decoder keeps tableaus and piles decoded by their bytes (issue 25, point 3): every
     observation of random matches decodes to its view exactly, through caches small enough to
     be emptied many times; a row that is no card raises every time and is never kept."""
+    from arena.games.lost_cities import codec as wire
     from arena.wire import entries
-    from arena.wire import lost_cities as wire
 
     monkeypatch.setattr(entries, "CACHE_LIMIT", 8)
     codec = wire.LostCitiesCodec()

@@ -8,8 +8,8 @@ import pytest
 
 from arena.errors import InvalidActionError
 from arena.games.portas import GAME, PASS, TREASURES, Play, State
+from arena.games.portas.codec import CODEC
 from arena.v1 import portas_pb2
-from arena.wire.portas import CODEC
 
 
 def states(seed: int) -> list[State]:

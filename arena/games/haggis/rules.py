@@ -45,7 +45,7 @@ from arena.games.api import (
     round_seed,
     validate_options,
 )
-from arena.games.haggis_cards import (
+from arena.games.haggis.cards import (
     CARD_POINTS,
     JACK,
     KING,
@@ -63,7 +63,7 @@ from arena.games.haggis_cards import (
     parse_card,
     points_of,
 )
-from arena.games.haggis_combos import (
+from arena.games.haggis.combos import (
     BOMB,
     BOMB_JK,
     BOMB_JQ,
@@ -88,7 +88,7 @@ from arena.games.haggis_combos import (
     set_combos,
     wild_readings,
 )
-from arena.games.haggis_combos import clear_caches as _clear_combo_caches
+from arena.games.haggis.combos import clear_caches as _clear_combo_caches
 
 __all__ = [
     # cards (haggis_cards)
