@@ -7,9 +7,9 @@ The rules as the arena plays them are in ``docs/games/haggis.md``. A match is a 
 The engine is three pure modules; this one is the public face and re-exports the other two's
 public names (see ``__all__``):
 
-- ``haggis_cards``: card ids (number cards 0..35, then J, Q, K = 36, 37, 38), hand masks, card
+- ``cards``: card ids (number cards 0..35, then J, Q, K = 36, 37, 38), hand masks, card
   text and card points;
-- ``haggis_combos``: combinations (``Combo``: a reading plus the mask of its physical cards),
+- ``combos``: combinations (``Combo``: a reading plus the mask of its physical cards),
   their validity, ``beats``, their text, and the enumeration of what a hand can play;
 - ``haggis`` (here): actions and their text, states, views, scoring and the game (``GAME``).
 
@@ -91,7 +91,7 @@ from arena.games.haggis.combos import (
 from arena.games.haggis.combos import clear_caches as _clear_combo_caches
 
 __all__ = [
-    # cards (haggis_cards)
+    # cards (cards.py)
     "CARD_POINTS",
     "JACK",
     "KING",
@@ -108,7 +108,7 @@ __all__ = [
     "number_card",
     "parse_card",
     "points_of",
-    # combinations (haggis_combos)
+    # combinations (combos.py)
     "BOMB",
     "BOMB_JK",
     "BOMB_JQ",
