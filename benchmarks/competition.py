@@ -43,7 +43,7 @@ from arena.host.client import _requests, payload  # noqa: E402
 from arena.host.config import load_competition  # noqa: E402
 from arena.ladder.store import LadderStore, bots_t, matches_t  # noqa: E402
 from arena.v1 import competition_pb2 as pb  # noqa: E402
-from tests.host.conftest import make_server  # noqa: E402
+from tests.support.competition import make_server  # noqa: E402
 
 GREEDY = ROOT / "sample_bots" / "lost-cities" / "greedy"
 STAGE = pb.SubmissionStage.Name

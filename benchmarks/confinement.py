@@ -138,7 +138,7 @@ def channel_figures(channels: list[str], runs: int) -> dict[str, Any]:
     """For each channel and sandbox: in how many of ``runs`` both-legs-at-once plays the
     receiver decoded the sender's 4 bits."""
     from arena.sandbox import get_sandbox
-    from tests.sandbox.twin_support import play_legs, twin_copy, work_dir
+    from tests.support.twins import play_legs, twin_copy, work_dir
 
     boxes: dict[str, Any] = {}
     if docker_available():
@@ -168,7 +168,7 @@ def sequential_figures(runs: int) -> dict[str, Any]:
     sockets), set by leg 0 and read by leg 1, both played by ``play_match`` one after the other
     (so inside the host's epochs: leg 1 waits for a drain and a drop of the caches)."""
     from arena.referee.match import play_match
-    from tests.sandbox.twin_support import RANDOM_BOT, _spec, seat_log, twin_copy, work_dir
+    from tests.support.twins import RANDOM_BOT, _spec, seat_log, twin_copy, work_dir
 
     boxes: dict[str, Any] = {}
     if docker_available():

@@ -35,7 +35,7 @@ from arena.model import TimeControl  # noqa: E402
 from arena.record.log import read_events  # noqa: E402
 from arena.referee.match import play_match  # noqa: E402
 from arena.referee.service import prepare_match  # noqa: E402
-from tests.html.browser import Browser, press  # noqa: E402
+from tests.support.browser import Browser, press  # noqa: E402
 
 BOTS = ROOT / "sample_bots"
 MATCHES = {

@@ -1,23 +1,104 @@
-"""Shared test fixtures: repository paths and the sample bots."""
+"""Fixtures shared by every folder: a log directory, a Docker engine and the bot base images, a
+PostgreSQL database, a bot on the old generated protocol code. Helpers (functions, classes,
+constants) live in tests/support/; this file only makes fixtures of them.
+
+Docker, PostgreSQL and Chromium tests skip without their service, unless ARENA_REQUIRE_DOCKER=1,
+ARENA_REQUIRE_POSTGRES=1 or ARENA_REQUIRE_CHROMIUM=1 (set by .ci/run): then they fail."""
 
 from __future__ import annotations
 
+import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import Engine
 
-ROOT = Path(__file__).resolve().parent.parent
+from arena.bots.images import BaseImage
+from tests.support import old_protocol, postgres
+from tests.support.containers import RecordingSandbox, base_image_for, require_docker
 
 
-def sample_bot(game_id: str, name: str) -> Path:
-    """A built-in game's sample bot (sample_bots/<game>/<name>), or an example game package's
-    (examples/<game>/bots/<name>)."""
-    builtin = ROOT / "sample_bots" / game_id / name
-    return builtin if builtin.is_dir() else ROOT / "examples" / game_id / "bots" / name
-SAMPLE_BOTS = ROOT / "sample_bots"
-TEST_BOTS = Path(__file__).resolve().parent / "referee" / "bots"
+def pytest_configure(config: pytest.Config) -> None:
+    """Each test process (each pytest-xdist worker) keeps the deal epochs of the matches it
+    plays to itself: a worker's duplicate deals never wait for another's (or another run's)
+    matches to drain. The processes it starts inherit the directory."""
+    from arena.sandbox.epochs import DIR_ENV
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    os.environ[DIR_ENV] = tempfile.mkdtemp(prefix=f"arena-epochs-{worker}-")  # mode 0700
 
 
 @pytest.fixture
 def log_dir(tmp_path: Path) -> Path:
     return tmp_path / "logs"
+
+
+# --- Docker -----------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def docker_client() -> Iterator[Any]:
+    """A Docker SDK client for a live engine."""
+    require_docker()
+    from arena.bots.images import docker_client as make_client
+
+    client = make_client(timeout=600)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory every pytest-xdist worker of this run shares (pytest's own without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def base_image(docker_client: Any, run_dir: Path) -> BaseImage:
+    """The local bot base image (built once per run; reused when its inputs have not changed)."""
+    return base_image_for(docker_client, "python", run_dir)
+
+
+@pytest.fixture(scope="session")
+def node_base_image(docker_client: Any, run_dir: Path) -> BaseImage:
+    """The local Node.js base image (for bots with ``base = "node"``)."""
+    return base_image_for(docker_client, "node", run_dir)
+
+
+@pytest.fixture(scope="module")
+def docker_sandbox(base_image: BaseImage, docker_client: Any) -> RecordingSandbox:
+    """One Docker sandbox for a test module (it builds each bot directory's image once)."""
+    return RecordingSandbox(docker_client)
+
+
+# --- PostgreSQL -------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def postgres_engine() -> Iterator[Engine]:
+    """An engine on the test database named by $ARENA_TEST_POSTGRES_URL (a live server)."""
+    engine = postgres.database_engine()
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def postgres_url(postgres_engine: Engine) -> Iterator[str]:
+    """A SQLAlchemy URL whose tables land in a fresh schema, dropped after the test."""
+    with postgres.fresh_schema(postgres_engine) as url:
+        yield url
+
+
+# --- a bot on the old generated code (tests/wire/old_protocol) --------------------------------
+@pytest.fixture(scope="module")
+def readable_root() -> Iterator[Path]:
+    """A directory the sandboxed bot user can read (pytest's own are private)."""
+    with old_protocol.readable_dir() as root:
+        yield root
+
+
+@pytest.fixture(scope="module")
+def old_bot(readable_root: Path) -> Path:
+    """A Python bot whose generated code comes from the .proto files of before the plugin
+    envelope (game-neutral: copy it and add a bot.toml)."""
+    return old_protocol.generate_old_bot(readable_root / "generated")

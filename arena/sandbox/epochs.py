@@ -22,10 +22,10 @@ encounters, ``arena.ladder.runner``).
 
 Every referee process of the host (each worker of a cluster, ``arena serve``, a competition
 server, ``arena match``) shares one state through ``flock`` on files in ``state_dir()``
-(``/run/arena-epochs`` as root): the kernel drops a dead process's locks, so a crash never
-wedges the host, and a closer that died is replaced by the next process that looks. A match
-that cannot enter within ``ARENA_EPOCH_WAIT_S`` (a stuck or frozen match keeps the epoch open)
-is not played: ``SandboxError``, a void match the ladder plays again.
+(``/run/arena-epochs`` as root, or ``ARENA_EPOCH_DIR``): the kernel drops a dead process's
+locks, so a crash never wedges the host, and a closer that died is replaced by the next process
+that looks. A match that cannot enter within ``ARENA_EPOCH_WAIT_S`` (a stuck or frozen match
+keeps the epoch open) is not played: ``SandboxError``, a void match the ladder plays again.
 
 Only matches whose bots are separated take part (the Docker sandbox; the process sandbox as root
 on Linux): the development level of the process sandbox separates nothing, so an epoch would
@@ -51,6 +51,9 @@ from arena.errors import SandboxError
 
 log = logging.getLogger(__name__)
 
+DIR_ENV = "ARENA_EPOCH_DIR"
+"""Where the epochs are kept instead of the default: every referee that shares the host's kernel
+must see the same directory (the test suite gives each of its processes one of its own)."""
 WAIT_ENV = "ARENA_EPOCH_WAIT_S"
 """How long a match may wait to enter an epoch before it is void (seconds)."""
 DEFAULT_WAIT_S = 3600.0
@@ -64,8 +67,10 @@ _warned: set[str] = set()
 
 
 def state_dir() -> Path:
-    """``/run/arena-epochs`` as root (every referee of the host), else a directory of this user's
-    in the temporary directory (its own referees only)."""
+    """``$ARENA_EPOCH_DIR`` when set; else ``/run/arena-epochs`` as root (every referee of the
+    host), else a directory of this user's in the temporary directory (its own referees only)."""
+    if os.environ.get(DIR_ENV):
+        return Path(os.environ[DIR_ENV])
     if os.geteuid() == 0 and Path("/run").is_dir():
         return Path("/run/arena-epochs")
     return Path(tempfile.gettempdir()) / f"arena-epochs-{os.geteuid()}"

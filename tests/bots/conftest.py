@@ -15,9 +15,6 @@ import pytest
 
 from arena.bots.submit import smoke_opponent
 from arena.model import BotSpec, MatchResult
-from tests.sandbox.conftest import base_image, docker_client
-
-__all__ = ["SmokeMatch", "base_image", "config_variant", "docker_client", "smoke", "tags"]
 
 SmokeMatch = Callable[[BotSpec], MatchResult]
 

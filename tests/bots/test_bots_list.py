@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from arena.bots import catalogue
 from arena.bots.home import HOME_ENV
-from tests.bots.test_catalogue import LEGACY_SCHEMA
+from tests.support.catalogue import LEGACY_SCHEMA
 
 HOSTILE_NAMES = ["[/]", "[link=http://127.0.0.1:1/]x[/link]", "[b][/b]victim", "ev\x1b]0;t\x07il"]
 

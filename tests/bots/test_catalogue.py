@@ -15,13 +15,7 @@ from arena.bots import catalogue, resolve_bot
 from arena.bots.home import HOME_ENV, arena_home
 from arena.errors import ConfigError
 from arena.model import BotSpec
-
-LEGACY_SCHEMA = """
-CREATE TABLE bots (
-    name TEXT NOT NULL, version TEXT NOT NULL, game TEXT NOT NULL, image TEXT NOT NULL,
-    digest TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (name, version)
-)
-"""
+from tests.support.catalogue import LEGACY_SCHEMA
 
 
 def test_catalogue_keeps_versions(tmp_path: Path) -> None:

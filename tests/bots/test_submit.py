@@ -18,7 +18,7 @@ from arena.bots.images import BaseImage
 from arena.bots.submit import check_smoke_match, smoke_opponent, submit_bot
 from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult, Termination
-from tests.bots.conftest import SmokeMatch
+from tests.support.containers import SmokeMatch
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "sample_bots" / "lost-cities" / "random"

@@ -16,7 +16,7 @@ from arena.bots.images import BaseImage, layer_digest, prune_images
 from arena.bots.submit import submit_bot
 from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult
-from tests.bots.conftest import SmokeMatch, config_variant
+from tests.support.containers import SmokeMatch, config_variant
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]

@@ -82,7 +82,7 @@ def test_check_of_a_builtin_passes_with_every_check_in_the_table() -> None:
 
 
 def test_check_of_a_leaking_package_fails_with_exit_1() -> None:
-    out = runner.invoke(app, ["games", "check", "tests.games.broken_games:LEAKY_PLUGIN",
+    out = runner.invoke(app, ["games", "check", "tests.support.broken_games:LEAKY_PLUGIN",
                               "--matches", "1"])
     assert out.exit_code == 1, out.output
     flat = _flat(out.stdout)
@@ -90,7 +90,7 @@ def test_check_of_a_leaking_package_fails_with_exit_1() -> None:
 
 
 def test_check_as_json() -> None:
-    out = runner.invoke(app, ["games", "check", "tests.games.broken_games:LEAKY_PLUGIN",
+    out = runner.invoke(app, ["games", "check", "tests.support.broken_games:LEAKY_PLUGIN",
                               "--matches", "1", "--format", "json"])
     assert out.exit_code == 1
     data = json.loads(out.stdout)
@@ -99,7 +99,7 @@ def test_check_as_json() -> None:
     assert [c["name"] for c in data["checks"] if not c["passed"]] == ["leak"]
 
 
-@pytest.mark.parametrize("locator", ["no_such_game_package", "tests.games.broken_games:LEAKY",
+@pytest.mark.parametrize("locator", ["no_such_game_package", "tests.support.broken_games:LEAKY",
                                      "not a module!"])
 def test_a_locator_that_names_no_game_is_one_line_and_exit_2(locator: str) -> None:
     out = runner.invoke(app, ["games", "check", locator])
@@ -110,7 +110,7 @@ def test_a_locator_that_names_no_game_is_one_line_and_exit_2(locator: str) -> No
 
 
 def test_a_games_hostile_text_is_printed_literally() -> None:
-    out = runner.invoke(app, ["games", "check", "tests.games.broken_games:HOSTILE_PLUGIN",
+    out = runner.invoke(app, ["games", "check", "tests.support.broken_games:HOSTILE_PLUGIN",
                               "--matches", "1"])
     assert out.exit_code == 1
     assert "\x1b" not in out.stdout and "\x07" not in out.stdout
@@ -120,7 +120,7 @@ def test_a_games_hostile_text_is_printed_literally() -> None:
 def test_run_ladder_of_a_leaking_game_is_one_line_exit_2_and_nothing_made(tmp_path: Path
                                                                           ) -> None:
     from arena.games import registered
-    from tests.games.broken_games import LEAKY_PLUGIN
+    from tests.support.broken_games import LEAKY_PLUGIN
 
     ladder = tmp_path / "leaky.toml"
     ladder.write_text('name = "leaky"\ngame = "leaky-lost-cities"\nentrants = ["a", "b"]\n'

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.record.replay import replay_log
-from tests.conftest import SAMPLE_BOTS
+from tests.support.paths import SAMPLE_BOTS
 
 runner = CliRunner()
 LOST_CITIES = SAMPLE_BOTS / "lost-cities"

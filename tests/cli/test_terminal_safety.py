@@ -22,9 +22,9 @@ from arena.ladder.config import load_ladder
 from arena.ladder.runner import run_ladder
 from arena.model import DecisionEvent, MatchEndEvent, MatchResult, MatchSpec, Termination
 from arena.record.log import read_events, seat_log_path
-from tests.html.support import play_logged
-from tests.ladder.fakes import FakePlayer, fake_resolve
-from tests.terminal_support import ESCAPES, MARKUP_ANSWER, MARKUP_NAMES, assert_text
+from tests.support.fakes import FakePlayer, fake_resolve
+from tests.support.pages import play_logged
+from tests.support.terminal import ESCAPES, MARKUP_ANSWER, MARKUP_NAMES, assert_text
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_BOTS = ROOT / "tests" / "referee" / "bots"

@@ -23,7 +23,7 @@ from arena.ladder.runner import RunSummary, run_ladder
 from arena.model import LadderSlot, MatchEndEvent
 from arena.record.log import read_events
 from arena.record.signing import check_log_signature, load_trusted, parse_log_signature
-from tests.cluster.conftest import ladder_file, pacers
+from tests.support.cluster import ladder_file, pacers
 
 
 class LiesOnSecondLegs(WorkerPlugin):  # type: ignore[misc]

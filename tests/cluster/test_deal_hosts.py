@@ -19,14 +19,7 @@ from arena.cluster.security import CertFiles
 from arena.cluster.session import open_cluster
 from arena.cluster.settings import ClusterSettings
 from arena.model import MatchSpec, Termination, TimeControl
-from tests.cluster.conftest import (
-    LOOPBACK,
-    free_port,
-    own_host,
-    pacers,
-    start,
-    worker_args,
-)
+from tests.support.cluster import LOOPBACK, free_port, own_host, pacers, start, worker_args
 
 pytestmark = pytest.mark.slow
 

@@ -26,25 +26,19 @@ from arena.ladder.reports import load_matches
 from arena.ladder.runner import run_ladder
 from arena.model import BotSpec, MatchSpec, TimeControl
 from arena.sandbox.cores import host_cores
-from tests.cluster.conftest import PACER, ladder_file, pacers
-from tests.sandbox.conftest import _base_image, require_docker
+from tests.support.cluster import PACER, ladder_file, pacers
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def client() -> Any:
-    require_docker()
-    from arena.bots.images import docker_client
-
-    made = docker_client(timeout=600)
-    yield made
-    made.close()
+def client(docker_client: Any) -> Any:
+    return docker_client
 
 
 @pytest.fixture(scope="module")
-def base(client: Any) -> BaseImage:
-    return _base_image(client, "python")
+def base(base_image: BaseImage) -> BaseImage:
+    return base_image
 
 
 def _cpusets(client: Any, prefix: str) -> dict[tuple[str, str], str]:

@@ -24,7 +24,7 @@ from arena.ladder.runner import (
 from arena.ladder.store import LadderStore
 from arena.record.replay import replay_log
 from arena.referee.match import play_match
-from tests.cluster.conftest import LOOPBACK, descendants, ladder_file, pacers
+from tests.support.cluster import LOOPBACK, descendants, ladder_file, pacers
 
 
 def test_embedded_cluster_gives_the_in_process_results(tmp_path: Path) -> None:

@@ -26,7 +26,8 @@ from arena.cluster.session import open_cluster
 from arena.cluster.settings import ClusterSettings
 from arena.errors import ClusterError
 from arena.model import MatchResult, MatchSpec, TimeControl
-from tests.cluster.conftest import LOOPBACK, ROOT, free_port, pacers, start, worker_args
+from tests.support.cluster import LOOPBACK, free_port, pacers, start, worker_args
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.slow
 

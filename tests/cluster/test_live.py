@@ -5,7 +5,6 @@ final log replaces it without leaving a follower behind."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import signal
 import threading
@@ -13,8 +12,6 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from arena.bots import load_bot_dir
-from arena.bots.identity import bot_identity
 from arena.cluster import LOG_TOPIC
 from arena.cluster.executor import write_outputs
 from arena.cluster.live import MAX_ATTEMPTS, LiveLogs
@@ -23,51 +20,20 @@ from arena.cluster.task import MatchOutput
 from arena.cluster.verify import check_output
 from arena.errors import LogFormatError
 from arena.model import (
-    BotSpec,
     DecisionEvent,
     MatchEndEvent,
     MatchEvent,
     MatchResult,
-    MatchSpec,
-    TimeControl,
 )
 from arena.record.log import follow_events, read_events
-from arena.referee.local import UNTIMED, LocalPlayer
-from arena.referee.match import Match
-from tests.cluster.conftest import descendants, pacers
+from tests.support.cluster import descendants, m1_spec, slow_match, worker_log
 
 WORKER = "tls://127.0.0.1:4001"
-
-
-def slow_match(root: Path, match_id: str) -> MatchSpec:
-    """A 1-round match of two pacers that take 40 ms a decision (~2 s in all)."""
-    bots = [load_bot_dir(d) for d in pacers(root, ["ann", "bob"], pace_s=0.04)]
-    bots = [dataclasses.replace(b, digest=bot_identity(b)) for b in bots]
-    return MatchSpec("lost-cities", 5, (bots[0], bots[1]), {"rounds": 1},
-                     TimeControl(2000, 0, 10_000), match_id=match_id)
 
 
 def decisions_in(path: Path) -> int:
     """The decisions in the log at ``path`` so far (none while it does not exist)."""
     return sum(isinstance(e, DecisionEvent) for e in read_events(path)) if path.exists() else 0
-
-
-def m1_spec(seed: int) -> MatchSpec:
-    """The spec of match ``m1`` (the head's)."""
-    bots = (BotSpec("ann", "lost-cities"), BotSpec("bob", "lost-cities"))
-    return MatchSpec("lost-cities", seed, bots, {"rounds": 1}, UNTIMED, match_id="m1")
-
-
-def worker_log(work: Path, seed: int) -> tuple[MatchResult, list[bytes]]:
-    """A finished match ``m1`` as a worker's temporary directory holds it: its result and its
-    log's lines (in-process policies, seat 0's output kept as a worker's referee would)."""
-    spec = m1_spec(seed)
-    players = (LocalPlayer(0, lambda d: d.legal_texts[0]),
-               LocalPlayer(1, lambda d: d.legal_texts[-1]))
-    result = asyncio.run(Match(spec, sandbox_name="process", log_dir=work).run(players))
-    text = (work / "m1.jsonl").read_bytes().replace(
-        b'"bot_logs":[null,null]', b'"bot_logs":["%s/m1.seat0.log",null]' % str(work).encode())
-    return result, text.splitlines(keepends=True)
 
 
 def chunk(attempt: str, offset: int, data: bytes, match_id: str = "m1") -> tuple[float, Any]:

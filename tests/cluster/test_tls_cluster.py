@@ -27,9 +27,8 @@ from arena.ladder.reports import load_matches
 from arena.ladder.runner import ladder_schedule
 from arena.ladder.store import LadderStore
 from arena.record.replay import replay_log
-from tests.cluster.conftest import (
+from tests.support.cluster import (
     LOOPBACK,
-    ROOT,
     cluster_section,
     descendants,
     free_port,
@@ -40,6 +39,7 @@ from tests.cluster.conftest import (
     start,
     worker_args,
 )
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.slow
 

@@ -30,8 +30,8 @@ from arena.errors import ConfigError, SandboxError
 from arena.ladder.config import parse_ladder
 from arena.ladder.runner import Progress
 from arena.model import MatchSpec, TimeControl
-from tests.cluster.conftest import PACER
-from tests.ladder.test_view import text_of
+from tests.support.cluster import PACER
+from tests.support.views import text_of
 
 LADDER = 'name = "lad"\ngame = "lost-cities"\nentrants = ["alpha", "beta"]\n'
 

@@ -37,7 +37,7 @@ from arena.cluster.verify import (
     check_void,
 )
 from arena.model import BotSpec, MatchResult, MatchSpec
-from tests.cluster.test_live import m1_spec, slow_match, worker_log
+from tests.support.cluster import m1_spec, slow_match, worker_log
 
 RIVAL_IMAGE = "sha256:" + "7" * 64
 """Another author's submitted image, which the match does not name."""

@@ -26,6 +26,7 @@ import pytest
 
 from arena.bots import load_bot_dir
 from arena.bots.identity import bot_identity
+from arena.bots.images import BaseImage
 from arena.cluster.security import CertFiles
 from arena.cluster.session import open_cluster
 from arena.cluster.settings import ClusterSettings, TlsFiles
@@ -39,9 +40,8 @@ from arena.cluster.shipping import (
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
 from arena.model import BotSpec, MatchResult, MatchSpec, TimeControl
-from tests.cluster.conftest import (
+from tests.support.cluster import (
     LOOPBACK,
-    ROOT,
     cluster_section,
     free_port,
     ladder_file,
@@ -49,6 +49,7 @@ from tests.cluster.conftest import (
     start,
     worker_args,
 )
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -201,13 +202,11 @@ BIG_MB = 200
 
 @pytest.mark.docker
 def test_a_big_image_ships_through_files_not_the_heads_memory(
-        tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
-    from arena.bots.images import build_bot_image, docker_client
-    from tests.sandbox.conftest import _base_image, require_docker
+        tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]],
+        docker_client: Any, base_image: BaseImage) -> None:
+    from arena.bots.images import build_bot_image
 
-    require_docker()
-    client = docker_client(timeout=600)
-    base = _base_image(client, "python")
+    client, base = docker_client, base_image
     (directory,) = pacers(tmp_path / "bots", ["heavy"])
     with (directory / "ballast.bin").open("wb") as ballast:
         for _ in range(BIG_MB):
@@ -251,4 +250,3 @@ def test_a_big_image_ships_through_files_not_the_heads_memory(
     finally:
         with contextlib.suppress(Exception):
             client.images.remove(image_id, force=True)
-        client.close()

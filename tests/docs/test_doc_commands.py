@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from tests.docs.doc_blocks import (
+from tests.support.doc_blocks import (
     README,
     ROOT,
     Command,
@@ -155,7 +155,7 @@ def test_the_code_maps_name_every_room_and_module() -> None:
 
 
 def test_the_readmes_python_compiles() -> None:
-    from tests.docs.doc_blocks import blocks
+    from tests.support.doc_blocks import blocks
 
     sources = [block for block in blocks(README) if block.language == "python"]
     assert sources, "the README shows a bot in Python"

@@ -23,7 +23,8 @@ from arena.games import game_ids
 from arena.model import LOG_FORMAT, BotSpec, MatchSpec, TimeControl
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
-from tests.referee.conftest import RANDOM_BOT, TEST_BOTS, run_match
+from tests.support.matches import run_match
+from tests.support.paths import RANDOM_BOT, TEST_BOTS
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "docs" / "schema" / "match-log.schema.json"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.doc_blocks import README, ROOT, Block, Command, commands, shell_blocks
+from tests.support.doc_blocks import README, ROOT, Block, Command, commands, shell_blocks
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -1,5 +1,5 @@
 """The conformance gate (arena.gate): the three built-ins pass; broken copies of Lost
-Cities (tests/games/broken_games.py: a leak, a deal that ignores the seed, legal actions that
+Cities (tests/support/broken_games.py: a leak, a deal that ignores the seed, legal actions that
 disagree with is_legal, a determinize that redraws nothing, a renderer that raises) each fail
 with the right check named and a detail that says where; the verdict is cached per plugin
 identity; ladders, SPRT tests and the competition server refuse a failing game in one line
@@ -37,8 +37,8 @@ from arena.ladder.config import LadderConfig, parse_ladder
 from arena.ladder.runner import run_ladder
 from arena.model import BotSpec
 from arena.sprt.run import run_sprt
-from tests.games import broken_games as broken
-from tests.ladder.fakes import FakePlayer
+from tests.support import broken_games as broken
+from tests.support.fakes import FakePlayer
 
 
 @pytest.fixture(autouse=True)

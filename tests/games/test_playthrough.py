@@ -1,4 +1,4 @@
-"""Golden playthroughs (``tests/games/playthrough.py`` writes them): every registered game
+"""Golden playthroughs (``tests/support/playthrough.py`` writes them): every registered game
 replays its golden match exactly, decision by decision and observation by observation."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 
 from arena.games import get_game
 from arena.games.builtin import BUILTIN_ORDER
-from tests.games.playthrough import digest, golden_path, play
+from tests.support.playthrough import digest, golden_path, play
 
-REGENERATE = "python -m tests.games.playthrough (only for an intended change of the rules)"
+REGENERATE = "python -m tests.support.playthrough (only for an intended change of the rules)"
 
 
 def load(game_id: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from functools import lru_cache
 from types import ModuleType
 
 from arena.games import haggis as h
-from tests.games.test_yardstick_portas import load_yardstick, same_distribution
+from tests.support.yardstick import load_yardstick, same_distribution
 
 ROUNDS = 600
 

@@ -13,7 +13,6 @@ from sqlalchemy import select
 
 from arena.errors import ConfigError
 from arena.host.accounts import Accounts, contestants_t
-from tests.ladder.conftest import postgres_engine, postgres_url  # noqa: F401 (fixtures)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from arena.host.accounts import Accounts
 from arena.host.config import load_competition
 from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
-from tests.host.conftest import RunningServer, make_server
+from tests.support.competition import RunningServer, make_server
 
 SERVICE = pb.DESCRIPTOR.services_by_name["CompetitionService"]
 

@@ -38,7 +38,7 @@ from arena.errors import ConfigError
 from arena.host import client as hc
 from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
-from tests.terminal_support import ESCAPES, UNSAFE
+from tests.support.terminal import ESCAPES, UNSAFE, flat
 
 TOKEN = "arena_0123456789ab_" + "s" * 43
 runner = CliRunner(env={"COLUMNS": "400"})  # wide: rich wraps no message
@@ -50,11 +50,6 @@ def cli_app() -> typer.Typer:
     for module in (remote_cmds, results_cmds, bots_cmds, watch_cmds):
         module.register(app)
     return app
-
-
-def flat(text: str) -> str:
-    """``text`` with its line breaks and runs of blanks made single spaces (rich wraps)."""
-    return " ".join(text.split())
 
 
 # --- a scripted server -----------------------------------------------------------------------
@@ -336,7 +331,7 @@ def test_local_only_flags_and_missing_targets_are_refused(cup: Scripted, tmp_pat
 
 def _tiny_image(tmp_path: Path) -> tuple[Any, str]:
     from arena.bots.images import docker_client
-    from tests.sandbox.conftest import require_docker
+    from tests.support.containers import require_docker
 
     require_docker()
     client = docker_client(timeout=300)

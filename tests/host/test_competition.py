@@ -16,7 +16,7 @@ import pytest
 
 from arena.host.client import _requests, payload
 from arena.v1 import competition_pb2 as pb
-from tests.host.conftest import RunningServer
+from tests.support.competition import RunningServer
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -20,7 +20,7 @@ from arena.host.config import (
 )
 from arena.ladder.config import load_ladder
 from arena.ladder.schedules.schedule import CONTINUOUS
-from tests.conftest import ROOT, SAMPLE_BOTS
+from tests.support.paths import ROOT, SAMPLE_BOTS
 
 MINIMAL = '[competition]\nname = "spring"\n\n[games.lost-cities]\n'
 

@@ -20,8 +20,8 @@ from sqlalchemy import create_engine, text
 from arena.host.client import _requests, payload
 from arena.host.config import load_competition
 from arena.v1 import competition_pb2 as pb
-from tests.host.conftest import RunningServer, make_server
-from tests.sandbox.conftest import require_docker
+from tests.support.competition import RunningServer, make_server
+from tests.support.containers import require_docker
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from arena.host.feeds import CHUNK, LOOKAHEAD, Feeds, Pacer
 from arena.record.log import read_events
-from tests.host.test_views import _logged_match
+from tests.support.pages import logged_match
 
 
 def test_watchers_of_one_view_share_one_feed_rendered_as_far_as_they_read(
         tmp_path: Path) -> None:
-    path = _logged_match("lost-cities", tmp_path)
+    path = logged_match("lost-cities", tmp_path)
     total = sum(1 for _ in read_events(path))
     assert total > 2 * (LOOKAHEAD + CHUNK)
     feeds = Feeds()

@@ -17,7 +17,7 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.host.image_archive import Cap, normal_name, rebuild
-from tests.host.archive_support import (
+from tests.support.archives import (
     Image,
     docker_save,
     layer,

@@ -36,9 +36,6 @@ from arena.host.submissions import (
     SubmissionBook,
 )
 from arena.ladder.store import LadderStore
-from tests.sandbox.conftest import base_image, docker_client
-
-__all__ = ["base_image", "docker_client"]  # the Docker fixtures, shared with tests/sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 GREEDY = ROOT / "sample_bots" / "lost-cities" / "greedy"

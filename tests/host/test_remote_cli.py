@@ -23,8 +23,8 @@ from typer.testing import CliRunner, Result
 from arena.cli.main import app
 from arena.cluster.security import make_certs
 from arena.host import client as hc
-from tests.host.conftest import RunningServer
-from tests.host.test_client import flat
+from tests.support.competition import RunningServer
+from tests.support.terminal import flat
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "sample_bots" / "lost-cities" / "random"

@@ -21,8 +21,7 @@ from typer.testing import CliRunner, Result
 from arena.cli.main import app
 from arena.host import client as hc
 from arena.host.config import load_competition
-from tests.host.conftest import RunningServer
-from tests.host.test_visibility import _finished_match, _server
+from tests.support.competition import RunningServer, finished_match, house_server
 
 pytestmark = [pytest.mark.slow]
 runner = CliRunner(env={"COLUMNS": "400"})
@@ -30,7 +29,7 @@ runner = CliRunner(env={"COLUMNS": "400"})
 
 @pytest.fixture(scope="module")
 def own_seat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    server = _server(tmp_path_factory.mktemp("own-seat"), "own-seat")
+    server = house_server(tmp_path_factory.mktemp("own-seat"), "own-seat")
     server.start()
     yield server
     server.stop()
@@ -38,7 +37,7 @@ def own_seat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer
 
 @pytest.fixture(scope="module")
 def public(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    server = _server(tmp_path_factory.mktemp("public"), "public")
+    server = house_server(tmp_path_factory.mktemp("public"), "public")
     server.start()
     yield server
     server.stop()
@@ -101,7 +100,7 @@ def _flip_hex(text: str) -> str:
 
 def test_a_seat_view_download_verifies_offline_and_nothing_in_it_can_be_changed(
         own_seat: RunningServer, tmp_path: Path) -> None:
-    match_id, seat = _finished_match(own_seat)
+    match_id, seat = finished_match(own_seat)
     file = tmp_path / "mine.seat-view.jsonl"
     got = _arena(own_seat, "alice", "logs", "--match", match_id, "-o", str(file))
     assert got.exit_code == 0, got.output
@@ -150,7 +149,7 @@ def test_a_seat_view_download_verifies_offline_and_nothing_in_it_can_be_changed(
 
 def test_the_whole_log_verifies_where_visibility_allows_it(public: RunningServer,
                                                            tmp_path: Path) -> None:
-    match_id, _ = _finished_match(public)
+    match_id, _ = finished_match(public)
     file = tmp_path / f"{match_id}.jsonl"
     got = _arena(public, "bob", "logs", "--match", match_id, "-o", str(file))
     assert got.exit_code == 0, got.output
@@ -178,7 +177,7 @@ def test_the_whole_log_verifies_where_visibility_allows_it(public: RunningServer
 
 
 def test_the_public_page_offers_the_signed_log_next_to_the_replay(public: RunningServer) -> None:
-    match_id, _ = _finished_match(public)
+    match_id, _ = finished_match(public)
     replays = load_competition(public.file).site_dir / "lost-cities" / "replays"
     signed = _wait_for(replays / f"{match_id}.jsonl")
     page = (replays / f"{match_id}.html").read_text()

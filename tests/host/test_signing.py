@@ -30,7 +30,7 @@ from arena.record.signing import (
     new_key,
     parse_log_signature,
 )
-from tests.host.conftest import RunningServer, make_server
+from tests.support.competition import RunningServer, make_server
 
 pytestmark = [pytest.mark.slow]
 

@@ -19,7 +19,7 @@ from arena.host.config import load_competition
 from arena.host.submissions import BUILT, ENTERED, UPLOADED, VALIDATED, SubmissionBook
 from arena.ladder.store import LadderStore
 from arena.v1 import competition_pb2 as pb
-from tests.host.conftest import RunningServer, make_server
+from tests.support.competition import RunningServer, make_server
 
 CROWD = 16
 """Contestants holding every stream they may open (8 each: 128, the server's threads)."""

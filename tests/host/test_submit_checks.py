@@ -20,7 +20,7 @@ from arena.host.config import load_competition
 from arena.host.submissions import SubmissionBook
 from arena.ladder.store import LadderStore
 from arena.v1 import competition_pb2 as pb
-from tests.host.conftest import RunningServer, make_server
+from tests.support.competition import RunningServer, make_server
 
 
 @pytest.fixture(scope="module")

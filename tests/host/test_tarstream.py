@@ -14,7 +14,7 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.host.tarstream import PIECE_BYTES, Counted, Inflated, TarStream
-from tests.host.archive_support import layer
+from tests.support.archives import layer
 
 PACKERS: dict[str, Callable[[bytes], bytes]] = {
     "gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}

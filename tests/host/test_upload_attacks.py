@@ -19,11 +19,10 @@ from arena.bots.images import BASE_TAG, INPUTS_LABEL, BaseImage, base_problem
 from arena.cluster.shipping import image_present
 from arena.host.client import _requests, payload
 from arena.v1 import competition_pb2 as pb
-from tests.host.archive_support import Image, docker_save, layer, long_name_bomb, zeros_layer
-from tests.host.conftest import RunningServer, make_server
-from tests.sandbox.conftest import base_image, docker_client, require_docker
+from tests.support.archives import Image, docker_save, layer, long_name_bomb, zeros_layer
+from tests.support.competition import RunningServer, make_server
+from tests.support.containers import require_docker
 
-__all__ = ["base_image", "docker_client"]  # the Docker fixtures, shared with tests/sandbox
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,10 +22,8 @@ from arena.bots.files import MAX_DIR_FILES_ENV, MAX_DIR_MB_ENV
 from arena.bots.manifest import load_bot_dir
 from arena.errors import ConfigError
 from arena.host.uploads import UploadTooLarge, load_image, receive, unpack_bot
-from tests.host.archive_support import long_name_bomb
-from tests.sandbox.conftest import base_image, docker_client
+from tests.support.archives import long_name_bomb
 
-__all__ = ["base_image", "docker_client"]  # the Docker fixtures, shared with tests/sandbox
 ROOT = Path(__file__).resolve().parents[2]
 GREEDY = ROOT / "sample_bots" / "lost-cities" / "greedy"
 

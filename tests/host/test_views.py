@@ -3,9 +3,7 @@ seat's observations alone (real logged matches of every game)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import random
 from pathlib import Path
 
 import pytest
@@ -13,12 +11,11 @@ from google.protobuf import json_format
 
 from arena.games import game_ids, get_game
 from arena.host.views import Sight, seat_frames, seat_view_lines, sight
-from arena.model import BotSpec, DecisionEvent, HeaderEvent, MatchSpec, TimeControl
+from arena.model import DecisionEvent, HeaderEvent
 from arena.record.log import read_events
 from arena.record.replay import replay_events
-from arena.referee.local import LocalPlayer
-from arena.referee.match import Match
 from arena.wire import encode_observation
+from tests.support.pages import logged_match
 
 NONE = Sight(frozenset(), False)
 FULL = Sight(frozenset((0, 1)), True)
@@ -42,17 +39,6 @@ def test_the_visibility_rule(setting: str, own: set[int], running: bool,
     assert sight(setting, own, running) == expected
 
 
-def _logged_match(game_id: str, tmp_path: Path, seed: int = 8_765_432_109_876) -> Path:
-    bots = (BotSpec("r1", game_id), BotSpec("r2", game_id))
-    spec = MatchSpec(game_id, seed, bots, {}, TimeControl(), match_id=f"view-{game_id}")
-    rngs = (random.Random(seed), random.Random(seed + 1))
-    players = tuple(LocalPlayer(s, lambda d, r=rngs[s]: r.choice(d.legal_actions))
-                    for s in (0, 1))
-    asyncio.run(Match(spec, sandbox_name="in-process", log_dir=tmp_path)
-                .run((players[0], players[1])))
-    return tmp_path / f"view-{game_id}.jsonl"
-
-
 @pytest.mark.parametrize("game_id", game_ids())
 def test_a_seat_view_is_made_of_that_seats_observations(game_id: str, tmp_path: Path) -> None:
     """Every frame of seat 0's view is the renderer's drawing of seat 0's observation at that
@@ -60,7 +46,7 @@ def test_a_seat_view_is_made_of_that_seats_observations(game_id: str, tmp_path: 
     from arena.host.views import _text
     from arena.render import renderer_for
 
-    path = _logged_match(game_id, tmp_path)
+    path = logged_match(game_id, tmp_path)
     game, renderer = get_game(game_id), renderer_for(game_id)
     states = [step.state for step in replay_events(read_events(path))]
     events = list(read_events(path))
@@ -83,7 +69,7 @@ def test_a_seat_view_is_made_of_that_seats_observations(game_id: str, tmp_path: 
 @pytest.mark.parametrize("game_id", game_ids())
 def test_a_seat_view_log_holds_the_seats_observations_and_no_seed(game_id: str,
                                                                    tmp_path: Path) -> None:
-    path = _logged_match(game_id, tmp_path)
+    path = logged_match(game_id, tmp_path)
     game = get_game(game_id)
     header = next(iter(read_events(path)))
     assert isinstance(header, HeaderEvent)

@@ -18,29 +18,10 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.host.accounts import Accounts
 from arena.host.config import load_competition
 from arena.v1 import competition_pb2 as pb
-from tests.host.conftest import ROOT, RunningServer, make_server
-
-
-def _server(root: Path, logs: str) -> RunningServer:
-    server = make_server(root, sandbox="process", logs=logs)
-    text = server.file.read_text().replace('house = ["random"]', 'house = ["random", "greedy"]')
-    server.file.write_text(text)
-    Accounts.open(load_competition(server.file).database).assign("greedy", "alice")
-    return server
-
-
-def _finished_match(server: RunningServer) -> tuple[str, int]:
-    """A recorded match and greedy's seat in it (waiting for the ladder to play one)."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        page = server.stub("bob").ListMatches(pb.MatchesRequest(limit=5), timeout=30).matches
-        if page:
-            return page[0].match_id, list(page[0].names).index("greedy")
-        time.sleep(0.5)
-    raise AssertionError("the ladder recorded no match:\n" + server.log()[-2000:])
+from tests.support.competition import RunningServer, finished_match, house_server
+from tests.support.paths import ROOT
 
 
 def _denied(call: Any) -> None:
@@ -52,7 +33,7 @@ def _denied(call: Any) -> None:
 
 @pytest.fixture(scope="module")
 def participants(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    server = _server(tmp_path_factory.mktemp("participants"), "participants")
+    server = house_server(tmp_path_factory.mktemp("participants"), "participants")
     server.start()
     yield server
     server.stop()
@@ -60,7 +41,7 @@ def participants(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSe
 
 @pytest.fixture(scope="module")
 def public(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    server = _server(tmp_path_factory.mktemp("public"), "public")
+    server = house_server(tmp_path_factory.mktemp("public"), "public")
     server.start()
     yield server
     server.stop()
@@ -78,7 +59,7 @@ def _whole_log(stub: Any, match_id: str) -> list[dict[str, Any]]:
 
 def test_participants_see_the_whole_match_and_others_nothing(
         participants: RunningServer) -> None:
-    match_id, seat = _finished_match(participants)
+    match_id, seat = finished_match(participants)
     alice, bob = participants.stub("alice"), participants.stub("bob")
     lines = _whole_log(alice, match_id)
     assert lines[0]["type"] == "header" and "seed_commitment" in lines[0]  # the whole log
@@ -101,7 +82,7 @@ def test_an_unknown_id_and_a_forbidden_one_take_the_same_time(
     (~0.5 ms more than a made-up id here), so timing told which ids exist. Both now take one
     path. Calls alternate (so load falls on both alike) and are compared pair by pair: the
     forbidden one is the slower of a pair about half the time; the old path made it 76-92%."""
-    match_id, _ = _finished_match(participants)
+    match_id, _ = finished_match(participants)
     bob = participants.stub("bob")
     unknown = match_id[:-1] + ("x" if match_id[-1] != "x" else "y")
     calls = {
@@ -130,7 +111,7 @@ def test_an_unknown_id_and_a_forbidden_one_take_the_same_time(
 
 def test_public_shows_everyone_the_match_but_never_anothers_output(public: RunningServer,
                                                                    tmp_path: Path) -> None:
-    match_id, seat = _finished_match(public)
+    match_id, seat = finished_match(public)
     bob = public.stub("bob")
     lines = _whole_log(bob, match_id)
     assert lines[0]["type"] == "header"
@@ -144,13 +125,13 @@ def test_public_shows_everyone_the_match_but_never_anothers_output(public: Runni
 
 
 def test_the_public_page_opens_in_a_browser(public: RunningServer) -> None:
-    from tests.html.conftest import require_chromium
-    from tests.html.support import assert_only_the_site
+    from tests.support.browser import require_chromium
+    from tests.support.pages import assert_only_the_site
 
     require_chromium()
-    from tests.html.browser import Browser
+    from tests.support.browser import Browser
 
-    match_id, _ = _finished_match(public)
+    match_id, _ = finished_match(public)
     site = public.state_dir / "site" / "lost-cities"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (site / "replays").is_dir():
@@ -170,7 +151,7 @@ def test_the_public_page_opens_in_a_browser(public: RunningServer) -> None:
 
 
 def test_host_check_says_what_would_stop_the_server(tmp_path: Path) -> None:
-    server = _server(tmp_path / "check", "own-seat")
+    server = house_server(tmp_path / "check", "own-seat")
     command = [sys.executable, "-m", "arena.cli.main", "host", str(server.file), "--check"]
     good = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert good.returncode == 0, good.stdout + good.stderr

@@ -7,16 +7,14 @@ Without Chromium the browser tests skip, unless ``ARENA_REQUIRE_CHROMIUM=1`` (se
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.html.browser import Browser, chromium_path
-from tests.html.support import play_logged
+from tests.support.browser import Browser, require_chromium
+from tests.support.pages import play_logged
 
-REQUIRE_ENV = "ARENA_REQUIRE_CHROMIUM"
 
 @pytest.fixture(scope="session")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
@@ -24,17 +22,6 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     log_dir = tmp_path_factory.mktemp("logs")
     return {game: play_logged(log_dir, game, seed)
             for game, seed in (("lost-cities", 7), ("haggis", 3), ("portas", 5))}
-
-
-def require_chromium() -> str:
-    """Chromium's path; skip without it (fail instead under ARENA_REQUIRE_CHROMIUM=1)."""
-    path = chromium_path()
-    if path is not None:
-        return path
-    message = "chromium is not installed (bash .ci/chromium-setup.sh)"
-    if os.environ.get(REQUIRE_ENV) == "1":
-        pytest.fail(f"{message}, and {REQUIRE_ENV}=1", pytrace=False)
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,14 @@ from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
 from arena.record.log import read_events, write_seed_sidecar
 from arena.sprt.run import SprtOutcome
-from tests.html.browser import Browser, press
-from tests.html.support import assert_only_the_site, frame_states, mini_ladder, mini_sprt
-from tests.html.test_replay_page import lost_cities_visible
+from tests.support.browser import Browser, press
+from tests.support.pages import (
+    assert_only_the_site,
+    frame_states,
+    lost_cities_visible,
+    mini_ladder,
+    mini_sprt,
+)
 
 runner = CliRunner()
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -16,11 +16,17 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.cli.watch_cmds import html_replay
 from arena.games import get_game
-from arena.games.lost_cities import State as LostCitiesState
 from arena.model import TimeControl
 from arena.record.log import read_events, write_seed_sidecar
 from arena.render.html.markup import FragmentTable, el, leaf, render
-from tests.html.support import cards_in, frame_html, frame_states, page_data, play_logged
+from tests.support.pages import (
+    cards_in,
+    frame_html,
+    frame_states,
+    lost_cities_visible,
+    page_data,
+    play_logged,
+)
 
 runner = CliRunner()
 GAMES = ("lost-cities", "haggis", "portas")
@@ -28,15 +34,6 @@ GAMES = ("lost-cities", "haggis", "portas")
 
 def _page(log: Path, seats: tuple[int | None, ...] = (None, 0, 1)) -> str:
     return html_replay(read_events(log), seats).html
-
-
-def lost_cities_visible(state: LostCitiesState, seat: int) -> Counter[str]:
-    """Every card ``seat`` can see: its own hand, both expeditions, all discard piles (computed
-    from the full state, not from the observation the page was drawn from)."""
-    seen = Counter(str(c) for c in state.hands[seat])
-    for cards in (*state.expeditions[0], *state.expeditions[1], *state.piles):
-        seen.update(str(c) for c in cards)
-    return seen
 
 
 def test_fragment_table_rebuilds_every_tree_and_shares_repeated_parts() -> None:

@@ -27,10 +27,10 @@ from arena.render.html.charts import Interval, heat_colour, interval_chart, line
 from arena.site.match_pages import replay_name
 from arena.site.refresh import refresh_site
 from arena.site.report_page import ReportData, report_page
-from tests.html.support import assert_fetches_only_the_site, mini_ladder, page_data
-from tests.ladder import statuses
-from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve, stored
-from tests.ladder.versioned import versioned_ladder
+from tests.support import statuses
+from tests.support.fakes import GIVEN_UP, FakePlayer, fake_resolve, stored
+from tests.support.pages import assert_fetches_only_the_site, mini_ladder, page_data
+from tests.support.versioned import versioned_ladder
 
 runner = CliRunner()
 

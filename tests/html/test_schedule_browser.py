@@ -8,10 +8,10 @@ from pathlib import Path
 
 from arena.ladder.reports import crosstable_of, standings_of
 from arena.site.report_page import ReportData, report_page
-from tests.html.browser import Browser
-from tests.html.support import assert_only_the_site, write_shared
-from tests.ladder import statuses
-from tests.ladder.fakes import stored
+from tests.support import statuses
+from tests.support.browser import Browser
+from tests.support.fakes import stored
+from tests.support.pages import assert_only_the_site, write_shared
 
 
 def test_the_bracket_is_drawn_in_the_browser(browser: Browser, tmp_path: Path) -> None:

@@ -34,15 +34,15 @@ from arena.site.match_pages import list_page_path, replay_name
 from arena.site.refresh import refresh_site as refresh
 from arena.site.refresh import site_replay
 from arena.site.report_page import HISTORY_POINTS, ReportData, history_stride, report_page
-from tests.html.browser import Browser, press
-from tests.html.support import (
+from tests.support.browser import Browser, press
+from tests.support.fakes import stored
+from tests.support.pages import (
     assert_fetches_only_the_site,
     assert_only_the_site,
     mini_ladder,
     page_data,
     play_result,
 )
-from tests.ladder.fakes import stored
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = 5

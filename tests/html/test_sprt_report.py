@@ -23,7 +23,7 @@ from arena.site.report_page import ReportData, SprtReport, report_page, sprt_rep
 from arena.sprt.run import SprtEvent, SprtOutcome, SprtSummary, run_sprt
 from arena.stats.sprt import Decision, Pentanomial, SprtParams, decide, llr
 from arena.stats.sprt_pairs import PairBook, llr_path
-from tests.ladder.fakes import FakePlayer, fake_resolve, stored
+from tests.support.fakes import FakePlayer, fake_resolve, stored
 
 runner = CliRunner()
 PARAMS = SprtParams(elo0=0, elo1=50)

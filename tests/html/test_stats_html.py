@@ -13,7 +13,7 @@ from arena.cli.main import app
 from arena.site.refresh import site_replay
 from arena.site.report_page import report_page
 from arena.stats.resources import BotStats, Spread
-from tests.html.support import mini_ladder, page_data, play_logged
+from tests.support.pages import mini_ladder, page_data, play_logged
 
 runner = CliRunner()
 

@@ -22,7 +22,7 @@ from arena.ladder.schedules.sources import PAIRINGS_FILE, PLAYERS_FILE, tourname
 from arena.ladder.schedules.status import AdaptiveStatus
 from arena.ladder.store import LadderStore
 from arena.model import MatchSpec
-from tests.ladder.fakes import FakePlayer, fake_resolve, fake_result
+from tests.support.fakes import FakePlayer, fake_resolve, fake_result
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"

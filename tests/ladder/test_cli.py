@@ -18,7 +18,7 @@ from arena.cli import common, ladder_cmds, ladder_view
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_standings
 from arena.ladder.runner import Progress, ladder_schedule, run_ladder
-from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve, ladder_app
+from tests.support.fakes import GIVEN_UP, FakePlayer, fake_resolve, ladder_app
 
 
 def _ladder(tmp_path: Path) -> Path:

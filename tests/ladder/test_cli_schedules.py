@@ -17,9 +17,9 @@ from arena.cli.ladder_view import render_summary
 from arena.cli.main import app as main_app
 from arena.ladder.config import load_ladder
 from arena.ladder.runner import RunSummary, run_ladder
-from tests.ladder.fakes import FakePlayer, fake_resolve, ladder_app
-from tests.ladder.statuses import adaptive, bracket
-from tests.ladder.test_view import text_of
+from tests.support.fakes import FakePlayer, fake_resolve, ladder_app
+from tests.support.statuses import adaptive, bracket
+from tests.support.views import text_of
 
 runner = CliRunner()
 FIELD = '["alpha", "beta", "gamma", "delta", "eps"]'

@@ -26,7 +26,7 @@ from arena.ladder.schedules.sources import PAIRINGS_FILE, encounter_number
 from arena.ladder.schedules.status import AdaptiveStatus
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec
-from tests.ladder.fakes import FakePlayer
+from tests.support.fakes import FakePlayer
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,48 +14,11 @@ from arena.ladder.reports import load_matches
 from arena.ladder.runner import ladder_schedule
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.record.replay import replay_log
+from tests.support import crash
+from tests.support.crash import driver_args, kill_when, start
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"
-
-
-def _recorded(cfg: LadderConfig) -> int:
-    if not cfg.store_exists():
-        return 0
-    try:
-        with LadderStore(cfg.database_url) as db:
-            return len(db.recorded_ids(cfg.name))
-    except Exception:  # the writer may be creating the schema right now
-        return 0
-
-
-def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with log.open("wb") as out:
-        return subprocess.Popen([sys.executable, *args], cwd=ROOT, env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def _kill_when(proc: subprocess.Popen[bytes], ready: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    try:
-        while not ready():
-            if proc.poll() is not None:
-                pytest.fail(f"the ladder process exited early with {proc.returncode}")
-            if time.monotonic() > deadline:
-                pytest.fail("the ladder made no progress in time")
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-    finally:
-        # the bots it started are in its session: clean them up too (ours, by group id)
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def _check_complete(cfg: LadderConfig, before: dict[str, StoredMatch]) -> None:
@@ -83,16 +43,16 @@ def test_kill_9_then_rerun_with_a_fake_player(tmp_path: Path) -> None:
                     "[schedule]\ncycles = 2\n")
     cfg = load_ladder(path)
     markers = tmp_path / "markers"
-    args = ["-m", "tests.ladder.crash_driver", str(path), str(markers)]
-    proc = _start(args, tmp_path / "run1.log")
-    _kill_when(proc, lambda: _recorded(cfg) >= 5, timeout=60)
+    args = driver_args("ladder", path, markers)
+    proc = start(args, tmp_path / "run1.log")
+    kill_when(proc, lambda: crash.recorded(cfg) >= 5, timeout=60)
     before = {m.match_id: m for m in load_matches(cfg)}
     started = [line.split() for line in (markers / "started.txt").read_text().splitlines()]
     in_flight = {mid: int(seed) for mid, seed in started if mid not in before}
     assert 5 <= len(before) < 24 and in_flight, "the kill should land mid-run"
     (markers / "started.txt").unlink()
 
-    rerun = _start(args, tmp_path / "run2.log")
+    rerun = start(args, tmp_path / "run2.log")
     assert rerun.wait(timeout=60) == 0, (tmp_path / "run2.log").read_text()
     replayed = dict(line.split() for line in (markers / "started.txt").read_text().splitlines())
     assert not set(replayed) & set(before), "a finished match was played again"
@@ -111,13 +71,13 @@ def test_kill_9_of_arena_run_ladder_then_rerun(tmp_path: Path) -> None:
     )
     cfg = load_ladder(path)
     args = ["-m", "arena.cli.main", "run-ladder", str(path)]
-    proc = _start(args, tmp_path / "run1.log")
-    _kill_when(proc, lambda: _recorded(cfg) >= 3, timeout=120)
+    proc = start(args, tmp_path / "run1.log")
+    kill_when(proc, lambda: crash.recorded(cfg) >= 3, timeout=120)
     before = {m.match_id: m for m in load_matches(cfg)}
     assert 3 <= len(before) < 10, "the kill should land mid-run"
     logs = cfg.match_log_dir
     in_flight = {p.name.removesuffix(".jsonl") for p in logs.glob("*.jsonl")} - set(before)
-    rerun = _start(args, tmp_path / "run2.log")
+    rerun = start(args, tmp_path / "run2.log")
     assert rerun.wait(timeout=180) == 0, (tmp_path / "run2.log").read_text()
     _check_complete(cfg, before)
     seeds = {m.match_id: m.seed for e in ladder_schedule(cfg) for m in e.matches}
@@ -136,11 +96,11 @@ def test_sigterm_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
                     "[schedule]\ncycles = 4\n")
     cfg = load_ladder(path)
     markers = tmp_path / "markers"
-    proc = _start(["-m", "tests.ladder.crash_driver", str(path), str(markers)],
+    proc = start(driver_args("ladder", path, markers),
                   tmp_path / "run.log")
     try:
         deadline = time.monotonic() + 60
-        while _recorded(cfg) < 3:
+        while crash.recorded(cfg) < 3:
             assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         os.kill(proc.pid, signal.SIGTERM)

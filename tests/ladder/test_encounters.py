@@ -9,7 +9,7 @@ import pytest
 from arena.ladder.versions import Version, VersionKeys, legs_of, match_versions
 from arena.model import Termination
 from arena.stats.encounters import Leg, fold
-from tests.ladder.fakes import stored
+from tests.support.fakes import stored
 
 
 def leg(encounter: str, number: int, players: tuple[str, str], winner: int | None,

@@ -24,8 +24,8 @@ from arena.ladder.reports import (
 from arena.ladder.store import LadderStore
 from arena.model import Termination
 from arena.stats.rating import fit
-from tests.ladder.fakes import ladder_app, stored
-from tests.ladder.versioned import B1, bot, record_encounters, versioned_ladder
+from tests.support.fakes import ladder_app, stored
+from tests.support.versioned import B1, bot, record_encounters, versioned_ladder
 
 runner = CliRunner()
 

@@ -4,7 +4,6 @@ in-process player; the real ones (process sandbox) are in test_schedule_crash.py
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -13,33 +12,21 @@ import pytest
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.reports import load_matches
-from arena.ladder.runner import LadderEvent, RunSummary, run_ladder
+from arena.ladder.runner import LadderEvent
 from arena.ladder.schedules.knockout import Bracket
-from arena.ladder.schedules.registry import schedule_status
 from arena.ladder.schedules.sources import tournament_players
 from arena.ladder.store import LadderStore
-from tests.ladder.fakes import FakePlayer, fake_resolve
+from tests.support.fakes import FakePlayer
+from tests.support.schedules import run, state, tournament
 
 
 def ladder(tmp_path: Path, entrants: str, schedule: str = "", concurrency: int = 2,
            name: str = "cup") -> LadderConfig:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / f"{name}.toml"
-    path.write_text(f'name = "{name}"\ngame = "lost-cities"\nentrants = [{entrants}]\n'
-                    f'concurrency = {concurrency}\n[schedule]\ntype = "knockout"\n{schedule}\n')
-    return load_ladder(path)
-
-
-def run(cfg: LadderConfig, player: FakePlayer | None = None, **kwargs: Any) -> RunSummary:
-    return asyncio.run(run_ladder(cfg, play=player or FakePlayer(), resolve=fake_resolve,
-                                  **kwargs))
+    return tournament(tmp_path, name, entrants, f'type = "knockout"\n{schedule}', concurrency)
 
 
 def rest(cfg: LadderConfig) -> Bracket:
-    with LadderStore(cfg.database_url) as db:
-        status = schedule_status(cfg, db)
-    assert isinstance(status, Bracket)
-    return status
+    return state(cfg, Bracket)
 
 
 def test_a_knockout_of_three_gives_the_top_seed_a_bye(tmp_path: Path) -> None:

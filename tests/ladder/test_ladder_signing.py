@@ -33,7 +33,7 @@ from arena.record.signing import (
     new_key,
     parse_log_signature,
 )
-from tests.ladder.fakes import FakePlayer, fake_resolve
+from tests.support.fakes import FakePlayer, fake_resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"
@@ -179,7 +179,7 @@ def _started_unrecorded(cfg: LadderConfig) -> list[Path]:
 @pytest.mark.slow
 def test_kill_9_mid_match_leaves_the_cut_log_unsigned_and_signs_the_replayed_one(
         tmp_path: Path) -> None:
-    from tests.cluster.conftest import pacers
+    from tests.support.cluster import pacers
 
     bots = pacers(tmp_path / "bots", ["slow1", "slow2"], pace_s=0.05)
     path = _ladder(tmp_path / "killed.toml", entrants=", ".join(f'"{b}"' for b in bots),

@@ -23,7 +23,7 @@ from arena.ladder.reports import (
 )
 from arena.ladder.runner import run_ladder
 from arena.ladder.store import LadderStore
-from tests.ladder.fakes import SAMPLE_MATCHES, FakePlayer, fake_resolve
+from tests.support.fakes import SAMPLE_MATCHES, FakePlayer, fake_resolve
 
 MATCHES = SAMPLE_MATCHES
 

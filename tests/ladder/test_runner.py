@@ -25,7 +25,7 @@ from arena.ladder.runner import (
 from arena.ladder.schedules.schedule import build_schedule
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec, MatchSpec, Termination
-from tests.ladder.fakes import GIVEN_UP, FakePlayer, fake_resolve
+from tests.support.fakes import GIVEN_UP, FakePlayer, fake_resolve
 
 
 def config(tmp_path: Path, cycles: int = 2, bots: str = '"alpha", "beta", "gamma", "delta"'

@@ -23,7 +23,8 @@ from arena.ladder.schedules.swiss import SwissState
 from arena.ladder.store import LadderStore
 from arena.record.log import private_dir
 from arena.record.replay import replay_log
-from tests.ladder.test_crash import _kill_when, _recorded, _start
+from tests.support import crash
+from tests.support.crash import kill_when, start
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"
@@ -78,10 +79,10 @@ def crash_and_resume(tmp_path: Path, entrants: list[Path], schedule: str, kill_a
     cut = tournament(tmp_path / "cut", entrants, schedule)
     assert cut.source is not None
     args = ["-m", "arena.cli.main", "run-ladder", str(cut.source)]
-    _kill_when(_start(args, tmp_path / "run1.log"), lambda: _recorded(cut) >= kill_at,
+    kill_when(start(args, tmp_path / "run1.log"), lambda: crash.recorded(cut) >= kill_at,
                timeout=180)
-    assert kill_at <= _recorded(cut) < total, "the kill should land mid-tournament"
-    rerun = _start(args, tmp_path / "run2.log")
+    assert kill_at <= crash.recorded(cut) < total, "the kill should land mid-tournament"
+    rerun = start(args, tmp_path / "run2.log")
     assert rerun.wait(timeout=240) == 0, (tmp_path / "run2.log").read_text()
     assert (cut.state_dir / PLAYERS_FILE).read_text() == \
         (whole.state_dir / PLAYERS_FILE).read_text()

@@ -13,9 +13,9 @@ from arena.ladder.reports import load_matches
 from arena.ladder.runner import LadderEvent, LadderEventKind, Progress
 from arena.ladder.schedules.schedule import ScheduledMatch
 from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
-from tests.ladder.statuses import LONG, MARKUP, NOW, adaptive, bracket, decided, swiss
-from tests.ladder.test_view import row_of, text_of
-from tests.ladder.versioned import A2, B1, record_encounters, result, versioned_ladder
+from tests.support.statuses import LONG, MARKUP, NOW, adaptive, bracket, decided, swiss
+from tests.support.versioned import A2, B1, record_encounters, result, versioned_ladder
+from tests.support.views import row_of, text_of
 
 WIDTH = 100
 

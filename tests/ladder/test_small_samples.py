@@ -27,9 +27,9 @@ from arena.model import BotSpec, MatchResult, MatchSpec
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 from arena.site.report_page import ReportData, report_page
-from tests.html.support import random_policy, sample_policy
-from tests.ladder.fakes import ladder_app, stored
-from tests.ladder.test_view import text_of
+from tests.support.fakes import ladder_app, stored
+from tests.support.pages import random_policy, sample_policy
+from tests.support.views import text_of
 
 runner = CliRunner()
 

@@ -9,7 +9,8 @@ from arena.ladder.reports import load_matches
 from arena.ladder.runner import SECRET_FILE
 from arena.sprt.plan import PairPlan
 from arena.stats.sprt_pairs import PairBook
-from tests.ladder.test_crash import _kill_when, _recorded, _start
+from tests.support import crash
+from tests.support.crash import driver_args, kill_when, start
 
 TEST = """\
 name = "crash"
@@ -29,16 +30,16 @@ def test_kill_9_mid_test_then_run_again(tmp_path: Path) -> None:
     path.write_text(TEST)
     cfg = load_ladder(path)
     markers = tmp_path / "markers"
-    args = ["-m", "tests.ladder.sprt_crash_driver", str(path), str(markers)]
-    proc = _start(args, tmp_path / "run1.log")
-    _kill_when(proc, lambda: _recorded(cfg) >= 5, timeout=60)
+    args = driver_args("sprt", path, markers)
+    proc = start(args, tmp_path / "run1.log")
+    kill_when(proc, lambda: crash.recorded(cfg) >= 5, timeout=60)
     before = {m.match_id: m for m in load_matches(cfg)}
     started = [line.split() for line in (markers / "started.txt").read_text().splitlines()]
     in_flight = {mid: int(seed) for mid, seed in started if mid not in before}
     assert 5 <= len(before) < 20 and in_flight, "the kill should land mid-test"
     (markers / "started.txt").unlink()
 
-    rerun = _start(args, tmp_path / "run2.log")
+    rerun = start(args, tmp_path / "run2.log")
     assert rerun.wait(timeout=60) == 0, (tmp_path / "run2.log").read_text()
     assert (tmp_path / "run2.log").read_text().split() == ["inconclusive", "10"]
     replayed = dict(line.split() for line in (markers / "started.txt").read_text().splitlines())

@@ -14,7 +14,7 @@ from arena.ladder.config import load_ladder
 from arena.model import TimeControl
 from arena.sprt.file import DEFAULT_ROOT, TEST_FILE, SprtDesign, sprt_ladder
 from arena.stats.sprt import EloModel, SprtParams
-from tests.conftest import SAMPLE_BOTS
+from tests.support.paths import SAMPLE_BOTS
 
 DESIGN = SprtDesign(SprtParams(0.0, 50.0))
 

@@ -28,7 +28,7 @@ from arena.sprt.run import (
 )
 from arena.stats.sprt import Decision, Pentanomial
 from arena.stats.sprt_pairs import PairBook
-from tests.ladder.fakes import FakePlayer, fake_resolve
+from tests.support.fakes import FakePlayer, fake_resolve
 
 
 def sprt_config(tmp_path: Path, candidate: str, baseline: str, extra: str = "",

@@ -20,7 +20,7 @@ from arena.ladder.runner import InFlight, LadderEventKind, Progress, RunSummary
 from arena.sprt.run import SprtEvent, SprtStatus, SprtSummary
 from arena.stats.sprt import EloModel, Pentanomial, SprtParams, evaluate, expected_pairs
 from arena.stats.sprt_pairs import PairBook
-from tests.ladder.test_view import text_of
+from tests.support.views import text_of
 
 PARAMS = SprtParams(0.0, 50.0)
 

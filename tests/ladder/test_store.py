@@ -21,7 +21,7 @@ from arena.ladder.schedules.schedule import build_schedule
 from arena.ladder.store import LadderStore, Recorded, private_sqlite_file
 from arena.model import BotSpec, MatchSpec, Termination
 from arena.stats.rating import elo_update
-from tests.ladder.fakes import fake_result
+from tests.support.fakes import fake_result
 
 A = BotSpec("alpha", "lost-cities", digest="sha256:aaa", version="1")
 B = BotSpec("beta", "lost-cities", digest="sha256:bbb", version="1")

@@ -21,7 +21,7 @@ from arena.ladder.runner import ladder_schedule, run_ladder
 from arena.ladder.schedules.schedule import build_schedule
 from arena.ladder.store import LadderStore, Recorded, StoredMatch, matches_t
 from arena.model import BotSpec, MatchSpec, Termination
-from tests.ladder.fakes import FakePlayer, fake_resolve, fake_result
+from tests.support.fakes import FakePlayer, fake_resolve, fake_result
 
 A = BotSpec("alpha", "lost-cities", digest="sha256:aaa", version="1")
 B = BotSpec("beta", "lost-cities", digest="sha256:bbb", version="1")

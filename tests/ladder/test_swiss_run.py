@@ -4,42 +4,27 @@ before is complete, byes, no rematch, resume. With the fast in-process player; t
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Any
 
-from arena.ladder.config import LadderConfig, load_ladder
+from arena.ladder.config import LadderConfig
 from arena.ladder.reports import load_matches
-from arena.ladder.runner import LadderEvent, RunSummary, run_ladder
-from arena.ladder.schedules.registry import schedule_status
+from arena.ladder.runner import LadderEvent
 from arena.ladder.schedules.sources import tournament_players
 from arena.ladder.schedules.swiss import SwissState
 from arena.ladder.store import LadderStore
 from arena.model import MatchSpec
-from tests.ladder.fakes import FakePlayer, fake_resolve
+from tests.support.fakes import FakePlayer
+from tests.support.schedules import run, state, tournament
 
 FIELD = '"alpha", "beta", "gamma", "delta", "epsilon"'
 
 
 def ladder(tmp_path: Path, rounds: int = 3, concurrency: int = 2) -> LadderConfig:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "swiss.toml"
-    path.write_text(f'name = "open"\ngame = "lost-cities"\nentrants = [{FIELD}]\n'
-                    f"concurrency = {concurrency}\n"
-                    f'[schedule]\ntype = "swiss"\nrounds = {rounds}\n')
-    return load_ladder(path)
-
-
-def run(cfg: LadderConfig, player: FakePlayer | None = None, **kwargs: Any) -> RunSummary:
-    return asyncio.run(run_ladder(cfg, play=player or FakePlayer(), resolve=fake_resolve,
-                                  **kwargs))
+    return tournament(tmp_path, "open", FIELD, f'type = "swiss"\nrounds = {rounds}', concurrency)
 
 
 def rest(cfg: LadderConfig) -> SwissState:
-    with LadderStore(cfg.database_url) as db:
-        state = schedule_status(cfg, db)
-    assert isinstance(state, SwissState)
-    return state
+    return state(cfg, SwissState)
 
 
 def test_a_swiss_plays_its_rounds_with_byes_and_no_rematch(tmp_path: Path) -> None:

@@ -21,9 +21,9 @@ from arena.ladder.reports import (
 )
 from arena.ladder.store import LadderStore
 from arena.stats.rating import GameRecord, fit
-from tests.ladder.fakes import ladder_app
-from tests.ladder.test_view import row_of, text_of
-from tests.ladder.versioned import A1, A2, B1, bot, record_encounters, versioned_ladder
+from tests.support.fakes import ladder_app
+from tests.support.versioned import A1, A2, B1, bot, record_encounters, versioned_ladder
+from tests.support.views import row_of, text_of
 
 runner = CliRunner()
 

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
-
-from rich.console import Console, RenderableType
 
 from arena.cli.ladder_view import (
     LiveView,
@@ -26,25 +23,10 @@ from arena.ladder.runner import InFlight, LadderEvent, LadderEventKind, Progress
 from arena.ladder.schedules.schedule import build_schedule
 from arena.ladder.store import VoidAttempt
 from arena.model import BotSpec, MatchSpec, Termination
-from tests.ladder.fakes import SAMPLE_MATCHES, fake_result
+from tests.support.fakes import SAMPLE_MATCHES, fake_result
+from tests.support.views import row_of, text_of
 
 MATCHES = SAMPLE_MATCHES[:4]
-
-
-def text_of(*renderables: RenderableType, width: int = 100) -> str:
-    console = Console(file=io.StringIO(), width=width, color_system=None)
-    for r in renderables:
-        console.print(r)
-    return console.file.getvalue()  # type: ignore[attr-defined,no-any-return]
-
-
-def row_of(text: str, first: str) -> list[str]:
-    """The cells of the table row whose first cell is ``first``."""
-    for line in text.splitlines():
-        cells = [c.strip() for c in line.strip("│┃ ").split("│")]
-        if cells and cells[0] == first:
-            return cells
-    raise AssertionError(f"no row {first!r} in:\n{text}")
 
 
 def test_clock() -> None:

@@ -17,8 +17,7 @@ import pytest
 from arena.bots.manifest import load_bot_dir
 from arena.model import MatchResult, MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
-
-from .goofspiel_support import RANDOM, goofspiel
+from tests.support.goofspiel import RANDOM, goofspiel
 
 FORGER = '''\
 """Answers its second decision with a forged typed action (argv[1] says which)."""

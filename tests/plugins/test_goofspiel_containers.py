@@ -17,8 +17,7 @@ from arena.ladder.runner import run_ladder_blocking
 from arena.model import MatchSpec, Termination, TimeControl
 from arena.record.replay import replay_log
 from arena.referee.match import play_match
-
-from .goofspiel_support import EXAMPLE, GREEDY, RANDOM, goofspiel
+from tests.support.goofspiel import EXAMPLE, GREEDY, RANDOM, goofspiel
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

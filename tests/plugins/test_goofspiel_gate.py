@@ -1,5 +1,5 @@
 """The conformance gate on the Goofspiel package: the installed game passes every check, and
-each broken copy (tests/plugins/broken_goofspiel.py, not installed) fails with the right check
+each broken copy (tests/support/broken_goofspiel.py, not installed) fails with the right check
 named: the leak (seat 1 sees seat 0's pending bid) and determinism (the deal from the global
 ``random``); ``arena games check`` says so through the CLI as well."""
 
@@ -14,9 +14,8 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.games import plugin
 from arena.gate import CHECKS, GateReport, cache, run_gate
-
-from . import broken_goofspiel as broken
-from .goofspiel_support import goofspiel
+from tests.support import broken_goofspiel as broken
+from tests.support.goofspiel import goofspiel
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +55,7 @@ def test_the_nondeterministic_copy_fails_determinism() -> None:
 def test_arena_games_check_names_the_failed_check() -> None:
     goofspiel()
     runner = CliRunner()
-    result = runner.invoke(app, ["games", "check", "tests.plugins.broken_goofspiel:LEAKY",
+    result = runner.invoke(app, ["games", "check", "tests.support.broken_goofspiel:LEAKY",
                                  "--format", "json"])
     assert result.exit_code == 1, result.output
     report = json.loads(result.output)

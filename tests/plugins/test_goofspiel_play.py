@@ -27,12 +27,9 @@ from arena.model import DecisionEvent, MatchSpec, Termination, TimeControl
 from arena.record.log import read_events
 from arena.record.replay import replay_log
 from arena.referee.match import play_match
-from tests.html.support import frame_html, frame_states, page_data
-from tests.wire.test_old_protocol import old_bot, readable_root
+from tests.support.goofspiel import GREEDY, RANDOM, goofspiel
+from tests.support.pages import frame_html, frame_states, page_data
 
-from .goofspiel_support import GREEDY, RANDOM, goofspiel
-
-__all__ = ["old_bot", "readable_root"]
 runner = CliRunner()
 
 
@@ -238,8 +235,7 @@ def test_attack_a_contestant_watching_seat_1_never_sees_seat_0s_pending_bid(
         asked += 1
     assert asked == 3 * 13
     from arena.games import registered
-
-    from .broken_goofspiel import LEAKY
+    from tests.support.broken_goofspiel import LEAKY
 
     with registered(LEAKY):  # the same log through the leaking engine: caught
         assert any(pending.search(f.board) for f in seat_frames(events, 1))

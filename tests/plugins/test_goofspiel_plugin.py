@@ -13,8 +13,7 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.games import game_ids, plugin
-
-from .goofspiel_support import goofspiel
+from tests.support.goofspiel import goofspiel
 
 
 def test_the_plugin_is_found_through_its_entry_point() -> None:

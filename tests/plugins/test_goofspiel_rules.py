@@ -13,8 +13,7 @@ import pytest
 from arena.errors import IllegalActionError, InvalidActionError, OptionsError
 from arena.games.api import replace
 from arena.wire import decode_observation, encode_observation, observation_bytes
-
-from .goofspiel_support import goofspiel, play
+from tests.support.goofspiel import goofspiel, play
 
 
 @pytest.fixture(scope="module")
@@ -169,8 +168,8 @@ def test_attack_seat_1_cannot_see_seat_0s_pending_bid_or_the_prize_order(game: A
     """The hidden-information test on the wire: every other pending bid seat 0 could have made
     and another order of the face-down prizes leave seat 1's observation bytes unchanged (and
     the bid is not in seat 1's history); seat 0's own bytes do show its bid. The leaking copy
-    (tests/plugins/broken_goofspiel.py) is caught by the very same check."""
-    from .broken_goofspiel import LEAKY_GAME
+    (tests/support/broken_goofspiel.py) is caught by the very same check."""
+    from tests.support.broken_goofspiel import LEAKY_GAME
 
     positions = _running_positions(game, range(6))
     assert len(positions) > 20 and all(s.pending is not None for s in positions)
@@ -189,7 +188,7 @@ def test_attack_seat_1_cannot_see_seat_0s_pending_bid_or_the_prize_order(game: A
 
 def test_the_nondeterministic_copy_is_not_a_function_of_its_seed(game: Any) -> None:
     """What the gate's determinism check must catch (and the real engine passes)."""
-    from .broken_goofspiel import NONDETERMINISTIC_GAME
+    from tests.support.broken_goofspiel import NONDETERMINISTIC_GAME
 
     assert game.new_match(5).prizes == game.new_match(5).prizes
     deals = {NONDETERMINISTIC_GAME.new_match(5).prizes for _ in range(3)}

@@ -18,8 +18,7 @@ from arena.bots.images import inputs_key, installed_wheel, plugin_wheels
 from arena.errors import ConfigError
 from arena.games import plugin, registered
 from arena.games.plugin import GamePlugin
-
-from .goofspiel_support import goofspiel
+from tests.support.goofspiel import goofspiel
 
 
 def test_the_installed_plugin_is_packed_as_a_wheel(tmp_path: Path) -> None:

@@ -1,22 +1,20 @@
-"""Helpers for referee tests: run real matches over gRPC between subprocess bots."""
+"""Referee tests' fixtures: a private socket directory, a running `arena serve` (helpers:
+tests/support/matches.py)."""
 
 from __future__ import annotations
 
-import asyncio
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from arena.bots import load_bot_dir
-from arena.model import MatchResult, MatchSpec, TimeControl
-from arena.referee.match import play_match
-
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM_BOT = ROOT / "sample_bots" / "lost-cities" / "random"
-TEST_BOTS = Path(__file__).resolve().parent / "bots"
+from tests.support.matches import wait_serving
+from tests.support.paths import ROOT
 
 
 @pytest.fixture
@@ -26,14 +24,22 @@ def socket_root() -> Iterator[Path]:
     shutil.rmtree(root, ignore_errors=True)
 
 
-def run_match(
-    bot_a: Path, bot_b: Path, log_dir: Path, socket_root: Path, *, seed: int = 1,
-    move_time_ms: int = 1000, startup_ms: int = 10_000, options: dict[str, object] | None = None,
-) -> MatchResult:
-    spec = MatchSpec(
-        "lost-cities", seed, (load_bot_dir(bot_a), load_bot_dir(bot_b)), dict(options or {}),
-        TimeControl(move_time_ms, 0, startup_ms),
+@pytest.fixture
+def referee(tmp_path: Path) -> Iterator[str]:
+    sock_dir = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))
+    address = f"unix://{sock_dir}/admin.sock"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli.main", "serve", "--listen", address, "--sandbox",
+         "process",
+         "--log-dir", str(tmp_path / "logs")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ),
     )
-    return asyncio.run(
-        play_match(spec, sandbox="process", log_dir=log_dir, socket_root=socket_root)
-    )
+    try:
+        wait_serving(address)
+        yield address
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        for leftover in sock_dir.iterdir():
+            leftover.unlink()
+        sock_dir.rmdir()

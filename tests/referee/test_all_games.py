@@ -16,7 +16,7 @@ from arena.model import MatchSpec, Termination, TimeControl
 from arena.record.log import read_events
 from arena.record.replay import replay_log
 from arena.referee.match import play_match
-from tests.conftest import sample_bot
+from tests.support.paths import sample_bot
 
 
 @pytest.mark.parametrize("game_id", game_ids())

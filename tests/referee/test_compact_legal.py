@@ -17,7 +17,6 @@ hand, offers more than 32 kB of legal action texts, so it travels compact:
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -29,17 +28,17 @@ from arena.bots.manifest import load_bot_dir
 from arena.games import get_game
 from arena.model import DecisionEvent, MatchEvent, MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
-from arena.v1 import bot_pb2
-from arena.wire.legal import TEXTS_BUDGET, fill_legal_actions
-from tests.wire.test_old_protocol import old_bot, readable_root
+from arena.wire.legal import TEXTS_BUDGET
+from tests.support.compact_legal import (
+    LAST_BOT,
+    OPTIONS,
+    RANDOM,
+    SEED,
+    haggis_bot,
+    positions,
+    sent_request,
+)
 
-from .conftest import ROOT
-
-__all__ = ["old_bot", "readable_root"]  # module fixtures shared with the old-protocol test
-
-RANDOM = ROOT / "sample_bots" / "haggis" / "random"
-OPTIONS = {"target": 1}
-SEED = 3
 RECEIVE_LIMIT = 64 * 1024
 
 OLD_BOT = '''\
@@ -101,36 +100,12 @@ for message in bot_pb2_grpc.BotServiceStub(channel).Play(iter(outbox.get, None))
 outbox.put(None)
 '''.replace("LIMIT", str(RECEIVE_LIMIT))
 
-LAST_BOT = '''\
-"""A Python SDK bot: always the last but one of decision.legal_texts."""
-from arena.sdk import run
-
-run(lambda decision: decision.legal_texts[max(0, len(decision.legal_texts) - 2)], name="last")
-'''
-
 
 @pytest.fixture
 def sockets() -> Iterator[Path]:
     root = Path(tempfile.mkdtemp(prefix="t", dir="/tmp"))
     yield root
     shutil.rmtree(root, ignore_errors=True)
-
-
-def _bot(where: Path, name: str, source: str, base: Path | None = None) -> Path:
-    """A Haggis bot directory readable by the sandboxed bot user (``base``: copied first)."""
-    directory = where / name
-    if base is None:
-        directory.mkdir()
-    else:
-        shutil.copytree(base, directory)
-    (directory / "bot.py").write_text(source)
-    (directory / "bot.toml").write_text(
-        f'name = "{name}"\ngame = "haggis"\nversion = "1"\ncommand = ["python3", "bot.py"]\n')
-    for folder, _, files in os.walk(directory):
-        os.chmod(folder, 0o755)
-        for file in files:
-            os.chmod(os.path.join(folder, file), 0o644)
-    return directory
 
 
 def _play(bot: Path, logs: Path, sockets: Path) -> list[DecisionEvent]:
@@ -145,47 +120,31 @@ def _play(bot: Path, logs: Path, sockets: Path) -> list[DecisionEvent]:
     return [event for event in events if isinstance(event, DecisionEvent)]
 
 
-def _positions(decisions: list[DecisionEvent]) -> Iterator[tuple[DecisionEvent, list[str]]]:
-    """Each decision of the match with the legal texts of its position (replayed)."""
-    game = get_game("haggis")
-    state = game.new_match(SEED, OPTIONS)
-    for event in decisions:
-        assert game.to_move(state) == event.seat
-        yield event, [game.format_action(a) for a in game.legal_actions(state)]
-        state = game.apply(state, game.parse_action(event.action))
-
-
-def _sent(texts: list[str]) -> bot_pb2.DecisionRequest:
-    request = bot_pb2.DecisionRequest()
-    fill_legal_actions(request, texts)
-    return request
-
-
 def test_the_first_lead_is_sent_compact() -> None:
     game = get_game("haggis")
     state = game.new_match(SEED, OPTIONS)
     assert game.to_move(state) == 0
     texts = [game.format_action(a) for a in game.legal_actions(state)]
     assert sum(len(t) for t in texts) > RECEIVE_LIMIT > TEXTS_BUDGET  # 64 kB did not do
-    assert _sent(texts).HasField("legal_actions_compact")
+    assert sent_request(texts).HasField("legal_actions_compact")
 
 
 def test_a_bot_on_the_old_generated_code_with_a_64_kB_channel_plays_a_compact_lead(
     old_bot: Path, readable_root: Path, tmp_path: Path, sockets: Path,
 ) -> None:
-    bot = _bot(readable_root, "old-64k", OLD_BOT, base=old_bot)
+    bot = haggis_bot(readable_root, "old-64k", OLD_BOT, base=old_bot)
     decisions = _play(bot, tmp_path / "logs", sockets)
-    first, texts = next(_positions(decisions))
-    sample = list(_sent(texts).legal_actions)
+    first, texts = next(positions(decisions))
+    sample = list(sent_request(texts).legal_actions)
     assert first.seat == 0 and first.action == sample[len(sample) // 2]
 
 
 def test_an_answer_outside_the_sample_is_legal(readable_root: Path, tmp_path: Path,
                                                sockets: Path) -> None:
-    bot = _bot(readable_root, "expanding", EXPANDING_BOT)
+    bot = haggis_bot(readable_root, "expanding", EXPANDING_BOT)
     outside = 0
-    for event, texts in _positions(_play(bot, tmp_path / "logs", sockets)):
-        request = _sent(texts)
+    for event, texts in positions(_play(bot, tmp_path / "logs", sockets)):
+        request = sent_request(texts)
         if event.seat == 0 and request.HasField("legal_actions_compact"):
             assert event.action in texts and event.action not in request.legal_actions
             outside += 1
@@ -194,10 +153,10 @@ def test_an_answer_outside_the_sample_is_legal(readable_root: Path, tmp_path: Pa
 
 def test_the_sdk_gives_a_python_bot_the_whole_list(readable_root: Path, tmp_path: Path,
                                                    sockets: Path) -> None:
-    bot = _bot(readable_root, "last", LAST_BOT)
+    bot = haggis_bot(readable_root, "last", LAST_BOT)
     unsampled = 0  # answers the sample does not hold
-    for event, texts in _positions(_play(bot, tmp_path / "logs", sockets)):
+    for event, texts in positions(_play(bot, tmp_path / "logs", sockets)):
         if event.seat == 0:
             assert event.action == texts[max(0, len(texts) - 2)]
-            unsampled += event.action not in _sent(texts).legal_actions
+            unsampled += event.action not in sent_request(texts).legal_actions
     assert unsampled >= 1

@@ -10,16 +10,20 @@ from pathlib import Path
 from arena.bots.manifest import load_bot_dir
 from arena.model import DecisionEvent, MatchEvent, MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
-from tests.sandbox.conftest import base_image, docker_client
-
-from .test_compact_legal import LAST_BOT, OPTIONS, RANDOM, SEED, _bot, _positions, _sent
-
-__all__ = ["base_image", "docker_client"]  # the sandbox tests' fixtures: fail under CI
+from tests.support.compact_legal import (
+    LAST_BOT,
+    OPTIONS,
+    RANDOM,
+    SEED,
+    haggis_bot,
+    positions,
+    sent_request,
+)
 
 
 def test_an_sdk_bot_in_a_container_gets_the_whole_list(base_image: object,
                                                         tmp_path: Path) -> None:
-    bot = _bot(tmp_path, "last", LAST_BOT)
+    bot = haggis_bot(tmp_path, "last", LAST_BOT)
     events: list[MatchEvent] = []
     spec = MatchSpec("haggis", SEED, (load_bot_dir(bot), load_bot_dir(RANDOM)), dict(OPTIONS),
                      TimeControl(5000, 0, 30_000))
@@ -27,8 +31,8 @@ def test_an_sdk_bot_in_a_container_gets_the_whole_list(base_image: object,
                                     on_event=events.append))
     assert result.termination is Termination.NORMAL, result.detail
     unsampled = 0  # answers the sample does not hold
-    for event, texts in _positions([e for e in events if isinstance(e, DecisionEvent)]):
+    for event, texts in positions([e for e in events if isinstance(e, DecisionEvent)]):
         if event.seat == 0:
             assert event.action == texts[max(0, len(texts) - 2)]
-            unsampled += event.action not in _sent(texts).legal_actions
+            unsampled += event.action not in sent_request(texts).legal_actions
     assert unsampled >= 1

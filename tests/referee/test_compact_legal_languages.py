@@ -14,11 +14,10 @@ import pytest
 
 from arena.v1 import bot_pb2
 from arena.wire.legal import fill_legal_actions
-from tests.cpp_support import _missing as cpp_missing
-from tests.js_support import prepare_js_bot
-from tests.wire.test_legal_compact import worst_haggis_lead
-
-from .conftest import ROOT
+from tests.support.compact_legal import worst_haggis_lead
+from tests.support.cpp import _missing as cpp_missing
+from tests.support.js import prepare_js_bot
+from tests.support.paths import ROOT
 
 PAGE = ROOT / "docs" / "protocol.md"
 TIMEOUT_S = 600

@@ -11,9 +11,9 @@ import pytest
 
 from arena.model import Termination
 from arena.record.replay import replay_log
-from tests.cpp_support import BINARY, prepare_cpp_bot
-
-from .conftest import RANDOM_BOT, run_match
+from tests.support.cpp import BINARY, prepare_cpp_bot
+from tests.support.matches import run_match
+from tests.support.paths import RANDOM_BOT
 
 
 @pytest.fixture(scope="module")

@@ -52,11 +52,8 @@ from arena.record.replay import replay_log
 from arena.referee.match import play_match
 from arena.referee.service import resolve_clock
 from arena.wire.admin import event_from_proto, event_to_proto, time_control_to_proto
-from tests.referee.conftest import RANDOM_BOT, ROOT, TEST_BOTS
-from tests.sandbox.conftest import base_image, docker_client
-from tests.sandbox.meter_support import script_bot
-
-__all__ = ["base_image", "docker_client"]
+from tests.support.meter import script_bot
+from tests.support.paths import RANDOM_BOT, ROOT, TEST_BOTS
 
 CPU_BOT = TEST_BOTS / "cpu_bot.py"
 DATA = Path(__file__).resolve().parent / "data"

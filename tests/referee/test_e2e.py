@@ -11,8 +11,8 @@ from arena.errors import ReplayMismatchError
 from arena.model import DealEvent, HeaderEvent, Termination
 from arena.record.log import read_events
 from arena.record.replay import replay_log
-
-from .conftest import RANDOM_BOT, ROOT, run_match
+from tests.support.matches import run_match
+from tests.support.paths import RANDOM_BOT, ROOT
 
 GREEDY_BOT = ROOT / "sample_bots" / "lost-cities" / "greedy"
 

@@ -11,8 +11,8 @@ import pytest
 from arena.model import DecisionEvent, HeaderEvent, MatchEndEvent, Termination
 from arena.record.log import read_events
 from arena.record.replay import replay_log
-
-from .conftest import RANDOM_BOT, TEST_BOTS, run_match
+from tests.support.matches import run_match
+from tests.support.paths import RANDOM_BOT, TEST_BOTS
 
 CASES = [
     ("sleep", Termination.TIMEOUT),

@@ -20,8 +20,7 @@ from arena.model import (
 from arena.record.log import aborted_name, follow_events, read_events
 from arena.referee.local import UNTIMED, LocalPlayer
 from arena.referee.match import Match, play_match
-
-from .conftest import ROOT
+from tests.support.paths import ROOT
 
 
 def test_follow_tails_a_running_match(log_dir: Path, socket_root: Path) -> None:

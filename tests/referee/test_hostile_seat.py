@@ -27,8 +27,7 @@ from arena.bots import load_bot_dir
 from arena.model import MatchResult, MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
 from arena.referee.seat import raise_open_files_limit
-
-from .conftest import RANDOM_BOT, ROOT, TEST_BOTS
+from tests.support.paths import RANDOM_BOT, ROOT, TEST_BOTS
 
 FLOOD = ROOT / "sample_bots" / "hostile" / "conn_flood"
 REFEREE_FDS_MAX = 200

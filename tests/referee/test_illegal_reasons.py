@@ -33,8 +33,8 @@ from arena.record.log import read_events
 from arena.record.replay import replay_log
 from arena.referee.local import LocalPlayer
 from arena.referee.match import REASON_CHARS, Match, illegal_detail
-
-from .conftest import RANDOM_BOT, TEST_BOTS, run_match
+from tests.support.matches import run_match
+from tests.support.paths import RANDOM_BOT, TEST_BOTS
 
 
 def _first_legal(decision: Any) -> Any:

@@ -11,9 +11,9 @@ import pytest
 from arena.model import DecisionEvent, Termination
 from arena.record.log import read_events
 from arena.record.replay import replay_log
-from tests.js_support import prepare_js_bot
-
-from .conftest import RANDOM_BOT, run_match
+from tests.support.js import prepare_js_bot
+from tests.support.matches import run_match
+from tests.support.paths import RANDOM_BOT
 
 
 @pytest.fixture(scope="module")

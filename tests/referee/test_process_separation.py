@@ -30,9 +30,8 @@ from arena.record.log import MatchLogWriter
 from arena.record.signing import ensure_signer
 from arena.referee.match import play_match
 from arena.sandbox.isolation import UID_BASE, isolation_available
-
-from .conftest import RANDOM_BOT, ROOT
-from .test_serve import _wait_serving
+from tests.support.matches import wait_serving
+from tests.support.paths import RANDOM_BOT, ROOT
 
 SNOOP = ROOT / "sample_bots" / "hostile" / "snoop"
 
@@ -84,7 +83,7 @@ def test_a_separated_bot_reaches_nothing_but_its_seat(work: Path, socket_root: P
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     try:
-        _wait_serving(f"unix://{admin}")
+        wait_serving(f"unix://{admin}")
         bot = _snoop_copy(work, [
             f"read {secret}", f"read {ladder.state_dir}", f"read {ladder.sqlite_path}",
             f"read {writer.path}", f"read {ladder.match_log_dir}", f"socket {admin}",

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -21,43 +18,7 @@ from arena.record.log import read_events
 from arena.serve.access import check_listen_address
 from arena.serve.client import run_on_referee, watch_on_referee
 from arena.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
-
-from .conftest import RANDOM_BOT, ROOT
-
-
-@pytest.fixture
-def referee(tmp_path: Path) -> Iterator[str]:
-    sock_dir = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))
-    address = f"unix://{sock_dir}/admin.sock"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli.main", "serve", "--listen", address, "--sandbox",
-         "process",
-         "--log-dir", str(tmp_path / "logs")],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ),
-    )
-    try:
-        _wait_serving(address)
-        yield address
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        for leftover in sock_dir.iterdir():
-            leftover.unlink()
-        sock_dir.rmdir()
-
-
-def _wait_serving(address: str) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            with grpc.insecure_channel(address) as channel:
-                stub = health_pb2_grpc.HealthStub(channel)
-                answer = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
-                if answer.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-        except grpc.RpcError:
-            time.sleep(0.1)
-    raise AssertionError("the referee did not become healthy")
+from tests.support.paths import RANDOM_BOT, ROOT
 
 
 def test_health_reports_the_referee_service(referee: str) -> None:

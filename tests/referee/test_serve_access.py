@@ -38,8 +38,7 @@ from arena.model import TimeControl
 from arena.serve.access import check_listen_address, default_address
 from arena.serve.client import run_on_referee, watch_on_referee
 from arena.v1 import admin_pb2, admin_pb2_grpc
-
-from .conftest import RANDOM_BOT, ROOT
+from tests.support.paths import RANDOM_BOT, ROOT
 
 OTHER_UID = 65534
 """The other user of the host (nobody)."""
@@ -316,7 +315,7 @@ def test_a_client_without_the_token_file_is_told_what_to_do(
 
 
 def test_the_server_decides_the_sandbox(work: Path) -> None:
-    from tests.sandbox.conftest import require_docker
+    from tests.support.containers import require_docker
 
     require_docker()
     private = work / "private"

@@ -21,9 +21,8 @@ import pytest
 from arena.model import TimeControl
 from arena.record.signing import check_log_signature, load_trusted, new_key
 from arena.serve.client import run_on_referee
-
-from .conftest import RANDOM_BOT, ROOT
-from .test_serve import _wait_serving
+from tests.support.matches import wait_serving
+from tests.support.paths import RANDOM_BOT, ROOT
 
 
 def _serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str, Path]:
@@ -55,7 +54,7 @@ def signing_referee(tmp_path: Path) -> Iterator[tuple[str, Path, Path]]:
     _, public = new_key(tmp_path / "keys")
     proc, address, out = _serve(tmp_path, "--sign-key", str(tmp_path / "keys" / "referee.key"))
     try:
-        _wait_serving(address)
+        wait_serving(address)
         yield address, public, out
     finally:
         _stop(proc, address)
@@ -88,7 +87,7 @@ def test_serve_signs_every_finished_log_with_its_key(
 def test_serve_without_a_key_leaves_logs_unsigned(tmp_path: Path) -> None:
     proc, address, out = _serve(tmp_path)
     try:
-        _wait_serving(address)
+        wait_serving(address)
         assert "signed with key" not in _listening_line(out)
         result = run_on_referee(address, [str(RANDOM_BOT), str(RANDOM_BOT)], None, 4,
                                 {"rounds": "1"}, TimeControl(), "process")

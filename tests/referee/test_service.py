@@ -16,9 +16,7 @@ from arena.model import BotSpec, TimeControl
 from arena.referee.service import line_up, prepare_match
 from arena.sandbox.process import ProcessSandbox
 from arena.v1 import admin_pb2, admin_pb2_grpc
-
-from .conftest import RANDOM_BOT, ROOT
-from .test_serve import referee  # noqa: F401 — the fixture
+from tests.support.paths import RANDOM_BOT, ROOT
 
 GREEDY = ROOT / "sample_bots" / "lost-cities" / "greedy"
 HAGGIS = ROOT / "sample_bots" / "haggis" / "random"

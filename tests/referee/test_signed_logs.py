@@ -40,9 +40,7 @@ from arena.record.signing import (
     sign_log,
 )
 from arena.referee.match import play_match
-from tests.conftest import sample_bot
-
-from .conftest import ROOT
+from tests.support.paths import ROOT, sample_bot
 
 FORMAT3 = Path(__file__).resolve().parent / "data" / "format3"
 OPTIONS: dict[str, dict[str, object]] = {

@@ -33,7 +33,7 @@ from arena.model import DecisionEvent
 from arena.record.log import read_events
 from arena.record.replay import replay_events
 from arena.render import renderer_for
-from tests.html.support import play_logged
+from tests.support.pages import play_logged
 
 WIDTHS = (80, 100, 120)
 GAMES = ("lost-cities", "haggis", "portas")

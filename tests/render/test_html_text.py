@@ -15,9 +15,9 @@ from arena.ladder.store import VoidAttempt
 from arena.model import Termination
 from arena.record.log import read_events
 from arena.site.report_page import ReportData, report_page
-from tests.html.support import page_data, play_logged
-from tests.ladder.fakes import stored
-from tests.terminal_support import ESCAPES, assert_text
+from tests.support.fakes import stored
+from tests.support.pages import page_data, play_logged
+from tests.support.terminal import ESCAPES, assert_text
 
 INJECTED = ("<img src=x onerror=alert(1)>", "</p><script>alert(2)</script>")
 """Bot names that would be markup if a page took them as HTML."""

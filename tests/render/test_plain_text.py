@@ -37,9 +37,9 @@ from arena.render.text import plain
 from arena.sprt.run import SprtEvent, SprtStatus
 from arena.stats.sprt import Pentanomial, SprtParams
 from arena.stats.sprt_pairs import PairBook
-from tests.html.support import play_logged
-from tests.ladder.fakes import SAMPLE_MATCHES
-from tests.terminal_support import (
+from tests.support.fakes import SAMPLE_MATCHES
+from tests.support.pages import play_logged
+from tests.support.terminal import (
     ESCAPES,
     MARKUP_ANSWER,
     MARKUP_NAMES,

@@ -33,7 +33,7 @@ from arena.bots.images import (
     build_bot_image,
 )
 from arena.errors import ConfigError
-from tests.sandbox.conftest import RANDOM_BOT
+from tests.support.paths import RANDOM_BOT
 
 pytestmark = pytest.mark.docker
 

@@ -20,8 +20,9 @@ from arena.bots.images import BaseImage
 from arena.model import DecisionEvent, HeaderEvent, MatchSpec, Termination, TimeControl
 from arena.record.log import read_events
 from arena.referee.match import play_match
-from tests.cpp_support import prepare_cpp_bot
-from tests.sandbox.conftest import RANDOM_BOT, arena_containers
+from tests.support.containers import arena_containers
+from tests.support.cpp import prepare_cpp_bot
+from tests.support.paths import RANDOM_BOT
 
 pytestmark = pytest.mark.docker
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.sandbox.conftest import check_hostile_run
+from tests.support.hostile import check_hostile_run
 
 pytestmark = pytest.mark.docker
 

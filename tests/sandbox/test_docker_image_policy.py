@@ -23,7 +23,7 @@ from arena.bots.submit import submit_bot
 from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult, Termination
 from arena.sandbox.docker import DockerBot, DockerSandbox
-from tests.bots.conftest import config_variant
+from tests.support.containers import config_variant
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]

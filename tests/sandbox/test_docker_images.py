@@ -160,7 +160,7 @@ def test_sandbox_builds_a_bot_directory_once_per_content(
     import os
 
     from arena.sandbox.docker import DockerSandbox
-    from tests.sandbox.conftest import play
+    from tests.support.containers import play
 
     sandbox = DockerSandbox(client=docker_client, run_janitor=False)
     bot = tmp_path / "bot"

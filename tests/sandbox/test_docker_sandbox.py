@@ -16,7 +16,7 @@ from arena.model import BotSpec
 from arena.sandbox import hostview
 from arena.sandbox.api import SOCKET_NAME, Limits
 from arena.sandbox.docker import LABEL_MANAGED, LABEL_OWNER, DockerSandbox, janitor
-from tests.sandbox.conftest import arena_containers, make_bot_dir
+from tests.support.containers import arena_containers, make_bot_dir
 
 pytestmark = pytest.mark.docker
 

@@ -117,7 +117,7 @@ def test_a_catalogue_of_todays_main_still_lists_resolves_and_runs(
 
     from arena.bots.images import build_bot_image, layer_digest
     from arena.cli.main import app
-    from tests.bots.test_catalogue import LEGACY_SCHEMA
+    from tests.support.catalogue import LEGACY_SCHEMA
 
     random = ROOT / "sample_bots/lost-cities/random"
     built = build_bot_image(random, client=docker_client)

@@ -28,7 +28,7 @@ from arena.referee.match import Match, play_match
 from arena.referee.remote import remote_players
 from arena.sandbox import get_sandbox
 from arena.sandbox.epochs import Epochs, deal_key, drop_caches, host_epochs, takes_part
-from tests.conftest import sample_bot
+from tests.support.paths import sample_bot
 
 TWIN = Path(__file__).resolve().parent / "bots" / "twin_pagecache"
 PAD_BYTES = 54 * 64 * 1024

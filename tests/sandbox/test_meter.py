@@ -1,10 +1,11 @@
-"""The CPU and memory meters (issue 22), without Docker: parsing the cgroup files of cgroup v1
-(cgroupfs and systemd drivers, a namespaced mount) and v2 from their real formats, a real v2
-cgroup on this host's unified hierarchy, the ``proc`` meter over real process trees, and the
-process sandbox's per-seat cgroup with real bots: a burner reads what it burned, a forked
-orphan's CPU is counted, a sleeper barely moves, a 100 MiB allocation shows in the peak, the
-cgroup is gone after stop and the meter keeps its last value, and a bot cannot reset its
-counter nor leave its cgroup (the attack)."""
+"""The CPU and memory meters (issue 22): parsing the cgroup files of cgroup v1 (cgroupfs and
+systemd drivers, a namespaced mount) and v2 from their real formats, a real v2 cgroup on this
+host's unified hierarchy, the ``proc`` meter over real process trees; then, in the process
+sandbox's per-seat cgroup and in a container on the real Docker engine (its cgroup counters,
+found from its init process and read by kept-open descriptors), with real bots: a burner reads
+what it burned, a forked orphan's CPU is counted, a sleeper barely moves, a 100 MiB allocation
+shows in the peak, the cgroup is gone after stop and the meter keeps its last value, and a bot
+cannot reset its counter nor leave its cgroup (the attack)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from arena.sandbox.docker import DockerSandbox
 from arena.sandbox.meter import (
     NO_COUNTER,
     CgroupMount,
@@ -31,8 +34,7 @@ from arena.sandbox.meter import (
     parse_vmhwm,
 )
 from arena.sandbox.process import ProcessBot, ProcessSandbox
-
-from .meter_support import (
+from tests.support.meter import (
     BURN_RANGE_MS,
     MS,
     PROBE,
@@ -186,31 +188,46 @@ def test_the_proc_meter_counts_a_reaped_helper_and_keeps_its_last_value() -> Non
     assert meter.cpu_ns() == last
 
 
-# --- the process sandbox --------------------------------------------------------------------
+# --- the sandboxes: the process sandbox's seat cgroup, a container's cgroup -----------------
+Sandbox = ProcessSandbox | DockerSandbox
 
 
-@pytest.fixture
-def sandbox() -> ProcessSandbox:
-    """The process sandbox, as root (its seats get cgroups of their own)."""
-    _root()
-    box = ProcessSandbox()
-    box.check([])
+@pytest.fixture(params=[pytest.param("process", marks=pytest.mark.integration),
+                        pytest.param("docker", marks=pytest.mark.docker)])
+def sandbox(request: pytest.FixtureRequest) -> Sandbox:
+    """The process sandbox as root (its seats get cgroups of their own), then a Docker sandbox
+    whose containers this engine runs here (so their CPU is metered)."""
+    box: Sandbox
+    if request.param == "process":
+        _root()
+        box = ProcessSandbox()
+        box.check([])
+    else:
+        request.getfixturevalue("base_image")
+        box = DockerSandbox(client=request.getfixturevalue("docker_client"))
     assert box.cpu_meter_problem() is None
     return box
 
 
-async def _stopped(bot: ProcessBot, socket_dir: Path) -> None:
+def _where(sandbox: Sandbox) -> str:
+    return "process sandbox" if isinstance(sandbox, ProcessSandbox) else "container"
+
+
+async def _stopped(bot: Any, socket_dir: Path) -> None:
     await bot.stop()
     socket_dir.rmdir()
 
 
-def _cgroup_of(bot: ProcessBot) -> SeatCgroup:
+def _cgroup_of(bot: Any) -> SeatCgroup | None:
+    """A process sandbox seat's own cgroup (None for a container: the engine's)."""
+    if not isinstance(bot, ProcessBot):
+        return None
     cgroup = bot._cgroup
     assert cgroup is not None, "as root a seat has a cgroup of its own"
     return cgroup
 
 
-def test_a_burner_reads_what_it_burned_and_its_cgroup_goes_with_it(sandbox: ProcessSandbox,
+def test_a_burner_reads_what_it_burned_and_its_cgroup_goes_with_it(sandbox: Sandbox,
                                                                     tmp_path: Path) -> None:
     async def run() -> None:
         bot, socket_dir = await start_probe(sandbox, tmp_path, "burn")
@@ -219,27 +236,31 @@ def test_a_burner_reads_what_it_burned_and_its_cgroup_goes_with_it(sandbox: Proc
         assert meter is not None and meter.kind in ("cgroup-v1", "cgroup-v2")
         try:
             cpu = await asyncio.to_thread(settled, meter, BURN_RANGE_MS[0])
-            print(f"\nprocess sandbox, burner of 300 ms: {cpu:.0f} ms")
+            print(f"\n{_where(sandbox)}, burner of 300 ms: {cpu:.0f} ms")
             assert BURN_RANGE_MS[0] <= cpu <= BURN_RANGE_MS[1]
             assert await asyncio.to_thread(reading_cost_us, meter) < 500
-            assert cgroup.pids()  # the bot is in its cgroup
+            if cgroup is not None:
+                assert cgroup.pids()  # the bot is in its cgroup
         finally:
             await _stopped(bot, socket_dir)
-        assert all(not d.exists() for d in cgroup.directories)
-        last = meter.cpu_ns()  # the cgroup is gone: the last value, no exception
+        if cgroup is not None:
+            assert all(not d.exists() for d in cgroup.directories)
+        last = meter.cpu_ns()  # the cgroup (and container) are gone: the last value, no exception
         assert last >= cpu * MS
-        assert meter.cpu_ns() == last and meter.peak_memory_bytes() is not None
+        assert meter.cpu_ns() == last
+        if cgroup is not None:
+            assert meter.peak_memory_bytes() is not None
 
     asyncio.run(run())
 
 
-def test_an_orphaned_helpers_cpu_is_counted(sandbox: ProcessSandbox, tmp_path: Path) -> None:
+def test_an_orphaned_helpers_cpu_is_counted(sandbox: Sandbox, tmp_path: Path) -> None:
     async def run() -> None:
         bot, socket_dir = await start_probe(sandbox, tmp_path, "orphan")
         assert bot.meter is not None
         try:
             cpu = await asyncio.to_thread(settled, bot.meter, BURN_RANGE_MS[0])
-            print(f"\nprocess sandbox, orphaned helper of 300 ms: {cpu:.0f} ms")
+            print(f"\n{_where(sandbox)}, orphaned helper of 300 ms: {cpu:.0f} ms")
             assert BURN_RANGE_MS[0] <= cpu <= BURN_RANGE_MS[1]
         finally:
             await _stopped(bot, socket_dir)
@@ -247,51 +268,72 @@ def test_an_orphaned_helpers_cpu_is_counted(sandbox: ProcessSandbox, tmp_path: P
     asyncio.run(run())
 
 
-def test_a_sleeper_barely_moves_and_memory_shows_in_the_peak(sandbox: ProcessSandbox,
+def test_a_sleeper_barely_moves_and_memory_shows_in_the_peak(sandbox: Sandbox,
                                                              tmp_path: Path) -> None:
     async def run() -> None:
         sleeper, sleeper_dir = await start_probe(sandbox, tmp_path, "sleep")
         hog, hog_dir = await start_probe(sandbox, tmp_path, "memory", seat=1)
         assert sleeper.meter is not None and hog.meter is not None
+        hog_meter = hog.meter
+
+        def peaked() -> bool:
+            peak = hog_meter.peak_memory_bytes()
+            return peak is not None and peak >= 80 << 20
+
         try:
             await asyncio.to_thread(settled, sleeper.meter)
             before = sleeper.meter.cpu_ns()
             await asyncio.sleep(1.0)
             moved = (sleeper.meter.cpu_ns() - before) / MS
-            print(f"\nprocess sandbox, a sleeper over 1 s: {moved:.2f} ms")
+            print(f"\n{_where(sandbox)}, a sleeper over 1 s: {moved:.2f} ms")
             assert moved < 50
-            await asyncio.to_thread(wait_for, lambda: "memory done" in hog.log_tail())
-            peak = hog.meter.peak_memory_bytes()
-            assert peak is not None and peak >= 80 << 20, peak
+            if isinstance(sandbox, ProcessSandbox):  # the bot says when it has allocated
+                await asyncio.to_thread(wait_for, lambda: "memory done" in hog.log_tail())
+                peak = hog_meter.peak_memory_bytes()
+                assert peak is not None and peak >= 80 << 20, peak
+            else:  # a container's log arrives later: wait for the counter
+                await asyncio.to_thread(wait_for, peaked)
         finally:
             await _stopped(sleeper, sleeper_dir)
             await _stopped(hog, hog_dir)
+        if isinstance(sandbox, DockerSandbox):
+            assert peaked()  # the container is gone: the last value
 
     asyncio.run(run())
 
 
-def test_attack_a_bot_cannot_reset_its_counter_nor_leave_its_cgroup(sandbox: ProcessSandbox,
+def test_attack_a_bot_cannot_reset_its_counter_nor_leave_its_cgroup(sandbox: Sandbox,
                                                                     tmp_path: Path) -> None:
     async def run() -> None:
         bot, socket_dir = await start_probe(sandbox, tmp_path, "attack")
         cgroup = _cgroup_of(bot)
         assert bot.meter is not None
+        pids: list[int] = []
+        owners: set[int] = set()
         try:
-            await asyncio.to_thread(wait_for, lambda: "attack done" in bot.log_tail())
+            if cgroup is not None:
+                await asyncio.to_thread(wait_for, lambda: "attack done" in bot.log_tail())
             cpu = await asyncio.to_thread(settled, bot.meter, 150)
             tail = bot.log_tail()
-            pids = cgroup.pids()
-            owners = {d.stat().st_uid for d in cgroup.directories}
-            owners |= {f.stat().st_uid for f in cgroup.procs_files()}
+            if cgroup is not None:
+                pids = cgroup.pids()
+                owners = {d.stat().st_uid for d in cgroup.directories}
+                owners |= {f.stat().st_uid for f in cgroup.procs_files()}
         finally:
             await _stopped(bot, socket_dir)
+        if cgroup is None:
+            tail = bot.log_tail()  # a container's log, complete once it is gone
+        assert "[probe] attack done" in tail, tail
         writes = [line for line in tail.splitlines() if line.startswith("[probe] write ")]
         assert any("cpuacct.usage" in w or "cpu.stat" in w for w in writes), tail
-        assert len(writes) >= 3 and not any(w.endswith(": OK") for w in writes), tail
+        # the counter files it tried: at least 3 in a seat's cgroup, 2 in a container's
+        assert len(writes) >= (3 if cgroup is not None else 2), tail
+        assert not any(w.endswith(": OK") for w in writes), tail
         assert "escape: OK" not in tail
-        assert pids, "the bot is still in its cgroup"
         assert cpu >= 150  # the CPU burned after the attack is on its counter
-        assert owners == {0}  # the seat's cgroup is root's, not the bot user's
+        if cgroup is not None:
+            assert pids, "the bot is still in its cgroup"
+            assert owners == {0}  # the seat's cgroup is root's, not the bot user's
         print("\n" + "\n".join(writes))
 
     asyncio.run(run())

@@ -23,8 +23,7 @@ from arena.model import MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
 from arena.sandbox.isolation import isolation_available, unseparated_reason
 from arena.sandbox.process import ProcessSandbox
-
-from ..conftest import ROOT, SAMPLE_BOTS
+from tests.support.paths import ROOT, SAMPLE_BOTS
 
 RANDOM_BOT = SAMPLE_BOTS / "lost-cities" / "random"
 

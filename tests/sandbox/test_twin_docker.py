@@ -27,8 +27,7 @@ from arena.bots.images import BaseImage
 from arena.sandbox import hostview
 from arena.sandbox.api import Limits
 from arena.sandbox.docker import DockerSandbox
-
-from .twin_support import play_legs, twin_copy, work_dir
+from tests.support.twins import play_legs, twin_copy, work_dir
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

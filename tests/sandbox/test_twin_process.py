@@ -30,9 +30,8 @@ import pytest
 
 import arena.sandbox.isolation as isolation
 from arena.sandbox.api import Limits
-
-from ..conftest import ROOT
-from .twin_support import play_legs, twin_copy, work_dir
+from tests.support.paths import ROOT
+from tests.support.twins import play_legs, twin_copy, work_dir
 
 pytestmark = pytest.mark.slow
 

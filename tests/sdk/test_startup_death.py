@@ -20,10 +20,7 @@ import pytest
 from arena.bots import load_bot_dir
 from arena.model import MatchResult, MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
-from tests.conftest import SAMPLE_BOTS, TEST_BOTS
-from tests.sandbox.conftest import base_image, docker_client
-
-__all__ = ["base_image", "docker_client"]  # the Docker fixtures, for the container test
+from tests.support.paths import SAMPLE_BOTS, TEST_BOTS
 
 RANDOM_BOT = SAMPLE_BOTS / "lost-cities" / "random"
 SECTION = '"Only your bot directory" in docs/bots.md'

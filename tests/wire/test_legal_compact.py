@@ -6,7 +6,6 @@ sample left in ``legal_actions`` beside a compact form is legal, ordered and wit
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import zlib
 from collections.abc import Iterator
@@ -29,20 +28,9 @@ from arena.wire.legal import (
     fill_legal_actions,
     legal_texts,
 )
+from tests.support.compact_legal import worst_haggis_lead
 
 SEEDS = range(4)
-
-
-def worst_haggis_lead() -> tuple[Any, list[str]]:
-    """The worst lead known (benchmarks/run.py ``haggis_worst_legal_ms``): runs of pairs 4..10
-    in two suits plus J, Q, K; 19,026 legal actions, 815 kB of text."""
-    hand = [f"{rank}{suit}" for rank in range(4, 11) for suit in "GB"] + ["J", "Q", "K"]
-    game = haggis.GAME
-    state = game.new_match(1)
-    hands = list(state.hands)
-    hands[game.to_move(state)] = haggis.mask_of(haggis.parse_card(c) for c in hand)
-    state = dataclasses.replace(state, hands=(hands[0], hands[1]))
-    return state, [game.format_action(a) for a in game.legal_actions(state)]
 
 
 def playout_positions(game_id: str, seed: int) -> Iterator[tuple[Any, list[str]]]:

@@ -14,7 +14,7 @@ from typing import Any
 from arena.bots import load_bot_dir
 from arena.sandbox.meter import Meter
 
-PROBE = Path(__file__).resolve().parent / "bots" / "meter_probe" / "probe.py"
+PROBE = Path(__file__).resolve().parents[1] / "sandbox" / "bots" / "meter_probe" / "probe.py"
 MS = 1_000_000
 """Nanoseconds in a millisecond."""
 BURN_RANGE_MS = (200.0, 800.0)

@@ -38,3 +38,8 @@ def on_terminal(*renderables: RenderableType | Any, width: int = 200) -> str:
     for renderable in renderables:
         console.print(renderable)
     return SGR.sub("", console.file.getvalue())  # type: ignore[attr-defined]
+
+
+def flat(text: str) -> str:
+    """``text`` with its line breaks and runs of blanks made single spaces (rich wraps)."""
+    return " ".join(text.split())

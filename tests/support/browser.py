@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -231,3 +233,17 @@ def browser(width: int = 1280, height: int = 900) -> Iterator[Browser]:
         yield instance
     finally:
         instance.close()
+
+
+REQUIRE_ENV = "ARENA_REQUIRE_CHROMIUM"
+
+
+def require_chromium() -> str:
+    """Chromium's path; skip without it (fail instead under ARENA_REQUIRE_CHROMIUM=1)."""
+    path = chromium_path()
+    if path is not None:
+        return path
+    message = "chromium is not installed (bash .ci/chromium-setup.sh)"
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{message}, and {REQUIRE_ENV}=1", pytrace=False)
+    pytest.skip(message)

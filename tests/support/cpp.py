@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CPP_BOT = ROOT / "sample_bots" / "lost-cities" / "cpp-greedy"
 BINARY = CPP_BOT / "cpp-greedy"
 TOOLS = ("make", "g++", "pkg-config", "protoc", "grpc_cpp_plugin")

@@ -129,7 +129,7 @@ RAISING_RENDERER = RaisingRenderer()
 def broken(game_id: str, engine: str, renderer: str = "arena.games.lost_cities.terminal:RENDERER"
            ) -> GamePlugin:
     """A plugin of this module's ``engine`` with the built-in's other parts."""
-    return GamePlugin(id=game_id, engine=f"tests.games.broken_games:{engine}",
+    return GamePlugin(id=game_id, engine=f"tests.support.broken_games:{engine}",
                       codec="arena.games.lost_cities.codec:CODEC", renderer=renderer,
                       board="arena.games.lost_cities.board:BOARD")
 
@@ -143,7 +143,7 @@ BLIND_PLUGIN = broken("blind-lost-cities", "BLIND")
 HASH_ORDERED_PLUGIN = broken("hash-ordered-lost-cities", "HASH_ORDERED")
 EXITING_PLUGIN = broken("exiting-lost-cities", "EXITING")
 RAISING_PLUGIN = broken("raising-lost-cities", "UNCHANGED",
-                        renderer="tests.games.broken_games:RAISING_RENDERER")
+                        renderer="tests.support.broken_games:RAISING_RENDERER")
 
 
 class HostileRenderer(RaisingRenderer):
@@ -156,4 +156,4 @@ class HostileRenderer(RaisingRenderer):
 HOSTILE_RENDERER = HostileRenderer()
 HOSTILE_ENGINE = Wrapped("hostile-lost-cities")
 HOSTILE_PLUGIN = broken("hostile-lost-cities", "HOSTILE_ENGINE",
-                        renderer="tests.games.broken_games:HOSTILE_RENDERER")
+                        renderer="tests.support.broken_games:HOSTILE_RENDERER")

@@ -1,7 +1,7 @@
 """Two deliberately broken copies of the Goofspiel plugin, for the conformance gate's tests.
 
 They are not installed: a test makes one visible with ``arena.games.registered(...)``, or the
-gate is pointed at it (``arena games check tests.plugins.broken_goofspiel:LEAKY``). Each wraps
+gate is pointed at it (``arena games check tests.support.broken_goofspiel:LEAKY``). Each wraps
 the real engine and changes one thing:
 
 - ``LEAKY``: seat 1's observation carries seat 0's pending bid (in the view's ``bid`` field,

@@ -3,7 +3,7 @@
 Regenerate the files deliberately, from the repository root, after a change that is meant to
 alter a game's play (and bump that game's ``version``)::
 
-    python -m tests.games.playthrough
+    python -m tests.support.playthrough
 
 For each built-in game (``arena.games.builtin.BUILTIN_ORDER``) this plays one seeded
 uniform-random match with the default options and writes ``tests/games/golden/<game-id>.json``:
@@ -32,7 +32,7 @@ from arena.games import get_game
 from arena.games.builtin import BUILTIN_ORDER
 from arena.wire import encode_observation, observation_bytes
 
-GOLDEN_DIR = Path(__file__).parent / "golden"
+GOLDEN_DIR = Path(__file__).resolve().parents[1] / "games" / "golden"
 """Where the golden files live (one ``<game-id>.json`` per game)."""
 SEED = 7
 """The match seed of every golden playthrough."""

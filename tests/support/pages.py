@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena.games.lost_cities import State as LostCitiesState
 from arena.ladder.config import load_ladder
 from arena.ladder.runner import SECRET_FILE, run_ladder
 from arena.model import (
@@ -31,7 +32,7 @@ from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 from arena.render.html.assets import SHARED
 from arena.sprt.run import SprtSummary, run_sprt
-from tests.html.browser import Browser
+from tests.support.browser import Browser
 
 Policy = Callable[[Any], Any]
 ROOT = Path(__file__).resolve().parents[2]
@@ -211,3 +212,23 @@ def write_shared(site: Path) -> None:
     for name, content in SHARED.items():
         (site / name).parent.mkdir(parents=True, exist_ok=True)
         (site / name).write_text(content, encoding="utf-8")
+
+
+def logged_match(game_id: str, tmp_path: Path, seed: int = 8_765_432_109_876) -> Path:
+    bots = (BotSpec("r1", game_id), BotSpec("r2", game_id))
+    spec = MatchSpec(game_id, seed, bots, {}, TimeControl(), match_id=f"view-{game_id}")
+    rngs = (random.Random(seed), random.Random(seed + 1))
+    players = tuple(LocalPlayer(s, lambda d, r=rngs[s]: r.choice(d.legal_actions))
+                    for s in (0, 1))
+    asyncio.run(Match(spec, sandbox_name="in-process", log_dir=tmp_path)
+                .run((players[0], players[1])))
+    return tmp_path / f"view-{game_id}.jsonl"
+
+
+def lost_cities_visible(state: LostCitiesState, seat: int) -> Counter[str]:
+    """Every card ``seat`` can see: its own hand, both expeditions, all discard piles (computed
+    from the full state, not from the observation the page was drawn from)."""
+    seen = Counter(str(c) for c in state.hands[seat])
+    for cards in (*state.expeditions[0], *state.expeditions[1], *state.piles):
+        seen.update(str(c) for c in cards)
+    return seen

@@ -21,10 +21,9 @@ from arena.model import MatchResult, MatchSpec, TimeControl
 from arena.referee.match import Match
 from arena.referee.remote import remote_players
 from arena.sandbox import get_sandbox
+from tests.support.paths import ROOT, SAMPLE_BOTS
 
-from ..conftest import ROOT, SAMPLE_BOTS
-
-TWIN = Path(__file__).resolve().parent / "bots" / "twin"
+TWIN = ROOT / "tests" / "sandbox" / "bots" / "twin"
 RANDOM_BOT = SAMPLE_BOTS / "lost-cities" / "random"
 SLOT_MS = 250
 """A slot of the twin's frames: 6 slots (a high and a low marker, 4 bits) make 1.5 s."""

@@ -1,0 +1,202 @@
+"""A real competition server for the tests: `arena host` in a process of its own, TLS on
+127.0.0.1, its own CA, two contestants (alice and bob), real Docker for the bots.
+
+``make_server`` writes the competition file, the certificates and the contestants, starts the
+server and waits until it listens; ``RunningServer`` holds what a client needs (address, the CA
+to pin, each contestant's token) and can kill (-9) and restart it on the same state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from arena.host.accounts import Accounts
+from arena.host.config import load_competition
+from arena.v1 import competition_pb2 as pb
+from tests.support.paths import ROOT
+
+START_TIMEOUT_S = 120.0
+
+
+@dataclass
+class RunningServer:
+    """A competition server process and what its clients need."""
+
+    file: Path
+    state_dir: Path
+    ca: Path
+    tokens: dict[str, str]
+    proc: subprocess.Popen[bytes] | None = None
+    port: int = 0
+    metrics_port: int = 0
+    channels: list[grpc.Channel] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        """Start (or restart) the server on its state; wait until it listens."""
+        info = self.state_dir / "server.json"
+        info.unlink(missing_ok=True)
+        out = (self.state_dir.parent / "server.log").open("ab")
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
+        self.proc = subprocess.Popen([sys.executable, "-m", "arena.cli.main", "host",
+                                      str(self.file)], stdout=out, stderr=subprocess.STDOUT,
+                                     env=env, cwd=ROOT, start_new_session=True)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the server exited with {self.proc.returncode}:\n"
+                                     + self.log()[-3000:])
+            if info.exists():
+                try:
+                    data = json.loads(info.read_text())
+                except ValueError:
+                    data = {}
+                if data.get("pid") == self.proc.pid:
+                    self.port, self.metrics_port = data["port"], data["metrics_port"]
+                    return
+            time.sleep(0.2)
+        raise AssertionError("the server did not start:\n" + self.log()[-3000:])
+
+    def log(self) -> str:
+        path = self.state_dir.parent / "server.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def kill9(self) -> None:
+        """kill -9 the server (and what it started in its session: cluster workers)."""
+        assert self.proc is not None
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        for channel in self.channels:
+            channel.close()
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=30)
+
+    def stub(self, who: str | None, ca: Path | None = None) -> Any:
+        """A client stub with ``who``'s token (None: no token), pinning the server's CA."""
+        from arena.v1 import competition_pb2_grpc as pb_grpc
+
+        credentials = grpc.ssl_channel_credentials(root_certificates=(ca or self.ca).read_bytes())
+        channel = grpc.secure_channel(self.address, credentials)
+        self.channels.append(channel)
+        stub = pb_grpc.CompetitionServiceStub(channel)
+        if who is None:
+            return stub
+        return _WithToken(stub, self.tokens.get(who, who))
+
+
+class _WithToken:
+    """Every call of ``stub`` with the token as metadata."""
+
+    def __init__(self, stub: Any, token: str) -> None:
+        self._stub = stub
+        self._metadata = (("authorization", f"Bearer {token}"),)
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._stub, name)
+        return lambda *args, **kwargs: method(*args, metadata=self._metadata, **kwargs)
+
+
+COMPETITION = """\
+[competition]
+name = "t"
+sandbox = "{sandbox}"
+
+[server]
+listen = "127.0.0.1:0"
+tls_cert = "certs/server.pem"
+tls_key = "certs/server.key"
+metrics = "127.0.0.1:0"
+{server}
+[site]
+refresh_s = {site_refresh_s}
+
+[visibility]
+logs = "{logs}"
+
+[quotas]
+max_upload_mb = {max_upload_mb}
+max_image_upload_mb = {max_image_upload_mb}
+submissions_per_day = {per_day}
+active_bots = {active_bots}
+
+[games.lost-cities]
+reference = "random"
+house = ["random"]
+
+[games.lost-cities.ladder]
+seed = 7
+concurrency = 1
+duplicate = true
+
+[games.lost-cities.ladder.options]
+rounds = 1
+
+[games.lost-cities.ladder.schedule]
+placement = 1
+refresh_s = 1
+
+[games.lost-cities.ladder.time_control]
+move_time_ms = 2000
+time_bank_ms = 5000
+"""
+
+
+def make_server(root: Path, **settings: Any) -> RunningServer:
+    """A competition under ``root`` (file, certificates, alice and bob), not started;
+    ``settings`` fill the file's blanks (``server``: more lines of its ``[server]`` table)."""
+    from arena.host.accounts import Accounts
+    from arena.host.certs import make_server_certs
+    from arena.host.config import load_competition
+
+    values = {"sandbox": "docker", "logs": "own-seat", "max_upload_mb": 5,
+              "max_image_upload_mb": 512, "per_day": 5, "active_bots": 3, "site_refresh_s": 1,
+              "server": ""}
+    values.update(settings)
+    root.mkdir(parents=True, exist_ok=True)
+    file = root / "competition.toml"
+    file.write_text(COMPETITION.format(**values))
+    make_server_certs(root / "certs", ["127.0.0.1", "localhost"])
+    competition = load_competition(file)
+    accounts = Accounts.open(competition.database)
+    tokens = {name: accounts.add(name) for name in ("alice", "bob")}
+    return RunningServer(file, competition.state_dir, root / "certs" / "ca.pem", tokens)
+
+
+def house_server(root: Path, logs: str) -> RunningServer:
+    server = make_server(root, sandbox="process", logs=logs)
+    text = server.file.read_text().replace('house = ["random"]', 'house = ["random", "greedy"]')
+    server.file.write_text(text)
+    Accounts.open(load_competition(server.file).database).assign("greedy", "alice")
+    return server
+
+
+def finished_match(server: RunningServer) -> tuple[str, int]:
+    """A recorded match and greedy's seat in it (waiting for the ladder to play one)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        page = server.stub("bob").ListMatches(pb.MatchesRequest(limit=5), timeout=30).matches
+        if page:
+            return page[0].match_id, list(page[0].names).index("greedy")
+        time.sleep(0.5)
+    raise AssertionError("the ladder recorded no match:\n" + server.log()[-2000:])

@@ -1,0 +1,73 @@
+"""The hostile bots' checks (sample_bots/hostile): play an attack in a Docker sandbox, then its
+outcome, the opponent's speed during it, that the referee goes on and that nothing is left."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any
+
+from tests.support.containers import RecordingSandbox, arena_containers, play
+from tests.support.paths import HOSTILE, RANDOM_BOT
+
+OPPONENT_MEDIAN_MS = 5.0
+"""The opponent's median decision time while the attacker's children attack. Unattacked it is
+about 0.5 ms in containers; an attack that escaped its container's CPU limit (say 62 spinning
+processes on 2 cores) puts it at tens of ms. 10x headroom over the normal figure, so load on the
+machine does not fail the check while a real escape still does."""
+OPPONENT_MIN_SAMPLES = 40
+"""Decisions the opponent makes after the attack started (a 3-round match gives about 100)."""
+ATTACK_DECISION = 3
+"""Every hostile bot attacks on its third decision."""
+ATTACK_MOVE_TIME_MS = {"memory_bomb": 10_000, "output_flood": 10_000}
+"""Per-decision limits that differ from 1000 ms, for attacks made inside a decision whose point
+is not speed: the memory bomb needs about 1 s to fill its 512 MiB under load and must be killed
+by the kernel (``memory``), never by the clock; writing 50 MiB through Docker's log driver took
+over 1 s on a loaded machine, and what is checked is that only a bounded tail is kept."""
+
+
+def times_after_attack(result: Any) -> list[float]:
+    """The referee-measured decision times (ms) of seat 1 (the opponent) after seat 0's
+    attack started, from the match log."""
+    from arena.model import DecisionEvent
+    from arena.record.log import read_events
+
+    assert result.log, "the match has a log"
+    events = [e for e in read_events(Path(result.log)) if isinstance(e, DecisionEvent)]
+    attack_at = [e.n for e in events if e.seat == 0][ATTACK_DECISION - 1]
+    return [e.ms for e in events if e.seat == 1 and e.n > attack_at]
+
+
+def seat_log(result: Any, seat: int) -> str:
+    """The bot log tail the referee stored with the match."""
+    assert result.log
+    path = Path(result.log).with_name(f"{result.match_id}.seat{seat}.log")
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def check_hostile_run(
+    sandbox: RecordingSandbox, client: Any, attack: str, log_dir: Path, termination: str
+) -> tuple[Any, str]:
+    """Play the attack, then check: its outcome, the opponent's speed, that the referee goes
+    on, and that nothing is left behind. Returns the result and the attacker's log tail.
+
+    An attack the container absorbs (``normal``) is played over 3 rounds, so the opponent's
+    speed during the attack is measured on enough decisions; a forfeit ends the match at the
+    attack, so there is nothing of the opponent to measure then."""
+    absorbed = termination == "normal"
+    result = play(sandbox, HOSTILE / attack, log_dir, rounds=3 if absorbed else 1,
+                  move_time_ms=ATTACK_MOVE_TIME_MS.get(attack, 1000))
+    assert str(result.termination) == termination, result.detail
+    if not absorbed:
+        assert result.faulty_seat == 0 and result.winner == 1
+    else:
+        times = sorted(times_after_attack(result))
+        assert len(times) >= OPPONENT_MIN_SAMPLES, len(times)
+        assert statistics.median(times) < OPPONENT_MEDIAN_MS, times[len(times) // 2:][-5:]
+    assert not arena_containers(client)
+    assert not sandbox.leftovers()
+    after = play(sandbox, RANDOM_BOT, log_dir, seed=2)  # the referee keeps going
+    assert str(after.termination) == "normal" and after.decisions > 20
+    assert not arena_containers(client)
+    assert not sandbox.leftovers()
+    return result, seat_log(result, 0)
