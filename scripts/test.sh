@@ -2,7 +2,11 @@
 # The test job on a fresh machine: install with the test extras, start a Docker engine (installing
 # docker.io and debootstrap when missing), a local PostgreSQL (for the ladder store) and Debian's
 # chromium (for the HTML page tests), then lint, type-check, check the import layering and run
-# the whole test suite.
+# the whole test suite in parallel: ARENA_TEST_WORKERS pytest-xdist workers (default 3: most
+# tests wait on processes, containers and sockets, so one more worker than cores wins;
+# tests/README.md has the figures), a file's tests in one worker (they share module fixtures:
+# a competition server, a browser, played matches), then the `serial` tests alone. Arguments go
+# to pytest (both runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -15,4 +19,13 @@ fi
 .venv/bin/ruff check arena tests benchmarks sample_bots examples setup.py arena_protogen.py
 .venv/bin/mypy arena
 .venv/bin/lint-imports   # the layering contract in pyproject.toml: rooms import only downwards
-exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# the suite in parallel, then the few tests that measure the host (`serial`) alone; exit 5
+# ("no tests collected": arguments that select no serial test) is no failure
+status=0
+.venv/bin/python -m pytest -q -p no:cacheprovider -n "${ARENA_TEST_WORKERS:-3}" --dist loadfile \
+  -m "not serial" "$@" || status=$?
+.venv/bin/python -m pytest -q -p no:cacheprovider -m serial "$@" || {
+  code=$?
+  [ "$code" -eq 5 ] || status=$code
+}
+exit "$status"

@@ -24,11 +24,62 @@ from tests.support.containers import RecordingSandbox, base_image_for, require_d
 def pytest_configure(config: pytest.Config) -> None:
     """Each test process (each pytest-xdist worker) keeps the deal epochs of the matches it
     plays to itself: a worker's duplicate deals never wait for another's (or another run's)
-    matches to drain. The processes it starts inherit the directory."""
+    matches to drain. The processes it starts inherit the directory. A worker's terminal size
+    is the tests' own, as in a plain run."""
     from arena.sandbox.epochs import DIR_ENV
 
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     os.environ[DIR_ENV] = tempfile.mkdtemp(prefix=f"arena-epochs-{worker}-")  # mode 0700
+    if worker != "main":
+        # xdist workers start with COLUMNS=80: the CLI's consoles, made on import, would keep
+        # that width and ignore the COLUMNS a test gives its CliRunner (a plain run has none)
+        os.environ.pop("COLUMNS", None)
+        os.environ.pop("LINES", None)
+
+
+TIERS = ("unit", "integration", "docker")
+"""Every test has exactly one of these marks (pyproject.toml says what each means)."""
+
+
+TIER_PROBLEM = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` selects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give every test exactly one tier, or refuse to run: the nearest tier mark wins (the
+    test's own or its parameter's, then its class's, then its module's ``pytestmark``), so a
+    file says its tier once and marks only the tests that differ; no tier, or two different
+    ones at the same level, is a mistake named in one line per test. The tier is then the
+    test's own mark alone, so ``-m unit`` selects exactly the unit tests."""
+    problems = []
+    for item in items:
+        problem = None
+        for node in reversed(item.listchain()):
+            tiers = sorted({mark.name for mark in node.own_markers if mark.name in TIERS})
+            if len(tiers) == 1:
+                if node is not item:
+                    item.add_marker(tiers[0])
+                break
+            if tiers:
+                problem = f"two tiers ({', '.join(tiers)})"
+                break
+        else:
+            problem = "no tier"
+        if problem:
+            line = (f"{item.nodeid}: {problem}; mark it with one of {', '.join(TIERS)} "
+                    "(tests/README.md)")
+            item.stash[TIER_PROBLEM] = line
+            problems.append(line)
+    if problems and not os.environ.get("PYTEST_XDIST_WORKER"):
+        raise pytest.UsageError("\n".join(problems))  # a worker cannot stop the run: below
+    for node in {node for item in items for node in item.listchain()[:-1]}:
+        node.own_markers[:] = [mark for mark in node.own_markers if mark.name not in TIERS]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Under pytest-xdist, a test without a single tier fails with the line that names it."""
+    if TIER_PROBLEM in item.stash:
+        pytest.fail(item.stash[TIER_PROBLEM], pytrace=False)
 
 
 @pytest.fixture

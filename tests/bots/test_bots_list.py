@@ -14,6 +14,8 @@ from arena.bots import catalogue
 from arena.bots.home import HOME_ENV
 from tests.support.catalogue import LEGACY_SCHEMA
 
+pytestmark = pytest.mark.integration
+
 HOSTILE_NAMES = ["[/]", "[link=http://127.0.0.1:1/]x[/link]", "[b][/b]victim", "ev\x1b]0;t\x07il"]
 
 
@@ -34,10 +36,13 @@ def test_bots_list_shows_markup_names_literally(
 ) -> None:
     """ATTACK (hole 5): a catalogued bot named `[/]` raised MarkupError and crashed `arena bots
     list`; `[b][/b]victim` displayed as `victim`."""
+    from arena.cli.common import console
     from arena.cli.main import app
 
     _legacy_catalogue(tmp_path / "home", HOSTILE_NAMES)
     monkeypatch.setenv(HOME_ENV, str(tmp_path / "home"))
+    # wide enough for every name in full, whatever width the CLI's console took on import
+    monkeypatch.setattr(console, "_width", 200)
     out = CliRunner().invoke(app, ["bots", "list"], env={"COLUMNS": "200"})
     assert out.exit_code == 0, out.output
     for shown in ("[/]", "[link=http://127.0.0.1:1/]x[/link]", "[b][/b]victim", "ev]0;til"):
@@ -45,6 +50,7 @@ def test_bots_list_shows_markup_names_literally(
     assert "\x1b" not in out.output and "\x07" not in out.output
 
 
+@pytest.mark.unit
 def test_a_refused_name_is_one_line_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`arena submit --name '[/]'` is refused before anything is built, in one line quoting the
     name literally."""

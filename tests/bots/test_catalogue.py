@@ -17,6 +17,8 @@ from arena.errors import ConfigError
 from arena.model import BotSpec
 from tests.support.catalogue import LEGACY_SCHEMA
 
+pytestmark = pytest.mark.unit
+
 
 def test_catalogue_keeps_versions(tmp_path: Path) -> None:
     catalogue.add("b", "1", "lost-cities", "sha256:aa", "sha256:d1", home=tmp_path)
@@ -80,6 +82,7 @@ def test_nothing_is_written_when_the_block_fails(tmp_path: Path) -> None:
     assert catalogue.list_bots(home=tmp_path) == []
 
 
+@pytest.mark.integration
 def test_a_racing_submission_of_the_same_bot_is_refused(tmp_path: Path) -> None:
     """The check and the write are one transaction (BEGIN IMMEDIATE): a second submission that
     arrives while the first is being written waits, then sees it and is refused."""

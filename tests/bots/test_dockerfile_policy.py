@@ -18,6 +18,8 @@ import pytest
 from arena.bots.images import DockerfileError, canonical_dockerfile, check_dockerfile
 from arena.bots.images.dockerfile import MAX_DOCKERFILE_BYTES, MAX_INSTRUCTIONS, parse_dockerfile
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = "ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n"
 """Two allowed lines; a refused line after them is line 3."""

@@ -21,6 +21,8 @@ from arena.bots.identity import DirectoryHashes, bot_identity, directory_hash
 from arena.errors import ConfigError
 from arena.model import BotSpec
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = sorted(p.parent for p in (ROOT / "sample_bots").glob("*/*/bot.toml"))
 HOUR_NS = 3600 * 10**9

@@ -16,6 +16,8 @@ from arena.bots.images.policy import (
 )
 from arena.errors import ConfigError
 
+pytestmark = pytest.mark.unit
+
 
 def _attrs(size: int = 10 << 20, **config: Any) -> dict[str, Any]:
     return {"Size": size, "Config": {"Cmd": ["python3", "bot.py"], **config}}

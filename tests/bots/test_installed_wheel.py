@@ -13,7 +13,7 @@ import pytest
 
 from arena.bots.images.wheels import source_wheel
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 PACK = """
 import sys, tempfile

@@ -10,6 +10,8 @@ import pytest
 from arena.bots import DEFAULT_COMMAND, load_bot_dir, resolve_bot, resolve_match_bots
 from arena.errors import ConfigError, UnknownGameError
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "sample_bots" / "lost-cities" / "random"
 JS_RANDOM = ROOT / "sample_bots" / "lost-cities" / "js-random"
@@ -82,6 +84,7 @@ def test_resolve_match_bots_checks_the_game(tmp_path: Path) -> None:
         resolve_match_bots((str(RANDOM), str(RANDOM)), "chess")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("line", "says"),
     [

@@ -19,6 +19,8 @@ from arena.bots.names import (
 )
 from arena.errors import ConfigError
 
+pytestmark = pytest.mark.unit
+
 GOOD_NAMES = ["a", "random", "cpp-greedy", "js-random", "fork_bomb", "v1.strong", "a__b", "a---b",
               "Victim", "X" * 64, "0"]
 BAD_NAMES = ["", "vic tim", "vic-", "-vic", ".vic", "vic..tim", "a___b", "vic/tim", "vic@1",

@@ -20,6 +20,8 @@ from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult, Termination
 from tests.support.containers import SmokeMatch
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "sample_bots" / "lost-cities" / "random"
 ILLEGAL = ROOT / "sample_bots" / "hostile" / "illegal"
@@ -77,6 +79,7 @@ def test_a_game_without_a_random_sample_bot_has_no_smoke_match() -> None:
         smoke_opponent("no-such-game")
 
 
+@pytest.mark.integration
 def test_the_bots_package_imports_no_referee_sandbox_or_terminal() -> None:
     code = (
         "import json, sys; import arena.bots, arena.bots.submit, arena.bots.images; "

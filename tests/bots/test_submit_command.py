@@ -11,6 +11,8 @@ import pytest
 from arena.bots.manifest import load_bot_dir
 from arena.bots.submit import command_mismatch
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -12,10 +12,12 @@ from arena.bots import catalogue
 from arena.bots.home import HOME_ENV
 from arena.cli.main import app
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = str(ROOT / "sample_bots" / "lost-cities" / "random")
 GREEDY_BOT = str(ROOT / "sample_bots" / "lost-cities" / "greedy")
-runner = CliRunner()
+runner = CliRunner(env={"COLUMNS": "200"})  # a message's path is never cut by a wrap
 
 
 def test_match_json_has_the_documented_fields(tmp_path: Path) -> None:
@@ -88,6 +90,7 @@ def test_bad_input_is_one_clear_error(tmp_path: Path) -> None:
     assert not (tmp_path / "logs").exists()
 
 
+@pytest.mark.unit
 def test_help_explains_every_command() -> None:
     out = runner.invoke(app, ["--help"])
     assert out.exit_code == 0

@@ -19,10 +19,13 @@ from arena.record.log import read_events
 from arena.referee.service import Lineup
 from arena.sandbox.process import ProcessSandbox
 
+pytestmark = pytest.mark.unit
+
 runner = CliRunner()
 BOTS = ["sample_bots/portas/random", "sample_bots/portas/random"]
 
 
+@pytest.mark.integration
 def test_match_on_the_cpu_clock_shows_statistics(tmp_path: Path) -> None:
     result = runner.invoke(app, ["match", *BOTS, "--seed", "3", "--clock", "cpu",
                                  "--move-time", "5000", "--log-dir", str(tmp_path)])

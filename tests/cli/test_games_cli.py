@@ -16,6 +16,8 @@ import arena.games.registry
 from arena.cli.main import app
 from arena.gate import CHECKS, cache, identity
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 
 
@@ -61,6 +63,7 @@ def test_list_shows_the_installed_games_and_their_gate_status() -> None:
     assert "portas" in human.stdout and "passed" in human.stdout and "not run" in human.stdout
 
 
+@pytest.mark.unit
 def test_list_shows_entry_points_that_are_not_games(monkeypatch: pytest.MonkeyPatch) -> None:
     arena.games.plugin_problems()  # discovery done, then one bad entry point added
     monkeypatch.setattr(arena.games.registry, "_problems",
@@ -99,6 +102,7 @@ def test_check_as_json() -> None:
     assert [c["name"] for c in data["checks"] if not c["passed"]] == ["leak"]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("locator", ["no_such_game_package", "tests.support.broken_games:LEAKY",
                                      "not a module!"])
 def test_a_locator_that_names_no_game_is_one_line_and_exit_2(locator: str) -> None:

@@ -51,6 +51,7 @@ def test_help_texts_keep_paragraphs_but_not_the_source_s_line_breaks() -> None:
             assert "\n" not in paragraph.strip("\n"), (path, paragraph[:80])
 
 
+@pytest.mark.integration  # pure, but renders every command's help: seconds
 def test_every_help_fits_80_columns() -> None:
     runner = CliRunner()
     for path in _commands(get_command(app)):

@@ -9,10 +9,13 @@ import re
 import stat
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.record.signing import load_signer, load_trusted
+
+pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = str(ROOT / "sample_bots" / "portas" / "random")

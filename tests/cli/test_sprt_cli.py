@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.stats.sprt import EloModel, Pentanomial, SprtParams, evaluate
 
+pytestmark = pytest.mark.unit
+
 runner = CliRunner()
 JSON_FIELDS = {"model", "elo0", "elo1", "alpha", "beta", "pentanomial", "pairs", "llr",
                "lower_bound", "upper_bound", "decision", "score", "elo", "elo_ci95", "los",

@@ -20,6 +20,8 @@ from arena.cli.main import app
 from arena.record.replay import replay_log
 from tests.support.paths import SAMPLE_BOTS
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 LOST_CITIES = SAMPLE_BOTS / "lost-cities"
 STRONG, GREEDY = str(LOST_CITIES / "strong"), str(LOST_CITIES / "greedy")
@@ -83,6 +85,7 @@ def test_ladder_files_are_checked_too(workdir: Path, tmp_path_factory: pytest.Te
     refused(["--ladder", str(test)], "key 'sprt.elo1' (line 7)", workdir)
 
 
+@pytest.mark.unit
 def test_a_bad_sandbox_and_the_help(workdir: Path) -> None:
     out = runner.invoke(app, ["sprt", STRONG, GREEDY, "--elo0", "0", "--elo1", "5",
                               "--sandbox", "vm"])

@@ -26,6 +26,8 @@ from tests.support.fakes import FakePlayer, fake_resolve
 from tests.support.pages import play_logged
 from tests.support.terminal import ESCAPES, MARKUP_ANSWER, MARKUP_NAMES, assert_text
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 TEST_BOTS = ROOT / "tests" / "referee" / "bots"
 RANDOM_BOT = str(ROOT / "sample_bots" / "lost-cities" / "random")
@@ -122,6 +124,7 @@ def test_a_log_written_before_the_fix_is_still_shown_as_text(tmp_path: Path) -> 
     assert replay.exit_code == 0 and "agree" in replay.stdout
 
 
+@pytest.mark.unit
 def test_bot_names_holding_markup_are_shown_literally_by_arena_watch(tmp_path: Path) -> None:
     """A name ``[/]`` made rich raise MarkupError (a crash of `arena watch`), ``[link=...]``
     made a hyperlink and hid itself, ``[b][/b]victim`` showed as ``victim``."""

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
 runner = CliRunner()

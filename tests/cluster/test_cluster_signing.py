@@ -13,6 +13,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import pytest
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from arena.cluster.session import open_cluster
@@ -24,6 +25,8 @@ from arena.model import LadderSlot, MatchEndEvent
 from arena.record.log import read_events
 from arena.record.signing import check_log_signature, load_trusted, parse_log_signature
 from tests.support.cluster import ladder_file, pacers
+
+pytestmark = pytest.mark.integration
 
 
 class LiesOnSecondLegs(WorkerPlugin):  # type: ignore[misc]

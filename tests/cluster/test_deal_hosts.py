@@ -21,7 +21,7 @@ from arena.cluster.settings import ClusterSettings
 from arena.model import MatchSpec, Termination, TimeControl
 from tests.support.cluster import LOOPBACK, free_port, own_host, pacers, start, worker_args
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def test_the_second_leg_of_a_deal_goes_to_another_host(

@@ -11,6 +11,8 @@ import shutil
 import signal
 from pathlib import Path
 
+import pytest
+
 from arena.cluster.session import open_cluster
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
@@ -25,6 +27,8 @@ from arena.ladder.store import LadderStore
 from arena.record.replay import replay_log
 from arena.referee.match import play_match
 from tests.support.cluster import LOOPBACK, descendants, ladder_file, pacers
+
+pytestmark = pytest.mark.integration
 
 
 def test_embedded_cluster_gives_the_in_process_results(tmp_path: Path) -> None:

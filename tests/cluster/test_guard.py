@@ -29,7 +29,7 @@ from arena.model import MatchResult, MatchSpec, TimeControl
 from tests.support.cluster import LOOPBACK, free_port, pacers, start, worker_args
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 class _Touch:

@@ -12,6 +12,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.cluster import LOG_TOPIC
 from arena.cluster.executor import write_outputs
 from arena.cluster.live import MAX_ATTEMPTS, LiveLogs
@@ -27,6 +29,8 @@ from arena.model import (
 )
 from arena.record.log import follow_events, read_events
 from tests.support.cluster import descendants, m1_spec, slow_match, worker_log
+
+pytestmark = pytest.mark.unit
 
 WORKER = "tls://127.0.0.1:4001"
 
@@ -127,6 +131,7 @@ def test_a_broken_or_hostile_stream_is_bounded(tmp_path: Path) -> None:
     assert len(list(path.parent.iterdir())) == MAX_ATTEMPTS
 
 
+@pytest.mark.integration
 def test_a_cluster_match_is_followed_live_from_the_heads_log_dir(tmp_path: Path) -> None:
     spec = slow_match(tmp_path / "bots", "live-l0")
     log_dir = tmp_path / "matches"
@@ -160,6 +165,7 @@ def test_a_cluster_match_is_followed_live_from_the_heads_log_dir(tmp_path: Path)
     assert kept == ()  # the scheduler kept no chunk of the omniscient log
 
 
+@pytest.mark.integration
 def test_a_match_played_again_after_its_worker_died_starts_a_new_live_copy(
         tmp_path: Path) -> None:
     spec = slow_match(tmp_path / "bots", "again-l0")

@@ -41,7 +41,7 @@ from tests.support.cluster import (
 )
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def _recorded(cfg: LadderConfig) -> int:

@@ -33,6 +33,8 @@ from arena.model import MatchSpec, TimeControl
 from tests.support.cluster import PACER
 from tests.support.views import text_of
 
+pytestmark = pytest.mark.unit
+
 LADDER = 'name = "lad"\ngame = "lost-cities"\nentrants = ["alpha", "beta"]\n'
 
 
@@ -110,6 +112,7 @@ def test_slots_encounters_and_relocated_logs() -> None:
     assert relocate('{"type":"deal"}\n', "/a", (None, None)) == '{"type":"deal"}\n'
 
 
+@pytest.mark.integration
 def test_a_task_asks_for_a_missing_directory_then_plays_the_shipped_copy(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_CACHE", str(tmp_path / "cache"))
@@ -130,6 +133,7 @@ def test_a_task_asks_for_a_missing_directory_then_plays_the_shipped_copy(
         unpack_directory(pack_directory(PACER), "dir:sha256:" + "0" * 64, tmp_path / "c2")
 
 
+@pytest.mark.integration
 def test_a_host_whose_docker_engine_fails_makes_the_match_void(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from arena import sandbox

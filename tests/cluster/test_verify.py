@@ -39,6 +39,8 @@ from arena.cluster.verify import (
 from arena.model import BotSpec, MatchResult, MatchSpec
 from tests.support.cluster import m1_spec, slow_match, worker_log
 
+pytestmark = pytest.mark.unit
+
 RIVAL_IMAGE = "sha256:" + "7" * 64
 """Another author's submitted image, which the match does not name."""
 
@@ -61,6 +63,7 @@ def test_an_honest_outcome_passes_and_a_bots_output_is_plain_text(tmp_path: Path
     assert not any(c in kept for c in "\x1b\x07"), "nothing a terminal would act on"
 
 
+@pytest.mark.integration
 def test_a_worker_cannot_return_another_match_a_doctored_one_or_a_bomb(tmp_path: Path) -> None:
     output, spec = _honest(tmp_path)
     result = output.result
@@ -126,6 +129,7 @@ def _dishonest(task: MatchTask, shipment: Any = None) -> bytes:
     return encode_outcome(outcome)
 
 
+@pytest.mark.integration
 def test_a_real_worker_that_lies_gets_a_void_match(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     flip = slow_match(tmp_path / "bots", "lie-flip")

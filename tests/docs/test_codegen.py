@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 PROTO = ROOT / "proto"
 SOURCES = sorted(str(p.relative_to(PROTO)) for p in (PROTO / "arena" / "v1").glob("*.proto"))
@@ -44,6 +46,7 @@ def test_protoc_is_new_enough_for_proto3_optional() -> None:
     assert found is not None and (int(found[1]), int(found[2])) >= MINIMUM_PROTOC, version
 
 
+@pytest.mark.unit
 def test_every_proto_pins_the_languages_packages() -> None:
     for source in SOURCES:
         text = (PROTO / source).read_text(encoding="utf-8")

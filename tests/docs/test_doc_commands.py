@@ -59,6 +59,7 @@ def test_the_two_commands_come_first() -> None:
         assert (ROOT / command.words[1]).is_file(), command.words
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("path", markdown_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_arena_command_line_parses(path: Path) -> None:
     """`arena ARGS --help` exits 0: the command exists and so does every option it is given

@@ -26,6 +26,8 @@ from arena.referee.match import Match
 from tests.support.matches import run_match
 from tests.support.paths import RANDOM_BOT, TEST_BOTS
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "docs" / "schema" / "match-log.schema.json"
 DOC_PATH = ROOT / "docs" / "log-format.md"
@@ -86,6 +88,7 @@ def _local_log(game: str, seed: int, log_dir: Path) -> Path:
     return log_dir / f"schema-{game}-{seed}.jsonl"
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game", game_ids())
 @pytest.mark.parametrize("seed", [1, 2])
 def test_logs_of_every_game_validate(game: str, seed: int, tmp_path: Path) -> None:
@@ -95,6 +98,7 @@ def test_logs_of_every_game_validate(game: str, seed: int, tmp_path: Path) -> No
     assert all("summary" in r for r in records if r["type"] == "round_end")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("bot", "fault", "answered"),
     [("illegal", "illegal_action", True), ("garbage", "invalid_action", True),

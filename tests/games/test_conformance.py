@@ -18,6 +18,8 @@ from arena.games.builtin import BUILTIN_ORDER
 from arena.gate import CHECK_FUNCTIONS, CHECKS, Subject, run_gate
 from arena.wire import codec_for, decode_action, encode_action, observation_bytes
 
+pytestmark = pytest.mark.unit
+
 SEEDS = (1, 2, 3)
 GAME_IDS = game_ids()
 """Every installed game: the built-ins first."""
@@ -30,6 +32,7 @@ def gate_dir(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return tmp_path_factory.mktemp("gate")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("check", CHECKS)
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_the_gate_check(game_id: str, check: str, gate_dir: Any) -> None:
@@ -39,6 +42,7 @@ def test_the_gate_check(game_id: str, check: str, gate_dir: Any) -> None:
     CHECK_FUNCTIONS[check](subject)
 
 
+@pytest.mark.integration
 def test_the_gate_runs_every_check_in_order() -> None:
     report = run_gate(plugin("portas"), matches=1)
     assert tuple(c.name for c in report.checks) == CHECKS and report.passed
@@ -83,6 +87,7 @@ def check_state(game: Game[Any, Any, Any], state: Any, seat: int) -> None:
         assert codec.observation_from_proto(codec.observation_to_proto(view)) == view
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_random_playouts_keep_the_contract(game_id: str) -> None:
     game = get_game(game_id)
@@ -101,6 +106,7 @@ def test_random_playouts_keep_the_contract(game_id: str) -> None:
             assert result.winner is None
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_every_offered_action_is_accepted_over_many_matches(game_id: str) -> None:
     """Cheap and wide: 40 random matches where each chosen action must pass ``is_legal`` (the

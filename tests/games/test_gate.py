@@ -40,6 +40,8 @@ from arena.sprt.run import run_sprt
 from tests.support import broken_games as broken
 from tests.support.fakes import FakePlayer
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(autouse=True)
 def arena_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -139,6 +141,7 @@ def test_a_game_that_exits_the_process_is_a_failed_check_not_an_exit() -> None:
     assert "SystemExit: bye" in failed(report)["options"]
 
 
+@pytest.mark.unit
 def test_a_plugin_whose_engine_cannot_be_loaded_fails_every_check() -> None:
     missing = GamePlugin(id="missing-game", engine="tests.games.no_such_module:GAME",
                          codec="arena.games.lost_cities.codec:CODEC",
@@ -166,6 +169,7 @@ def test_the_verdict_is_cached_per_identity(arena_home: Path, monkeypatch: pytes
             require_gated("leaky-lost-cities")
 
 
+@pytest.mark.unit
 def test_a_damaged_cache_file_is_not_a_verdict(arena_home: Path, stable_identity: None) -> None:
     path = cache_path("leaky-lost-cities", plugin_identity(broken.LEAKY_PLUGIN))
     path.parent.mkdir(parents=True)
@@ -177,6 +181,7 @@ def test_a_damaged_cache_file_is_not_a_verdict(arena_home: Path, stable_identity
     assert gate_status(broken.LEAKY_PLUGIN) is None  # a verdict on other code
 
 
+@pytest.mark.unit
 def test_a_changed_package_file_is_another_identity(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     package = tmp_path / "site" / "gate_probe_game"
@@ -293,6 +298,7 @@ def test_the_competition_server_refuses_a_leaking_game_before_opening_anything(
     assert not c.state_dir.exists()
 
 
+@pytest.mark.unit
 def test_the_competitions_override_reaches_its_ladders(tmp_path: Path,
                                                        leaky: GamePlugin) -> None:
     assert "allow_ungated_game" not in ladder_data(competition(tmp_path, False),

@@ -18,6 +18,8 @@ from arena.games.haggis import GAME, Action, Combo, State
 from arena.games.haggis import rules as h
 from arena.games.haggis.codec import CODEC
 
+pytestmark = pytest.mark.unit
+
 BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "haggis"
 A, B = 0, 1
 
@@ -204,6 +206,7 @@ def test_ambiguous_cards_name_their_reading() -> None:
     )
 
 
+@pytest.mark.integration
 def test_enumeration_matches_brute_force_on_small_hands() -> None:
     rng = random.Random(5)
     shapes: list[tuple[int, int, int, int]] = [(h.SET, r, r, 0) for r in range(2, 14)]
@@ -444,6 +447,7 @@ def test_seed_example_both_bet_30() -> None:
     assert end.summaries[-1].scores[A] == 93
 
 
+@pytest.mark.integration
 def test_36_points_every_round() -> None:
     rng = random.Random(77)
     checked = 0
@@ -543,6 +547,7 @@ def test_parse_rejects_non_canonical_text(text: str) -> None:
         h.parse_action(text)
 
 
+@pytest.mark.integration
 def test_grammar_round_trips_over_legal_actions() -> None:
     for state in random_states(3, 150):
         for action in GAME.legal_actions(state):
@@ -658,6 +663,7 @@ def test_same_seed_same_match() -> None:
 # --- sample bots -----------------------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_sample_bots_play_legal_matches_and_greedy_wins() -> None:
     from arena.referee.local import play_local
 
@@ -792,6 +798,7 @@ def fresh_legal(state: State) -> tuple[Action, ...]:
             cache.update(entries)
 
 
+@pytest.mark.integration
 def test_cached_legal_lists_are_fresh_enumerations() -> None:
     """A hand's list derived from a larger hand's, a follower's filtered from its cached list,
     a list asked again: each is exactly the list enumerated from scratch, in order, in every

@@ -28,6 +28,8 @@ from arena.games.lost_cities import (
     unseen_cards,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def c(text: str) -> Card:
     return parse_card(text)
@@ -544,6 +546,7 @@ def test_last_actions_say_what_each_seat_did_and_where_it_drew_from() -> None:
     assert GAME.observation(state, 1).last_actions[0] == LastAction(a("play R5 draw Y"), c("Y2"))
 
 
+@pytest.mark.integration
 def test_last_actions_start_empty_every_round_and_survive_the_codec() -> None:
     from arena.games.lost_cities.codec import CODEC
 

@@ -10,6 +10,8 @@ import pytest
 
 from arena.referee.local import play_local
 
+pytestmark = pytest.mark.unit
+
 BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
 
 
@@ -36,6 +38,7 @@ def test_bot_directories_are_complete() -> None:
         assert 'if __name__ == "__main__":' in (BOTS / name / "bot.py").read_text()
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(("a", "b"), [("random", "greedy"), ("greedy", "strong")])
 def test_bots_play_full_matches_legally(bots: dict[str, ModuleType], a: str, b: str) -> None:
     result = play_local("lost-cities", (bots[a].choose, bots[b].choose), seed=1)
@@ -72,6 +75,7 @@ def test_bots_are_reproducible(bots: dict[str, ModuleType]) -> None:
     assert play_local("lost-cities", policies, seed=5, options={"rounds": 1}) == first
 
 
+@pytest.mark.integration
 def test_strong_beats_greedy_in_a_seeded_sample() -> None:
     # The Monte-Carlo end-game depends on CPU time; without it the bot is deterministic.
     strong = _load("strong")

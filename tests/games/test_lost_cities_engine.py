@@ -29,6 +29,8 @@ from arena.games.lost_cities import (
     parse_action,
 )
 
+pytestmark = pytest.mark.unit
+
 EVERY_ACTION = tuple(
     Action(card, discard, draw)
     for card in CARDS
@@ -89,6 +91,7 @@ class Table:
         assert state.deck_count == len(self.deck)
 
 
+@pytest.mark.integration
 def test_every_state_agrees_with_the_rules_played_on_lists() -> None:
     rng = random.Random(5)
     for seed in range(8):

@@ -16,6 +16,8 @@ import pickle
 import random
 from typing import Any
 
+import pytest
+
 from arena.games.api import round_seed
 from arena.games.lost_cities.codec import LostCitiesCodec
 from arena.games.lost_cities.rules import (
@@ -31,6 +33,8 @@ from arena.games.lost_cities.rules import (
     known_opponent_cards,
     unseen_cards,
 )
+
+pytestmark = pytest.mark.unit
 
 CODEC = LostCitiesCodec()
 PUBLIC = tuple(f.name for f in dataclasses.fields(State) if not f.name.startswith("_"))
@@ -71,6 +75,7 @@ def search_from(parent: State, depth: int, read_every: int) -> list[tuple[Action
     return lines
 
 
+@pytest.mark.integration
 def test_a_searched_state_keeps_every_field_its_observations_and_legal_actions() -> None:
     """One state branched from many times (every legal action, lines of up to 40 turns through
     a round's end), read before the search or only after: its fields, both observations'
@@ -135,6 +140,7 @@ def _replayed_history(state: State) -> tuple[Any, ...]:
     return tuple(node) + tuple(reversed(entries))
 
 
+@pytest.mark.integration
 def test_a_long_line_pickles_and_copies() -> None:
     """A round of 3,000 turns (a stall guard far off, pile draws first) nests its log 3,000
     deep: pickling, deep-copying and copying its last state still work and play on alike."""

@@ -12,6 +12,8 @@ from arena.games import get_game
 from arena.games.builtin import BUILTIN_ORDER
 from tests.support.playthrough import digest, golden_path, play
 
+pytestmark = pytest.mark.integration
+
 REGENERATE = "python -m tests.support.playthrough (only for an intended change of the rules)"
 
 
@@ -61,6 +63,7 @@ def test_golden_action_texts_replay_the_match(game_id: str) -> None:
     }
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("game_id", BUILTIN_ORDER)
 def test_golden_records_every_round_and_full_observations(game_id: str) -> None:
     """Full observations of both seats at the first decision of every round and at the last."""

@@ -32,6 +32,8 @@ from arena.games.portas import (
 from arena.games.portas.codec import CODEC
 from arena.sdk.decision import Decision
 
+pytestmark = pytest.mark.unit
+
 ALL_ACTIONS = [PASS] + [Play(c, t) for c in range(1, 7) for t in TREASURES]
 
 
@@ -254,6 +256,7 @@ def test_outcome_and_draws() -> None:
 
 
 # --- invariants over many seeded games -------------------------------------------------------
+@pytest.mark.integration
 def test_invariants_over_many_random_matches() -> None:
     for seed in range(150):
         states = random_playout(seed)
@@ -421,6 +424,7 @@ def load_bot(name: str) -> Callable[[Decision], Any]:
     return policy
 
 
+@pytest.mark.integration
 def test_sample_bots_play_legal_full_matches() -> None:
     from arena.referee.local import play_local
 
@@ -461,6 +465,7 @@ def test_greedy_beats_random() -> None:
     assert won >= 16 and won > 3 * lost
 
 
+@pytest.mark.integration
 def test_expectimax_beats_greedy() -> None:
     won, lost = _wins("expectimax", "greedy", range(12))
     assert won > 2 * lost

@@ -30,6 +30,8 @@ from arena.games.portas import GAME, PASS, PORT_DECK, TREASURES, Pass, Play, Sta
 from arena.games.portas import rules as portas
 from arena.wire import observation_bytes
 
+pytestmark = pytest.mark.unit
+
 PUBLIC = tuple(f.name for f in fields(State) if not f.name.startswith("_"))
 EVERY_ACTION = [PASS] + [Play(c, t) for c in range(1, 7) for t in TREASURES]
 
@@ -69,6 +71,7 @@ def entry_after(parent: State, action: portas.Action) -> tuple[int, int, str]:
     return (parent.round, parent.mover, GAME.format_action(action))
 
 
+@pytest.mark.integration
 def test_branching_leaves_every_state_as_it_was() -> None:
     for seed in (3, 11):
         rng = random.Random(seed)
@@ -178,6 +181,7 @@ def test_play_is_the_same_without_the_kept_legal_lists() -> None:
         assert [snapshot(s) for s in emptied] == [snapshot(s) for s in kept]
 
 
+@pytest.mark.integration
 def test_copies_and_pickles_play_on_alike() -> None:
     states = line(GAME.new_match(4), random.Random(4))
     for state in states[::7]:
@@ -223,6 +227,7 @@ def test_histories_read_in_any_order_are_the_line_so_far() -> None:
         assert [child.history[:-1] for child in children] == [middle.history] * len(children)
 
 
+@pytest.mark.integration
 def test_states_derived_afresh_play_on_alike_from_either_seat() -> None:
     """``State(...)`` keeps the decks it is given and counts into them (the dealt decks and an
     offset after ``apply``); seat-relative pairs are turned to the mover's. Played on from any
@@ -240,6 +245,7 @@ def test_states_derived_afresh_play_on_alike_from_either_seat() -> None:
             assert [snapshot(s) for s in line(fresh, rng)[:6]] == ahead
 
 
+@pytest.mark.integration
 def test_states_are_still_weakly_referenced_like_any_dataclass() -> None:
     """A state keeps what a plain frozen dataclass offers: a weak reference (a cache keyed by
     states, a search's transposition table) holds until the state goes."""

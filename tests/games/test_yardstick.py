@@ -15,7 +15,11 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from arena.games.lost_cities import GAME
+
+pytestmark = pytest.mark.integration
 
 ROUNDS = 2_000
 YARDSTICK = Path(__file__).resolve().parents[2] / "benchmarks" / "yardstick_lost_cities.py"

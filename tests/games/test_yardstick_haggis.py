@@ -17,8 +17,12 @@ import random
 from functools import lru_cache
 from types import ModuleType
 
+import pytest
+
 from arena.games import haggis as h
 from tests.support.yardstick import load_yardstick, same_distribution
+
+pytestmark = pytest.mark.integration
 
 ROUNDS = 600
 

@@ -12,8 +12,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+import pytest
+
 from arena.games.portas import GAME
 from tests.support.yardstick import load_yardstick, same_distribution
+
+pytestmark = pytest.mark.integration
 
 GAMES = 4_000
 

@@ -14,6 +14,8 @@ from sqlalchemy import select
 from arena.errors import ConfigError
 from arena.host.accounts import Accounts, contestants_t
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
@@ -177,6 +179,7 @@ def test_the_accounts_survive_a_reopen_and_share_the_database(db: Path) -> None:
     assert first.authenticate(token) is None
 
 
+@pytest.mark.integration
 def test_on_postgresql(request: pytest.FixtureRequest) -> None:
     """The same rules on PostgreSQL, in a fresh schema (skips without $ARENA_TEST_POSTGRES_URL,
     fails without it under ARENA_REQUIRE_POSTGRES=1)."""

@@ -22,6 +22,8 @@ from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
 from tests.support.competition import RunningServer, make_server
 
+pytestmark = pytest.mark.integration
+
 SERVICE = pb.DESCRIPTOR.services_by_name["CompetitionService"]
 
 

@@ -40,6 +40,8 @@ from arena.v1 import competition_pb2 as pb
 from arena.v1 import competition_pb2_grpc as pb_grpc
 from tests.support.terminal import ESCAPES, UNSAFE, flat
 
+pytestmark = pytest.mark.integration
+
 TOKEN = "arena_0123456789ab_" + "s" * 43
 runner = CliRunner(env={"COLUMNS": "400"})  # wide: rich wraps no message
 
@@ -197,6 +199,7 @@ def bot_dir(root: Path) -> Path:
 
 
 # --- profiles --------------------------------------------------------------------------------
+@pytest.mark.unit
 def test_profiles_are_private_atomic_and_round_trip(config: Path,
                                                     certs: tuple[CertFiles, CertFiles]) -> None:
     ca = certs[0].ca.read_text()
@@ -214,6 +217,7 @@ def test_profiles_are_private_atomic_and_round_trip(config: Path,
     assert sorted(p.name for p in config.parent.iterdir()) == ["client.toml"]  # no temp left
 
 
+@pytest.mark.unit
 def test_a_profile_file_others_can_read_is_refused(config: Path,
                                                    certs: tuple[CertFiles, CertFiles]) -> None:
     hc.save_profile(hc.Profile("cup", "127.0.0.1:7443", certs[0].ca.read_text(), TOKEN))
@@ -226,6 +230,7 @@ def test_a_profile_file_others_can_read_is_refused(config: Path,
     assert TOKEN not in out.output
 
 
+@pytest.mark.unit
 def test_a_malformed_profile_names_the_key(config: Path) -> None:
     config.parent.mkdir(parents=True)
     config.write_text('[servers.cup]\naddress = "127.0.0.1:7443"\nca = "x"\ntoken = "t"\n')
@@ -237,6 +242,7 @@ def test_a_malformed_profile_names_the_key(config: Path) -> None:
         hc.read_profiles()
 
 
+@pytest.mark.unit
 def test_the_environment_overrides_or_replaces_a_profile(
         config: Path, certs: tuple[CertFiles, CertFiles]) -> None:
     good, other = certs[0].ca, certs[1].ca
@@ -263,6 +269,7 @@ def test_the_environment_overrides_or_replaces_a_profile(
 
 
 # --- payloads --------------------------------------------------------------------------------
+@pytest.mark.unit
 def test_the_directory_payload_is_exactly_the_files_the_arena_reads(tmp_path: Path) -> None:
     directory = bot_dir(tmp_path)
     expected = {f.rel: f for f in bot_files(directory)}
@@ -415,6 +422,7 @@ def test_refused_calls_are_one_line_and_exit_2(cup: Scripted, code: grpc.StatusC
     assert not UNSAFE.search(out.output)
 
 
+@pytest.mark.unit
 def test_an_unreachable_server_says_so(config: Path, certs: tuple[CertFiles, CertFiles]) -> None:
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))

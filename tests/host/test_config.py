@@ -22,6 +22,8 @@ from arena.ladder.config import load_ladder
 from arena.ladder.schedules.schedule import CONTINUOUS
 from tests.support.paths import ROOT, SAMPLE_BOTS
 
+pytestmark = pytest.mark.unit
+
 MINIMAL = '[competition]\nname = "spring"\n\n[games.lost-cities]\n'
 
 

@@ -7,9 +7,13 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from arena.host.feeds import CHUNK, LOOKAHEAD, Feeds, Pacer
 from arena.record.log import read_events
 from tests.support.pages import logged_match
+
+pytestmark = pytest.mark.integration
 
 
 def test_watchers_of_one_view_share_one_feed_rendered_as_far_as_they_read(

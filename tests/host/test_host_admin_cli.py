@@ -21,7 +21,9 @@ from arena.host.accounts import Accounts
 from arena.host.certs import make_server_certs, server_cert_problem
 from arena.host.config import load_competition
 
-runner = CliRunner()
+pytestmark = pytest.mark.unit
+
+runner = CliRunner(env={"COLUMNS": "200"})  # a message's path is never cut by a wrap
 
 
 def admin_app() -> typer.Typer:
@@ -61,6 +63,7 @@ def one_line_error(stderr: str, *words: str) -> None:
     assert all(w in flat for w in words), flat
 
 
+@pytest.mark.integration
 def test_add_prints_the_token_once_and_keeps_only_its_hash(competition: Path) -> None:
     out, err = run("contestants", "add", "alice", "-c", competition)
     (token,) = out.split()
@@ -76,6 +79,7 @@ def test_add_prints_the_token_once_and_keeps_only_its_hash(competition: Path) ->
     assert "alice" in out and token not in out
 
 
+@pytest.mark.integration
 def test_list_revoke_reissue_assign(competition: Path) -> None:
     first, _ = run("contestants", "add", "alice", "-c", competition)
     run("contestants", "add", "bob", "-c", competition)
@@ -100,6 +104,7 @@ def test_the_competition_may_come_from_the_environment(competition: Path,
     assert [c.name for c in accounts_of(competition).list()] == ["carol"]
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("args, words", [
     (("contestants", "add", "alice"), ("already exists",)),
     (("contestants", "add", "Alice"), ("already exists",)),
@@ -222,12 +227,14 @@ def check(target: str, ca: Path, override: str | None = None) -> grpc.StatusCode
     return grpc.StatusCode.OK
 
 
+@pytest.mark.integration
 def test_a_pinned_client_connects_by_ip_and_name(tls_server: tuple[int, Path]) -> None:
     port, ca = tls_server
     assert check(f"127.0.0.1:{port}", ca) == grpc.StatusCode.OK
     assert check(f"localhost:{port}", ca) == grpc.StatusCode.OK
 
 
+@pytest.mark.integration
 def test_attack_a_client_of_another_ca_or_name_is_refused(tls_server: tuple[int, Path],
                                                            tmp_path: Path) -> None:
     port, _ = tls_server

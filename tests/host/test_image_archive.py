@@ -27,6 +27,8 @@ from tests.support.archives import (
     zeros_layer,
 )
 
+pytestmark = pytest.mark.unit
+
 HELLO = layer({"hello": b"hello\n"})
 LIB = layer({"lib/util.py": b"X = 1\n" * 100})
 BIG = 1 << 30
@@ -152,6 +154,7 @@ def test_a_compressed_layer_is_loaded_decompressed(tmp_path: Path, pack: Any) ->
     assert members[f"{sha256(LIB)}.tar"] == LIB and rebuilt.unpacked == len(LIB)
 
 
+@pytest.mark.integration
 def test_a_layer_unpacking_past_the_cap_is_refused_before_the_rest_is_read(
         tmp_path: Path) -> None:
     """ATTACK: a 65 KiB gzip'd layer of 64 MiB of zeros against a 16 MiB cap: refused once the

@@ -37,6 +37,8 @@ from arena.host.submissions import (
 )
 from arena.ladder.store import LadderStore
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[2]
 GREEDY = ROOT / "sample_bots" / "lost-cities" / "greedy"
 COMPETITION = """\
@@ -424,6 +426,7 @@ def test_a_bad_tar_is_refused_naming_the_member(env: Env) -> None:
     assert row is not None and row.stage == REFUSED and "'secret', a symlink" in row.message
 
 
+@pytest.mark.integration
 def test_no_docker_engine_is_the_servers_failure_not_counted(env: Env) -> None:
     import docker
 

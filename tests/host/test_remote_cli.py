@@ -29,7 +29,8 @@ from tests.support.terminal import flat
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "sample_bots" / "lost-cities" / "random"
 runner = CliRunner(env={"COLUMNS": "400"})
-pytestmark = pytest.mark.timeout(900)  # the first test to need `rated` builds, validates, rates
+# the first test to need `rated` builds, validates, rates
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(900)]
 
 
 class Contestants:

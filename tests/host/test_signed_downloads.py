@@ -23,7 +23,7 @@ from arena.host import client as hc
 from arena.host.config import load_competition
 from tests.support.competition import RunningServer, finished_match, house_server
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 runner = CliRunner(env={"COLUMNS": "400"})
 
 

@@ -32,7 +32,7 @@ from arena.record.signing import (
 )
 from tests.support.competition import RunningServer, make_server
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 LADDER = "t-lost-cities"

@@ -43,6 +43,8 @@ from arena.record.signing import (
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 
+pytestmark = pytest.mark.integration
+
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "schema" /
                      "match-log.schema.json").read_text(encoding="utf-8"))
 FULL = Sight(frozenset((0, 1)), True)
@@ -149,6 +151,7 @@ def test_every_games_log_and_seat_views_verify_offline(game: str, signed: dict[s
             b"".join(seat_view_lines(read_events(log), seat))).hexdigest()
 
 
+@pytest.mark.unit
 def test_the_faulty_seats_owner_gets_the_detail_in_a_copy_that_verifies_too(
         keys: Keys, tmp_path: Path) -> None:
     """The detail (a bot's last output) is its owner's: their copy of the log keeps it, every
@@ -197,6 +200,7 @@ def test_any_changed_byte_fails(seen: str, signed: dict[str, Path], keys: Keys,
     verify_download(copy, trusted)
 
 
+@pytest.mark.unit
 def test_an_edited_claim_a_stranger_or_a_missing_statement_fails(
         signed: dict[str, Path], keys: Keys, tmp_path: Path) -> None:
     view = _download(signed["haggis"], Sight(frozenset({1}), False), frozenset({1}),
@@ -219,6 +223,7 @@ def test_an_edited_claim_a_stranger_or_a_missing_statement_fails(
     assert "no signed statement" in _refused(bare, trusted)
 
 
+@pytest.mark.unit
 def test_no_statement_vouches_for_a_log_the_key_did_not_sign(keys: Keys,
                                                              tmp_path: Path) -> None:
     trusted = load_trusted([keys.referee_pub])

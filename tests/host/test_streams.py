@@ -21,6 +21,8 @@ from arena.ladder.store import LadderStore
 from arena.v1 import competition_pb2 as pb
 from tests.support.competition import RunningServer, make_server
 
+pytestmark = pytest.mark.integration
+
 CROWD = 16
 """Contestants holding every stream they may open (8 each: 128, the server's threads)."""
 IDLE_S, TOTAL_S = 2, 10

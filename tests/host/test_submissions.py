@@ -26,6 +26,8 @@ from arena.host.submissions import (
 )
 from arena.ladder.store import LadderStore
 
+pytestmark = pytest.mark.unit
+
 DAY = 24 * 3600.0
 
 

@@ -22,6 +22,8 @@ from arena.ladder.store import LadderStore
 from arena.v1 import competition_pb2 as pb
 from tests.support.competition import RunningServer, make_server
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:

@@ -16,6 +16,8 @@ from arena.errors import ConfigError
 from arena.host.tarstream import PIECE_BYTES, Counted, Inflated, TarStream
 from tests.support.archives import layer
 
+pytestmark = pytest.mark.unit
+
 PACKERS: dict[str, Callable[[bytes], bytes]] = {
     "gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}
 
@@ -24,6 +26,7 @@ def _all(inflated: Inflated) -> bytes:
     return b"".join(iter(lambda: inflated.read(700_000), b""))
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("kind", sorted(PACKERS))
 def test_streams_come_out_whole_across_piece_boundaries(kind: str) -> None:
     """Concatenated streams are read one after the other, zeros after the end are padding,

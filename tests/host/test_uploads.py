@@ -24,6 +24,8 @@ from arena.errors import ConfigError
 from arena.host.uploads import UploadTooLarge, load_image, receive, unpack_bot
 from tests.support.archives import long_name_bomb
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[2]
 GREEDY = ROOT / "sample_bots" / "lost-cities" / "greedy"
 
@@ -146,6 +148,7 @@ def test_a_refused_member_is_named_and_nothing_is_left(tmp_path: Path, case: str
     assert not (tmp_path / "evil.py").exists()
 
 
+@pytest.mark.integration
 def test_a_tar_bomb_stops_at_the_size_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                           ) -> None:
     """ATTACK: a small gzip'd tar that inflates far past the bot directory cap is stopped at
@@ -202,6 +205,7 @@ def _pax(records: dict[str, str], kind: bytes = tarfile.XHDTYPE) -> bytes:
     return _header("././@PaxHeader", kind, len(body)) + body + bytes(-len(body) % 512)
 
 
+@pytest.mark.integration
 def test_a_long_name_claiming_gigabytes_is_refused_before_it_is_read(tmp_path: Path) -> None:
     """ATTACK (issue 33, hole 3): 300 bytes of bzip2 whose first header is a GNU long name
     claiming 8 GiB, then 64 MiB of zeros. ``tarfile`` in stream mode read that body whole (774

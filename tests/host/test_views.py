@@ -17,10 +17,13 @@ from arena.record.replay import replay_events
 from arena.wire import encode_observation
 from tests.support.pages import logged_match
 
+pytestmark = pytest.mark.integration
+
 NONE = Sight(frozenset(), False)
 FULL = Sight(frozenset((0, 1)), True)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("setting", "own", "running", "expected"), [
     # while a match runs: only your own seat, whatever the setting
     ("public", {0}, True, Sight(frozenset({0}), False)),

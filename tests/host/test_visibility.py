@@ -7,6 +7,7 @@ headless Chromium once it has recorded results. `arena host --check` is one tabl
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -22,6 +23,8 @@ from arena.host.config import load_competition
 from arena.v1 import competition_pb2 as pb
 from tests.support.competition import RunningServer, finished_match, house_server
 from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.integration
 
 
 def _denied(call: Any) -> None:
@@ -165,7 +168,8 @@ def test_host_check_says_what_would_stop_the_server(tmp_path: Path) -> None:
     broken = server.file.parent / "broken.toml"
     broken.write_text(server.file.read_text().replace("submissions_per_day = 5",
                                                       "submissions_per_day = 0"))
+    wide = {**os.environ, "COLUMNS": "400"}  # the message's lines, not the path's wrapping
     one = subprocess.run([*command[:-2], str(broken), "--check"], capture_output=True,
-                         text=True, cwd=ROOT, timeout=120)
+                         text=True, cwd=ROOT, timeout=120, env=wide)
     assert one.returncode == 2
     assert "submissions_per_day" in one.stderr and len(one.stderr.strip().splitlines()) <= 3

@@ -26,6 +26,8 @@ from tests.support.pages import (
     mini_sprt,
 )
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 PNG = b"\x89PNG\r\n\x1a\n"
 

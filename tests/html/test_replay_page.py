@@ -28,6 +28,8 @@ from tests.support.pages import (
     play_logged,
 )
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 GAMES = ("lost-cities", "haggis", "portas")
 
@@ -36,6 +38,7 @@ def _page(log: Path, seats: tuple[int | None, ...] = (None, 0, 1)) -> str:
     return html_replay(read_events(log), seats).html
 
 
+@pytest.mark.unit
 def test_fragment_table_rebuilds_every_tree_and_shares_repeated_parts() -> None:
     table = FragmentTable()
     card = leaf("span", "card", "5", data_card="R5")
@@ -144,6 +147,7 @@ def test_the_last_frame_shows_the_logged_totals_and_result(logs: dict[str, Path]
     assert 'data-zone="result"' not in frame_html(data, len(data["frames"]) - 2, 0)
 
 
+@pytest.mark.unit
 def test_bot_text_cannot_inject_markup(tmp_path: Path) -> None:
     log = play_logged(tmp_path, "portas", 2, names=("<script>alert(1)</script>", "a&b\u2028"))
     html = _page(log)
@@ -211,6 +215,7 @@ def test_the_command_writes_one_file(logs: dict[str, Path], tmp_path: Path) -> N
     assert page_data(out.read_text(encoding="utf-8"))["views"] == [1]
 
 
+@pytest.mark.unit
 def test_a_truncated_log_replays_its_complete_moves_and_says_so(logs: dict[str, Path],
                                                                  tmp_path: Path) -> None:
     lines = logs["lost-cities"].read_text().splitlines(keepends=True)
@@ -230,6 +235,7 @@ def test_a_truncated_log_replays_its_complete_moves_and_says_so(logs: dict[str, 
     assert 'id="unfinished"' in html and "Unfinished match" in html
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("content", [
     b"", b"hello, world\nthis is not a log\n", b'{"type": "header"}\n', b"\x89PNG\r\n\x1a\n\0\0",
     b'{"type":"decision","n":1,"round":0,"seat":0,"action":"pass","ms":1}\n'])
@@ -244,6 +250,7 @@ def test_a_file_that_is_not_a_match_log_is_one_clear_error(tmp_path: Path, conte
     assert not out.exists()
 
 
+@pytest.mark.unit
 def test_html_does_not_follow_a_running_match(logs: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "out.html"
     result = runner.invoke(app, ["watch", str(logs["portas"]), "--follow", "--html", str(out)])
@@ -259,6 +266,7 @@ def test_a_lost_cities_page_stays_small(logs: dict[str, Path]) -> None:
     assert len(html.encode()) < 4 * log.stat().st_size + 200_000 < 1_000_000
 
 
+@pytest.mark.unit
 def test_a_match_that_ended_before_its_first_move(logs: dict[str, Path], tmp_path: Path
                                                   ) -> None:
     """A bot that never started: the log holds the header, the deal and the match end."""

@@ -32,6 +32,8 @@ from tests.support.fakes import GIVEN_UP, FakePlayer, fake_resolve, stored
 from tests.support.pages import assert_fetches_only_the_site, mini_ladder, page_data
 from tests.support.versioned import versioned_ladder
 
+pytestmark = pytest.mark.unit
+
 runner = CliRunner()
 
 
@@ -40,6 +42,7 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return mini_ladder(tmp_path_factory.mktemp("ladder"))
 
 
+@pytest.mark.integration
 def test_the_site_has_an_index_and_one_replay_per_match(ladder: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     result = runner.invoke(app, ["ladder", "report", str(ladder), "--out", str(out)])
@@ -70,6 +73,7 @@ def load_standings_rows(index: str) -> list[tuple[str, ...]]:
     return re.findall(r'<tr><td class="num">(\d+)</td><td>([^<]+)</td>', table.group(1))
 
 
+@pytest.mark.integration
 def test_the_rating_history_chart_is_the_refitted_history(ladder: Path, tmp_path: Path) -> None:
     config = load_ladder(ladder)
     history = load_history(config)
@@ -90,6 +94,7 @@ def test_the_rating_history_chart_is_the_refitted_history(ladder: Path, tmp_path
     assert "Not the live Elo" in index and "arena ladder history" in index
 
 
+@pytest.mark.integration
 def test_a_match_without_a_log_is_listed_without_a_replay(ladder: Path, tmp_path: Path
                                                          ) -> None:
     config = load_ladder(ladder)
@@ -157,6 +162,7 @@ def test_report_page_counts_and_lists_the_matches_the_cluster_gave_up_on() -> No
                    matches, []))
 
 
+@pytest.mark.integration
 def test_the_site_reads_the_matches_the_cluster_gave_up_on(tmp_path: Path) -> None:
     path = tmp_path / "lost.toml"
     path.write_text('name = "lost"\ngame = "lost-cities"\nentrants = ["alpha", "beta"]\n')
@@ -259,6 +265,7 @@ def test_a_continuous_ladders_report_lists_its_versions(tmp_path: Path) -> None:
     assert re.search(r"<td>alpha <span class=\"dim\">2 · [0-9a-f]{8}</span></td>", index)
 
 
+@pytest.mark.integration
 def test_the_site_of_a_knockout_and_of_a_swiss_run_by_the_ladder(tmp_path: Path) -> None:
     """The report reads the schedule's state from the store, as `arena standings`."""
     field = '["alpha", "beta", "gamma", "delta", "eps"]'

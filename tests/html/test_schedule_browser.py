@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arena.ladder.reports import crosstable_of, standings_of
 from arena.site.report_page import ReportData, report_page
 from tests.support import statuses
 from tests.support.browser import Browser
 from tests.support.fakes import stored
 from tests.support.pages import assert_only_the_site, write_shared
+
+pytestmark = pytest.mark.integration
 
 
 def test_the_bracket_is_drawn_in_the_browser(browser: Browser, tmp_path: Path) -> None:

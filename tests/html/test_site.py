@@ -44,6 +44,8 @@ from tests.support.pages import (
     play_result,
 )
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = 5
 """Matches a list page holds in these tests (the mini ladder's 12: pages of 5, 5 and 2)."""
@@ -420,6 +422,7 @@ def test_a_site_can_leave_out_a_bots_last_output(tmp_path: Path) -> None:
     assert not any(quoted in _readable(p) for p in public.rglob("*") if p.is_file())
 
 
+@pytest.mark.unit
 def test_two_match_ids_never_share_a_replay_page() -> None:
     assert replay_name("mini-c0-e1-l0") == "mini-c0-e1-l0.html"  # a safe id keeps its name
     names = {replay_name(i) for i in ("a/b", "a_b", "a b", "a\\b", "..", ".hidden")}
@@ -428,6 +431,7 @@ def test_two_match_ids_never_share_a_replay_page() -> None:
 
 
 # --- a long ladder's index -----------------------------------------------------------------------
+@pytest.mark.unit
 def test_a_long_history_is_drawn_at_a_bounded_number_of_steps() -> None:
     steps = 1000
     history = [HistoryPoint(step, f"e{step}", 0.0, player, 1500 + (step % 7) * (1 if k else -1),

@@ -25,6 +25,8 @@ from arena.stats.sprt import Decision, Pentanomial, SprtParams, decide, llr
 from arena.stats.sprt_pairs import PairBook, llr_path
 from tests.support.fakes import FakePlayer, fake_resolve, stored
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 PARAMS = SprtParams(elo0=0, elo1=50)
 
@@ -39,6 +41,7 @@ class Leg:
     void: bool = False
 
 
+@pytest.mark.unit
 def test_the_path_counts_pairs_in_the_order_they_completed() -> None:
     legs = [
         Leg(0, 0, 0),  # pair 0, leg 0: the candidate (seat 0) wins
@@ -191,6 +194,7 @@ def test_an_undecided_and_an_inconclusive_test_say_so(tmp_path: Path) -> None:
     assert '<td data-figure="complete pairs">4 of at most 4 (4 begun)</td>' in page
 
 
+@pytest.mark.unit
 def test_a_test_without_a_complete_pair_and_a_plain_ladder(tmp_path: Path) -> None:
     config = _test_file(tmp_path, "../bots/v2", "../bots/v1")
     lone = [stored("t-p00000-l0", ("beta", "gamma"), (30, 10), winner=0, leg=0)]
@@ -231,6 +235,7 @@ def _path(svg: str) -> list[tuple[float, float]]:
     return [(float(x), float(y)) for x, y in (p.split(",") for p in found.group(1).split())]
 
 
+@pytest.mark.unit
 def test_the_llr_chart_draws_the_path_between_its_bounds() -> None:
     svg = llr_chart([0.5, 1.5, -0.5, 3.5], (-2.94, 2.94), title="LLR")
     upper, lower = _ys(svg, "H1"), _ys(svg, "H0")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
@@ -14,6 +15,8 @@ from arena.site.refresh import site_replay
 from arena.site.report_page import report_page
 from arena.stats.resources import BotStats, Spread
 from tests.support.pages import mini_ladder, page_data, play_logged
+
+pytestmark = pytest.mark.integration
 
 runner = CliRunner()
 
@@ -39,6 +42,7 @@ def _moves(html: str) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
+@pytest.mark.unit
 def test_move_list_shows_cpu_beside_wall(tmp_path: Path) -> None:
     log = play_logged(tmp_path, "portas", 3)
     old = _moves(site_replay(log, True))
@@ -97,6 +101,7 @@ def test_site_and_cli_statistics_of_a_real_ladder(tmp_path: Path) -> None:
     assert "resource statistics" in result.stdout and "12 of 12 match logs read" in result.stdout
 
 
+@pytest.mark.unit
 def test_stats_of_a_ladder_without_results_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "empty.toml"
     path.write_text('name = "empty"\ngame = "portas"\nentrants = ["a", "b"]\n')

@@ -17,7 +17,7 @@ def fixed_deal_secret(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner.secrets, "token_hex", lambda nbytes=16: "ab" * nbytes)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.integration)])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """The store's URL on each backend: a SQLite file, then a fresh PostgreSQL schema."""
     if request.param == "sqlite":

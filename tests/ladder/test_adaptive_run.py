@@ -24,6 +24,8 @@ from arena.ladder.store import LadderStore
 from arena.model import MatchSpec
 from tests.support.fakes import FakePlayer, fake_resolve, fake_result
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"
 
@@ -181,6 +183,7 @@ def test_the_players_are_frozen_at_the_first_run(tmp_path: Path) -> None:
     assert "\n" not in str(info.value) and player.calls == []
 
 
+@pytest.mark.unit
 def test_cycles_are_refused_for_an_adaptive_ladder(tmp_path: Path) -> None:
     player = FakePlayer()
     with pytest.raises(ConfigError, match="--cycles is for a round robin"):

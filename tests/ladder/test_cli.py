@@ -20,6 +20,8 @@ from arena.ladder.reports import load_standings
 from arena.ladder.runner import Progress, ladder_schedule, run_ladder
 from tests.support.fakes import GIVEN_UP, FakePlayer, fake_resolve, ladder_app
 
+pytestmark = pytest.mark.integration
+
 
 def _ladder(tmp_path: Path) -> Path:
     path = tmp_path / "cli.toml"
@@ -114,6 +116,7 @@ def test_a_ladder_or_a_server_not_both_nor_the_other_s_options(
         assert not out.stdout
 
 
+@pytest.mark.unit
 def test_missing_results_are_one_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "empty.toml"
     path.write_text('name = "empty"\ngame = "lost-cities"\nentrants = ["a", "b"]\n')
@@ -141,6 +144,7 @@ def test_live_view_renders_a_snapshot(tmp_path: Path) -> None:
     assert "In flight" not in bar_line, "the progress bar must end its own line"
 
 
+@pytest.mark.unit
 def test_each_help_text_is_the_commands_docstring() -> None:
     root = typer.main.get_command(ladder_app())
     assert isinstance(root, TyperGroup)

@@ -21,6 +21,8 @@ from tests.support.fakes import FakePlayer, fake_resolve, ladder_app
 from tests.support.statuses import adaptive, bracket
 from tests.support.views import text_of
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 FIELD = '["alpha", "beta", "gamma", "delta", "eps"]'
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
@@ -104,6 +106,7 @@ def test_a_round_robin_has_no_schedule_state(tmp_path: Path) -> None:
     assert "schedule" not in data and human.startswith("Ladder rr:")
 
 
+@pytest.mark.unit
 def test_the_end_of_a_run_for_each_type() -> None:
     stopped = RunSummary(played=3, skipped=9, remaining=0, void=0, interrupted=True,
                          duration_s=61.0)

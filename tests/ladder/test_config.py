@@ -10,6 +10,8 @@ import pytest
 from arena.errors import ConfigError
 from arena.ladder.config import DATABASE_FILE, load_ladder, parse_ladder
 
+pytestmark = pytest.mark.unit
+
 GOOD = """\
 name = "demo"
 game = "lost-cities"

@@ -28,6 +28,8 @@ from arena.ladder.store import LadderStore
 from arena.model import BotSpec
 from tests.support.fakes import FakePlayer
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"
 

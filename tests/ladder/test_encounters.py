@@ -11,6 +11,8 @@ from arena.model import Termination
 from arena.stats.encounters import Leg, fold
 from tests.support.fakes import stored
 
+pytestmark = pytest.mark.unit
+
 
 def leg(encounter: str, number: int, players: tuple[str, str], winner: int | None,
         totals: tuple[int, int] = (0, 0), void: bool = False, at: float = 0.0) -> Leg:

@@ -27,6 +27,8 @@ from arena.stats.rating import fit
 from tests.support.fakes import ladder_app, stored
 from tests.support.versioned import B1, bot, record_encounters, versioned_ladder
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 
 
@@ -50,6 +52,7 @@ def test_each_step_is_the_fit_of_the_encounters_complete_by_then(tmp_path: Path)
     assert last == {r.name: r.rating for r in standings.fit.ratings}
 
 
+@pytest.mark.unit
 def test_a_step_waits_for_the_encounters_second_leg_and_ignores_void_ones() -> None:
     matches = [
         stored("e0-l0", ("ann", "ben"), (30, 10), winner=0, encounter="e0", leg=0),
@@ -76,6 +79,7 @@ def test_a_step_waits_for_the_encounters_second_leg_and_ignores_void_ones() -> N
     assert [p.step for p in single] == [1, 1]
 
 
+@pytest.mark.unit
 def test_a_step_without_a_fit_is_left_out() -> None:
     """With prior 0 a perfect record has no maximum-likelihood estimate: no step, no crash."""
     matches = [stored("a", ("ann", "ben"), (9, 1), winner=0, encounter="e0", leg=0),
@@ -115,6 +119,7 @@ def test_history_csv_and_json_from_the_cli(tmp_path: Path) -> None:
     assert bad.exit_code == 2
 
 
+@pytest.mark.unit
 def test_a_ladder_rating_names_exports_names(tmp_path: Path) -> None:
     config = versioned_ladder(tmp_path, kind="round-robin")
     assert config.source is not None

@@ -17,6 +17,8 @@ from arena.ladder.schedules.knockout import (
 )
 from arena.stats.encounters import Leg
 
+pytestmark = pytest.mark.unit
+
 PREFIX = "cup"
 
 

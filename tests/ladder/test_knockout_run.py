@@ -19,6 +19,8 @@ from arena.ladder.store import LadderStore
 from tests.support.fakes import FakePlayer
 from tests.support.schedules import run, state, tournament
 
+pytestmark = pytest.mark.integration
+
 
 def ladder(tmp_path: Path, entrants: str, schedule: str = "", concurrency: int = 2,
            name: str = "cup") -> LadderConfig:

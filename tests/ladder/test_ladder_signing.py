@@ -35,6 +35,8 @@ from arena.record.signing import (
 )
 from tests.support.fakes import FakePlayer, fake_resolve
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"
 
@@ -129,6 +131,7 @@ def test_a_bad_signing_key_is_one_line_exit_2_and_nothing_played(tmp_path: Path)
         assert not (cfg.state_dir / "keys").exists(), case
 
 
+@pytest.mark.unit
 def test_a_log_that_cannot_be_signed_keeps_its_result(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """The referee's log is not whole (here: no match end): the result is recorded all the
@@ -215,6 +218,7 @@ def test_kill_9_mid_match_leaves_the_cut_log_unsigned_and_signs_the_replayed_one
         assert parse_log_signature(path.read_bytes()) is None, f"{path.name} was signed"
 
 
+@pytest.mark.unit
 def test_signing_key_is_relative_to_the_ladder_file_and_never_empty(tmp_path: Path) -> None:
     from arena.errors import ConfigError
 

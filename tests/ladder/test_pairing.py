@@ -13,6 +13,8 @@ from arena.ladder.schedules import pairing
 from arena.ladder.schedules.pairing import PairingInput, choose, separation
 from arena.stats.encounters import Leg
 
+pytestmark = pytest.mark.unit
+
 STRENGTH = {"ace": 600.0, "good": 300.0, "fair": 0.0, "fair2": -10.0, "weak": -400.0,
             "dud": -800.0}
 
@@ -50,6 +52,7 @@ def fresh_caches() -> None:
 
 
 # --- fairness --------------------------------------------------------------------------------
+@pytest.mark.integration
 @pytest.mark.parametrize(("k", "concurrency"), [(0, 1), (0, 3), (7, 1), (5, 2)])
 def test_fairness_is_never_violated_in_a_long_run(k: int, concurrency: int) -> None:
     """A field with two clear outsiders (the information rule would never pick them): every

@@ -45,7 +45,7 @@ from arena.site.publish import (
     verify_publication,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
 

@@ -19,6 +19,8 @@ from arena.stats.rating import (
     pairing_stats,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def games(a: str, b: str, wins: int, draws: int, losses: int) -> list[GameRecord]:
     """Unpaired games of a against b (alternating seats), each its own cluster."""

@@ -10,6 +10,8 @@ from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches, load_standings
 from arena.ladder.runner import LadderEventKind, run_ladder_blocking
 
+pytestmark = pytest.mark.integration
+
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
 
 

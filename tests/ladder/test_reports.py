@@ -25,6 +25,8 @@ from arena.ladder.runner import run_ladder
 from arena.ladder.store import LadderStore
 from tests.support.fakes import SAMPLE_MATCHES, FakePlayer, fake_resolve
 
+pytestmark = pytest.mark.unit
+
 MATCHES = SAMPLE_MATCHES
 
 
@@ -99,6 +101,7 @@ def test_reading_a_ladder_without_results_creates_nothing(tmp_path: Path) -> Non
     assert not cfg.state_dir.exists()
 
 
+@pytest.mark.integration
 def test_loaders_read_the_ladders_store(tmp_path: Path) -> None:
     cfg = _config(tmp_path, "[schedule]\ncycles = 3\n")
     asyncio.run(run_ladder(cfg, play=FakePlayer(), resolve=fake_resolve))

@@ -27,6 +27,8 @@ from arena.ladder.store import LadderStore
 from arena.model import BotSpec, MatchSpec, Termination
 from tests.support.fakes import GIVEN_UP, FakePlayer, fake_resolve
 
+pytestmark = pytest.mark.integration
+
 
 def config(tmp_path: Path, cycles: int = 2, bots: str = '"alpha", "beta", "gamma", "delta"'
            ) -> LadderConfig:
@@ -209,6 +211,7 @@ def test_standings_rank_the_fake_strengths(tmp_path: Path) -> None:
     assert data["duplicate_deals"]["encounters"] == 72
 
 
+@pytest.mark.unit
 def test_the_deal_secret_is_made_once_and_kept(tmp_path: Path) -> None:
     from arena.ladder.runner import SECRET_FILE, ladder_schedule, ladder_secret
 
@@ -241,6 +244,7 @@ def test_a_fixed_schedule_shows_no_schedule_status_and_keeps_its_files(tmp_path:
     assert files & {"players.json", "pairings.jsonl", "versions.jsonl", "versions"} == set()
 
 
+@pytest.mark.unit
 def test_a_plan_plays_second_legs_in_blocks() -> None:
     """First legs of a block of encounters, then their second legs: one epoch drain of the host
     serves the block (``arena.sandbox.epochs``). Nothing is added, lost or renamed; an

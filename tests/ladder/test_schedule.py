@@ -8,6 +8,8 @@ import pytest
 
 from arena.ladder.schedules.schedule import GAUNTLET, build_schedule, pairings
 
+pytestmark = pytest.mark.unit
+
 BOTS = ["bots/a", "bots/b", "bots/c", "bots/d", "bots/e"]
 
 

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 
 from arena.cli import ladder_cmds
 
+pytestmark = pytest.mark.integration
+
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
 WIDE = {"COLUMNS": "1000"}
 """A terminal wide enough that a line is not wrapped."""
@@ -33,6 +35,7 @@ def entrants(*names: str) -> str:
     return ", ".join(f'"{SAMPLES / name}"' for name in names)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("bots", "schedule", "key"),
     [

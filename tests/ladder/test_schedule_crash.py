@@ -26,6 +26,8 @@ from arena.record.replay import replay_log
 from tests.support import crash
 from tests.support.crash import kill_when, start
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"
 PACER = ROOT / "tests" / "cluster" / "bots" / "pacer"

@@ -14,10 +14,13 @@ from arena.ladder.runner import run_ladder_blocking
 from arena.ladder.schedules.registry import schedule_status
 from arena.ladder.store import LadderStore
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ("continuous", "adaptive", "knockout", "swiss")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_each_example_parses(name: str) -> None:
     config = load_ladder(ROOT / "ladder" / f"{name}.toml")

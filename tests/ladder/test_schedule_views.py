@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arena.cli.ladder_view import LiveView, render_live
 from arena.cli.schedule_view import render_schedule
 from arena.ladder.config import parse_ladder
@@ -16,6 +18,8 @@ from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
 from tests.support.statuses import LONG, MARKUP, NOW, adaptive, bracket, decided, swiss
 from tests.support.versioned import A2, B1, record_encounters, result, versioned_ladder
 from tests.support.views import row_of, text_of
+
+pytestmark = pytest.mark.unit
 
 WIDTH = 100
 
@@ -130,6 +134,7 @@ def test_the_live_view_shows_the_schedules_state() -> None:
     assert "knockout" not in plain and "Latest pairings" not in plain
 
 
+@pytest.mark.integration
 def test_the_live_view_of_a_continuous_ladder_rates_versions(tmp_path: Path) -> None:
     """A run's events name bots, not versions: the live standings are read again from the
     store, so a new version shows as itself."""

@@ -31,6 +31,8 @@ from tests.support.fakes import ladder_app, stored
 from tests.support.pages import random_policy, sample_policy
 from tests.support.views import text_of
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 
 
@@ -103,6 +105,7 @@ def _mirror(encounters: int) -> list[Any]:
     return matches
 
 
+@pytest.mark.unit
 def test_a_degenerate_variance_is_named_not_divided() -> None:
     matches = _mirror(24)
     standings = standings_of("mirror", matches)
@@ -117,6 +120,7 @@ def test_a_degenerate_variance_is_named_not_divided() -> None:
     assert "point margin: not enough to estimate (every paired difference" in page
 
 
+@pytest.mark.unit
 def test_a_ratio_with_enough_encounters_is_still_a_figure() -> None:
     matches = []
     for k in range(24):  # leg results that do not mirror each other
@@ -148,6 +152,7 @@ def test_the_sprt_calculator_says_so_too(monkeypatch: pytest.MonkeyPatch) -> Non
         " ".join(many.output.split())
 
 
+@pytest.mark.unit
 def test_ratio_note() -> None:
     assert ratio_note("") == "not enough to estimate"
     assert ratio_note("not enough pairs to estimate (3 of the 20 needed)") == \

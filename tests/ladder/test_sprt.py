@@ -33,6 +33,8 @@ from arena.stats.sprt import (
     pairing_variance,
 )
 
+pytestmark = pytest.mark.unit
+
 # --- published vectors ----------------------------------------------------------------------------
 # From fastchess (github.com/Disservin/fastchess), file app/tests/sprt_test.cpp, the test cases
 # "normalized pentanomial 1/2" and "logistic pentanomial 1/2" (alpha = beta = 0.05, checked
@@ -139,6 +141,7 @@ def test_exact_llr_for_wide_bounds_matches_brute_force_and_not_the_approximation
     assert approx / exact > 1.9
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(("counts", "nelo0", "nelo1", "start"), [
     # fastchess's "normalized pentanomial 3" (app/tests/sprt_test.cpp) checks 2.94 for these
     # counts; fishtest's LLRcalc algorithm and this brute force both give 2.095, a

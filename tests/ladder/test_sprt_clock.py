@@ -9,11 +9,15 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from arena.bots.identity import bot_identity
 from arena.ladder.entrants import default_resolve
 from arena.model import TimeControl
 from arena.sprt.file import SprtDesign, sprt_ladder
 from arena.stats.sprt import SprtParams
+
+pytestmark = pytest.mark.unit
 
 BOTS = ("sample_bots/portas/greedy", "sample_bots/portas/random")
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import SECRET_FILE
@@ -11,6 +13,8 @@ from arena.sprt.plan import PairPlan
 from arena.stats.sprt_pairs import PairBook
 from tests.support import crash
 from tests.support.crash import driver_args, kill_when, start
+
+pytestmark = pytest.mark.integration
 
 TEST = """\
 name = "crash"

@@ -16,6 +16,8 @@ from arena.sprt.file import DEFAULT_ROOT, TEST_FILE, SprtDesign, sprt_ladder
 from arena.stats.sprt import EloModel, SprtParams
 from tests.support.paths import SAMPLE_BOTS
 
+pytestmark = pytest.mark.unit
+
 DESIGN = SprtDesign(SprtParams(0.0, 50.0))
 
 

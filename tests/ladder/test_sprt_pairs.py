@@ -12,6 +12,8 @@ from arena.sprt.plan import PairPlan
 from arena.stats.sprt import Pentanomial
 from arena.stats.sprt_pairs import PairBook, candidate_score
 
+pytestmark = pytest.mark.unit
+
 PLAN = PairPlan.of("My Test", ("../bots/v2", "../bots/v1"), seed=3, secret="s3cret")
 
 

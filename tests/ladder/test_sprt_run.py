@@ -30,6 +30,8 @@ from arena.stats.sprt import Decision, Pentanomial
 from arena.stats.sprt_pairs import PairBook
 from tests.support.fakes import FakePlayer, fake_resolve
 
+pytestmark = pytest.mark.integration
+
 
 def sprt_config(tmp_path: Path, candidate: str, baseline: str, extra: str = "",
                 concurrency: int = 2) -> LadderConfig:
@@ -275,6 +277,7 @@ def test_a_finished_test_opens_no_cluster(tmp_path: Path, monkeypatch: pytest.Mo
     assert again.status.counts == finished.status.counts
 
 
+@pytest.mark.unit
 def test_a_plain_ladder_and_a_test_are_not_confused(tmp_path: Path) -> None:
     cfg = sprt_config(tmp_path, "alpha", "gamma")
     with pytest.raises(ConfigError, match="is an SPRT test"):
@@ -284,6 +287,7 @@ def test_a_plain_ladder_and_a_test_are_not_confused(tmp_path: Path) -> None:
         run(plain, FakePlayer())
 
 
+@pytest.mark.unit
 def test_a_bot_of_another_game_is_refused_before_anything_is_played(tmp_path: Path) -> None:
     def resolve(ref: str, base_dir: Path) -> BotSpec:
         game = "haggis" if ref == "other" else "lost-cities"

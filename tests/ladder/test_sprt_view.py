@@ -22,6 +22,8 @@ from arena.stats.sprt import EloModel, Pentanomial, SprtParams, evaluate, expect
 from arena.stats.sprt_pairs import PairBook
 from tests.support.views import text_of
 
+pytestmark = pytest.mark.unit
+
 PARAMS = SprtParams(0.0, 50.0)
 
 

@@ -22,6 +22,8 @@ from arena.model import (
 )
 from arena.stats.resources import Spread, ladder_stats, match_stats, stats_json
 
+pytestmark = pytest.mark.unit
+
 
 def header(tc: TimeControl, bots: tuple[str, str] = ("a", "b"), match_id: str = "m1"
            ) -> HeaderEvent:

@@ -23,6 +23,8 @@ from arena.model import BotSpec, MatchSpec, Termination
 from arena.stats.rating import elo_update
 from tests.support.fakes import fake_result
 
+pytestmark = pytest.mark.unit
+
 A = BotSpec("alpha", "lost-cities", digest="sha256:aaa", version="1")
 B = BotSpec("beta", "lost-cities", digest="sha256:bbb", version="1")
 
@@ -243,6 +245,7 @@ def test_a_reader_that_holds_some_matches_reads_only_the_new_ones(store: LadderS
     assert store.matches("lad", skip=3) == every[3:] and store.matches("lad", skip=5) == []
 
 
+@pytest.mark.integration
 def test_making_a_store_private_keeps_this_process_s_locks_on_it(tmp_path: Path) -> None:
     """Closing any descriptor of a file drops every POSIX lock the process holds on it (the
     locks SQLite keeps): making an open store private must never open it again. Before, the

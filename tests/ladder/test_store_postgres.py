@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select, text
 
 from arena.ladder.config import LadderConfig, parse_ladder
@@ -22,6 +23,8 @@ from arena.ladder.schedules.schedule import build_schedule
 from arena.ladder.store import LadderStore, Recorded, StoredMatch, matches_t
 from arena.model import BotSpec, MatchSpec, Termination
 from tests.support.fakes import FakePlayer, fake_resolve, fake_result
+
+pytestmark = pytest.mark.integration
 
 A = BotSpec("alpha", "lost-cities", digest="sha256:aaa", version="1")
 B = BotSpec("beta", "lost-cities", digest="sha256:bbb", version="1")

@@ -10,6 +10,8 @@ import pytest
 from arena.ladder.schedules.swiss import SwissState, encounter_id, max_rounds, swiss_state
 from arena.stats.encounters import Leg
 
+pytestmark = pytest.mark.unit
+
 PREFIX = "open"
 Outcome = Callable[[str, str], float]
 """The first player's round result against the second: 1, 0.5 or 0."""
@@ -95,6 +97,7 @@ def test_bye_in_a_three_player_field_and_its_worth() -> None:
                                                                  ("c", 1.0)]
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("n", range(2, 11))
 def test_no_rematch_and_one_bye_each_up_to_the_most_rounds(n: int) -> None:
     players = [f"p{k}" for k in range(n)]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arena.ladder.config import LadderConfig
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import LadderEvent
@@ -15,6 +17,8 @@ from arena.ladder.store import LadderStore
 from arena.model import MatchSpec
 from tests.support.fakes import FakePlayer
 from tests.support.schedules import run, state, tournament
+
+pytestmark = pytest.mark.integration
 
 FIELD = '"alpha", "beta", "gamma", "delta", "epsilon"'
 

@@ -25,6 +25,8 @@ from tests.support.fakes import ladder_app
 from tests.support.versioned import A1, A2, B1, bot, record_encounters, versioned_ladder
 from tests.support.views import row_of, text_of
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from arena.cli.ladder_view import (
     LiveView,
     render_crosstable,
@@ -25,6 +27,8 @@ from arena.ladder.store import VoidAttempt
 from arena.model import BotSpec, MatchSpec, Termination
 from tests.support.fakes import SAMPLE_MATCHES, fake_result
 from tests.support.views import row_of, text_of
+
+pytestmark = pytest.mark.unit
 
 MATCHES = SAMPLE_MATCHES[:4]
 

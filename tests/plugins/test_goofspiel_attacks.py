@@ -19,6 +19,8 @@ from arena.model import MatchResult, MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
 from tests.support.goofspiel import RANDOM, goofspiel
 
+pytestmark = pytest.mark.integration
+
 FORGER = '''\
 """Answers its second decision with a forged typed action (argv[1] says which)."""
 import os

@@ -17,6 +17,8 @@ from arena.gate import CHECKS, GateReport, cache, run_gate
 from tests.support import broken_goofspiel as broken
 from tests.support.goofspiel import goofspiel
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(autouse=True)
 def arena_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -45,6 +47,7 @@ def test_the_leaking_copy_fails_the_leak_check() -> None:
     assert set(failed(report)) == {"leak"}, failed(report)
 
 
+@pytest.mark.unit
 def test_the_nondeterministic_copy_fails_determinism() -> None:
     goofspiel()
     report = run_gate(broken.NONDETERMINISTIC, matches=1)

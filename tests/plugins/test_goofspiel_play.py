@@ -30,6 +30,8 @@ from arena.referee.match import play_match
 from tests.support.goofspiel import GREEDY, RANDOM, goofspiel
 from tests.support.pages import frame_html, frame_states, page_data
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 
 
@@ -45,6 +47,7 @@ def logged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     return data
 
 
+@pytest.mark.integration
 def test_the_sample_bots_play_a_match_in_the_process_sandbox(logged: dict[str, object]) -> None:
     assert logged["game"] == "goofspiel" and logged["termination"] == "normal"
     rounds = logged["rounds"]
@@ -56,6 +59,7 @@ def test_the_sample_bots_play_a_match_in_the_process_sandbox(logged: dict[str, o
     assert replayed.exit_code == 0 and "agree" in replayed.stdout, replayed.output
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("seat", [None, 0, 1])
 def test_arena_watch_fits_80_columns(logged: dict[str, object], seat: int | None) -> None:
     events = list(read_events(Path(str(logged["log"]))))
@@ -69,6 +73,7 @@ def test_arena_watch_fits_80_columns(logged: dict[str, object], seat: int | None
     assert watched.exit_code == 0, watched.output
 
 
+@pytest.mark.integration
 def test_the_html_replay_draws_the_goofspiel_board_and_hides_what_a_seat_cannot_see(
         logged: dict[str, object], tmp_path: Path) -> None:
     """Every frame of the page: the omniscient board shows seat 0's pending bid and the prize
@@ -209,6 +214,7 @@ def test_an_sprt_test_of_greedy_against_random(tmp_path: Path) -> None:
     assert re.search(r"greedy", str(result["candidate"]))
 
 
+@pytest.mark.integration
 def test_attack_a_contestant_watching_seat_1_never_sees_seat_0s_pending_bid(
         logged: dict[str, object]) -> None:
     """The competition server's seat views (arena.host.views: what a contestant watches of its
@@ -241,6 +247,7 @@ def test_attack_a_contestant_watching_seat_1_never_sees_seat_0s_pending_bid(
         assert any(pending.search(f.board) for f in seat_frames(events, 1))
 
 
+@pytest.mark.integration
 def test_attack_arena_watch_of_seat_1_does_not_show_seat_0s_pending_bid(
         logged: dict[str, object]) -> None:
     """`arena watch --seat 1` is only what seat 1 saw: while seat 1 decides, seat 0's bid is

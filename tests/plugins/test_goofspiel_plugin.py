@@ -9,13 +9,17 @@ import json
 import subprocess
 import sys
 
+import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.games import game_ids, plugin
 from tests.support.goofspiel import goofspiel
 
+pytestmark = pytest.mark.integration
 
+
+@pytest.mark.unit
 def test_the_plugin_is_found_through_its_entry_point() -> None:
     goofspiel()
     found = plugin("goofspiel")

@@ -15,6 +15,8 @@ from arena.games.api import replace
 from arena.wire import decode_observation, encode_observation, observation_bytes
 from tests.support.goofspiel import goofspiel, play
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture(scope="module")
 def game() -> Any:

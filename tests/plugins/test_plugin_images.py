@@ -20,6 +20,8 @@ from arena.games import plugin, registered
 from arena.games.plugin import GamePlugin
 from tests.support.goofspiel import goofspiel
 
+pytestmark = pytest.mark.unit
+
 
 def test_the_installed_plugin_is_packed_as_a_wheel(tmp_path: Path) -> None:
     goofspiel()
@@ -77,6 +79,7 @@ def test_an_editable_game_install_is_refused_with_the_fix(tmp_path: Path,
     assert sys.path[0] == str(tmp_path / "site")
 
 
+@pytest.mark.integration
 def test_arena_images_build_base_refuses_an_editable_game_in_one_line(tmp_path: Path) -> None:
     """The real command, with an editable game package on its path: exit 2, one line naming
     the package and the fix, before anything is downloaded or built."""

@@ -18,6 +18,8 @@ from arena.record.replay import replay_log
 from arena.referee.match import play_match
 from tests.support.paths import sample_bot
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.parametrize("game_id", game_ids())
 def test_sample_bots_play_a_full_match(game_id: str, log_dir: Path, socket_root: Path) -> None:

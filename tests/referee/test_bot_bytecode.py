@@ -12,9 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import arena
 from arena.referee.remote import BOT_PACKAGES, compile_bot_modules
 from arena.sandbox.process import bot_environment
+
+pytestmark = pytest.mark.integration
 
 BOT_IMPORTS = ("import arena.sdk.client, arena.games.lost_cities.codec; "
                "arena.sdk.client._warm_up('lost-cities')")

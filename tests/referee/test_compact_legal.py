@@ -39,6 +39,8 @@ from tests.support.compact_legal import (
     sent_request,
 )
 
+pytestmark = pytest.mark.integration
+
 RECEIVE_LIMIT = 64 * 1024
 
 OLD_BOT = '''\
@@ -120,6 +122,7 @@ def _play(bot: Path, logs: Path, sockets: Path) -> list[DecisionEvent]:
     return [event for event in events if isinstance(event, DecisionEvent)]
 
 
+@pytest.mark.unit
 def test_the_first_lead_is_sent_compact() -> None:
     game = get_game("haggis")
     state = game.new_match(SEED, OPTIONS)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from arena.bots.manifest import load_bot_dir
 from arena.model import DecisionEvent, MatchEvent, MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
@@ -19,6 +21,8 @@ from tests.support.compact_legal import (
     positions,
     sent_request,
 )
+
+pytestmark = pytest.mark.docker
 
 
 def test_an_sdk_bot_in_a_container_gets_the_whole_list(base_image: object,

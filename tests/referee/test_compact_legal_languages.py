@@ -19,6 +19,8 @@ from tests.support.cpp import _missing as cpp_missing
 from tests.support.js import prepare_js_bot
 from tests.support.paths import ROOT
 
+pytestmark = pytest.mark.integration
+
 PAGE = ROOT / "docs" / "protocol.md"
 TIMEOUT_S = 600
 

@@ -15,6 +15,8 @@ from tests.support.cpp import BINARY, prepare_cpp_bot
 from tests.support.matches import run_match
 from tests.support.paths import RANDOM_BOT
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(scope="module")
 def cpp_bot() -> Path:

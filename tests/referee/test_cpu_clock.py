@@ -55,6 +55,8 @@ from arena.wire.admin import event_from_proto, event_to_proto, time_control_to_p
 from tests.support.meter import script_bot
 from tests.support.paths import RANDOM_BOT, ROOT, TEST_BOTS
 
+pytestmark = pytest.mark.integration
+
 CPU_BOT = TEST_BOTS / "cpu_bot.py"
 DATA = Path(__file__).resolve().parent / "data"
 MOVE_MS = 200
@@ -208,6 +210,7 @@ def _write(path: Path, records: list[dict[str, Any]]) -> Path:
     return path
 
 
+@pytest.mark.integration
 def test_a_cpu_clock_log_records_both_times_and_the_seats_statistics(cpu_log: Path) -> None:
     events = list(read_events(cpu_log))
     header, end = events[0], events[-1]
@@ -226,6 +229,7 @@ def test_a_cpu_clock_log_records_both_times_and_the_seats_statistics(cpu_log: Pa
     assert report.finished and report.log_format == 5
 
 
+@pytest.mark.integration
 def test_forged_cpu_figures_do_not_replay(cpu_log: Path, tmp_path: Path) -> None:
     records = _records(cpu_log)
     first = next(i for i, r in enumerate(records) if r["type"] == "decision")
@@ -263,6 +267,7 @@ def test_forged_cpu_figures_do_not_replay(cpu_log: Path, tmp_path: Path) -> None
         replay_log(_write(tmp_path / "wall.jsonl", [wall_header, *cut[1:]]))
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("log", sorted((DATA / "format4").glob("*.jsonl"))
                          + sorted((DATA / "format3").glob("*.jsonl")), ids=lambda p: p.name)
 def test_logs_written_before_format_5_still_replay_on_the_wall_clock(log: Path) -> None:
@@ -272,6 +277,7 @@ def test_logs_written_before_format_5_still_replay_on_the_wall_clock(log: Path) 
     assert replay_log(log).finished
 
 
+@pytest.mark.integration
 def test_the_new_fields_validate_against_the_schema(cpu_log: Path) -> None:
     from jsonschema import Draft202012Validator
 
@@ -291,6 +297,7 @@ def test_the_new_fields_validate_against_the_schema(cpu_log: Path) -> None:
         assert list(validator.iter_errors(broken)), broken
 
 
+@pytest.mark.integration
 def test_the_admin_wire_carries_the_new_fields(cpu_log: Path) -> None:
     for event in read_events(cpu_log):
         assert event_from_proto(event_to_proto(event)) == event
@@ -311,6 +318,7 @@ class _Unmetered:
         return "no cgroup and no /proc here"
 
 
+@pytest.mark.unit
 def test_resolve_clock() -> None:
     assert resolve_clock("auto", "process") == ("cpu", "")
     assert resolve_clock("wall", _Unmetered()) == ("wall", "")  # type: ignore[arg-type]

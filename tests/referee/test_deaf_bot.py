@@ -27,6 +27,8 @@ from arena.referee.remote import RemotePlayer
 from arena.sandbox import get_sandbox
 from arena.v1 import bot_pb2
 
+pytestmark = pytest.mark.integration
+
 BIG = bot_pb2.RefereeMessage(match_start=bot_pb2.MatchStart(match_id="x" * 60_000))
 """A 60 kB message: two unread ones fill gRPC's default window."""
 SENDS_MAX = 100

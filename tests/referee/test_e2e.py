@@ -14,6 +14,8 @@ from arena.record.replay import replay_log
 from tests.support.matches import run_match
 from tests.support.paths import RANDOM_BOT, ROOT
 
+pytestmark = pytest.mark.integration
+
 GREEDY_BOT = ROOT / "sample_bots" / "lost-cities" / "greedy"
 
 

@@ -28,6 +28,8 @@ from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 from arena.wire.admin import event_from_proto, event_to_proto
 
+pytestmark = pytest.mark.integration
+
 
 def _log_of(game_id: str, tmp_path: Path) -> tuple[Path, list[MatchEvent]]:
     """A whole match of ``game_id`` between two seeded random policies, logged."""
@@ -64,6 +66,7 @@ def test_events_survive_the_admin_wire(game_id: str, tmp_path: Path) -> None:
         assert again.to_json() == event.to_json()
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("record", "says"),
     [
@@ -83,6 +86,7 @@ def test_malformed_records_are_named(record: Any, says: str) -> None:
         event_from_json(record)
 
 
+@pytest.mark.unit
 def test_a_log_that_is_not_one_is_a_log_format_error(tmp_path: Path) -> None:
     binary = tmp_path / "binary.jsonl"
     binary.write_bytes(b'{"type": "header"}\n\xff\xfe\x00garbage\n')

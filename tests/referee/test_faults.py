@@ -14,6 +14,8 @@ from arena.record.replay import replay_log
 from tests.support.matches import run_match
 from tests.support.paths import RANDOM_BOT, TEST_BOTS
 
+pytestmark = pytest.mark.integration
+
 CASES = [
     ("sleep", Termination.TIMEOUT),
     ("illegal", Termination.ILLEGAL_ACTION),

@@ -7,6 +7,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from arena.bots import load_bot_dir
 from arena.errors import LogFormatError
 from arena.model import (
@@ -21,6 +23,8 @@ from arena.record.log import aborted_name, follow_events, read_events
 from arena.referee.local import UNTIMED, LocalPlayer
 from arena.referee.match import Match, play_match
 from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.integration
 
 
 def test_follow_tails_a_running_match(log_dir: Path, socket_root: Path) -> None:
@@ -45,6 +49,7 @@ def test_follow_tails_a_running_match(log_dir: Path, socket_root: Path) -> None:
     assert [e for _, e in seen] == list(read_events(log_dir / "follow-test.jsonl"))
 
 
+@pytest.mark.unit
 def test_a_follower_of_a_log_set_aside_unfinished_says_so(tmp_path: Path) -> None:
     bots = (BotSpec("ann", "lost-cities"), BotSpec("bob", "lost-cities"))
     spec = MatchSpec("lost-cities", 3, bots, {"rounds": 1}, UNTIMED, match_id="m")

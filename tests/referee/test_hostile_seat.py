@@ -29,6 +29,8 @@ from arena.referee.match import play_match
 from arena.referee.seat import raise_open_files_limit
 from tests.support.paths import RANDOM_BOT, ROOT, TEST_BOTS
 
+pytestmark = pytest.mark.integration
+
 FLOOD = ROOT / "sample_bots" / "hostile" / "conn_flood"
 REFEREE_FDS_MAX = 200
 """Extra descriptors the referee may hold while two matches run (measured: about 20; keeping
@@ -39,6 +41,7 @@ def _descriptors() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+@pytest.mark.serial  # measures the host (caches, memory, timing): no neighbours
 def test_a_connection_flood_hurts_only_the_flooder(log_dir: Path, socket_root: Path) -> None:
     flood, rnd = load_bot_dir(FLOOD), load_bot_dir(RANDOM_BOT)
     tc = TimeControl(move_time_ms=1000, startup_ms=3000)
@@ -72,6 +75,7 @@ def test_a_connection_flood_hurts_only_the_flooder(log_dir: Path, socket_root: P
     assert list(socket_root.iterdir()) == []
 
 
+@pytest.mark.unit
 def test_the_referee_raises_its_descriptor_limit() -> None:
     import resource
 
@@ -110,6 +114,7 @@ print(json.dumps({"growth_mib": status("VmHWM") - resting, "result": result.to_j
 """
 
 
+@pytest.mark.serial  # measures the host (caches, memory, timing): no neighbours
 @pytest.mark.slow
 @pytest.mark.parametrize("flooder", ["mem_flood_big", "mem_flood_fit"])
 def test_a_message_flood_cannot_make_the_referee_hold_it(flooder: str, tmp_path: Path) -> None:

@@ -36,6 +36,8 @@ from arena.referee.match import REASON_CHARS, Match, illegal_detail
 from tests.support.matches import run_match
 from tests.support.paths import RANDOM_BOT, TEST_BOTS
 
+pytestmark = pytest.mark.unit
+
 
 def _first_legal(decision: Any) -> Any:
     return decision.legal_texts[0]
@@ -93,6 +95,7 @@ def test_an_illegal_action_names_its_reason_everywhere(game_id: str, seat: int, 
     assert reason in watched.getvalue()  # `arena watch`'s last frame
 
 
+@pytest.mark.integration
 def test_a_hostile_bot_over_grpc_gets_its_reason(log_dir: Path, socket_root: Path) -> None:
     """The test bot ``illegal`` answers a well-formed action it may not play (a card it does
     not hold): the result says so, and the log keeps it."""

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.unit
+
 MOVED = {
     "arena.referee.log": "arena.record.log",
     "arena.referee.replay": "arena.record.replay",

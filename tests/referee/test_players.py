@@ -42,6 +42,8 @@ from arena.v1 import bot_pb2
 from arena.wire import encode_action
 from arena.wire.conversation import SeatStart
 
+pytestmark = pytest.mark.unit
+
 
 def first_legal(decision: Any) -> Any:
     return decision.legal_actions[0]
@@ -112,6 +114,7 @@ def test_a_slow_answer_is_a_timeout_even_in_process() -> None:
     assert "limit exceeded" in result.detail
 
 
+@pytest.mark.integration
 def test_the_bank_pays_for_overruns() -> None:
     result = run_local((first_legal, after(1, slow)),
                        time_control=TimeControl(move_time_ms=20, time_bank_ms=60_000,
@@ -188,6 +191,7 @@ def test_the_loop_logs_a_replayable_match(tmp_path: Path) -> None:
     assert report.finished and report.decisions == result.decisions
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game_id", game_ids())
 def test_play_local_is_the_loop_and_is_reproducible(game_id: str) -> None:
     policies = (seeded_random(1), seeded_random(2))

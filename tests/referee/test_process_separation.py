@@ -33,6 +33,8 @@ from arena.sandbox.isolation import UID_BASE, isolation_available
 from tests.support.matches import wait_serving
 from tests.support.paths import RANDOM_BOT, ROOT
 
+pytestmark = pytest.mark.integration
+
 SNOOP = ROOT / "sample_bots" / "hostile" / "snoop"
 
 
@@ -119,6 +121,7 @@ def test_a_separated_bot_reaches_nothing_but_its_seat(work: Path, socket_root: P
     assert left == [], "a setsid'ed grandchild outlived the match"
 
 
+@pytest.mark.unit
 def test_the_arena_keeps_its_logs_and_state_to_itself(work: Path) -> None:
     ladder = parse_ladder('name = "own"\ngame = "lost-cities"\nentrants = ["a", "b"]\n',
                           source=work / "own.toml")

@@ -22,6 +22,8 @@ from arena.record.replay import replay_log
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 
+pytestmark = pytest.mark.unit
+
 Record = dict[str, Any]
 
 
@@ -142,6 +144,7 @@ def test_an_invalid_answer_must_not_be_an_action(tmp_path: Path) -> None:
         replay_log(_write(log, records))
 
 
+@pytest.mark.integration
 def test_arena_replay_exits_1_on_a_forged_forfeit(tmp_path: Path) -> None:
     log = _forfeit_log(tmp_path, _illegal)
     records = _records(log)

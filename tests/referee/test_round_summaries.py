@@ -21,6 +21,8 @@ from arena.record.replay import replay_log
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 
+pytestmark = pytest.mark.unit
+
 
 def _random_rounds(game_id: str, seed: int) -> list[tuple[tuple[int, int], dict[str, Any]]]:
     """(scores, summary) of every round of a match of uniformly random legal actions."""
@@ -48,6 +50,7 @@ def test_lost_cities_expedition_scores_add_up(seed: int) -> None:
         assert (sum(per_colour[0]), sum(per_colour[1])) == scores
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("seed", range(6))
 def test_haggis_summary_explains_the_scores(seed: int) -> None:
     def points(texts: list[str]) -> int:
@@ -108,6 +111,7 @@ def _rewrite(path: Path, change: Any) -> Path:
     return forged
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game_id", game_ids())
 def test_the_log_carries_the_summary_and_replay_checks_it(game_id: str, tmp_path: Path) -> None:
     path = _logged_match(game_id, tmp_path)

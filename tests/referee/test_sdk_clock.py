@@ -13,6 +13,8 @@ from arena.bots import load_bot_dir
 from arena.model import MatchSpec, TimeControl
 from arena.referee.match import play_match
 
+pytestmark = pytest.mark.integration
+
 BOT = '''
 import sys
 from arena.sdk import run
@@ -49,6 +51,7 @@ def test_a_python_bot_learns_its_clock(tmp_path: Path, clock: str, guard: float,
     assert says in seat_log
 
 
+@pytest.mark.unit
 def test_in_process_seats_play_a_cpu_clock_match_on_the_wall_clock(tmp_path: Path) -> None:
     """Nothing meters a policy in the referee's own process: a ladder resolved to the CPU clock
     whose matches are played in-process records (and replays) them on the wall clock."""

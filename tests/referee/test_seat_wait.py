@@ -9,8 +9,12 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from arena.referee.seat import SeatServicer, StreamClosed
 from arena.v1 import bot_pb2
+
+pytestmark = pytest.mark.unit
 
 
 def _hello() -> bot_pb2.BotMessage:

@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.console import Console
 
 from arena.cli.render import render_frame
@@ -24,6 +25,8 @@ from arena.record.replay import SeedCheck, replay_events, replay_log
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 from arena.render.html.replay import replay_page
+
+pytestmark = pytest.mark.unit
 
 SEED = 18_446_744_073_709_551_557
 """The largest 64-bit prime: a seed whose digits cannot turn up in a log by chance."""
@@ -83,6 +86,7 @@ def test_the_commitment_hides_small_seeds_behind_the_salt() -> None:
     assert seed_commitment(1, "00" * 16) != seed_commitment(2, "00" * 16)
 
 
+@pytest.mark.integration
 def test_views_of_a_header_without_its_seed_say_seed_committed(tmp_path: Path) -> None:
     log, _ = _play_watching(tmp_path)
     steps = [(step.event, step.state) for step in replay_events(read_events(log))]

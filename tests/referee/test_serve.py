@@ -20,6 +20,8 @@ from arena.serve.client import run_on_referee, watch_on_referee
 from arena.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
 from tests.support.paths import RANDOM_BOT, ROOT
 
+pytestmark = pytest.mark.integration
+
 
 def test_health_reports_the_referee_service(referee: str) -> None:
     with grpc.insecure_channel(referee) as channel:
@@ -99,6 +101,7 @@ def test_bad_requests_are_refused_clearly(referee: str) -> None:
         assert missing.value.code() == grpc.StatusCode.NOT_FOUND
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("address", ["0.0.0.0:7000", "10.1.2.3:7000", "example:80", "7000"])
 def test_admin_service_never_listens_on_a_network(address: str) -> None:
     with pytest.raises(ConfigError):

@@ -40,6 +40,8 @@ from arena.serve.client import run_on_referee, watch_on_referee
 from arena.v1 import admin_pb2, admin_pb2_grpc
 from tests.support.paths import RANDOM_BOT, ROOT
 
+pytestmark = pytest.mark.integration
+
 OTHER_UID = 65534
 """The other user of the host (nobody)."""
 BOTS = [str(RANDOM_BOT), str(RANDOM_BOT)]
@@ -306,6 +308,7 @@ def test_a_loopback_port_needs_the_token(work: Path, monkeypatch: pytest.MonkeyP
     assert not token_file.exists(), "the token is withdrawn at exit"
 
 
+@pytest.mark.unit
 def test_a_client_without_the_token_file_is_told_what_to_do(
         work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_HOME", str(work / "home"))
@@ -355,6 +358,7 @@ def test_the_server_decides_the_sandbox(work: Path) -> None:
         allowing.stop()
 
 
+@pytest.mark.unit
 def test_the_default_alias() -> None:
     assert check_listen_address("default") == default_address()
     assert default_address().endswith("/run/referee.sock")

@@ -24,6 +24,8 @@ from arena.serve.client import run_on_referee
 from tests.support.matches import wait_serving
 from tests.support.paths import RANDOM_BOT, ROOT
 
+pytestmark = pytest.mark.integration
+
 
 def _serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str, Path]:
     sock_dir = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))

@@ -18,6 +18,8 @@ from arena.sandbox.process import ProcessSandbox
 from arena.v1 import admin_pb2, admin_pb2_grpc
 from tests.support.paths import RANDOM_BOT, ROOT
 
+pytestmark = pytest.mark.unit
+
 GREEDY = ROOT / "sample_bots" / "lost-cities" / "greedy"
 HAGGIS = ROOT / "sample_bots" / "haggis" / "random"
 runner = CliRunner()
@@ -88,6 +90,7 @@ def test_arena_match_refuses_bad_timing_before_playing(flag: str, value: str,
     assert not list(tmp_path.iterdir()), "nothing was played"
 
 
+@pytest.mark.integration
 def test_arena_serve_refuses_a_bad_request_with_the_services_error(
     referee: str,  # noqa: F811 — the fixture
 ) -> None:

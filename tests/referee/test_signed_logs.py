@@ -42,6 +42,8 @@ from arena.record.signing import (
 from arena.referee.match import play_match
 from tests.support.paths import ROOT, sample_bot
 
+pytestmark = pytest.mark.unit
+
 FORMAT3 = Path(__file__).resolve().parent / "data" / "format3"
 OPTIONS: dict[str, dict[str, object]] = {
     "lost-cities": {"rounds": 1}, "haggis": {"target": 60}, "portas": {"games": 1}}
@@ -156,6 +158,7 @@ def _unsigned_records(path: Path) -> list[Record]:
 
 
 # --- a genuine log -----------------------------------------------------------------------------
+@pytest.mark.integration
 @pytest.mark.parametrize("game", game_ids())
 def test_a_signed_log_of_every_game_verifies(game: str, played: Played, keys: Keys,
                                              tmp_path: Path) -> None:
@@ -175,6 +178,7 @@ def test_a_signed_log_of_every_game_verifies(game: str, played: Played, keys: Ke
     assert "seed: matches its commitment" in text and "rules: ✓" in text
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game", game_ids())
 def test_the_header_holds_no_seed_and_the_sidecar_is_gone(game: str, played: Played) -> None:
     """Hidden information: the header of a committed log never states the seed (a live log is
@@ -191,6 +195,7 @@ def test_the_header_holds_no_seed_and_the_sidecar_is_gone(game: str, played: Pla
 
 
 # --- a flipped byte, a removed line, reordered lines -------------------------------------------
+@pytest.mark.integration
 @pytest.mark.parametrize("game", game_ids())
 @pytest.mark.parametrize("kind", ["header", "deal", "decision", "round_end", "match_end"])
 def test_a_flipped_digit_in_any_record_is_refused(game: str, kind: str, played: Played,
@@ -203,6 +208,7 @@ def test_a_flipped_digit_in_any_record_is_refused(game: str, kind: str, played: 
     _rejected(log, _trust(keys.current_pub), "changed after it was signed")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game", game_ids())
 def test_a_flipped_bit_anywhere_before_the_signature_is_refused(
         game: str, played: Played, keys: Keys, tmp_path: Path) -> None:
@@ -217,6 +223,7 @@ def test_a_flipped_bit_anywhere_before_the_signature_is_refused(
             verify_log(log, trusted)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game", game_ids())
 def test_a_removed_line_is_refused(game: str, played: Played, keys: Keys,
                                    tmp_path: Path) -> None:
@@ -227,6 +234,7 @@ def test_a_removed_line_is_refused(game: str, played: Played, keys: Keys,
     _rejected(log, _trust(keys.current_pub), "changed after it was signed")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game", game_ids())
 def test_two_swapped_lines_are_refused(game: str, played: Played, keys: Keys,
                                        tmp_path: Path) -> None:
@@ -238,6 +246,7 @@ def test_two_swapped_lines_are_refused(game: str, played: Played, keys: Keys,
     _rejected(log, _trust(keys.current_pub), "changed after it was signed")
 
 
+@pytest.mark.integration
 def test_the_signature_line_removed_leaves_an_unsigned_log_that_fails_with_a_key(
         played: Played, keys: Keys, tmp_path: Path) -> None:
     log = _signed(played, "haggis", keys.current, tmp_path)
@@ -246,6 +255,7 @@ def test_the_signature_line_removed_leaves_an_unsigned_log_that_fails_with_a_key
     assert verify_log(log, None).signature is None  # without a key: replays, unsigned
 
 
+@pytest.mark.integration
 def test_lines_after_the_signature_are_refused(played: Played, keys: Keys,
                                                tmp_path: Path) -> None:
     log = _signed(played, "portas", keys.current, tmp_path)
@@ -258,6 +268,7 @@ def test_lines_after_the_signature_are_refused(played: Played, keys: Keys,
 
 
 # --- another match's log, untrusted and rotated keys -------------------------------------------
+@pytest.mark.integration
 def test_a_log_of_another_match_under_this_matchs_name_is_refused(
         played: Played, keys: Keys, tmp_path: Path) -> None:
     """A genuine, signed log of another match, given the file name of this one (the name is
@@ -271,6 +282,7 @@ def test_a_log_of_another_match_under_this_matchs_name_is_refused(
     assert out.exit_code == 1 and " ".join(out.stderr.split()).startswith("error: signature:")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game", game_ids())
 def test_a_signature_by_an_untrusted_key_is_refused(game: str, played: Played, keys: Keys,
                                                     tmp_path: Path) -> None:
@@ -278,6 +290,7 @@ def test_a_signature_by_an_untrusted_key_is_refused(game: str, played: Played, k
     _rejected(log, _trust(keys.current_pub, keys.old_pub), keys.stranger.key_id, "not trusted")
 
 
+@pytest.mark.integration
 def test_a_tampered_log_re_signed_by_an_untrusted_key_is_refused(
         played: Played, keys: Keys, tmp_path: Path) -> None:
     """The forger changes the winner and signs the result with a key of their own."""
@@ -293,6 +306,7 @@ def test_a_tampered_log_re_signed_by_an_untrusted_key_is_refused(
         verify_log(log, _trust(keys.stranger_pub))
 
 
+@pytest.mark.integration
 def test_a_rotated_out_key_passes_while_it_is_trusted_and_fails_after(
         played: Played, keys: Keys, tmp_path: Path) -> None:
     log = _signed(played, "portas", keys.old, tmp_path)
@@ -311,6 +325,7 @@ def test_a_rotated_out_key_passes_while_it_is_trusted_and_fails_after(
 
 
 # --- a forged seed reveal ----------------------------------------------------------------------
+@pytest.mark.integration
 @pytest.mark.parametrize("game", game_ids())
 def test_a_reveal_of_another_seed_fails_the_commitment(game: str, played: Played, keys: Keys,
                                                        tmp_path: Path) -> None:
@@ -333,6 +348,7 @@ def test_a_reveal_of_another_seed_fails_the_commitment(game: str, played: Played
     assert len(out.stderr.strip().splitlines()) == 1, out.stderr
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game", game_ids())
 def test_a_consistent_new_seed_and_commitment_fail_the_deals(
         game: str, played: Played, keys: Keys, tmp_path: Path) -> None:
@@ -374,6 +390,7 @@ def test_a_format_3_result_with_another_seed_than_its_header_is_refused(tmp_path
         replay_log(_write(tmp_path / log.name, records))
 
 
+@pytest.mark.integration
 def test_a_running_committed_log_replays_only_with_its_seed(played: Played,
                                                             tmp_path: Path) -> None:
     """Without its match end a format-4 log does not say its seed: the operator's sidecar
@@ -392,6 +409,7 @@ def test_a_running_committed_log_replays_only_with_its_seed(played: Played,
     assert report.seed is SeedCheck.UNREVEALED and not report.finished
 
 
+@pytest.mark.integration
 def test_cli_refuses_a_key_that_is_not_one_and_a_missing_log(played: Played, keys: Keys,
                                                              tmp_path: Path) -> None:
     log = _signed(played, "haggis", keys.current, tmp_path)
@@ -408,6 +426,7 @@ def test_cli_refuses_a_key_that_is_not_one_and_a_missing_log(played: Played, key
 
 
 # --- the JSON Schema ---------------------------------------------------------------------------
+@pytest.mark.integration
 def test_signed_logs_and_format_3_logs_validate_against_the_schema(
         played: Played, keys: Keys, tmp_path: Path) -> None:
     """docs/schema/match-log.schema.json describes format 4 (a committed header, its ladder
@@ -438,6 +457,7 @@ def _doc_block(language: str, after: str) -> str:
     return page[start:page.index("```", start)]
 
 
+@pytest.mark.integration
 def test_the_documented_python_check_verifies_a_signed_log_and_catches_a_change(
         played: Played, keys: Keys, tmp_path: Path) -> None:
     script = tmp_path / "check.py"
@@ -455,6 +475,7 @@ def test_the_documented_python_check_verifies_a_signed_log_and_catches_a_change(
     assert changed.returncode != 0 and "the log changed" in changed.stderr
 
 
+@pytest.mark.integration
 def test_the_documented_openssl_lines_verify_a_signed_log(played: Played, keys: Keys,
                                                           tmp_path: Path) -> None:
     if shutil.which("openssl") is None:

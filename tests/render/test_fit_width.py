@@ -35,6 +35,8 @@ from arena.record.replay import replay_events
 from arena.render import renderer_for
 from tests.support.pages import play_logged
 
+pytestmark = pytest.mark.integration
+
 WIDTHS = (80, 100, 120)
 GAMES = ("lost-cities", "haggis", "portas")
 
@@ -225,6 +227,7 @@ def test_piped_watch_is_80_columns_with_every_number(logs: dict[str, Path]) -> N
 
 
 # --- the pace --------------------------------------------------------------------------------
+@pytest.mark.unit
 def test_the_default_pace_bounds_a_long_replay() -> None:
     assert replay_pace(40) == 0.3  # a short match as before
     assert 14 <= 134 * replay_pace(134) <= 16  # the 134 moves: 40 s before
@@ -252,6 +255,7 @@ def test_a_replay_on_a_terminal_says_its_pace_and_how_to_change_it(
     assert pace_line(0) is None
 
 
+@pytest.mark.unit
 def test_watch_help_says_how_to_change_the_pace() -> None:
     from typer.testing import CliRunner
 

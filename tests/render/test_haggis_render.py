@@ -5,11 +5,14 @@ from __future__ import annotations
 import io
 import random
 
+import pytest
 from rich.console import Console
 
 from arena.games import haggis as h
 from arena.games.haggis import GAME
 from arena.games.haggis.terminal import RENDERER
+
+pytestmark = pytest.mark.unit
 
 
 def _text(renderable: object) -> str:

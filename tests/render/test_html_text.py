@@ -19,6 +19,8 @@ from tests.support.fakes import stored
 from tests.support.pages import page_data, play_logged
 from tests.support.terminal import ESCAPES, assert_text
 
+pytestmark = pytest.mark.integration
+
 INJECTED = ("<img src=x onerror=alert(1)>", "</p><script>alert(2)</script>")
 """Bot names that would be markup if a page took them as HTML."""
 
@@ -43,6 +45,7 @@ def test_a_replay_page_shows_names_and_details_as_text(game: str, tmp_path: Path
     assert_text(html, f"the {game} replay page")
 
 
+@pytest.mark.unit
 def test_the_report_index_shows_match_ids_and_details_as_text() -> None:
     linked = "m1<script>alert(3)</script>"
     matches = [stored("m0", ("ann", INJECTED[0]), (10, 5), winner=0, encounter="e0"),

@@ -5,10 +5,13 @@ from __future__ import annotations
 import io
 import random
 
+import pytest
 from rich.console import Console
 
 from arena.games.lost_cities import GAME, State
 from arena.games.lost_cities.terminal import RENDERER
+
+pytestmark = pytest.mark.unit
 
 
 def _text(renderable: object) -> str:

@@ -48,6 +48,8 @@ from tests.support.terminal import (
     on_terminal,
 )
 
+pytestmark = pytest.mark.unit
+
 RENAMED = {"alpha": MARKUP_NAMES[0], "beta": MARKUP_NAMES[1], "gamma": MARKUP_ANSWER}
 """The sample ladder's bots under names rich would parse."""
 HOSTILE_DETAIL = f"exited with status 3; last output: {ESCAPES}winner: [b]you[/b]"

@@ -6,10 +6,13 @@ import io
 import random
 from dataclasses import replace
 
+import pytest
 from rich.console import Console
 
 from arena.games.portas import GAME, State
 from arena.games.portas.terminal import RENDERER
+
+pytestmark = pytest.mark.unit
 
 
 def text_of(renderable: object) -> str:

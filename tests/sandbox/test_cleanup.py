@@ -6,6 +6,8 @@ import pytest
 
 from arena.sandbox.docker import retried
 
+pytestmark = pytest.mark.unit
+
 
 def test_a_failing_action_is_retried_until_it_works() -> None:
     calls: list[int] = []

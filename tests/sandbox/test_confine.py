@@ -66,7 +66,8 @@ def _confined(tmp_path: Path, *extra: str, env: dict[str, str] | None = None,
                           timeout=60, check=False, env={**os.environ, **(env or {})})
 
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")]
 
 
 def test_the_filter_refuses_what_carries_host_state_and_keeps_the_rest(tmp_path: Path) -> None:
@@ -112,6 +113,7 @@ def test_the_launcher_says_what_failed_and_runs_nothing() -> None:
     assert usage.returncode == 2 and "usage" in usage.stderr
 
 
+@pytest.mark.unit
 def test_the_filter_knows_two_architectures() -> None:
     for arch in (confine.X86_64, confine.AARCH64):
         program = confine.filter_program(arch)
@@ -120,6 +122,7 @@ def test_the_filter_knows_two_architectures() -> None:
         confine.filter_program("riscv64")
 
 
+@pytest.mark.unit
 def test_synthetic_proc_files_carry_the_limits_and_no_counter() -> None:
     files = confine.synthetic_proc(512)
     meminfo = dict(line.split(":", 1) for line in files["meminfo"].splitlines())
@@ -132,6 +135,7 @@ def test_synthetic_proc_files_carry_the_limits_and_no_counter() -> None:
     assert confine.synthetic_proc(512) == files  # static: the same text while the host moves
 
 
+@pytest.mark.unit
 def test_every_host_wide_proc_entry_is_masked() -> None:
     masked = {name for name, _ in confine.proc_masked()}
     for name in ("vmstat", "zoneinfo", "buddyinfo", "interrupts", "softirqs", "diskstats",
@@ -143,6 +147,7 @@ def test_every_host_wide_proc_entry_is_masked() -> None:
     assert set(confine.DOCKER_MASKED) <= set(paths) and "/sys" in paths
 
 
+@pytest.mark.unit
 def test_the_docker_profile_is_dockers_less_what_carries_host_state() -> None:
     default = {"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [
         {"names": ["read", "sysinfo", "socket", "fcntl", "io_uring_setup"],
@@ -162,6 +167,7 @@ def test_the_docker_profile_is_dockers_less_what_carries_host_state() -> None:
     assert default["syscalls"][0]["names"][1] == "sysinfo"  # the input is left as it was
 
 
+@pytest.mark.unit
 def test_dockers_own_profile_is_read_where_debian_ships_it() -> None:
     if not hostview.profile_path().is_file():
         pytest.skip(f"{hostview.profile_path()} is missing: {hostview.seccomp_note()}")

@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.sandbox.cores import reserve_core
+
+pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 CORES = list(range(8))
@@ -51,6 +55,7 @@ def test_matches_in_different_processes_get_disjoint_cores(tmp_path: Path) -> No
     assert (again.core, again.level) == (0, 0)
 
 
+@pytest.mark.unit
 def test_a_released_core_is_handed_out_again(tmp_path: Path) -> None:
     one = reserve_core(cores=[3, 5], lock_dir=tmp_path)
     two = reserve_core([one.core], cores=[3, 5], lock_dir=tmp_path)

@@ -30,6 +30,8 @@ from arena.sandbox import get_sandbox
 from arena.sandbox.epochs import Epochs, deal_key, drop_caches, host_epochs, takes_part
 from tests.support.paths import sample_bot
 
+pytestmark = pytest.mark.integration
+
 TWIN = Path(__file__).resolve().parent / "bots" / "twin_pagecache"
 PAD_BYTES = 54 * 64 * 1024
 """50 card codes and 4 spare strides (the twin's scale), 64 KiB apart."""
@@ -90,6 +92,7 @@ def test_a_deal_never_meets_itself_in_an_epoch_across_processes(tmp_path: Path) 
         assert last_end <= first_start, f"epoch {earlier} still ran when {later} began"
 
 
+@pytest.mark.unit
 def test_a_stuck_epoch_voids_the_waiting_match_and_reopens(tmp_path: Path) -> None:
     epochs = Epochs(tmp_path / "epochs", wait_s=0.3)
 
@@ -106,6 +109,7 @@ def test_a_stuck_epoch_voids_the_waiting_match_and_reopens(tmp_path: Path) -> No
     asyncio.run(main())
 
 
+@pytest.mark.unit
 def test_a_closer_that_died_is_replaced(tmp_path: Path) -> None:
     """A process that began closing the epoch and died (its lock dropped by the kernel) leaves
     the state "closing": the next process to look takes its place and the host goes on."""
@@ -118,6 +122,7 @@ def test_a_closer_that_died_is_replaced(tmp_path: Path) -> None:
     ticket.release()
 
 
+@pytest.mark.unit
 def test_the_state_directory_must_be_private(tmp_path: Path) -> None:
     directory = tmp_path / "epochs"
     directory.mkdir(mode=0o755)
@@ -216,10 +221,12 @@ def _channel(sandbox_name: str, tmp_path: Path) -> None:
     assert _said(second, 1, "twin-read:") == set(), "the page cache outlived the epoch"
 
 
+@pytest.mark.serial  # measures the host (caches, memory, timing): no neighbours
 def test_the_page_cache_carries_nothing_between_the_legs_process(tmp_path: Path) -> None:
     _channel("process", tmp_path)
 
 
+@pytest.mark.serial  # measures the host (caches, memory, timing): no neighbours
 @pytest.mark.slow
 def test_a_relay_beside_both_legs_carries_nothing(tmp_path: Path) -> None:
     """A third instance of the twin (the same author's other bot: its directory holds the same
@@ -284,6 +291,7 @@ def test_a_relay_beside_both_legs_carries_nothing(tmp_path: Path) -> None:
     assert _said(second, 1, "twin-read:") == set(), "the relay carried the hand across"
 
 
+@pytest.mark.serial  # measures the host (caches, memory, timing): no neighbours
 @pytest.mark.docker
 @pytest.mark.slow
 def test_the_page_cache_carries_nothing_between_the_legs_docker(tmp_path: Path,

@@ -44,6 +44,8 @@ from tests.support.meter import (
     wait_for,
 )
 
+pytestmark = pytest.mark.unit
+
 CONTAINER = "684dc5e72f7dc824dcefb76ba9e901d890bcc85df5c62272d35483a0853cfb89"
 
 HYBRID_MOUNTINFO = """\
@@ -151,6 +153,7 @@ def _probe(mode: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, str(PROBE), mode], stdout=subprocess.DEVNULL)
 
 
+@pytest.mark.integration
 def test_a_real_v2_cgroup_counts_its_processes() -> None:
     _root()
     seat = SeatCgroup.create(versions=(2,))
@@ -169,6 +172,7 @@ def test_a_real_v2_cgroup_counts_its_processes() -> None:
     assert seat.meter.cpu_ns() >= before
 
 
+@pytest.mark.integration
 def test_the_proc_meter_counts_a_reaped_helper_and_keeps_its_last_value() -> None:
     proc = _probe("fork")
     meter = ProcMeter(proc.pid)

@@ -25,6 +25,8 @@ from arena.sandbox.isolation import isolation_available, unseparated_reason
 from arena.sandbox.process import ProcessSandbox
 from tests.support.paths import ROOT, SAMPLE_BOTS
 
+pytestmark = pytest.mark.integration
+
 RANDOM_BOT = SAMPLE_BOTS / "lost-cities" / "random"
 
 
@@ -42,12 +44,14 @@ def no_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return str(empty)
 
 
+@pytest.mark.unit
 def test_the_host_says_why_it_does_not_separate(no_tools: str) -> None:
     assert not isolation_available()
     reason = unseparated_reason()
     assert reason is not None and "unshare" in reason and "setpriv" in reason
 
 
+@pytest.mark.unit
 def test_check_refuses_root_without_separation(no_tools: str) -> None:
     with pytest.raises(ConfigError) as refused:
         ProcessSandbox().check([load_bot_dir(RANDOM_BOT)])

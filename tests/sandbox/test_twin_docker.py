@@ -69,6 +69,7 @@ def strict_profile() -> None:
     pytest.skip(note)
 
 
+@pytest.mark.serial  # measures the host (caches, memory, timing): no neighbours
 def test_without_the_masks_the_twin_decodes_its_opponents_hand(
     base_image: BaseImage, docker_client: Any, work: Path
 ) -> None:

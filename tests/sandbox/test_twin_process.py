@@ -33,7 +33,7 @@ from arena.sandbox.api import Limits
 from tests.support.paths import ROOT
 from tests.support.twins import play_legs, twin_copy, work_dir
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 CHANNELS = "shmem,sysinfo,loadavg,flock,cgroup"
 
@@ -64,6 +64,7 @@ def unconfined(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(isolation, "confined", command_alone)
 
 
+@pytest.mark.serial  # measures the host (caches, memory, timing): no neighbours
 def test_unconfined_the_twin_decodes_its_opponents_hand(unconfined: None, work: Path) -> None:
     sent, heard = play_legs(twin_copy(work, CHANNELS), "process", work / "logs")
     for channel in CHANNELS.split(","):
@@ -79,6 +80,7 @@ def test_confined_the_twin_decodes_nothing(work: Path) -> None:
     assert heard["cgroup"].startswith("unreadable")  # /sys is hidden
 
 
+@pytest.mark.serial  # measures the host (caches, memory, timing): no neighbours
 def test_unconfined_leg_0_leaves_its_hand_to_leg_1(unconfined: None, work: Path) -> None:
     twin = twin_copy(work, "keyring,atime", send_s=0, listen_s=0)
     sent, heard = play_legs(twin, "process", work / "logs", concurrent=False)

@@ -11,6 +11,8 @@ import pytest
 
 from arena.sdk.collect import DUE_SHARE, collect_if_due
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(autouse=True)
 def _collection_restored() -> Iterator[None]:

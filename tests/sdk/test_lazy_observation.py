@@ -23,6 +23,8 @@ from arena.v1 import bot_pb2
 from arena.wire import ObservationDecoder, decode_observation, encode_observation
 from arena.wire.legal import fill_legal_actions
 
+pytestmark = pytest.mark.unit
+
 
 class _Counting(ObservationDecoder):
     """The SDK's decoder, counting its decodes."""
@@ -84,6 +86,7 @@ def _play(game_id: str, seed: int, look: Any, late: float = 0.2
     return len(seen), _Counting.decodes, compared
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game_id", ["lost-cities", "haggis", "portas"])
 def test_a_view_read_late_or_after_skips_is_the_eager_one(game_id: str) -> None:
     for seed in range(3):

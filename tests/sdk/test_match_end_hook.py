@@ -8,10 +8,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.bots import load_bot_dir
 from arena.model import MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
 from arena.sdk.policy import PolicyCalls
+
+pytestmark = pytest.mark.unit
 
 NEW_HOOK = '''
 import sys
@@ -67,6 +71,7 @@ def _bot(root: Path, name: str, source: str) -> Path:
     return directory
 
 
+@pytest.mark.integration
 def test_hooks_old_and_new_over_the_protocol(tmp_path: Path) -> None:
     bots = (load_bot_dir(_bot(tmp_path, "new-hook", NEW_HOOK)),
             load_bot_dir(_bot(tmp_path, "old-hook", OLD_HOOK)))

@@ -8,9 +8,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from arena.bots import load_bot_dir
 from arena.model import MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
+
+pytestmark = pytest.mark.integration
 
 ASYNCIO_POLICY = '''
 import asyncio

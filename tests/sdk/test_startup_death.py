@@ -22,6 +22,8 @@ from arena.model import MatchResult, MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
 from tests.support.paths import SAMPLE_BOTS, TEST_BOTS
 
+pytestmark = pytest.mark.integration
+
 RANDOM_BOT = SAMPLE_BOTS / "lost-cities" / "random"
 SECTION = '"Only your bot directory" in docs/bots.md'
 

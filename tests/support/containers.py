@@ -71,7 +71,7 @@ def arena_containers(client: Any) -> list[Any]:
     from arena.sandbox.docker import LABEL_OWNER, _owner
 
     labels = ["arena.managed=1", f"{LABEL_OWNER}={_owner()}"]
-    return list(client.containers.list(all=True, filters={"label": labels}))
+    return list(client.containers.list(all=True, sparse=True, filters={"label": labels}))
 
 
 def make_bot_dir(root: Path, source: str, name: str = "probe") -> Path:

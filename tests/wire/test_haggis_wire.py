@@ -12,6 +12,8 @@ from arena.games.haggis import GAME
 from arena.games.haggis.codec import CODEC
 from arena.v1 import haggis_pb2 as pb
 
+pytestmark = pytest.mark.unit
+
 SET, BOMB = pb.HAGGIS_COMBO_KIND_SET, pb.HAGGIS_COMBO_KIND_BOMB
 NONE = pb.HAGGIS_COMBO_KIND_UNSPECIFIED
 
@@ -27,6 +29,7 @@ def _states(seed: int, count: int) -> list[h.State]:
     return out
 
 
+@pytest.mark.integration
 def test_observations_round_trip() -> None:
     for state in _states(4, 400):
         for seat in (0, 1):

@@ -11,6 +11,8 @@ from arena.games import game_ids, get_game
 from arena.v1 import bot_pb2
 from arena.wire import ObservationDecoder, ObservationEncoder, encode_observation
 
+pytestmark = pytest.mark.unit
+
 
 def _wire(game_id: str, encoder: ObservationEncoder, view: object) -> bytes:
     message = bot_pb2.Observation()
@@ -18,6 +20,7 @@ def _wire(game_id: str, encoder: ObservationEncoder, view: object) -> bytes:
     return message.SerializeToString(deterministic=True)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game_id", game_ids())
 def test_incremental_history_matches_a_fresh_encoding(game_id: str) -> None:
     """Two matches interleaved, one encoder per seat and match (as the referee keeps them),

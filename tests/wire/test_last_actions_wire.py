@@ -18,6 +18,8 @@ from arena.games.lost_cities.codec import CODEC as LOST_CITIES_CODEC
 from arena.v1 import lost_cities_pb2
 from arena.wire import codec_for
 
+pytestmark = pytest.mark.unit
+
 
 def _running_view(game_id: str, decisions: int = 12) -> Any:
     game = get_game(game_id)

@@ -30,6 +30,8 @@ from arena.wire.legal import (
 )
 from tests.support.compact_legal import worst_haggis_lead
 
+pytestmark = pytest.mark.unit
+
 SEEDS = range(4)
 
 
@@ -74,6 +76,7 @@ def assert_sample(request: bot_pb2.DecisionRequest, texts: list[str]) -> None:
     assert sum(len(text.encode()) + 2 for text in sample) <= SAMPLE_BUDGET
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("game_id", game_ids())
 def test_every_request_of_random_playouts_fits_and_expands_exactly(game_id: str) -> None:
     compact = 0

@@ -12,6 +12,8 @@ from arena.games.lost_cities import GAME, View
 from arena.games.lost_cities.codec import CODEC
 from arena.v1 import lost_cities_pb2 as pb
 
+pytestmark = pytest.mark.unit
+
 
 def _views() -> list[View]:
     views = []
@@ -82,6 +84,7 @@ def test_observation_hides_the_opponent_hand() -> None:
     assert not any(f'"{card}"' in text for card in hidden)
 
 
+@pytest.mark.integration
 def test_rows_decoded_once_per_value_stay_exact_and_bounded(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The decoder keeps tableaus and piles decoded by their bytes (issue 25, point 3): every

@@ -20,6 +20,8 @@ from arena.games.builtin import BUILTIN_ORDER
 from arena.model import MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
 
+pytestmark = pytest.mark.integration
+
 
 def _bot_dir(old_bot: Path, game: str, where: Path) -> Path:
     directory = where / f"old-{game}"

@@ -11,6 +11,8 @@ from arena.games.portas import GAME, PASS, TREASURES, Play, State
 from arena.games.portas.codec import CODEC
 from arena.v1 import portas_pb2
 
+pytestmark = pytest.mark.unit
+
 
 def states(seed: int) -> list[State]:
     rng = random.Random(seed)
@@ -26,6 +28,7 @@ def test_codec_identity() -> None:
     assert CODEC.game_id == "portas" and CODEC.field == "portas"
 
 
+@pytest.mark.integration
 def test_observation_round_trip_is_exact() -> None:
     for seed in range(12):
         for state in states(seed):
