@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.unit
+
 MOVED = {
     "arena.ladder.rating": ("arena.stats.rating", "fit"),
     "arena.ladder.sprt": ("arena.stats.sprt", "SprtParams"),
