@@ -59,6 +59,7 @@ def _build_elsewhere(tmp_path: Path, tag: str, wheels: Path) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.serial  # force-builds base images with the real base's inputs
 def test_base_image_is_deterministic_and_reused(
     base_image: BaseImage, docker_client: Any, tmp_path: Path
 ) -> None:
@@ -125,6 +126,7 @@ def test_bot_image_builds_on_the_local_base(base_image: BaseImage, docker_client
     assert pin_image(built.image_id, client=docker_client) == built
 
 
+@pytest.mark.serial  # moves the base tag to an impostor
 def test_a_base_tag_naming_an_image_the_arena_did_not_build_is_refused(
         base_image: BaseImage, docker_client: Any) -> None:
     """ATTACK: a tag is a name anything can be given. The image a base tag names is used only
@@ -211,6 +213,7 @@ def test_mirror_comes_from_apt_sources(tmp_path: Path, monkeypatch: pytest.Monke
     assert debian_mirror("bookworm", sources) == "http://four.invalid/debian"
 
 
+@pytest.mark.serial  # prunes every arena build no one pinned
 def test_prune_removes_only_unneeded_arena_builds(
     base_image: BaseImage, docker_client: Any, tmp_path: Path
 ) -> None:
