@@ -12,6 +12,8 @@ import warnings
 
 import pytest
 
+pytestmark = pytest.mark.unit
+
 MOVED = {
     **{f"arena.wire.{name}": f"arena.games.{name}.codec"
        for name in ("lost_cities", "haggis", "portas")},
@@ -47,6 +49,7 @@ def test_the_engine_path_is_the_package_with_the_rules_names(name: str) -> None:
     assert all(getattr(package, key) is getattr(rules, key) for key in package.__all__)
 
 
+@pytest.mark.integration  # a fresh interpreter
 def test_a_bot_of_the_old_imports_runs_without_a_warning_or_a_renderer() -> None:
     """What the sample bots import (the engine path) warns nothing and loads no renderer."""
     code = ("import sys, warnings; warnings.simplefilter('error'); "
