@@ -8,6 +8,7 @@ ARENA_REQUIRE_POSTGRES=1 or ARENA_REQUIRE_CHROMIUM=1 (set by .ci/run): then they
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +31,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     os.environ[DIR_ENV] = tempfile.mkdtemp(prefix=f"arena-epochs-{worker}-")  # mode 0700
+    config.add_cleanup(lambda: shutil.rmtree(os.environ.pop(DIR_ENV), ignore_errors=True))
     if worker != "main":
         # xdist workers start with COLUMNS=80: the CLI's consoles, made on import, would keep
         # that width and ignore the COLUMNS a test gives its CliRunner (a plain run has none)
