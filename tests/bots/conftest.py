@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +14,7 @@ import pytest
 
 from arena.bots.submit import smoke_opponent
 from arena.model import BotSpec, MatchResult
-
-SmokeMatch = Callable[[BotSpec], MatchResult]
+from tests.support.containers import SmokeMatch
 
 
 @pytest.fixture
@@ -47,11 +45,3 @@ def tags(docker_client: Any) -> Iterator[list[str]]:
         with contextlib.suppress(docker.errors.APIError):
             docker_client.images.remove(tag)
 
-
-def config_variant(client: Any, image: str, line: str) -> str:
-    """The id of an image on the same layers as ``image`` with one more configuration line
-    (``ENV``, ``CMD``, ``VOLUME``...: no layer), as an author could make and submit it."""
-    dockerfile = f"FROM {image}\n{line}\n".encode()
-    built, _ = client.images.build(fileobj=io.BytesIO(dockerfile), network_mode="none",
-                                   pull=False, rm=True, forcerm=True)
-    return str(built.id)

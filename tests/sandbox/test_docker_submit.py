@@ -20,6 +20,7 @@ pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.serial  # `arena images prune`: removes every arena build no one pinned, host-wide
 def test_submit_accepts_a_legal_bot_and_refuses_an_illegal_one(
     base_image: BaseImage, docker_client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
