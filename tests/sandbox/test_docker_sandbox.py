@@ -189,7 +189,7 @@ def test_janitor_removes_leftovers_of_dead_referees(
         for owner in (dead_owner, alive_owner)
     ]
     try:
-        assert janitor(docker_client) >= 1
+        janitor(docker_client)  # its count may be 0: another worker's janitor can come first
         left = {c.id for c in docker_client.containers.list(  # sparse: another worker's
             all=True, sparse=True, filters={"label": f"{LABEL_MANAGED}=1"})}  # may go meanwhile
         assert made[0].id not in left  # its referee is gone
