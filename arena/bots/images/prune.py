@@ -57,7 +57,9 @@ def prune_images(
             found.append((image, "bot build"))
         elif one_layer and image.id not in current:
             found.append((image, "old base"))
-    used = {c.image.id for c in client.containers.list(all=True) if c.image is not None}
+    # sparse: the list's own fields, no inspect per container (one removed meanwhile, by a
+    # match ending or another referee's janitor, would fail it with NotFound)
+    used = {c.attrs.get("ImageID") for c in client.containers.list(all=True, sparse=True)}
     unique = {i["Id"]: int(i["Size"]) - max(int(i["SharedSize"]), 0) for i in client.df()["Images"]}
     results: list[PruneCandidate] = []
     # Bot builds first: an old base is only removable once the builds on it are gone.
