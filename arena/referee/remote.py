@@ -291,7 +291,8 @@ class RemotePlayer:
         if request is not None and not await self._send_by(request, deadline):
             raise BotFault(Termination.TIMEOUT, f"no answer within {timeout_s * 1000:.0f} ms "
                            "(it did not even read its request)", self.seat)
-        message = await self._next(deadline - loop.time(), "answer", over, every_s)
+        message = await self._next(deadline - loop.time(), "answer", over, every_s,
+                                   named_s=timeout_s)
         try:
             action = read_answer(self.bot.game, message, self.asked, self._game)
         except BotFault as fault:
@@ -334,9 +335,10 @@ class RemotePlayer:
         await self._send(conversation.round_end(round_index, scores, totals))
 
     async def _next(self, timeout_s: float, waiting_for: str, over: Overrun | None = None,
-                    every_s: float = 0.0) -> bot_pb2.BotMessage:
+                    every_s: float = 0.0, named_s: float | None = None) -> bot_pb2.BotMessage:
         """The bot's next message, or the fault that explains why there is none (``over``:
-        see ``Player.answer``)."""
+        see ``Player.answer``). ``named_s``: the limit a fault names when ``timeout_s`` is what
+        was left of it (the time sending the request took is part of the bot's limit)."""
         exit_future = self.exit
         assert exit_future is not None, "connect() starts the bot first"
         servicer = self.endpoint.servicer
@@ -371,7 +373,7 @@ class RemotePlayer:
             raise self._exit_fault(exit_future.result())
         limits: Limits | None = getattr(self.sandbox, "limits", None)  # a sandbox without any
         meter = self.meter
-        raise classify_silence(timeout_s, None if meter is None else meter.peak_memory_bytes(),
+        raise classify_silence(timeout_s if named_s is None else named_s, None if meter is None else meter.peak_memory_bytes(),
                                None if limits is None else limits.memory_mb).at(self.seat)
 
     async def _closed_fault(self, closed: StreamClosed) -> BotFault:
