@@ -373,7 +373,8 @@ class RemotePlayer:
             raise self._exit_fault(exit_future.result())
         limits: Limits | None = getattr(self.sandbox, "limits", None)  # a sandbox without any
         meter = self.meter
-        raise classify_silence(timeout_s if named_s is None else named_s, None if meter is None else meter.peak_memory_bytes(),
+        limit_s = timeout_s if named_s is None else named_s
+        raise classify_silence(limit_s, None if meter is None else meter.peak_memory_bytes(),
                                None if limits is None else limits.memory_mb).at(self.seat)
 
     async def _closed_fault(self, closed: StreamClosed) -> BotFault:
