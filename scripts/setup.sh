@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Set up a fresh Debian 12 machine for Arena: system packages, a virtualenv in .venv with the
-# arena package (and, with --test, the test extras and what the example bots' tests build with:
-# Node.js and npm, and g++, make, protoc and Debian's C++ gRPC). Idempotent; safe to re-run.
+# arena package (and, with --test, the test and lab extras and what the example bots' tests build
+# with: Node.js and npm, and g++, make, protoc and Debian's C++ gRPC). Idempotent; safe to re-run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras=""
-[ "${1:-}" = "--test" ] && extras="[test]"
+[ "${1:-}" = "--test" ] && extras="[test,lab]"  # the lab's tests run in CI too
 
 need_apt=()
 command -v python3 >/dev/null || need_apt+=(python3)
