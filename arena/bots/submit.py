@@ -1,6 +1,7 @@
 """Submitting a bot (``arena submit``): build its image (or pin an existing one), check that the
-image runs bot.toml's ``command``, play a smoke match against the game's random sample bot,
-accept or refuse the bot by that match, keep its image and enter it in the catalogue.
+image runs bot.toml's ``command``, play a smoke match against the game's reference bot (a
+built-in game's random sample bot, the one a plugin game declares), accept or refuse the bot by
+that match, keep its image and enter it in the catalogue.
 
 The workflow sits below the referee and the sandboxes: the caller passes the function that plays
 the smoke match (:data:`SmokeMatch`: the candidate in seat ``CANDIDATE_SEAT`` against
@@ -35,7 +36,7 @@ from arena.bots.images.tools import Progress, quiet
 from arena.bots.images.wheels import source_root
 from arena.bots.manifest import MANIFEST, load_bot_dir
 from arena.bots.names import check_name, check_version
-from arena.errors import ConfigError
+from arena.errors import ConfigError, UnknownGameError
 from arena.model import BotSpec, MatchResult, Termination, plain_text
 
 SmokeMatch = Callable[[BotSpec], MatchResult]
@@ -44,7 +45,8 @@ sandbox."""
 CANDIDATE_SEAT = 0
 """The submitted bot's seat in its smoke match (the sample bot plays the other)."""
 SMOKE_OPPONENT = "random"
-"""The sample bot (``sample_bots/<game>/random``) every submitted bot plays first."""
+"""The sample bot (``sample_bots/<game>/random``) every submitted bot of a built-in game plays
+first (a plugin game's: the reference bot its plugin declares)."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,27 @@ class _Plan:
 
 
 def smoke_opponent(game: str) -> BotSpec:
-    """The random sample bot of ``game`` from the arena's source tree."""
+    """The bot every submitted bot of ``game`` plays its smoke match against: the reference bot
+    the game's plugin declares (``GamePlugin.reference_bot``), else, for a built-in game, its
+    random sample bot from the arena's source tree. ``ConfigError`` (one line) for a game that
+    has neither, or whose declared bot is missing."""
+    from arena.games import plugin
+
+    try:
+        found = plugin(game)
+    except UnknownGameError as exc:
+        raise ConfigError(str(exc)) from None
+    declared = found.reference_bot_dir()
+    if declared is not None:
+        if not (declared / MANIFEST).is_file():
+            raise ConfigError(f"game {game}'s plugin declares the reference bot "
+                              f"{found.reference_bot!r}, but its package has no {MANIFEST} there "
+                              f"({found.distribution or found.entry_point}): reinstall it")
+        return load_bot_dir(declared)
+    if not found.builtin:
+        raise ConfigError(f"game {game} ({found.distribution or found.entry_point}) declares no "
+                          "reference bot (GamePlugin.reference_bot) to play the smoke match "
+                          "against: its bots cannot be submitted until its package declares one")
     path = source_root() / "sample_bots" / game / SMOKE_OPPONENT
     if not (path / MANIFEST).is_file():
         raise ConfigError(f"no sample bot {path} to run the smoke match against")
@@ -125,10 +147,11 @@ def submit_bot(
     plan = _plan(target, game, name, version)
     named = name is not None  # the operator's --name, not a name the bot gives itself
     catalogue.check_new(plan.name, plan.version, replace=replace, named=named, home=home)
+    opponent = smoke_opponent(plan.game)  # a game without one is refused before any build
     image = _image(plan, progress, client)
     bot = BotSpec(plan.name, plan.game, image=image.image_id, version=plan.version,
                   digest=image.image_id)
-    progress(f"smoke match: {bot.name} vs {smoke_opponent(bot.game).name} in containers")
+    progress(f"smoke match: {bot.name} vs {opponent.name} in containers")
     result = smoke_match(bot)
     check_smoke_match(result, plan.name)
     addition, tag = enter_bot(plan.name, plan.version, plan.game, image.image_id,

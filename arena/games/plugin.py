@@ -22,6 +22,7 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 GROUP = "arena.games"
@@ -55,6 +56,11 @@ class GamePlugin:
     """Full protobuf name of the game's observation message (``goofspiel.v1.Observation``)."""
     action_type: str = ""
     """Full protobuf name of the game's action message."""
+    reference_bot: str = ""
+    """``package:relative/dir``: a bot directory (bot.toml, Dockerfile, its files) shipped as
+    package data, the game's reference bot: ``arena submit`` plays every submitted bot's smoke
+    match against it. Empty: the game declares none, and its bots cannot be submitted (the
+    built-in games use their ``sample_bots/<game>/random`` instead)."""
     distribution: str = ""
     """The distribution that registered the game (``arena`` for the built-ins); discovery
     fills it in."""
@@ -86,6 +92,17 @@ class GamePlugin:
 
         package, _, path = self.proto.partition(":")
         return resources.files(package).joinpath(path).read_text(encoding="utf-8")
+
+
+    def reference_bot_dir(self) -> Path | None:
+        """The directory of the declared reference bot (None when none is declared), where the
+        installed package has it; it may not exist (the package does not ship it)."""
+        if not self.reference_bot:
+            return None
+        from importlib import resources
+
+        package, _, path = self.reference_bot.partition(":")
+        return Path(str(resources.files(package).joinpath(path)))
 
 
 def load_object(locator: str) -> Any:
@@ -190,4 +207,6 @@ def checked(plugin: GamePlugin) -> GamePlugin:
     for part in ("engine", "codec", "renderer"):
         if ":" not in getattr(plugin, part):
             raise ValueError(f"game {plugin.id}: {part} must be 'module:attribute'")
+    if plugin.reference_bot and ":" not in plugin.reference_bot:
+        raise ValueError(f"game {plugin.id}: reference_bot must be 'package:relative/dir'")
     return plugin

@@ -4,6 +4,9 @@ terminal library: the caller plays the smoke match and shows the progress."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import importlib
 import json
 import subprocess
 import sys
@@ -15,10 +18,14 @@ import pytest
 
 from arena.bots import catalogue
 from arena.bots.images import BaseImage
+from arena.bots.manifest import load_bot_dir
 from arena.bots.submit import check_smoke_match, smoke_opponent, submit_bot
 from arena.errors import ConfigError
+from arena.games import plugin, registered
 from arena.model import BotSpec, MatchResult, Termination
 from tests.support.containers import SmokeMatch
+from tests.support.goofspiel import GREEDY as GOOF_GREEDY
+from tests.support.goofspiel import goofspiel
 
 pytestmark = pytest.mark.unit
 
@@ -74,9 +81,61 @@ def test_the_smoke_match_is_against_the_games_random_sample_bot(game: str) -> No
     assert opponent.game == game and opponent.name == "random"
 
 
-def test_a_game_without_a_random_sample_bot_has_no_smoke_match() -> None:
-    with pytest.raises(ConfigError, match="no sample bot .* to run the smoke match against"):
+def test_an_unknown_game_has_no_smoke_match() -> None:
+    with pytest.raises(ConfigError, match="unknown game 'no-such-game'; known games: "):
         smoke_opponent("no-such-game")
+
+
+def test_a_plugin_games_smoke_match_is_against_the_reference_bot_it_declares() -> None:
+    goofspiel()
+    opponent = smoke_opponent("goofspiel")
+    declared = plugin("goofspiel").reference_bot_dir()
+    assert declared is not None and opponent.directory == str(declared)
+    assert (opponent.name, opponent.game) == ("random", "goofspiel")
+    package = Path(str(importlib.import_module("arena_goofspiel").__file__)).parent
+    assert declared == package / "bots" / "random"  # in the installed package
+    assert (declared / "Dockerfile").is_file()  # it ships as a whole bot directory
+
+
+@pytest.mark.parametrize(
+    ("reference", "refusal"),
+    [("", r"game goofspiel \(arena-goofspiel\) declares no reference bot "
+          r"\(GamePlugin.reference_bot\) to play the smoke match against: its bots cannot be "
+          r"submitted until its package declares one"),
+     ("arena_goofspiel:bots/nothing", r"game goofspiel's plugin declares the reference bot "
+                                      r"'arena_goofspiel:bots/nothing', but its package has no "
+                                      r"bot.toml there \(arena-goofspiel\): reinstall it")],
+)
+def test_a_plugin_game_without_a_reference_bot_is_refused_in_one_line_before_any_build(
+        reference: str, refusal: str, tmp_path: Path) -> None:
+    goofspiel()
+
+    def never(bot: BotSpec) -> MatchResult:
+        raise AssertionError("no smoke match without a reference bot")
+
+    with registered(dataclasses.replace(plugin("goofspiel"), reference_bot=reference)):
+        with pytest.raises(ConfigError, match=refusal) as refused:
+            submit_bot(str(GOOF_GREEDY), smoke_match=never, home=tmp_path)
+    assert "\n" not in str(refused.value) and "sample_bots" not in str(refused.value)
+
+
+@pytest.mark.integration
+def test_a_plugin_games_bot_plays_its_smoke_match_in_the_process_sandbox(tmp_path: Path) -> None:
+    """The smoke match as `arena submit` prepares it (the match service's line-up, the
+    candidate in seat 0), played in the process sandbox: the plugin's reference bot runs from
+    the installed package."""
+    from arena.referee.match import play_match
+    from arena.referee.service import line_up
+    from arena.sandbox.process import ProcessSandbox
+
+    goofspiel()
+    lineup = line_up([load_bot_dir(GOOF_GREEDY), smoke_opponent("goofspiel")],
+                     sandbox=ProcessSandbox())
+    result = asyncio.run(play_match(lineup.match(options={"rounds": 1}), sandbox=lineup.sandbox,
+                                    log_dir=tmp_path))
+    assert result.termination is Termination.NORMAL, result.detail
+    assert result.bots == ("greedy", "random") and result.decisions == 26
+    check_smoke_match(result, "greedy")
 
 
 @pytest.mark.integration
@@ -129,6 +188,29 @@ def test_a_legal_bot_is_accepted_kept_and_catalogued(
     assert again.bot.name == "rnd" and again.bot.image == done.bot.image
     assert again.bot.version.isdigit() and len(again.bot.version) == 14  # a timestamp
     assert [b.version for b in catalogue.list_bots(home=home)] == [again.bot.version, "7"]
+
+
+@pytest.mark.docker
+def test_a_plugin_games_bot_is_submitted(
+    base_image: BaseImage,
+    docker_client: Any,
+    smoke: tuple[SmokeMatch, list[BotSpec]],
+    tags: list[str],
+    tmp_path: Path,
+) -> None:
+    """A Goofspiel bot submits unchanged: its smoke match, in containers, is against the
+    reference bot the plugin declares (built from the installed package's directory)."""
+    goofspiel()
+    play, played = smoke
+    steps: list[str] = []
+    done = submit_bot(str(GOOF_GREEDY), smoke_match=play, name="goofy", version="1",
+                      progress=steps.append, client=docker_client, home=tmp_path / "home")
+    tags.append(done.tag)
+    assert (done.bot.name, done.bot.game) == ("goofy", "goofspiel")
+    assert done.smoke.termination is Termination.NORMAL, done.smoke.detail
+    assert done.smoke.bots == ("goofy", "random") and done.smoke.decisions == 26
+    assert [b.image for b in played] == [done.bot.image]
+    assert steps[-1] == "smoke match: goofy vs random in containers"
 
 
 @pytest.mark.docker

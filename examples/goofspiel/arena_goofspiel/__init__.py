@@ -17,5 +17,6 @@ PLUGIN = GamePlugin(
     proto="arena_goofspiel:proto/goofspiel/v1/goofspiel.proto",
     observation_type="goofspiel.v1.Observation",
     action_type="goofspiel.v1.Action",
+    reference_bot="arena_goofspiel:bots/random",
 )
 """The plugin the ``arena.games`` entry point ``goofspiel`` names."""
