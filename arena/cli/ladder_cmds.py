@@ -1,7 +1,7 @@
 """`arena run-ladder` (play a ladder with a live view) and `arena ladder ...` (its reports).
 
 Each command parses its arguments, makes one call into ``arena.ladder`` and renders the answer
-with ``arena.cli.ladder_view``. A command's docstring is its help text.
+with ``arena.render.ladder``. A command's docstring is its help text.
 """
 
 from __future__ import annotations
@@ -27,17 +27,6 @@ from arena.cli.common import (
     print_json,
 )
 from arena.cli.ladder_site import refresh_report
-from arena.cli.ladder_view import (
-    LiveView,
-    render_crosstable,
-    render_matches,
-    render_report,
-    render_summary,
-    render_versions,
-    render_void_attempts,
-)
-from arena.cli.render import render_bot_stats
-from arena.cli.schedule_view import render_schedule
 from arena.cli.verify_cmds import render_verification, verification_progress
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, load_ladder
@@ -59,6 +48,17 @@ from arena.ladder.runner import LadderEvent, Note, ladder_signing, run_ladder_bl
 from arena.ladder.schedules.registry import schedule_status
 from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
 from arena.record.signing import load_trusted
+from arena.render.ladder import (
+    LiveView,
+    render_crosstable,
+    render_matches,
+    render_report,
+    render_summary,
+    render_versions,
+    render_void_attempts,
+)
+from arena.render.match import render_bot_stats
+from arena.render.schedule import render_schedule
 from arena.render.text import plain
 from arena.site.publish import publish as publish_results
 from arena.site.publish import verify_command

@@ -20,10 +20,10 @@ from arena.cli.common import (
     parse_options,
     print_json,
 )
-from arena.cli.render import render_bot_stats, render_match_result, render_replay_report
 from arena.errors import ArenaError, ConfigError, ReplayMismatchError, SignatureError
 from arena.ladder.config import CLOCK_SETTINGS
 from arena.model import MatchResult, TimeControl
+from arena.render.match import render_bot_stats, render_match_result, render_replay_report
 from arena.render.text import plain
 
 if TYPE_CHECKING:

@@ -25,12 +25,12 @@ from arena.cli.common import (
     parse_options,
     print_json,
 )
-from arena.cli.ladder_view import SprtLiveView
-from arena.cli.schedule_view import format_clock
 from arena.errors import ConfigError
 from arena.ladder.config import CLOCK_SETTINGS, SANDBOXES, LadderConfig, load_ladder
 from arena.ladder.reports import NOT_ESTIMABLE, given_up_text, ratio_note
 from arena.model import TimeControl
+from arena.render.ladder import SprtLiveView
+from arena.render.schedule import format_clock
 from arena.render.text import plain
 from arena.sprt.file import DEFAULT_ROOT, SprtDesign, sprt_ladder
 from arena.sprt.run import (

@@ -21,8 +21,6 @@ from rich.live import Live
 from rich.text import Text
 
 from arena.cli.common import console, err_console, handle_errors, help_of, notice
-from arena.cli.render import render_frame
-from arena.cli.seat_view import is_seat_view, read_seat_view, seat_view_frames
 from arena.errors import ConfigError
 from arena.games import get_game
 from arena.model import DecisionEvent, HeaderEvent, MatchEvent
@@ -30,6 +28,8 @@ from arena.record.log import follow_events, read_events
 from arena.record.replay import replay_events
 from arena.render import renderer_for
 from arena.render.html import ReplayPage, replay_page
+from arena.render.match import render_frame
+from arena.render.seat_view import is_seat_view, read_seat_view, seat_view_frames
 from arena.render.text import plain
 
 DEFAULT_DELAY_S = 0.3
@@ -239,7 +239,7 @@ def play(events: Iterable[MatchEvent], *, seat: int | None, delay: float | None,
 
 def play_seat_view(path: Path, *, seat: int | None, follow: bool, html: Path | None,
                    delay: float | None) -> None:
-    """Replay a seat view that `arena logs` wrote (``arena.cli.seat_view``): in the terminal
+    """Replay a seat view that `arena logs` wrote (``arena.render.seat_view``): in the terminal
     only, the board being that seat's observations."""
     if follow or html is not None:
         raise ConfigError(f"{path} is one seat's view of a finished match: replay it in the "

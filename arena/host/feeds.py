@@ -35,8 +35,8 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.host.errors import FeedsFull
-from arena.host.views import Frame, seat_frames
 from arena.record.log import follow_events, read_events
+from arena.render.frames import Frame, seat_frames
 
 log = logging.getLogger(__name__)
 

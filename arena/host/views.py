@@ -10,10 +10,11 @@ caller's bots played and whether the match still runs:
   seat's view and nothing to others;
 * a bot's output tail is its owner's only (and the operator's, on the host).
 
-A seat's view is built from ``game.observation(state, seat)`` alone (``seat_frames``,
-``seat_view_lines``): the engine decides what a seat sees, so no hidden card can slip through a
-caption or a header (the seed, which determines every deal, is never in a seat's view; the
-opponent's moves are captioned "moved", the board shows what of them the seat saw).
+A seat's view is built from ``game.observation(state, seat)`` alone (the frames a watcher
+gets, ``arena.render.frames``; the file a contestant downloads, ``seat_view_lines``): the engine
+decides what a seat sees, so no hidden card can slip through a caption or a header (the seed,
+which determines every deal, is never in a seat's view; the opponent's moves are captioned
+"moved", the board shows what of them the seat saw).
 
 What a contestant downloads of a finished match (``download``) is the log as they may have it
 (``shared_log``) or their seat's view, ending with the referee's signed statement of exactly
@@ -30,13 +31,13 @@ from __future__ import annotations
 import io
 import json
 import logging
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf import json_format
-from rich.console import Console
 
 from arena.errors import LogFormatError, SignatureError
 from arena.games import get_game
@@ -61,12 +62,10 @@ from arena.record.signing import (
     parse_log_signature,
     statement_for,
 )
-from arena.render import renderer_for
+from arena.render import frames
 from arena.wire import encode_observation
 
 OWN_SEAT, PARTICIPANTS, PUBLIC = "own-seat", "participants", "public"
-BOARD_WIDTH = 78
-"""Columns of a rendered board (it fits an 80-column terminal as it is)."""
 
 log = logging.getLogger("arena.host")
 
@@ -96,79 +95,6 @@ def sight(setting: str, own_seats: Iterable[int], running: bool) -> Sight:
     if setting == PARTICIPANTS:
         return Sight(frozenset((0, 1)), True) if own else Sight(frozenset(), False)
     return Sight(own, False)
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One screen of a watched match, as plain text."""
-
-    board: str
-    """A title line (game, bots, point of view, totals), then the board."""
-    caption: str
-    seat: int | None
-    """The seat it is seen from; None: the whole board."""
-    final: bool
-
-
-def _text(renderable: Any) -> str:
-    """``renderable`` drawn as plain text (no colours, no escape sequences)."""
-    out = io.StringIO()
-    Console(file=out, width=BOARD_WIDTH, color_system=None, force_terminal=False,
-            legacy_windows=False, emoji=False, highlight=False).print(renderable)
-    return plain_text(out.getvalue())
-
-
-def seat_frames(events: Iterable[MatchEvent], seat: int | None, start: int = 0
-                ) -> Iterator[Frame]:
-    """A frame after every event of a match log from the ``start``-th on, seen from ``seat``
-    (None: the whole board), the log verified by the rules engine as it is read (from the
-    first event: a replay is cheap, a drawing is not, so only the frames asked for are drawn)."""
-    header: HeaderEvent | None = None
-    renderer: Any = None
-    game: Any = None
-    totals = (0, 0)
-    for number, step in enumerate(replay_events(events)):
-        event = step.event
-        if isinstance(event, HeaderEvent):
-            header, game, renderer = event, get_game(event.game), renderer_for(event.game)
-        assert header is not None, "replay_events starts with the header"
-        if isinstance(event, RoundEndEvent):
-            totals = event.totals
-        if number < start:
-            continue
-        if seat is None:
-            board = renderer.render_state(step.state)
-        else:
-            board = renderer.render_view(game.observation(step.state, seat))
-        caption = _caption(event, header, seat)
-        names = header.bot_names
-        title = (f"{header.game} · {names[0]} vs {names[1]} · "
-                 + ("whole board" if seat is None else f"seat {seat} view ({names[seat]})")
-                 + f" · totals {list(totals)}")
-        yield Frame(plain_text(title) + "\n" + _text(board), caption, seat,
-                    isinstance(event, MatchEndEvent))
-
-
-def _caption(event: MatchEvent, header: HeaderEvent, seat: int | None) -> str:
-    names = header.bot_names
-    if isinstance(event, HeaderEvent):
-        return "match start"
-    if isinstance(event, DecisionEvent):
-        who = f"seat {event.seat} ({names[event.seat]})"
-        if seat is not None and event.seat != seat:
-            return f"move {event.n}: {who} moved" + (" and forfeited" if event.fault else "")
-        if event.fault is not None:
-            return f"move {event.n}: {who} forfeited ({event.fault})"
-        return f"move {event.n}: {who} plays {event.action}"
-    if isinstance(event, RoundEndEvent):
-        return f"round {event.round + 1} over: scores {list(event.scores)}"
-    if isinstance(event, MatchEndEvent):
-        result = event.result
-        if result.void:
-            return f"match over: void ({result.termination})"
-        winner = "a draw" if result.winner is None else f"{names[result.winner]} wins"
-        return f"match over: {winner} · totals {list(result.totals)} · {result.termination}"
-    return f"round {getattr(event, 'round', 0) + 1} dealt"
 
 
 def seat_view_lines(events: Iterable[MatchEvent], seat: int) -> Iterator[bytes]:
@@ -368,3 +294,16 @@ def _agrees(statement: Statement) -> None:
         if found[key] != value:
             raise SignatureError(f"the statement says {key} {value!r}, the file "
                                  f"{found[key]!r}")
+
+
+MOVED = ("Frame", "seat_frames", "BOARD_WIDTH")
+"""Names that moved to ``arena.render.frames`` (the frames are presentation), still found here
+for one release (with a warning)."""
+
+if not TYPE_CHECKING:  # the type checker sees the new paths only
+    def __getattr__(name: str) -> Any:
+        if name not in MOVED:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        warnings.warn(f"{__name__}.{name} is deprecated: import {frames.__name__}.{name}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(frames, name)

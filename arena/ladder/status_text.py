@@ -1,11 +1,11 @@
-"""Deprecated: ``arena.ladder.status_text`` moved to ``arena.site.status_text``.
+"""Deprecated: ``arena.ladder.status_text`` moved to ``arena.render.status_text``.
 
 The old path keeps working for one release, with a ``DeprecationWarning``."""
 
 import warnings
 
-from arena.site.status_text import *  # noqa: F403
+from arena.render.status_text import *  # noqa: F403
 
 warnings.warn(
-    "arena.ladder.status_text is deprecated: import arena.site.status_text",
+    "arena.ladder.status_text is deprecated: import arena.render.status_text",
     DeprecationWarning, stacklevel=2)

@@ -49,8 +49,7 @@ from arena.render.html.charts import (
 )
 from arena.render.html.markup import Markup, el, leaf
 from arena.render.html.page import SiteLinks, document
-from arena.site.match_pages import PAGE_SIZE, MatchLinks, index_matches
-from arena.site.status_text import (
+from arena.render.status_text import (
     adaptive_headline,
     bracket_headline,
     encounter_score,
@@ -60,6 +59,7 @@ from arena.site.status_text import (
     seeded,
     swiss_headline,
 )
+from arena.site.match_pages import PAGE_SIZE, MatchLinks, index_matches
 from arena.sprt.run import SprtOutcome, SprtStatus
 from arena.stats.resources import BotStats, Spread
 from arena.stats.sprt import EloModel, accepted_claim

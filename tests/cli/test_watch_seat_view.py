@@ -12,7 +12,6 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.cli.seat_view import HIDDEN_MOVE, read_seat_view
 from arena.games import game_ids, get_game
 from arena.host.views import Sight, download
 from arena.model import BotSpec, DecisionEvent, MatchSpec, TimeControl
@@ -22,6 +21,7 @@ from arena.record.signing import load_signer, new_key, sign_log
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 from arena.render import renderer_for
+from arena.render.seat_view import HIDDEN_MOVE, read_seat_view
 
 pytestmark = pytest.mark.unit
 OPTIONS: dict[str, dict[str, object]] = {

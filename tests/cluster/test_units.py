@@ -14,7 +14,6 @@ import pytest
 
 from arena.bots import load_bot_dir
 from arena.bots.identity import bot_identity
-from arena.cli.ladder_view import render_live
 from arena.cluster.executor import cpu_slots, encounter_of, relocate
 from arena.cluster.progress import HostBoard
 from arena.cluster.security import HEAD_ROLE, WORKER_ROLE, certificate_role, make_certs
@@ -30,6 +29,7 @@ from arena.errors import ConfigError, SandboxError
 from arena.ladder.config import parse_ladder
 from arena.ladder.runner import Progress
 from arena.model import MatchSpec, TimeControl
+from arena.render.ladder import render_live
 from tests.support.cluster import PACER
 from tests.support.views import text_of
 

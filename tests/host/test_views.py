@@ -10,10 +10,11 @@ import pytest
 from google.protobuf import json_format
 
 from arena.games import game_ids, get_game
-from arena.host.views import Sight, seat_frames, seat_view_lines, sight
+from arena.host.views import Sight, seat_view_lines, sight
 from arena.model import DecisionEvent, HeaderEvent
 from arena.record.log import read_events
 from arena.record.replay import replay_events
+from arena.render.frames import seat_frames
 from arena.wire import encode_observation
 from tests.support.pages import logged_match
 
@@ -46,8 +47,8 @@ def test_the_visibility_rule(setting: str, own: set[int], running: bool,
 def test_a_seat_view_is_made_of_that_seats_observations(game_id: str, tmp_path: Path) -> None:
     """Every frame of seat 0's view is the renderer's drawing of seat 0's observation at that
     point (nothing else of the state), and the opponent's moves are only said to happen."""
-    from arena.host.views import _text
     from arena.render import renderer_for
+    from arena.render.frames import _text
 
     path = logged_match(game_id, tmp_path)
     game, renderer = get_game(game_id), renderer_for(game_id)

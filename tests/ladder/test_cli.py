@@ -14,10 +14,11 @@ from rich.console import Console
 from typer.core import TyperGroup
 from typer.testing import CliRunner
 
-from arena.cli import common, ladder_cmds, ladder_view
+from arena.cli import common, ladder_cmds
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_standings
 from arena.ladder.runner import Progress, ladder_schedule, run_ladder
+from arena.render import ladder as ladder_view
 from tests.support.fakes import GIVEN_UP, FakePlayer, fake_resolve, ladder_app
 
 pytestmark = pytest.mark.integration

@@ -13,10 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import ladder_cmds
-from arena.cli.ladder_view import render_summary
 from arena.cli.main import app as main_app
 from arena.ladder.config import load_ladder
 from arena.ladder.runner import RunSummary, run_ladder
+from arena.render.ladder import render_summary
 from tests.support.fakes import FakePlayer, fake_resolve, ladder_app
 from tests.support.statuses import adaptive, bracket
 from tests.support.views import text_of

@@ -27,7 +27,7 @@ MOVED = {
     "arena.ladder.site": ("arena.site.refresh", "refresh_site"),
     "arena.ladder.report_page": ("arena.site.report_page", "report_page"),
     "arena.ladder.match_pages": ("arena.site.match_pages", "replay_name"),
-    "arena.ladder.status_text": ("arena.site.status_text", "adaptive_headline"),
+    "arena.ladder.status_text": ("arena.render.status_text", "adaptive_headline"),
     "arena.ladder.publish": ("arena.site.publish", "verify_publication"),
 }
 

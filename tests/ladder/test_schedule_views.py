@@ -1,4 +1,4 @@
-"""The terminal views of the schedule types (``arena.cli.schedule_view``) and the live view that
+"""The terminal views of the schedule types (``arena.render.schedule``) and the live view that
 shows them: hand-built statuses rendered at 100 columns, names with markup and escapes shown
 literally, long keys folded rather than widening anything."""
 
@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.ladder_view import LiveView, render_live
-from arena.cli.schedule_view import render_schedule
 from arena.ladder.config import parse_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import LadderEvent, LadderEventKind, Progress
 from arena.ladder.schedules.schedule import ScheduledMatch
 from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
+from arena.render.ladder import LiveView, render_live
+from arena.render.schedule import render_schedule
 from tests.support.statuses import LONG, MARKUP, NOW, adaptive, bracket, decided, swiss
 from tests.support.versioned import A2, B1, record_encounters, result, versioned_ladder
 from tests.support.views import row_of, text_of

@@ -18,7 +18,6 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import ladder_cmds
-from arena.cli.ladder_view import render_pairing
 from arena.cli.main import app as main_app
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import crosstable_of, ratio_note, standings_of
@@ -26,6 +25,7 @@ from arena.ladder.runner import run_ladder
 from arena.model import BotSpec, MatchResult, MatchSpec
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
+from arena.render.ladder import render_pairing
 from arena.site.report_page import ReportData, report_page
 from tests.support.fakes import ladder_app, stored
 from tests.support.pages import random_policy, sample_policy

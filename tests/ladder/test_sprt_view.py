@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.ladder_view import (
+from arena.cli.sprt_cmds import render_sprt_summary
+from arena.ladder.runner import InFlight, LadderEventKind, Progress, RunSummary
+from arena.render.ladder import (
     SprtLiveView,
     llr_fill,
     render_sprt_live,
     sprt_counts_line,
     sprt_estimate_line,
 )
-from arena.cli.sprt_cmds import render_sprt_summary
-from arena.ladder.runner import InFlight, LadderEventKind, Progress, RunSummary
 from arena.sprt.run import SprtEvent, SprtStatus, SprtSummary
 from arena.stats.sprt import EloModel, Pentanomial, SprtParams, evaluate, expected_pairs
 from arena.stats.sprt_pairs import PairBook

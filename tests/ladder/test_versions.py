@@ -12,7 +12,6 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import ladder_cmds
-from arena.cli.ladder_view import render_standings, render_versions
 from arena.ladder.reports import (
     load_matches,
     load_standings,
@@ -20,6 +19,7 @@ from arena.ladder.reports import (
     versions_of,
 )
 from arena.ladder.store import LadderStore
+from arena.render.ladder import render_standings, render_versions
 from arena.stats.rating import GameRecord, fit
 from tests.support.fakes import ladder_app
 from tests.support.versioned import A1, A2, B1, bot, record_encounters, versioned_ladder

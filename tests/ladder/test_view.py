@@ -6,7 +6,13 @@ from dataclasses import replace
 
 import pytest
 
-from arena.cli.ladder_view import (
+from arena.ladder.config import parse_ladder
+from arena.ladder.reports import crosstable_of, standings_of
+from arena.ladder.runner import InFlight, LadderEvent, LadderEventKind, Progress, RunSummary
+from arena.ladder.schedules.schedule import build_schedule
+from arena.ladder.store import VoidAttempt
+from arena.model import BotSpec, MatchSpec, Termination
+from arena.render.ladder import (
     LiveView,
     render_crosstable,
     render_live,
@@ -18,13 +24,7 @@ from arena.cli.ladder_view import (
     render_void_attempts,
     stored_from_result,
 )
-from arena.cli.schedule_view import format_clock
-from arena.ladder.config import parse_ladder
-from arena.ladder.reports import crosstable_of, standings_of
-from arena.ladder.runner import InFlight, LadderEvent, LadderEventKind, Progress, RunSummary
-from arena.ladder.schedules.schedule import build_schedule
-from arena.ladder.store import VoidAttempt
-from arena.model import BotSpec, MatchSpec, Termination
+from arena.render.schedule import format_clock
 from tests.support.fakes import SAMPLE_MATCHES, fake_result
 from tests.support.views import row_of, text_of
 

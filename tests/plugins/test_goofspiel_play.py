@@ -221,7 +221,8 @@ def test_attack_a_contestant_watching_seat_1_never_sees_seat_0s_pending_bid(
     own bot's seat, live or after the match) of seat 1: the board says only that seat 0 has
     bid, the caption only that it moved, and the JSON lines' typed observations (the Any's
     JSON form) never carry seat 0's card; the whole board does show it."""
-    from arena.host.views import seat_frames, seat_view_lines
+    from arena.host.views import seat_view_lines
+    from arena.render.frames import seat_frames
 
     events = list(read_events(Path(str(logged["log"]))))
     pending = re.compile(r"bid \d+ \(face down\)")

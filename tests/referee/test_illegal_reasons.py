@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from arena.cli.render import render_match_result
 from arena.cli.watch_cmds import html_replay, play
 from arena.games import game_ids, get_game
 from arena.games.builtin import BUILTIN_ORDER
@@ -33,6 +32,7 @@ from arena.record.log import read_events
 from arena.record.replay import replay_log
 from arena.referee.local import LocalPlayer
 from arena.referee.match import REASON_CHARS, Match, illegal_detail
+from arena.render.match import render_match_result
 from tests.support.matches import run_match
 from tests.support.paths import RANDOM_BOT, TEST_BOTS
 

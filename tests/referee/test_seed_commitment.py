@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from arena.cli.render import render_frame
 from arena.model import BotSpec, HeaderEvent, MatchSpec, TimeControl, seed_commitment
 from arena.record.log import read_events, seed_sidecar_path
 from arena.record.replay import SeedCheck, replay_events, replay_log
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 from arena.render.html.replay import replay_page
+from arena.render.match import render_frame
 
 pytestmark = pytest.mark.unit
 

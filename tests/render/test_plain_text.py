@@ -14,7 +14,15 @@ from typing import Any
 import pytest
 
 from arena.cli.common import notice
-from arena.cli.ladder_view import (
+from arena.cli.watch_cmds import frames
+from arena.cluster.progress import HostProgress
+from arena.ladder.reports import crosstable_of, standings_of
+from arena.ladder.runner import InFlight, LadderEventKind, Progress
+from arena.ladder.store import VoidAttempt
+from arena.model import MatchEndEvent, Termination
+from arena.record.log import read_events
+from arena.record.replay import replay_log
+from arena.render.ladder import (
     render_crosstable,
     render_live,
     render_matches,
@@ -24,15 +32,7 @@ from arena.cli.ladder_view import (
     render_standings,
     render_void_attempts,
 )
-from arena.cli.render import render_match_result, render_replay_report
-from arena.cli.watch_cmds import frames
-from arena.cluster.progress import HostProgress
-from arena.ladder.reports import crosstable_of, standings_of
-from arena.ladder.runner import InFlight, LadderEventKind, Progress
-from arena.ladder.store import VoidAttempt
-from arena.model import MatchEndEvent, Termination
-from arena.record.log import read_events
-from arena.record.replay import replay_log
+from arena.render.match import render_match_result, render_replay_report
 from arena.render.text import plain
 from arena.sprt.run import SprtEvent, SprtStatus
 from arena.stats.sprt import Pentanomial, SprtParams
