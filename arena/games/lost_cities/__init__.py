@@ -1,8 +1,9 @@
 """Lost Cities, one package like a game plugin: ``rules`` (the pure engine: the standard library,
-the game protocol and the arena's errors only), ``codec`` (the protobuf messages of
-``proto/arena/v1``), ``terminal`` (the rich renderer) and ``board`` (the HTML board); the arena
-registers it by name (:mod:`arena.games.builtin`), so nothing of the core imports it. The rules
-are in ``docs/games/lost-cities.md``.
+the game protocol and the arena's errors only) with ``cards`` (the cards, the actions and their
+texts) and ``view`` (what a seat sees, and the helpers for bots that search), ``codec`` (the
+protobuf messages of ``proto/arena/v1``), ``terminal`` (the rich renderer) and ``board`` (the
+HTML board); the arena registers it by name (:mod:`arena.games.builtin`), so nothing of the
+core imports it. The rules are in ``docs/games/lost-cities.md``.
 
 This package is the game's public face: its names are the rules' (the engine ``GAME``, the
 state, view and action types, the helpers for bots that search), as ``arena.games.lost_cities``

@@ -5,21 +5,9 @@ decision per turn (card, place or discard, draw source), the re-draw ban, the ro
 last deck draw, scoring with the multiplier and the unmultiplied 8-card bonus, matches of 3 (or
 1) rounds decided by the total, the starter rules and the arena's stall guard.
 
-Cards. Colours ``Y B W G R`` (yellow, blue, white, green, red, in that order); numbers
-``2``..``10``; the wager card of a colour is written ``X`` (for "times"; ``W`` is white), so
-``RX`` is a red wager, ``R5`` red five, ``Y10`` yellow ten. A card value is a :class:`Card`
-(an ``int`` code ``colour * 10 + (0 if wager else value - 1)``, so that cards sort by colour,
-wagers first, then by value); its ``str``/``repr`` is the card text.
-
-Action grammar (canonical, strict; one turn = one action)::
-
-    action := verb " " card " " source
-    verb   := "play" | "discard"         (play = place on your own expedition of that colour)
-    card   := colour ( "X" | "2" | ... | "10" )
-    source := "deck" | "draw " colour    (draw the top card of that colour's discard pile)
-    colour := "Y" | "B" | "W" | "G" | "R"
-
-Examples: ``play R5 deck``, ``discard Y10 draw B``, ``play GX draw R``.
+The cards, the actions and their texts are in :mod:`~arena.games.lost_cities.cards`, what a seat
+sees and the helpers for bots that search in :mod:`~arena.games.lost_cities.view`; this module
+names them too (as it did when it held them), so ``rules.View`` and ``rules.Card`` still work.
 
 Arena rule (not printed): after ``stall_guard_turns`` turns in a round (default 150), drawing from
 a discard pile is illegal, so the round ends within 44 more turns.
@@ -30,10 +18,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, repeat
 from typing import Any
 
-from arena.errors import IllegalActionError, InvalidActionError
+from arena.errors import IllegalActionError
 from arena.games.api import (
     GameResult,
     Options,
@@ -43,148 +30,56 @@ from arena.games.api import (
     totals_of,
     validate_options,
 )
-
-COLOURS = "YBWGR"
-"""The colour letters in their canonical order (yellow, blue, white, green, red)."""
-COLOUR_NAMES = ("yellow", "blue", "white", "green", "red")
-N_COLOURS = 5
-HAND_SIZE = 8
-DECK_SIZE = 60 - 2 * HAND_SIZE
-WAGER_LETTER = "X"
-EXPEDITION_COST = 20
-BONUS_LENGTH = 8
-BONUS = 20
-GAME_ID = "lost-cities"
-
-
-class Card(int):
-    """One card: an int code (``colour * 10 + 0`` for a wager, ``+ value - 1`` for a number).
-
-    Only the 50 interned instances in :data:`CARDS` exist in states; build one with
-    :func:`card_of` or :func:`parse_card`.
-    """
-
-    __slots__ = ()
-
-    @property
-    def colour(self) -> int:
-        """Colour index 0..4 (``COLOURS[colour]`` is its letter)."""
-        return int(self) // 10
-
-    @property
-    def value(self) -> int:
-        """The number 2..10, or 0 for a wager card."""
-        rank = int(self) % 10
-        return rank + 1 if rank else 0
-
-    @property
-    def is_wager(self) -> bool:
-        return int(self) % 10 == 0
-
-    def __str__(self) -> str:
-        return _CARD_TEXT.get(int(self)) or f"Card({int(self)})"
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
-_CARD_TEXT: dict[int, str] = {}
-for _c in range(N_COLOURS):
-    for _r in range(10):
-        _CARD_TEXT[_c * 10 + _r] = COLOURS[_c] + (WAGER_LETTER if _r == 0 else str(_r + 1))
-
-CARDS: tuple[Card, ...] = tuple(Card(code) for code in range(N_COLOURS * 10))
-"""Every distinct card, indexed by code."""
-_CARD_BY_TEXT: dict[str, Card] = {str(card): card for card in CARDS}
-
-FULL_DECK: tuple[Card, ...] = tuple(
-    sorted(CARDS + tuple(CARDS[c * 10] for c in range(N_COLOURS) for _ in range(2)))
+from arena.games.lost_cities.cards import (
+    _ACTION_BY_TEXT,
+    _ACTIONS,
+    _TEXT_OF,
+    BONUS,
+    BONUS_LENGTH,
+    CARDS,
+    COLOUR_NAMES,
+    COLOURS,
+    DECK_SIZE,
+    EXPEDITION_COST,
+    FULL_DECK,
+    GAME_ID,
+    HAND_SIZE,
+    N_COLOURS,
+    NO_LAST_ACTIONS,
+    WAGER_LETTER,
+    Action,
+    Card,
+    Deal,
+    Expeditions,
+    Hand,
+    HistoryEntry,
+    LastAction,
+    LastActions,
+    card_of,
+    format_action,
+    parse_action,
+    parse_card,
 )
-"""All 60 cards, sorted (three wagers per colour)."""
+from arena.games.lost_cities.view import (
+    View,
+    _hidden_cards,
+    known_opponent_cards,
+    round_history,
+    unseen_cards,
+)
+
+__all__ = [  # (the names this module held before the cards and the view moved out, and its own)
+    "BONUS", "BONUS_LENGTH", "CARDS", "COLOUR_NAMES", "COLOURS", "DECK_SIZE", "EXPEDITION_COST",
+    "FULL_DECK", "GAME", "GAME_ID", "HAND_SIZE", "N_COLOURS", "NO_LAST_ACTIONS", "OPTION_SPECS",
+    "WAGER_LETTER", "Action", "Card", "Deal", "Expeditions", "Hand", "HistoryEntry",
+    "LastAction", "LastActions", "Log", "LostCitiesGame", "Move", "Rules", "Stack", "State",
+    "View", "can_place", "card_of", "determinize", "expedition_score", "format_action",
+    "known_opponent_cards", "last_action", "next_starter", "parse_action", "parse_card",
+    "round_history", "round_score", "unseen_cards",
+]
 
 
-def card_of(colour: int, value: int) -> Card:
-    """The card of a colour index (0..4) and value (2..10, or 0 for a wager)."""
-    if not 0 <= colour < N_COLOURS or not (value == 0 or 2 <= value <= 10):
-        raise InvalidActionError(f"no card with colour {colour} and value {value}")
-    return CARDS[colour * 10 + (value - 1 if value else 0)]
-
-
-def parse_card(text: str) -> Card:
-    """Parse a card text such as ``R5``, ``Y10`` or ``GX``; raises ``InvalidActionError``."""
-    card = _CARD_BY_TEXT.get(text)
-    if card is None:
-        raise InvalidActionError(
-            f"bad card {text!r}: expected a colour letter (Y B W G R) followed by 2..10 "
-            f"or {WAGER_LETTER} for a wager, e.g. R5, Y10, G{WAGER_LETTER}"
-        )
-    return card
-
-
-# --- actions ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class Action:
-    """One whole turn: play or discard ``card``, then draw from the deck or a discard pile."""
-
-    card: Card
-    """The card taken from the hand."""
-    discard: bool
-    """False: place it on the own expedition of its colour; True: discard it on its pile."""
-    draw: int | None
-    """None: draw the top card of the deck; 0..4: the top card of that colour's discard pile."""
-
-    def __str__(self) -> str:
-        return format_action(self)
-
-    def __repr__(self) -> str:
-        return f"Action({format_action(self)!r})"
-
-
-def format_action(action: Action) -> str:
-    """The canonical text of an action, e.g. ``play R5 deck`` or ``discard Y10 draw B``; the
-    bad parts of a malformed action (built in Python with a card or pile that does not exist)
-    are written as their repr, so that its refusal can say what it was."""
-    verb = "discard" if action.discard else "play"
-    card, draw = action.card, action.draw
-    text = _CARD_TEXT.get(card) if isinstance(card, int) else None
-    if draw is None:
-        source = "deck"
-    elif isinstance(draw, int) and 0 <= draw < N_COLOURS:
-        source = "draw " + COLOURS[draw]
-    else:
-        source = f"draw {draw!r}"
-    return f"{verb} {text or repr(card)} {source}"
-
-
-_SOURCES: tuple[int | None, ...] = (None, 0, 1, 2, 3, 4)
-_ACTIONS: dict[tuple[int, bool, int | None], Action] = {}
-for _card in CARDS:
-    for _discard in (False, True):
-        for _src in _SOURCES:
-            _ACTIONS[(int(_card), _discard, _src)] = Action(_card, _discard, _src)
-_ACTION_BY_TEXT: dict[str, Action] = {format_action(a): a for a in _ACTIONS.values()}
-_TEXT_OF: dict[tuple[int, bool, int | None], str] = {
-    key: format_action(a) for key, a in _ACTIONS.items()
-}
-
-
-def parse_action(text: str) -> Action:
-    """Parse the canonical action text; raises ``InvalidActionError`` with a helpful message."""
-    action = _ACTION_BY_TEXT.get(text)
-    if action is not None:
-        return action
-    words = text.split(" ")
-    hint = (
-        "expected '<play|discard> <card> <deck|draw C>', e.g. 'play R5 deck' or "
-        f"'discard Y10 draw B' (colours Y B W G R; wager cards are written {WAGER_LETTER}, "
-        f"e.g. G{WAGER_LETTER})"
-    )
-    if len(words) not in (3, 4) or words[0] not in ("play", "discard"):
-        raise InvalidActionError(f"cannot parse action {text!r}: {hint}")
-    parse_card(words[1])
-    raise InvalidActionError(f"cannot parse action {text!r}: bad draw source; {hint}")
+# --- the actions by card and by index ----------------------------------------------------------
 
 
 def _build_tables() -> tuple[tuple[tuple[Action, ...], ...], tuple[tuple[Action, ...], ...]]:
@@ -321,20 +216,6 @@ def _code_of(card: object) -> int:
         return -1
 
 
-@dataclass(frozen=True, slots=True, repr=False)
-class LastAction:
-    """A seat's most recent action in the current round, as the other seat saw it too."""
-
-    action: Action
-    """The whole turn: the card played or discarded, where, and the draw source."""
-    drawn: Card | None
-    """The card taken from a discard pile (public: it was that pile's top); None for a draw
-    from the deck (the card drawn from the deck is never told)."""
-
-    def __repr__(self) -> str:
-        return f"LastAction({format_action(self.action)!r}, drawn={self.drawn!r})"
-
-
 Move = tuple[int, int, int, bool, int | None, int, int, int, int, int]
 """An action as the engine checks and plays it: (card code, colour, rank, discard, draw,
 :func:`_action_index`, the threshold bits of the card's expedition once it is placed; then what
@@ -445,17 +326,6 @@ class Rules:
 
 _DEFAULT_RULES = Rules(**validate_options(OPTION_SPECS, None))
 """The rules of a match with no options given (the options' defaults)."""
-
-Hand = tuple[Card, ...]
-Expeditions = tuple[tuple[Card, ...], ...]
-"""Five expeditions (one per colour, in ``COLOURS`` order), each in the order played."""
-HistoryEntry = tuple[int, int, str]
-"""One public action: (0-based round, seat, canonical action text)."""
-Deal = tuple[Hand, Hand, tuple[Card, ...]]
-"""A round's deal: seat 0's hand, seat 1's hand (each sorted), the deck in drawing order."""
-LastActions = tuple[LastAction | None, LastAction | None]
-"""Each seat's most recent action in the current round, None before its first."""
-NO_LAST_ACTIONS: LastActions = (None, None)
 
 
 @dataclass(frozen=True)
@@ -776,43 +646,6 @@ def _legal_move(state: State, action: Action) -> Move | None:
             and (not pile or state._mask & pile and state.turn < state.rules.stall_guard_turns)):
         return move
     return None
-
-
-@dataclass(frozen=True, slots=True)
-class View:
-    """What one seat may know (the observation sent to a bot)."""
-
-    seat: int
-    """The observing seat."""
-    hand: Hand
-    """The seat's own hand, sorted."""
-    opponent_hand_size: int
-    expeditions: tuple[Expeditions, Expeditions]
-    """Both players' expeditions, ``expeditions[seat][colour]``, cards in the order played."""
-    piles: tuple[tuple[Card, ...], ...]
-    """The five discard piles (Y B W G R), whole contents, bottom first."""
-    deck_count: int
-    to_move: int | None
-    """The seat to move, None once the match is over."""
-    round_index: int
-    """0-based round number."""
-    rounds: int
-    """Rounds in the match (option ``rounds``)."""
-    starter_rule: str
-    starter: int
-    """The seat that started the current round."""
-    turn: int
-    """Turns played in the current round (both seats count)."""
-    stall_guard_turns: int
-    """From this turn count on, drawing from discard piles is illegal (arena rule)."""
-    finished_rounds: tuple[tuple[int, int], ...]
-    """Score pairs (seat 0, seat 1) of the finished rounds."""
-    history: tuple[HistoryEntry, ...]
-    """Every action of the match, (round, seat, action text); deck draws never name the card."""
-    last_actions: LastActions = NO_LAST_ACTIONS
-    """Each seat's most recent action in the current round, None before its first: what it
-    played or discarded where, where it drew from, and the card it took from a discard pile
-    (never the card drawn from the deck)."""
 
 
 # --- scoring -----------------------------------------------------------------------------------
@@ -1172,88 +1005,6 @@ class LostCitiesGame:
 
 GAME = LostCitiesGame()
 """The registered engine instance."""
-
-
-# --- helpers for bots that search -------------------------------------------------------------
-
-
-def round_history(view: View) -> list[tuple[int, Action]]:
-    """The (seat, action) pairs of the current round, oldest first."""
-    return [
-        (seat, _ACTION_BY_TEXT[text])
-        for round_, seat, text in view.history
-        if round_ == view.round_index
-    ]
-
-
-_PUBLIC_BY_TEXT: dict[str, tuple[int, int, bool, int | None]] = {
-    text: (move[0], move[1], move[3], move[4]) for text, move in _MOVE_BY_TEXT.items()}
-"""Card code, colour, discard and draw source of every action text (for replaying a round)."""
-
-
-def _round_entries(view: View) -> Sequence[HistoryEntry]:
-    """The history entries of the view's current round (its last ``turn`` entries, when they
-    are; else found by their round index)."""
-    history, current = view.history, view.round_index
-    first = len(history) - view.turn
-    if 0 <= first <= len(history) and (first == len(history) or history[first][0] == current) and (
-            first == 0 or history[first - 1][0] != current):
-        return history[first:]
-    return [entry for entry in history if entry[0] == current]
-
-
-def known_opponent_cards(view: View) -> list[Card]:
-    """Cards known to be in the opponent's hand: taken from a discard pile this round and not
-    played or discarded since (replays the round's public history)."""
-    piles: list[list[int]] = [[] for _ in range(N_COLOURS)]
-    known: list[int] = []
-    me, public = view.seat, _PUBLIC_BY_TEXT
-    for _, seat, text in _round_entries(view):
-        code, colour, discard, draw = public[text]
-        if seat != me and code in known:
-            known.remove(code)
-        if discard:
-            piles[colour].append(code)
-        if draw is not None and piles[draw]:
-            taken = piles[draw].pop()
-            if seat != me:
-                known.append(taken)
-    return [CARDS[code] for code in sorted(known)]
-
-
-_HIDDEN: dict[str, tuple[View, tuple[Card, ...], tuple[Card, ...]]] = {}
-"""The last view ``determinize`` was given (kept, so that no other object takes its identity),
-its ``known_opponent_cards`` and the other unseen cards: a search determinizes one view again
-and again."""
-
-
-def _hidden_cards(view: View) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
-    """The opponent's known cards, and the unseen cards but those, sorted (kept for the last
-    view)."""
-    last = _HIDDEN.get("last")
-    if last is not None and last[0] is view:
-        return last[1], last[2]
-    unknown = unseen_cards(view)
-    known = known_opponent_cards(view)
-    for card in known:
-        unknown.remove(card)
-    _HIDDEN["last"] = (view, tuple(known), tuple(unknown))
-    return tuple(known), tuple(unknown)
-
-
-_DECK_COUNTS: tuple[int, ...] = tuple(FULL_DECK.count(card) for card in CARDS)
-"""How many of each card the deck holds, by code."""
-
-
-def unseen_cards(view: View) -> list[Card]:
-    """All cards the seat has not seen anywhere: the opponent's hand plus the deck (sorted)."""
-    counts = list(_DECK_COUNTS)
-    for card in view.hand:
-        counts[card] -= 1
-    for cards in (*view.expeditions[0], *view.expeditions[1], *view.piles):
-        for card in cards:
-            counts[card] -= 1
-    return list(chain.from_iterable(map(repeat, CARDS, counts)))
 
 
 determinize = GAME.determinize
