@@ -186,4 +186,20 @@ def run(policy: Any, *, name: str, version: str = "", target: str | None = None)
     try:
         _without_running_loop(loop.run_until_complete, _play(session, target))
     finally:
-        loop.close()
+        try:
+            _without_running_loop(_cancel_leftovers, loop)
+        finally:
+            loop.close()
+
+
+def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel the tasks still pending on ``loop`` and let them finish, as ``asyncio.run`` does:
+    gRPC leaves its call's status task waiting when the bot returns at MatchEnd before the
+    referee ends the stream, and a loop closed over a pending task makes asyncio print "Task was
+    destroyed but it is pending!" into the bot's output when the task is collected."""
+    leftovers = asyncio.all_tasks(loop)
+    if not leftovers:
+        return
+    for task in leftovers:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*leftovers, return_exceptions=True))
