@@ -225,18 +225,22 @@ class RemotePlayer:
         self._request: bot_pb2.RefereeMessage | None = None
         """The decision asked and not yet delivered (``ask`` prepares it, ``answer`` sends it)."""
         self.startup_ms: float | None = None
-        """Wall time from starting the bot's sandbox to its Hello (None: it never said it)."""
+        """Wall time from the bot's process or container running (its sandbox started it) to its
+        Hello, the interval the startup deadline limits (None: it never said it)."""
 
     # --- start ----------------------------------------------------------------------------
     async def connect(self, timeout_s: float) -> None:
         await self.endpoint.start()
-        started = time.perf_counter()
         try:
             self.running = await self.sandbox.start(
                 self.bot, self.endpoint.socket_dir, self.match_id, self.seat
             )
         except BotFault as fault:
             raise fault.at(self.seat) from None
+        # The startup deadline and the recorded figure both run from here, when the bot's
+        # process or container runs: what the sandbox did first (an image build, creating the
+        # container) is not the bot's time (docs/protocol.md).
+        started = time.perf_counter()
         self.exit = asyncio.ensure_future(self.running.wait())
         message = await self._next(timeout_s, waiting_for="hello")
         try:
