@@ -195,6 +195,11 @@ class GoofspielGame:
             return "bid ?"
         return _text(action)
 
+    def action_space(self, options: Options | None = None) -> tuple[Action, ...]:
+        """Every action the game can make, in a fixed order: the 13 bids, ascending (the lab's
+        fixed action encoding, the arena's docs/lab.md)."""
+        return tuple(BIDS.values())
+
     # transitions
     def apply(self, state: State, action: Action) -> State:
         """The state after ``action``; raises ``IllegalActionError`` if it is not legal."""

@@ -1,0 +1,376 @@
+"""Every installed game as an OpenSpiel game (docs/lab.md, "OpenSpiel").
+
+Importing this module registers one python game per installed game (the registry's plugins, the
+built-ins and any package's), named ``arena_<id>`` with ``-`` as ``_``::
+
+    import pyspiel
+    import arena.lab.openspiel  # registers arena_lost_cities, arena_haggis, ...
+    game = pyspiel.load_game("arena_lost_cities(rounds=1)")
+
+Nothing here knows a game: every fact comes through the game protocol and the hooks the engine
+declares (:mod:`arena.lab.encoding`).
+
+- **Chance.** A match's chance is its seed (every deal of every round is drawn from it, arena
+  /games/api.py): the first :data:`SEED_BYTES` nodes are chance nodes of 256 equally likely
+  outcomes, the seed's bytes, most significant first. A fixed chance sequence is a duplicate
+  deal, and arena seed ``s`` is the sequence :func:`chance_of_seed` ``(s)``.
+- **Players** are the seats; ``current_player`` is the engine's ``to_move``.
+- **Actions** are :class:`~arena.lab.encoding.ActionEncoding` ids (fixed when the engine
+  declares ``action_space``, else indices into the ordered legal list).
+- **Observation string**: the seat's view as text; **observation tensor**: the view's hashed
+  features (:func:`~arena.lab.encoding.features`). Only the seat's own observation is read.
+- **Information state string** (perfect recall): the seat's view as text, then a digest of
+  every distinct view the seat has had since the deal, in order.
+- **Returns** (terminal): each seat's total minus the other's (parameter ``returns=margin``,
+  the default) or +1/0/-1 by the match's result (``returns=win``); every rules option of the
+  game is a parameter too.
+- **Resampling**: ``state.resample_from_infostate(player, sampler)`` is a state drawn by the
+  engine's ``determinize`` from the player's observation (OpenSpiel's ISMCTS calls it; its bot
+  can also take :func:`resampler` through ``set_resampler``). The state it gives has no
+  history (its past is not known to the player), the player's information state is the one it
+  was given, and the other seat's starts at the resample.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from arena.errors import OptionsError
+from arena.games.registry import get_game, plugins
+from arena.lab.encoding import FEATURES, ActionEncoding, features, text_of
+
+SEED_BYTES = 8
+"""The chance nodes of a match: the 64-bit seed, one byte each, most significant first."""
+MAX_MARGIN = 10_000.0
+"""The bound OpenSpiel is told for a ``margin`` return (a loose one: no game declares its own)."""
+MAX_GAME_LENGTH = 100_000
+"""The longest match OpenSpiel is told of (a loose bound, chance nodes included)."""
+RETURNS = ("margin", "win")
+
+
+def short_name(game_id: str) -> str:
+    """The OpenSpiel name of an arena game: ``lost-cities`` -> ``arena_lost_cities``."""
+    return "arena_" + game_id.replace("-", "_")
+
+
+def chance_of_seed(seed: int) -> list[int]:
+    """The chance outcomes that deal the match of arena seed ``seed`` (0 <= seed < 2**64)."""
+    if not 0 <= seed < 1 << (8 * SEED_BYTES):
+        raise ValueError(f"an arena seed is 0 .. 2**64 - 1, not {seed}")
+    return [(seed >> (8 * (SEED_BYTES - 1 - i))) & 0xFF for i in range(SEED_BYTES)]
+
+
+def seed_of_chance(outcomes: list[int] | tuple[int, ...]) -> int:
+    """The arena seed of a full sequence of chance outcomes."""
+    seed = 0
+    for byte in outcomes:
+        seed = (seed << 8) | byte
+    return seed
+
+
+class _Node:
+    """One point of a match (immutable: a clone shares it): the seed bytes dealt so far, the
+    arena state once all are, the node before, and each seat's recall (computed on demand)."""
+
+    __slots__ = ("game", "seed_bytes", "state", "parent", "action", "recall")
+
+    def __init__(self, game: ArenaGame, seed_bytes: tuple[int, ...], state: Any,
+                 parent: _Node | None, action: Any = None) -> None:
+        self.game = game
+        self.seed_bytes = seed_bytes
+        self.state = state
+        self.parent = parent
+        self.action = action
+        """The engine's action that led here (None after a chance outcome)."""
+        self.recall: dict[int, tuple[bytes, bytes, str]] = {}
+        """seat -> (digest of its view here, digest of its distinct views so far, view text)."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Node:
+        return self
+
+    def __copy__(self) -> _Node:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (OpenSpiel serializes a python state's attributes) as the game's name and
+        parameters, the seed bytes and the action texts since the deal; rebuilt by replay.
+        A resampled state (no seed) pickles its arena state instead."""
+        texts: list[str] = []
+        node = self
+        while node.parent is not None and node.action is not None:
+            texts.append(node.game.engine.format_action(node.action))
+            node = node.parent
+        if node.parent is None and node.state is not None:  # a resample's
+            return (_restore, (self.game.name, self.game.params, self.state, self.recall))
+        texts.reverse()
+        return (_replay, (self.game.name, self.game.params, self.seed_bytes, tuple(texts)))
+
+
+def _game_named(name: str, params: dict[str, Any]) -> ArenaGame:
+    game: ArenaGame = pyspiel.load_game(name, params)
+    return game
+
+
+def _replay(name: str, params: dict[str, Any], seed_bytes: tuple[int, ...],
+            texts: tuple[str, ...]) -> _Node:
+    game = _game_named(name, params)
+    node = _Node(game, (), None, None)
+    for byte in seed_bytes:
+        node = game.deal(node, byte)
+    for text in texts:
+        node = game.move(node, game.engine.parse_action(text))
+    return node
+
+
+def _restore(name: str, params: dict[str, Any], state: Any,
+             recall: dict[int, tuple[bytes, bytes, str]]) -> _Node:
+    node = _Node(_game_named(name, params), (), state, None)
+    node.recall.update(recall)
+    return node
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+class ArenaGame(pyspiel.Game):  # type: ignore[misc]
+    """One arena game as an OpenSpiel game (module docstring)."""
+
+    GAME_ID = ""
+    """The arena game (set on each game's subclass)."""
+    GAME_TYPE: Any = None
+    """Its ``pyspiel.GameType``."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        game_type = self.GAME_TYPE
+        self.engine = get_game(self.GAME_ID)
+        self.name = game_type.short_name
+        self.params = params
+        self.returns_type = str(params.get("returns", "margin"))
+        if self.returns_type not in RETURNS:
+            raise OptionsError(f"option returns must be one of {', '.join(RETURNS)}, "
+                               f"got {self.returns_type!r}")
+        names = {spec.name for spec in self.engine.option_specs}
+        self.options = {name: value for name, value in params.items() if name in names}
+        self.engine.new_match(0, self.options)  # bad options fail here, with the engine's words
+        self.encoding = ActionEncoding(self.engine, self.options)
+        bound = 1.0 if self.returns_type == "win" else MAX_MARGIN
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.encoding.size, max_chance_outcomes=256, num_players=2,
+            min_utility=-bound, max_utility=bound, utility_sum=0.0,
+            max_game_length=MAX_GAME_LENGTH)
+        super().__init__(game_type, info, params)
+
+    def new_initial_state(self) -> ArenaState:
+        """The match before its deal (the first chance node)."""
+        return ArenaState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
+        """The observer OpenSpiel asks for: a seat's observation (string and tensor) or, with
+        ``perfect_recall``, its information state (string only)."""
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params}")
+        recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        if iig_obs_type is not None and (
+                not iig_obs_type.public_info
+                or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER):
+            raise ValueError("only a seat's own observation is available (public and "
+                             "single-player private information)")
+        return _Observer(self, recall)
+
+    def deal(self, node: _Node, byte: int) -> _Node:
+        """The node after chance outcome ``byte``."""
+        if not 0 <= byte < 256:
+            raise ValueError(f"a chance outcome is a byte, not {byte}")
+        seed_bytes = node.seed_bytes + (byte,)
+        state = (self.engine.new_match(seed_of_chance(seed_bytes), self.options)
+                 if len(seed_bytes) == SEED_BYTES else None)
+        return _Node(self, seed_bytes, state, node)
+
+    def move(self, node: _Node, action: Any) -> _Node:
+        """The node after a seat's action (the engine's)."""
+        return _Node(self, node.seed_bytes, self.engine.apply(node.state, action), node, action)
+
+    def recall(self, node: _Node, seat: int) -> tuple[bytes, bytes, str]:
+        """The seat's recall at ``node``: computed from the nearest node that knows it."""
+        chain: list[_Node] = []
+        at: _Node | None = node
+        while at is not None and seat not in at.recall:
+            chain.append(at)
+            at = at.parent
+        known = at.recall[seat] if at is not None else (b"", b"", "")
+        for step in reversed(chain):
+            if step.state is not None:
+                text = text_of(self.engine.observation(step.state, seat))
+                view = _digest(text.encode())
+                known = (view, known[1] if view == known[0] else _digest(known[1] + view), text)
+            step.recall[seat] = known
+        return known
+
+
+class ArenaState(pyspiel.State):  # type: ignore[misc]
+    """A point of an arena match in OpenSpiel (module docstring)."""
+
+    def __init__(self, game: ArenaGame) -> None:
+        super().__init__(game)
+        self._node = _Node(game, (), None, None)
+
+    # the arena's own view of the state
+    @property
+    def arena_state(self) -> Any:
+        """The engine's state (None while the seed is being dealt)."""
+        return self._node.state
+
+    def current_player(self) -> int:
+        node = self._node
+        if node.state is None:
+            return int(pyspiel.PlayerId.CHANCE)
+        mover = node.game.engine.to_move(node.state)
+        return int(pyspiel.PlayerId.TERMINAL) if mover is None else int(mover)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        node = self._node
+        return node.game.encoding.legal_ids(node.state)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return [(byte, 1.0 / 256) for byte in range(256)]
+
+    def _apply_action(self, action: int) -> None:
+        node = self._node
+        game = node.game
+        if node.state is None:
+            self._node = game.deal(node, int(action))
+        else:
+            self._node = game.move(node, game.encoding.action(node.state, int(action)))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        node = self._node
+        if player == pyspiel.PlayerId.CHANCE or node.state is None:
+            return f"seed byte {len(node.seed_bytes)}: {action}"
+        return node.game.encoding.text(node.state, int(action))
+
+    def is_terminal(self) -> bool:
+        node = self._node
+        return node.state is not None and node.game.engine.to_move(node.state) is None
+
+    def returns(self) -> list[float]:
+        node = self._node
+        result = None if node.state is None else node.game.engine.outcome(node.state)
+        if result is None:
+            return [0.0, 0.0]
+        if node.game.returns_type == "win":
+            if result.winner is None:
+                return [0.0, 0.0]
+            return [1.0, -1.0] if result.winner == 0 else [-1.0, 1.0]
+        margin = float(result.totals[0] - result.totals[1])
+        return [margin, -margin]
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ArenaState:
+        """A state the player cannot tell from this one, drawn by the engine's
+        ``determinize`` (module docstring); ``probability_sampler()`` seeds the draw."""
+        return _resample(self, player_id, random.Random(int(probability_sampler() * 2 ** 53)))
+
+    def __str__(self) -> str:
+        node = self._node
+        if node.state is None:
+            return f"dealing: seed bytes {list(node.seed_bytes)}"
+        return repr(node.state)
+
+
+def _resample(state: ArenaState, seat: int, rng: random.Random) -> ArenaState:
+    node = state._node
+    game = node.game
+    if node.state is None or game.engine.to_move(node.state) is None:
+        raise ValueError("resample_from_infostate needs a running match (after the deal)")
+    own = game.recall(node, seat)
+    dealt = game.engine.determinize(game.engine.observation(node.state, seat), rng)
+    new = game.new_initial_state()
+    fresh = _Node(game, (), dealt, None)
+    fresh.recall[seat] = own
+    other = 1 - seat
+    text = text_of(game.engine.observation(dealt, other))
+    view = _digest(text.encode())
+    fresh.recall[other] = (view, _digest(b"resampled" + view), text)
+    new._node = fresh
+    return new
+
+
+def resampler(state: ArenaState, player: int) -> ArenaState:
+    """A resampler for ``ISMCTSBot.set_resampler``: ``state.resample_from_infostate`` with a
+    draw from Python's ``random`` (seed it for a reproducible search)."""
+    return _resample(state, player, random.Random(random.getrandbits(64)))
+
+
+class _Observer:
+    """OpenSpiel's python observer: ``tensor`` and ``dict`` for the observation, ``None`` and
+    ``{}`` for the information state (a string only)."""
+
+    def __init__(self, game: ArenaGame, recall: bool) -> None:
+        self.game = game
+        self.perfect_recall = recall
+        self.tensor = None if recall else np.zeros(FEATURES, np.float32)
+        self.dict = {} if self.tensor is None else {"observation": self.tensor}
+
+    def set_from(self, state: ArenaState, player: int) -> None:
+        if self.tensor is None:
+            return
+        node = state._node
+        if node.state is None:
+            self.tensor.fill(0.0)
+        else:
+            features(self.game.engine.observation(node.state, player), FEATURES, self.tensor)
+
+    def string_from(self, state: ArenaState, player: int) -> str:
+        node = state._node
+        if node.state is None:
+            return f"dealing ({len(node.seed_bytes)} of {SEED_BYTES} seed bytes)"
+        if not self.perfect_recall:
+            return text_of(self.game.engine.observation(node.state, player))
+        view, seen, text = self.game.recall(node, player)
+        return f"{text}\nrecall {seen.hex()}"
+
+
+def _register() -> tuple[str, ...]:
+    names: list[str] = []
+    for plugin in plugins():
+        try:
+            engine = get_game(plugin.id)
+        except Exception:  # noqa: BLE001 — `arena games list` says why a game cannot load
+            continue
+        spec: dict[str, Any] = {option.name: option.default for option in engine.option_specs}
+        spec["returns"] = "margin"
+        name = short_name(plugin.id)
+        game_type = pyspiel.GameType(
+            short_name=name,
+            long_name=f"Arena {engine.title}",
+            dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+            chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+            information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+            utility=pyspiel.GameType.Utility.ZERO_SUM,
+            reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+            max_num_players=2,
+            min_num_players=2,
+            provides_information_state_string=True,
+            provides_information_state_tensor=False,
+            provides_observation_string=True,
+            provides_observation_tensor=True,
+            parameter_specification=spec,
+        )
+
+        # a class per game, as OpenSpiel's own python games register: a function held only by
+        # OpenSpiel's registry would be freed after the interpreter, at exit (a fatal error)
+        creator = type(f"ArenaGame_{name}", (ArenaGame,), {"GAME_ID": plugin.id,
+                                                            "GAME_TYPE": game_type})
+        pyspiel.register_game(game_type, creator)
+        names.append(name)
+    return tuple(names)
+
+
+REGISTERED: tuple[str, ...] = _register()
+"""The OpenSpiel names registered by importing this module, in the registry's order."""

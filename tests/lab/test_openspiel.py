@@ -1,0 +1,133 @@
+"""Every installed game as an OpenSpiel game (arena/lab/openspiel.py): OpenSpiel's own checks,
+the chance sequence as the arena's deal, resampling through ``determinize``, and OpenSpiel's
+MCTS and ISMCTS bots playing whole matches."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import ismcts, mcts
+
+from arena.errors import OptionsError
+from arena.games.registry import game_ids, get_game
+from arena.lab import openspiel as lab
+from tests.lab.conftest import SMALL
+
+pytestmark = pytest.mark.unit
+
+GAMES = game_ids()
+
+
+def load(game_id: str, **more: object) -> pyspiel.Game:
+    return pyspiel.load_game(lab.short_name(game_id), {**SMALL.get(game_id, {}), **more})
+
+
+def dealt(game: pyspiel.Game, seed: int) -> pyspiel.State:
+    state = game.new_initial_state()
+    for outcome in lab.chance_of_seed(seed):
+        state.apply_action(outcome)
+    return state
+
+
+def test_every_installed_game_is_registered() -> None:
+    assert lab.REGISTERED == tuple(lab.short_name(game_id) for game_id in GAMES)
+    assert {"arena_lost_cities", "arena_haggis", "arena_portas", "arena_goofspiel"} <= set(
+        pyspiel.registered_names())
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_openspiel_random_simulation_with_serialization(game_id: str) -> None:
+    pyspiel.random_sim_test(load(game_id), num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_chance_sequence_is_the_arena_deal_of_its_seed(game_id: str) -> None:
+    seed = random.Random(game_id).getrandbits(64)
+    assert lab.seed_of_chance(lab.chance_of_seed(seed)) == seed
+    state = dealt(load(game_id), seed)
+    engine = get_game(game_id)
+    assert state.arena_state == engine.new_match(seed, SMALL.get(game_id, {}))
+    # the same chance sequence deals the same match again: a duplicate deal
+    assert dealt(load(game_id), seed).arena_state == state.arena_state
+    assert state.current_player() == engine.to_move(state.arena_state)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_returns_are_the_total_margin_or_the_result(game_id: str) -> None:
+    engine = get_game(game_id)
+    for returns in ("margin", "win"):
+        state = dealt(load(game_id, returns=returns), 7)
+        rng = random.Random(7)
+        while not state.is_terminal():
+            assert state.returns() == [0.0, 0.0]
+            state.apply_action(rng.choice(state.legal_actions()))
+        result = engine.outcome(state.arena_state)
+        margin = result.totals[0] - result.totals[1]
+        expected = margin if returns == "margin" else (margin > 0) - (margin < 0)
+        assert state.returns() == [expected, -expected]
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_resample_keeps_what_the_player_knows(game_id: str) -> None:
+    game = load(game_id)
+    engine = get_game(game_id)
+    rng = random.Random(3)
+    state = dealt(game, 11)
+    checked = 0
+    while not state.is_terminal():
+        player = state.current_player()
+        if rng.random() < 0.2:
+            sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+            other = state.resample_from_infostate(player, sampler)
+            assert other.information_state_string(player) == state.information_state_string(
+                player)
+            assert other.observation_string(player) == state.observation_string(player)
+            assert other.observation_tensor(player) == state.observation_tensor(player)
+            assert other.legal_actions() == state.legal_actions()
+            assert engine.observation(other.arena_state, player) == engine.observation(
+                state.arena_state, player)
+            checked += 1
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert checked
+
+
+def test_information_states_recall_what_the_current_view_forgets() -> None:
+    """Two seats' information states differ, and a player's information state changes with
+    every view it has had, even when the view itself comes back."""
+    game = load("goofspiel")
+    state = dealt(game, 5)
+    assert state.information_state_string(0) != state.information_state_string(1)
+    seen = {state.information_state_string(0)}
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+        seen.add(state.information_state_string(0))
+    assert len(seen) > 26  # one per distinct view: each of seat 0's bids, each resolved prize
+
+
+def test_bad_options_are_refused_in_the_engines_words() -> None:
+    with pytest.raises(OptionsError, match="option rounds must be >= 1, got 0"):
+        pyspiel.load_game("arena_goofspiel(rounds=0)")
+    with pytest.raises(OptionsError, match="option returns must be one of margin, win"):
+        pyspiel.load_game("arena_goofspiel(returns=draws)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", GAMES)
+def test_openspiel_mcts_and_ismcts_bots_play_whole_matches(game_id: str) -> None:
+    game = load(game_id)
+    rng = np.random.RandomState(1)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    for seed in (1, 2):
+        bots = [mcts.MCTSBot(game, uct_c=2, max_simulations=3, evaluator=evaluator,
+                             random_state=rng),
+                ismcts.ISMCTSBot(game, evaluator, uct_c=2, max_simulations=3, random_state=rng)]
+        if seed == 2:
+            bots.reverse()
+            bots[0].set_resampler(lab.resampler)
+        state = dealt(game, seed)
+        while not state.is_terminal():
+            state.apply_action(bots[state.current_player()].step(state))
+        assert get_game(game_id).outcome(state.arena_state) is not None
