@@ -141,6 +141,43 @@ class TimeControl:
                    _float(data.get("wall_guard", 4.0)))
 
 
+HUMAN_PREFIX = "human:"
+"""How a seat a person plays (`arena play`) is named in a match: ``human:<user>``. A bot name
+cannot hold ``:`` (``arena.bots.names``), so no bot is ever taken for a human, nor a human for
+a bot; a ladder never rates a match with a human seat (``has_human``)."""
+
+
+def is_human(name: str) -> bool:
+    """Whether ``name`` is a human seat's (``HUMAN_PREFIX``)."""
+    return name.startswith(HUMAN_PREFIX)
+
+
+def has_human(names: tuple[str, str] | list[str]) -> bool:
+    """Whether a match between ``names`` had a human seat: such a match is logged like any
+    other but never rated."""
+    return any(is_human(n) for n in names)
+
+
+@dataclass(frozen=True)
+class HumanSeat:
+    """A seat a person plays (`arena play`), as the match spec and the log's header record it:
+    its own clock, since a person has none by default while the bot keeps the match's."""
+
+    seat: int
+    time_control: TimeControl | None = None
+    """The person's time control (always the wall clock: no sandbox meters a person); None:
+    untimed."""
+
+    def to_json(self) -> dict[str, Any]:
+        tc = self.time_control
+        return {"seat": self.seat, "time_control": None if tc is None else tc.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> HumanSeat:
+        tc = data.get("time_control")
+        return cls(_seat(data["seat"]), None if tc is None else TimeControl.from_json(_dict(tc)))
+
+
 CLOCKS = ("wall", "cpu")
 """The clock models a match can be played on (``TimeControl.clock``)."""
 WALL_GUARD_SLACK_MS = 100.0
@@ -184,6 +221,8 @@ class MatchSpec:
     """Empty: the referee makes one. Ladders give deterministic ids (idempotent results)."""
     slot: LadderSlot | None = None
     """Where a ladder placed the match (its log's header records it); None for other matches."""
+    humans: tuple[HumanSeat, ...] = ()
+    """The seats a person plays (`arena play`), each with its own clock; () for bots only."""
 
 
 @dataclass(frozen=True)
@@ -355,6 +394,9 @@ class HeaderEvent:
     """``seed_commitment(seed, salt)`` (format 4); empty: the header states its seed."""
     slot: LadderSlot | None = None
     """The ladder slot the match was played in (format 4), None outside ladders."""
+    humans: tuple[HumanSeat, ...] = ()
+    """The seats a person played (`arena play`) and their clocks; recorded only when there is
+    one (``humans``), so a log of bots only is as before."""
     type: ClassVar[str] = "header"
 
     def to_json(self) -> dict[str, Any]:
@@ -379,6 +421,8 @@ class HeaderEvent:
         })
         if self.log_format >= 4:
             data["ladder"] = None if self.slot is None else self.slot.to_json()
+        if self.humans:
+            data["humans"] = [h.to_json() for h in self.humans]
         return data
 
     @classmethod
@@ -399,6 +443,7 @@ class HeaderEvent:
             log_format=_int(data.get("log_format", 1)),
             seed_commitment=commitment,
             slot=None if slot is None else LadderSlot.from_json(_dict(slot)),
+            humans=tuple(HumanSeat.from_json(_dict(h)) for h in _list(data.get("humans"))),
         )
 
     @property
@@ -614,6 +659,15 @@ def _pair(value: Any) -> tuple[int, int]:
     if not isinstance(value, list) or len(value) != 2:
         raise TypeError(f"expected a pair, got {value!r}"[:200])
     return (_int(value[0]), _int(value[1]))
+
+
+def _list(value: Any) -> list[Any]:
+    """A list; an absent key (None) is empty."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TypeError(f"expected a list, got {value!r}"[:200])
+    return value
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -52,6 +52,7 @@ def _register() -> None:
         keys_cmds,
         ladder_cmds,
         match_cmds,
+        play_cmds,
         remote_cmds,
         results_cmds,
         serve_cmds,
@@ -60,14 +61,14 @@ def _register() -> None:
         watch_cmds,
     )
 
-    for module in (match_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
+    for module in (match_cmds, play_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
                    cluster_cmds, host_cmds, host_admin_cmds, remote_cmds, results_cmds,
                    keys_cmds, verify_cmds, games_cmds):
         module.register(app)
 
 
 PANELS: dict[str, tuple[str, ...]] = {
-    "Play, watch, submit": ("match", "watch", "replay", "submit", "run-ladder"),
+    "Play, watch, submit": ("match", "play", "watch", "replay", "submit", "run-ladder"),
     "Results: a ladder's (its file), a competition's (--server)": ("standings", "matches",
                                                                    "verify"),
     "Ladders (their operators)": ("ladder", "sprt", "cluster", "worker", "keys", "serve"),

@@ -65,7 +65,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from arena.bots.identity import bot_identity
 from arena.errors import ArenaError
-from arena.model import BotSpec, MatchResult, Termination
+from arena.model import BotSpec, MatchResult, Termination, has_human
 from arena.record.log import private_dir, tighten
 from arena.stats.rating import elo_update
 
@@ -361,7 +361,11 @@ class LadderStore:
         """Record one result in one transaction; a match id already present is a no-op.
 
         Bots are keyed by ``result.bots`` (the names the ladder rates). A non-void result
-        also appends both bots' live Elo. Raises ``StoreError``."""
+        also appends both bots' live Elo. Raises ``StoreError``, also for a match a person
+        played (`arena play`: ``has_human``), which no ladder ever rates."""
+        if has_human(result.bots):
+            raise StoreError(f"match {result.match_id} had a human seat ({' vs '.join(result.bots)}"
+                             "): a ladder records and rates bots' matches only")
         try:
             with self._write() as conn:
                 if self._has_match(conn, result.match_id):

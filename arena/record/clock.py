@@ -10,9 +10,14 @@ same (rounded) figures, so a replay re-runs the clocks exactly.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.model import Termination, TimeControl
+from arena.model import HumanSeat, Termination, TimeControl
+
+UNTIMED_MS = 2**31 - 1
+"""What an untimed seat (a person with no clock, `arena play`) is offered per decision: about 25
+days, finite so that every figure derived from it stays an integer."""
 
 
 @dataclass
@@ -23,11 +28,18 @@ class Clock:
     """The match's time control (its move time, clock model and wall guard)."""
     bank_ms: float = 0.0
     """What is left of the seat's bank (``of`` starts it full)."""
+    untimed: bool = False
+    """A seat with no clock (a person, `arena play`): no decision is ever a timeout."""
 
     @classmethod
     def of(cls, control: TimeControl) -> Clock:
         """A fresh clock for one seat of a match played under ``control``."""
         return cls(control, float(control.time_bank_ms))
+
+    @classmethod
+    def none(cls) -> Clock:
+        """The clock of an untimed seat (``untimed``)."""
+        return cls(TimeControl(clock="wall"), 0.0, untimed=True)
 
     @property
     def move_time_ms(self) -> int:
@@ -41,6 +53,8 @@ class Clock:
 
     def allowance_ms(self) -> float:
         """How much the next decision may be charged before it is a timeout."""
+        if self.untimed:
+            return float(UNTIMED_MS)
         return self.move_time_ms + self.bank_ms
 
     def guard_ms(self) -> float:
@@ -59,6 +73,8 @@ class Clock:
 
     def verdict(self, elapsed_ms: float, cpu_ms: float | None) -> Termination | None:
         """The fault a decision with these figures earns (None: within its limits); pure."""
+        if self.untimed:
+            return None
         if self.charged_ms(elapsed_ms, cpu_ms) > self.allowance_ms():
             return Termination.TIMEOUT
         if self.cpu and cpu_ms is not None and elapsed_ms > self.guard_ms():
@@ -68,9 +84,21 @@ class Clock:
     def charge(self, elapsed_ms: float, cpu_ms: float | None = None) -> Termination | None:
         """Account one decision: None when it stayed within its limits (the bank pays what
         went over the move time), else the fault it earned (the bank is then spent)."""
+        if self.untimed:
+            return None
         fault = self.verdict(elapsed_ms, cpu_ms)
         if fault is not None:
             self.bank_ms = 0.0
             return fault
         self.bank_ms -= max(0.0, self.charged_ms(elapsed_ms, cpu_ms) - self.move_time_ms)
         return None
+
+
+def seat_clocks(control: TimeControl, humans: Sequence[HumanSeat] = ()) -> list[Clock]:
+    """Both seats' fresh clocks: the match's ``control``, except for a seat a person plays
+    (``humans``), which has its own (wall-clock) time control or none."""
+    clocks = [Clock.of(control) for _ in range(2)]
+    for human in humans:
+        tc = human.time_control
+        clocks[human.seat] = Clock.none() if tc is None else Clock.of(tc)
+    return clocks

@@ -35,7 +35,7 @@ from arena.model import (
     Termination,
     seed_commitment,
 )
-from arena.record.clock import Clock
+from arena.record.clock import seat_clocks
 from arena.record.log import read_events
 from arena.record.signing import LogSignature, TrustedKeys, check_log_signature
 
@@ -227,8 +227,7 @@ class _Checker:
         self.game = game
         self.header = header
         self.state = game.new_match(seed, header.options)
-        tc = header.time_control
-        self.clocks = [Clock.of(tc) for _ in range(2)]
+        self.clocks = seat_clocks(header.time_control, header.humans)
         self.decisions = 0
         self.fault: DecisionEvent | None = None
         self.ended = False

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import secrets
 import time
@@ -55,7 +56,7 @@ from arena.model import (
     plain_text,
     seed_commitment,
 )
-from arena.record.clock import Clock
+from arena.record.clock import Clock, seat_clocks
 from arena.record.log import MatchLogWriter, open_private, seat_log_path
 from arena.referee.player import DecisionRequest, Player
 from arena.referee.remote import ANSWER_CHARS, remote_players
@@ -139,17 +140,25 @@ def illegal_detail(game: Game[Any, Any, Any], state: Any, action: Any, text: str
     A game's explanation that fails or is empty leaves just the action: the bot's fault stands
     whatever the explanation does (the rules said no through ``is_legal``)."""
     detail = f"illegal action {text!r}"
+    reason = illegal_reason(game, state, action)
+    return f"{detail}: {reason}" if reason else detail
+
+
+def illegal_reason(game: Game[Any, Any, Any], state: Any, action: Any) -> str:
+    """Why ``action`` is illegal in ``state`` as the game explains it (its optional
+    ``explain_illegal``, which names only what the seat to move sees): one line of plain text
+    of at most ``REASON_CHARS``; "" when the game has no explanation or its explanation
+    fails."""
     explain = getattr(game, "explain_illegal", None)
     if explain is None:
-        return detail
+        return ""
     try:
         reason = str(explain(state, action))
     except Exception:  # noqa: BLE001 — a game's faulty explanation must not void the forfeit
-        log.exception("%s: explain_illegal failed for %r", game.id, text)
-        return detail
+        log.exception("%s: explain_illegal failed for %r", game.id, action)
+        return ""
     lines = plain_text(reason).strip().splitlines()
-    reason = lines[0].strip()[:REASON_CHARS].rstrip() if lines else ""
-    return f"{detail}: {reason}" if reason else detail
+    return lines[0].strip()[:REASON_CHARS].rstrip() if lines else ""
 
 
 def _cpu_detail(used_ms: float, allowance_ms: float) -> str:
@@ -204,9 +213,11 @@ class Match:
         self.on_event = on_event
         self.time_control = spec.time_control
         """The time control played (the spec's; on the wall clock between in-process seats)."""
-        self.clocks = [Clock.of(self.time_control) for _ in range(2)]
+        self.clocks = seat_clocks(self.time_control, spec.humans)
         self.decisions = 0
         self.started = time.perf_counter()
+        self.result: MatchResult | None = None
+        """The result, once the match ended (also when it was cancelled)."""
 
     # --- events -------------------------------------------------------------------------
     def emit(self, event: MatchEvent) -> None:
@@ -237,6 +248,7 @@ class Match:
             log_format=LOG_FORMAT,
             seed_commitment=seed_commitment(self.spec.seed, self.seed_salt),
             slot=self.spec.slot,
+            humans=self.spec.humans,
         )
 
     def _deal(self) -> None:
@@ -301,7 +313,7 @@ class Match:
         if self.time_control.clock == "cpu" and all(
                 getattr(p, "in_process", False) for p in players):
             self.time_control = dataclasses.replace(self.time_control, clock="wall")
-            self.clocks = [Clock.of(self.time_control) for _ in range(2)]
+            self.clocks = seat_clocks(self.time_control, self.spec.humans)
 
     def _seat_start(self, seat: int) -> SeatStart:
         bots = self.spec.bots
@@ -341,6 +353,7 @@ class Match:
             legal_texts=legal_texts_of(game, self.state, legal),
             time_left_ms=int(clock.allowance_ms()),
             time_bank_ms=int(clock.bank_ms),
+            explain=functools.partial(illegal_reason, game, self.state),
         )
         meter = player.meter
         cpu = _CpuSpan(meter)
@@ -361,6 +374,9 @@ class Match:
             if not game.is_legal(self.state, action):
                 raise BotFault(Termination.ILLEGAL_ACTION,
                                illegal_detail(game, self.state, action, text), seat)
+        except asyncio.CancelledError:  # asked, never answered: not a decision of the log
+            self.decisions -= 1
+            raise
         except BotFault as fault:  # the forfeiting decision is recorded like any other
             elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
             answer = text if text is not None else recorded_answer(fault.answer)
@@ -412,7 +428,7 @@ class Match:
     # --- the end ------------------------------------------------------------------------
     async def _finish(self, players: tuple[Player, Player], termination: Termination,
                       faulty: int | None, detail: str) -> MatchResult:
-        result = self._result(termination, faulty, detail)
+        result = self.result = self._result(termination, faulty, detail)
         stats = None
         try:
             for player in players:

@@ -21,7 +21,7 @@ seat cost over the match (``Player.seat_stats``) goes into the match end.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from arena.errors import BotFault
@@ -46,6 +46,10 @@ class DecisionRequest:
     time_left_ms: int
     """The seat's allowance for this decision (move time plus what is left of its bank)."""
     time_bank_ms: int
+    explain: Callable[[Any], str] | None = field(default=None, compare=False, repr=False)
+    """Why an action is illegal here, as the game explains it to the seat to move (one line;
+    "" when the game has none): what a person's seat (``arena.referee.human``) shows before
+    asking again. Nothing a bot receives: the wire carries no such thing."""
 
 
 Overrun = Callable[[], BotFault | None]

@@ -482,12 +482,27 @@ def remote_players(bots: tuple[BotSpec, BotSpec], sandbox: Sandbox, match_id: st
                    socket_root: Path) -> Iterator[tuple[RemotePlayer, RemotePlayer]]:
     """Both seats of a match in a fresh socket directory under ``socket_root`` (keep it short:
     a socket path must fit in 108 bytes), removed afterwards whatever happens."""
+    with _socket_dir(socket_root) as tmp:
+        yield (RemotePlayer(0, bots[0], sandbox, tmp / "s0", match_id),
+               RemotePlayer(1, bots[1], sandbox, tmp / "s1", match_id))
+
+
+@contextlib.contextmanager
+def remote_player(seat: int, bot: BotSpec, sandbox: Sandbox, match_id: str,
+                  socket_root: Path) -> Iterator[RemotePlayer]:
+    """One seat of a match (the other one is not a bot: `arena play`), set up as
+    ``remote_players`` sets up each."""
+    with _socket_dir(socket_root) as tmp:
+        yield RemotePlayer(seat, bot, sandbox, tmp / f"s{seat}", match_id)
+
+
+@contextlib.contextmanager
+def _socket_dir(socket_root: Path) -> Iterator[Path]:
     sweep_stale_socket_dirs(socket_root)
     raise_open_files_limit()
     compile_bot_modules()
     tmp = Path(tempfile.mkdtemp(prefix=f"arena-{os.getpid()}-", dir=socket_root))
     try:
-        yield (RemotePlayer(0, bots[0], sandbox, tmp / "s0", match_id),
-               RemotePlayer(1, bots[1], sandbox, tmp / "s1", match_id))
+        yield tmp
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

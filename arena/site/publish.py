@@ -66,7 +66,7 @@ from arena.ladder.reports import (
 )
 from arena.ladder.runner import ladder_signing
 from arena.ladder.store import StoredMatch
-from arena.model import HeaderEvent, MatchResult, Termination, plain_text
+from arena.model import HeaderEvent, MatchResult, Termination, has_human, plain_text
 from arena.record.log import read_events
 from arena.record.replay import replay_log
 from arena.record.signing import (
@@ -519,6 +519,8 @@ def _log_problems(path: Path, row: dict[str, Any], ladder: str, trusted: Trusted
         return [f"its log does not replay: {exc}"]
     if not isinstance(header, HeaderEvent) or report.result is None:
         return ["its log is not a finished match log"]
+    if header.humans or has_human(header.bot_names):
+        return ["its log is of a match a person played (`arena play`), which no ladder rates"]
     problems = _header_problems(header, row, ladder) + _result_problems(report.result, row)
     if problems:
         return problems

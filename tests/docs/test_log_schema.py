@@ -175,3 +175,29 @@ def test_the_page_names_every_field_of_the_schema() -> None:
     missing = sorted({name for name in _property_names(SCHEMA) if f"`{name}`" not in page})
     assert not missing, f"docs/log-format.md does not describe: {', '.join(missing)}"
     assert "schema/match-log.schema.json" in page
+
+
+@pytest.mark.parametrize("human_time", [None, TimeControl(move_time_ms=30_000)])
+def test_the_log_of_a_match_a_person_played_holds(human_time: TimeControl | None,
+                                                  tmp_path: Path) -> None:
+    """`arena play`'s header names the person's seat and clock (``humans``)."""
+    from arena.model import HumanSeat
+    from arena.referee.human import HumanPlayer, Prompt
+
+    class FirstLegal:
+        def started(self, start: Any) -> None: ...
+        async def choose(self, prompt: Prompt) -> str:
+            return prompt.legal_texts[0]
+        def timed_out(self, detail: str) -> None: ...
+        def round_ended(self, *args: Any) -> None: ...
+        def finished(self, result: Any) -> None: ...
+
+    spec = MatchSpec("portas", 3, (BotSpec("human:ada", "portas"), BotSpec("b", "portas")),
+                     {"games": 1}, TimeControl(), match_id="human-log",
+                     humans=(HumanSeat(0, human_time),))
+    match = Match(spec, sandbox_name="in-process", log_dir=tmp_path)
+    asyncio.run(match.run((HumanPlayer(0, FirstLegal()),
+                           LocalPlayer(1, lambda d: d.legal_texts[0]))))
+    header = _check_log(tmp_path / "human-log.jsonl")[0]
+    assert header["humans"] == [{"seat": 0, "time_control": None if human_time is None
+                                 else human_time.to_json()}]

@@ -1,0 +1,2 @@
+"""Terminal apps (Textual): `arena play` (a person against a bot) and the interactive `arena
+watch`."""
