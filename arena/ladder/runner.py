@@ -85,7 +85,7 @@ from arena.referee.service import Lineup, resolve_clock
 from arena.sandbox.api import Sandbox
 
 if TYPE_CHECKING:
-    from arena.ladder.entrants import ResolveBot
+    from arena.ladder.entrants import EntryFeed, ResolveBot
 
 log = logging.getLogger(__name__)
 
@@ -563,11 +563,14 @@ async def run_ladder(
     store: LadderStore | None = None,
     signing: Signing | None = None,
     on_note: NoteSink | None = None,
+    entries: EntryFeed | None = None,
 ) -> RunSummary:
     """Play the ladder's unrecorded matches (see the module doc); returns when the schedule
     (or the ``max_matches`` bound) is done or ``stop`` is set (a continuous ladder: only then).
     ``signing``: the key that signs the logs (default: ``ladder_signing``, before any match).
     ``on_note``: told what the run checks and decides before its first match (``Note``).
+    ``entries``: a continuous ladder's entrants handed over in memory (``EntryFeed``), instead
+    of its file's and the catalogue's.
     Raises ``ConfigError`` for bad entrants, a bad signing key, a clock that cannot be had
     (``resolve_run_clock``: a fixed schedule's before its store is made), a game that fails
     the conformance gate (``check_gated``, before anything is made), an SPRT test's
@@ -584,7 +587,11 @@ async def run_ladder(
     if config.schedule.kind not in FIXED_KINDS:
         return await _run_schedule(config, play=play, resolve=resolve, max_matches=max_matches,
                                    concurrency=concurrency, sandbox=sandbox, on_event=on_event,
-                                   stop=stop, store=store, signing=signing)
+                                   stop=stop, store=store, signing=signing,
+                                   entries=entries)
+    if entries is not None:
+        raise ConfigError(f"ladder {config.name!r} is a {config.schedule.kind}: a fixed plan "
+                          "(entries are for a continuous ladder)")
     # with the real referee, the sandbox checks that every entrant can run in it at all
     lineup = entrants.line_up_entrants(config, resolve, sandbox, check=play is None)
     resolve_run_clock(config, lineup)  # a clock that cannot be had: before the store is made
@@ -606,13 +613,15 @@ async def _run_schedule(config: LadderConfig, *, play: PlayMatch | None,
                         resolve: ResolveBot | None, max_matches: int | None,
                         concurrency: int | None, sandbox: str | None,
                         on_event: EventSink | None, stop: asyncio.Event | None,
-                        store: LadderStore | None, signing: Signing | None) -> RunSummary:
+                        store: LadderStore | None, signing: Signing | None,
+                        entries: EntryFeed | None = None) -> RunSummary:
     """``run_ladder`` for the schedule types that decide as they go
     (``arena.ladder.schedules``): their source, opened over the store, hands out the
     matches."""
     with open_run_store(config, store) as db:
         source = open_schedule(config, db, ladder_secret(config), resolve=resolve,
-                               sandbox=sandbox, check=play is None, max_matches=max_matches)
+                               sandbox=sandbox, check=play is None, max_matches=max_matches,
+                               entries=entries)
         size = schedule_size(config, len(source.lineup().bots))
         already = len(source.matches)
         return await run_matches(

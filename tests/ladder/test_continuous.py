@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ import pytest
 from arena.bots import catalogue
 from arena.bots.identity import directory_hash
 from arena.ladder.config import LadderConfig, load_ladder
+from arena.ladder.entrants import Entered, EntryFeed, Withdrawn
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import LadderEvent, LadderEventKind, RunSummary, run_ladder
 from arena.ladder.schedules.continuous import SNAPSHOTS, VERSIONS_FILE
@@ -248,6 +251,82 @@ def test_a_resumed_continuous_ladder_keeps_its_versions(tmp_path: Path) -> None:
     assert versions(cfg) == before  # nothing new was seen: nothing adopted again
     assert [p.player for p in _rest(cfg).players][3:] == first[3:] == ["gamma@1"]
     assert len({m.match_id for m in load_matches(cfg)}) == len(load_matches(cfg)) >= 40
+
+
+def test_entries_in_memory_join_and_leave_with_no_file_and_no_catalogue(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ladder fed its entrants in memory (the competition server's way) reads neither its
+    file (removed here) nor the catalogue (on in the file): an entrant joins and another leaves
+    by event alone, though its file's refresh_s would look again only in an hour."""
+    cfg = ladder(tmp_path, schedule="placement = 2\nrefresh_s = 3600\ncatalogue = true")
+    assert cfg.source is not None
+    cfg.source.unlink()
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
+    catalogue.add("stranger", "1", "lost-cities", "sha256:" + "1" * 64, "sha256:" + "1" * 64)
+    bots = Bots(alpha="1", beta="1", gamma="1", delta="1", stranger="1")
+    feed = EntryFeed(Entered(ref) for ref in ("alpha", "beta", "gamma"))
+
+    def until(event: LadderEvent, finished: int) -> bool:
+        if event.kind is LadderEventKind.MATCH_FINISHED and finished == 10:
+            feed.send(Entered("delta"))
+        if event.kind is LadderEventKind.MATCH_FINISHED and finished == 30:
+            feed.send(Withdrawn("beta"))
+        return finished >= 50
+
+    run(cfg, bots, until, entries=feed)
+    events = [(r["event"], r["ref"]) for r in versions(cfg)]
+    assert events == [("adopted", "alpha"), ("adopted", "beta"), ("adopted", "gamma"),
+                      ("adopted", "delta"), ("withdrawn", "beta")]
+    late = [d for d in decisions(cfg) if encounter_number("cont", d["encounter"]) >= 22]
+    assert late and not any("beta@1" in d["pair"] for d in late)
+    assert any("delta@1" in d["pair"] for d in late)
+    assert not any("stranger" in p for d in decisions(cfg) for p in d["pair"])
+
+
+def test_an_entry_is_pinned_to_its_version(tmp_path: Path) -> None:
+    """``Entered(ref, pinned)``: the ladder plays the version entered, not whatever the
+    reference resolves to later."""
+    cfg = ladder(tmp_path, schedule="placement = 1\nrefresh_s = 0.02")
+    bots = Bots(alpha="1", beta="1", **{"gamma@2": "2"})
+    bots.names["gamma@2"] = "gamma"
+    feed = EntryFeed([Entered("alpha"), Entered("beta"), Entered("gamma", "gamma@2")])
+    run(cfg, bots, lambda event, finished: finished >= 10, entries=feed)
+    assert [(r["ref"], r["name"], r["version"]) for r in versions(cfg)] == [
+        ("alpha", "alpha", "1"), ("beta", "beta", "1"), ("gamma", "gamma", "2")]
+
+
+@pytest.mark.parametrize("refresh_s", [10.0])
+def test_an_entry_plays_without_waiting_a_look(tmp_path: Path, refresh_s: float) -> None:
+    """An ``Entered`` event sent from another thread (as the server's pipeline does) wakes
+    the ladder: the entrant's first match starts well within ``refresh_s`` (the default, 10 s:
+    the interval at which the file and the catalogue were looked at again)."""
+    cfg = ladder(tmp_path, schedule=f"placement = 2\nrefresh_s = {refresh_s}")
+    bots = Bots(alpha="1", beta="1", gamma="1", delta="1")
+    feed = EntryFeed(Entered(ref) for ref in ("alpha", "beta", "gamma"))
+    warm = threading.Event()
+    sent: list[float] = []
+    started: list[float] = []
+
+    def send() -> None:
+        warm.wait(60)
+        sent.append(time.monotonic())
+        feed.send(Entered("delta"))
+
+    def until(event: LadderEvent, finished: int) -> bool:
+        if finished >= 10:
+            warm.set()
+        if event.kind is LadderEventKind.MATCH_STARTED and any(
+                "delta" in f.bots for f in event.progress.in_flight):
+            started.append(time.monotonic())
+        return bool(started) or finished >= 300
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    run(cfg, bots, until, player=FakePlayer(delay=0.05), entries=feed)
+    sender.join()
+    assert sent and started, "delta never played"
+    latency = started[0] - sent[0]
+    assert latency < refresh_s / 4, f"{latency:.3f} s from the event to delta's first match"
 
 
 def _rest(cfg: LadderConfig) -> AdaptiveStatus:

@@ -26,6 +26,11 @@ resolved; a new code identity of an entrant is a new **version**, a player of it
   never played, and the ladder goes on;
 * an entrant removed from the list retires its version ("withdrawn").
 
+A program that runs the ladder (the competition server) may hand it its entrants in memory
+instead (``entries``: an ``arena.ladder.entrants.EntryFeed`` of ``Entered`` and ``Withdrawn``
+events): then neither the ladder file nor the catalogue is read to know who plays, and an event
+wakes the ladder, which looks at once rather than at its next ``refresh_s``.
+
 What the ladder saw is appended to ``<state_dir>/versions.jsonl`` (one JSON object a line:
 adopted, refused, withdrawn), so a resumed run starts with the same lineup, and a report of the
 ladder at rest lists every version (``continuous_status``). A continuous ladder never stops by
@@ -49,7 +54,7 @@ from arena.bots.manifest import load_bot_dir
 from arena.cluster.shipping import cached_directory, pack_directory, unpack_directory
 from arena.errors import ArenaError, ConfigError
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.entrants import ResolveBot, default_resolve
+from arena.ladder.entrants import EntryFeed, ResolveBot, default_resolve
 from arena.ladder.schedules import pairing
 from arena.ladder.schedules.schedule import CONTINUOUS, ScheduledMatch, slug
 from arena.ladder.schedules.sources import (
@@ -353,9 +358,15 @@ class ContinuousSource(AdaptiveSource):
 
     def __init__(self, config: LadderConfig, store: LadderStore, sandbox: Sandbox, secret: str,
                  resolve: ResolveBot, check: bool = True, max_matches: int | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 entries: EntryFeed | None = None) -> None:
         self.book = read_book(config)
-        self.resolve = resolve
+        self.resolve = resolve if entries is None else entries.resolver(resolve)
+        self.feed = entries
+        """The entrants handed over in memory (None: the file's and the catalogue's)."""
+        self._seen = -1
+        """The feed's generation the last look went by."""
+        self._listening = False
         self.check = check
         self.notice_text = ""
         self.taken = (config.entrants, config.schedule.catalogue)
@@ -424,12 +435,29 @@ class ContinuousSource(AdaptiveSource):
             await self.wait(None if self._refreshing
                             else max(0.05, self._next_look - time.monotonic()))
 
+    def due(self) -> bool:
+        """Whether to look at the entrants now: ``refresh_s`` has passed since the last look,
+        or an entry event came since; never while a look is under way."""
+        if self._refreshing:
+            return False
+        fed = self.feed is not None and self.feed.generation != self._seen
+        return fed or time.monotonic() >= self._next_look
+
     async def refresh_if_due(self) -> None:
-        """Look at the entrants (in a thread) if ``refresh_s`` has passed since the last
-        look; one look at a time."""
-        if self._refreshing or time.monotonic() < self._next_look:
+        """Look at the entrants (in a thread) if it is time (``due``); one look at a time."""
+        if self.feed is not None and not self._listening:  # an entry event wakes it
+            loop = asyncio.get_running_loop()
+
+            def wake() -> None:
+                loop.call_soon_threadsafe(self.changed)
+
+            self.feed.listen(wake)
+            self._listening = True
+        if not self.due():
             return
         self._refreshing = True
+        if self.feed is not None:
+            self._seen = self.feed.generation
         try:
             found = await asyncio.to_thread(self.look)
             self.apply(found)
@@ -441,6 +469,11 @@ class ContinuousSource(AdaptiveSource):
         """One look at the entrants (I/O)."""
         known = {ref: self.book.bots[i].digest for ref, i in self.book.current.items()}
         box = self._lineup.sandbox if self.check else None
+        if self.feed is not None:  # in memory: no file, no catalogue
+            fed = replace(self.config, source=None,
+                          schedule=replace(self.config.schedule, catalogue=False))
+            return scan(fed, self.resolve, box, known, self.refused_ids,
+                        (self.feed.refs(), False))
         return scan(self.config, self.resolve, box, known, self.refused_ids, self.taken)
 
     def apply(self, result: Scan) -> None:
@@ -525,11 +558,12 @@ def pairings_path(config: LadderConfig) -> Path:
 
 def open_continuous(config: LadderConfig, store: LadderStore, secret: str, *,
                     resolve: ResolveBot | None, sandbox: str | None, check: bool,
-                    max_matches: int | None) -> ContinuousSource:
+                    max_matches: int | None, entries: EntryFeed | None = None
+                    ) -> ContinuousSource:
     """The source of a continuous ladder over the store, in the sandbox ``sandbox`` (else the
-    ladder's), checked there first when ``check``."""
+    ladder's), checked there first when ``check``; ``entries``: its entrants in memory."""
     box = get_sandbox(sandbox or config.sandbox)
     if check:
         box.check([])
     return ContinuousSource(config, store, box, secret, resolve or default_resolve, check,
-                            max_matches)
+                            max_matches, entries=entries)

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig
-from arena.ladder.entrants import ResolveBot
+from arena.ladder.entrants import EntryFeed, ResolveBot
 from arena.ladder.schedules import continuous, sources
 from arena.ladder.schedules.schedule import ADAPTIVE, CONTINUOUS, KNOCKOUT, SWISS
 from arena.ladder.schedules.sources import EncounterSource
@@ -27,11 +27,13 @@ from arena.ladder.store import LadderStore
 class OpenSource(Protocol):
     """Open a schedule's source over the store: its entrants resolved with ``resolve`` (None:
     ``arena.bots.resolve_bot``) in the sandbox ``sandbox`` (None: the ladder's), checked there
-    when ``check``; ``secret`` salts its deal seeds."""
+    when ``check``; ``secret`` salts its deal seeds; ``entries``: its entrants handed over in
+    memory (a continuous ladder's only)."""
 
     def __call__(self, config: LadderConfig, store: LadderStore, secret: str, *,
                  resolve: ResolveBot | None, sandbox: str | None, check: bool,
-                 max_matches: int | None) -> EncounterSource: ...
+                 max_matches: int | None, entries: EntryFeed | None = None
+                 ) -> EncounterSource: ...
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,8 @@ SCHEDULES: Mapping[str, Schedule] = {
 
 def open_schedule(config: LadderConfig, store: LadderStore, secret: str, *,
                   resolve: ResolveBot | None = None, sandbox: str | None = None,
-                  check: bool = True, max_matches: int | None = None) -> EncounterSource:
+                  check: bool = True, max_matches: int | None = None,
+                  entries: EntryFeed | None = None) -> EncounterSource:
     """The source of the ladder's schedule (``OpenSource``). ``ConfigError`` for a fixed
     plan: it has no source."""
     kind = config.schedule.kind
@@ -64,7 +67,7 @@ def open_schedule(config: LadderConfig, store: LadderStore, secret: str, *,
     if schedule is None:
         raise ConfigError(f"ladder {config.name!r} is a {kind}: it has no schedule source")
     return schedule.open(config, store, secret, resolve=resolve, sandbox=sandbox, check=check,
-                         max_matches=max_matches)
+                         max_matches=max_matches, entries=entries)
 
 
 def schedule_status(config: LadderConfig, store: LadderStore) -> ScheduleStatus | None:

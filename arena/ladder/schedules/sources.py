@@ -47,7 +47,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.entrants import ResolveBot, line_up_entrants
+from arena.ladder.entrants import EntryFeed, ResolveBot, line_up_entrants
 from arena.ladder.reports import load_standings
 from arena.ladder.schedules import knockout, pairing, swiss
 from arena.ladder.schedules.schedule import (
@@ -732,8 +732,12 @@ def open_source(config: LadderConfig, store: LadderStore, lineup: Lineup, secret
 
 def open_entrants(config: LadderConfig, store: LadderStore, secret: str, *,
                   resolve: ResolveBot | None, sandbox: str | None, check: bool,
-                  max_matches: int | None) -> EncounterSource:
-    """``open_source`` over the ladder's entrants, lined up now (``line_up_entrants``)."""
+                  max_matches: int | None, entries: EntryFeed | None = None) -> EncounterSource:
+    """``open_source`` over the ladder's entrants, lined up now (``line_up_entrants``).
+    ``ConfigError`` for ``entries``: its players are frozen, none enters while it runs."""
+    if entries is not None:
+        raise ConfigError(f"ladder {config.name!r} is a {config.schedule.kind}: its players are "
+                          "frozen at its first run (entries are for a continuous ladder)")
     lineup = line_up_entrants(config, resolve, sandbox, check=check)
     return open_source(config, store, lineup, secret, max_matches)
 
