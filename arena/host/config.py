@@ -1,5 +1,6 @@
-"""Competition files: a TOML file → a frozen ``Competition`` (and one generated ladder file per
-game it hosts).
+"""Competition files: a TOML file → a frozen ``Competition``, and the ladder of every game it
+hosts built from it in code (``ladder_config``; ``ladder_file`` exports it as a ladder file for
+people, which nothing reads back).
 
 ```toml
 [competition]
@@ -76,7 +77,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,8 @@ from sqlalchemy.exc import ArgumentError
 from arena.bots.images.wheels import source_root
 from arena.bots.names import name_problem
 from arena.errors import ConfigError
-from arena.ladder.config import LadderParser
+from arena.games import game_ids
+from arena.ladder.config import LadderConfig, LadderParser
 from arena.ladder.schedules.schedule import CONTINUOUS
 from arena.ladder.schedules.sources import write_private
 from arena.ladder.toml_keys import TomlKeys
@@ -348,12 +350,26 @@ def deals_note(c: Competition, game: str) -> str | None:
     return ONE_HOST_DUPLICATES.format(game=game)
 
 
+def ladder_config(c: Competition, game: str) -> LadderConfig:
+    """The ladder of a hosted game, built in code from ``ladder_data`` (checked as the
+    competition file's keys are): a continuous ladder whose entrants the server hands over in
+    memory (``arena.ladder.entrants.EntryFeed``: the house bots, then every entered
+    submission), so it reads neither a ladder file nor the catalogue. ``ConfigError`` if the
+    competition does not host ``game``."""
+    settings = c.game(game)
+    config = _LadderKeys("", c.path, settings.game).parse(ladder_data(c, settings.game))
+    return replace(config, base_dir=c.ladders, source=None,
+                   schedule=replace(config.schedule, catalogue=False))
+
+
 def ladder_file(c: Competition, game: str) -> Path:
-    """Write ``<ladders>/<game>.toml`` (atomically, only if it changed) and return its path; the
-    server loads it with ``arena.ladder.config.load_ladder``."""
+    """Write ``<ladders>/<game>.toml`` (atomically, only if it changed) and return its path: the
+    game's ladder as a ladder file, for people (``arena ladder standings FILE``); the server
+    does not read it back (``ladder_config``)."""
     path = c.ladders / f"{c.game(game).game}.toml"
     text = "\n".join([
-        f"# Written by `arena host` from {c.path}: edit that file, not this one.",
+        f"# Written by `arena host` from {c.path}: edit that file, not this one. An export:",
+        "# the server runs the ladder from the competition file and its database, not from this.",
         toml_text(ladder_data(c, game)),
     ])
     if not path.exists() or path.read_text(encoding="utf-8") != text:
@@ -512,8 +528,6 @@ class _CompetitionParser(TomlKeys):
         if not table:
             raise self.error(None, "games", "is required: at least one [games.<game>] table "
                              "(e.g. [games.lost-cities])")
-        from arena.games import game_ids
-
         games = []
         for game, settings in table.items():
             section = f"games.{game}"

@@ -17,9 +17,10 @@ nothing kept) -> UPLOADED. ``process`` then:
    (``s<id>-reference``, the candidate in seat 0), logs under ``<state_dir>/logs/validation/``
    -> VALIDATED;
 4. enters it in the catalogue (``home = competition.home``) and tags its image -> ENTERED: the
-   continuous ladder (``catalogue = true``) picks it up. The name is claimed for the contestant
-   (``Accounts.claim``) in the transaction that records ENTERED, inside the catalogue's own
-   write transaction: a submission refused, failed or cancelled at any stage claims no name.
+   server hands it to the game's continuous ladder (an ``Entered`` event). The name is claimed
+   for the contestant (``arena.host.names.claim_name``, the only place a name is claimed) in
+   the transaction that records ENTERED, inside the catalogue's own write transaction: a
+   submission refused, failed or cancelled at any stage claims no name.
 
 Before each costly stage (the build, the validation matches, the entry) the contestant is
 checked again (``Accounts.active``): a contestant revoked meanwhile has the submission
@@ -57,10 +58,12 @@ from arena.bots.images.tags import keep_bot_image
 from arena.bots.manifest import MANIFEST, load_bot_dir
 from arena.bots.names import check_name, name_key, shown
 from arena.bots.submit import image_refusal
+from arena.cluster.shipping import image_present
 from arena.errors import ConfigError
 from arena.host.accounts import Accounts
-from arena.host.config import Competition, GameSettings, ladder_file
+from arena.host.config import Competition, ladder_config
 from arena.host.errors import Failed, Refused, Revoked
+from arena.host.names import claim_name, name_refusal
 from arena.host.submissions import (
     BUILT,
     CANCELLED,
@@ -85,9 +88,13 @@ from arena.host.uploads import (
     remove_tree,
     unpack_bot,
 )
-from arena.ladder.config import LadderConfig, load_ladder
+from arena.ladder.config import LadderConfig
+from arena.ladder.runner import resolve_run_clock
 from arena.model import BotSpec, MatchResult, Termination, plain_text
 from arena.record.log import seat_log_path
+from arena.referee.match import play_match
+from arena.referee.service import line_up
+from arena.sandbox.docker import DockerSandbox
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +157,7 @@ class Pipeline:
         self.on_event = on_event
         self._sandbox: Any = None
         self._ladders: dict[str, LadderConfig] = {}
+        self._house: dict[str, frozenset[str]] = {}
         self._named_as: dict[int, tuple[str, str]] = {}
         """The name and game of each submission in process, once known."""
 
@@ -307,8 +315,6 @@ class Pipeline:
 
     def _reuse(self, row: SubmissionRow) -> Candidate | None:
         """The candidate of a built submission whose image the engine still has, else None."""
-        from arena.cluster.shipping import image_present
-
         if not row.image or not image_present(self.client, row.image):
             return None
         return Candidate(row.name, row.game, None, None, row.image)
@@ -360,24 +366,29 @@ class Pipeline:
             raise Refused("the submission has no bot name: give one (an image has no bot.toml "
                           "to read it from)")
         self._refusing(lambda: check_name("the bot name", name, "submission"))
-        if name_key(name) in self._house_names(settings):
-            raise Refused(f"the name {shown(name)} is a house bot's: choose another name")
         owned = next((b for b in self.accounts.bots_of(row.contestant)
                       if name_key(b) == name_key(name)), name)  # the spelling registered
+        taken = name_refusal(self.accounts, self.house_names(settings.game), owned,
+                              row.contestant)  # claimed only once entered: see _enter
+        if taken is not None:
+            raise Refused(taken)
         problem = self.book.active_problem(row.contestant, self.competition.quotas, owned)
         if problem is not None:
             raise Refused(problem)
-        if self.accounts.owner(owned) not in (None, row.contestant):
-            raise Refused(_taken(name))  # claimed only once entered: see _enter
         self._named_as[row.id] = (owned, game)
         self._refusing(lambda: catalogue.check_new(owned, version_of(row.id), named=True,
                                                    home=self.competition.home))
         return Candidate(owned, game, directory, manifest)
 
-    def _house_names(self, settings: GameSettings) -> set[str]:
-        """The name keys of the house's bots and the reference bot of a game."""
-        dirs = {*settings.house_dirs, settings.reference_dir}
-        return {name_key(load_bot_dir(d).name) for d in dirs} | {name_key(d.name) for d in dirs}
+    def house_names(self, game: str) -> frozenset[str]:
+        """The name keys of the house's bots and the reference bot of a game (as the
+        competition file names them and as their bot.toml do; read once)."""
+        if game not in self._house:
+            settings = self.competition.game(game)
+            dirs = {*settings.house_dirs, settings.reference_dir}
+            self._house[game] = frozenset({name_key(load_bot_dir(d).name) for d in dirs}
+                                          | {name_key(d.name) for d in dirs})
+        return self._house[game]
 
     def _check_engine(self) -> None:
         """``Failed`` unless a Docker engine answers."""
@@ -406,12 +417,10 @@ class Pipeline:
     def _ladder(self, game: str) -> LadderConfig:
         """The game's ladder (its options and time control are the validation's)."""
         if game not in self._ladders:
-            self._ladders[game] = load_ladder(ladder_file(self.competition, game))
+            self._ladders[game] = ladder_config(self.competition, game)
         return self._ladders[game]
 
     def _docker(self) -> Any:
-        from arena.sandbox.docker import DockerSandbox
-
         if self._sandbox is None:
             self._sandbox = DockerSandbox(client=self.client)
         return self._sandbox
@@ -427,10 +436,6 @@ class Pipeline:
                       image=candidate.image)
 
     def _play(self, sid: int, candidate: Candidate) -> tuple[MatchResult, MatchResult]:
-        from arena.ladder.runner import resolve_run_clock
-        from arena.referee.match import play_match
-        from arena.referee.service import line_up
-
         ladder = self._ladder(candidate.game)
         bot = BotSpec(candidate.name, candidate.game, image=candidate.image,
                       version=version_of(sid), digest=candidate.image)
@@ -482,8 +487,7 @@ class Pipeline:
         def claim(conn: Connection) -> None:
             if not self.accounts.active(row.contestant, conn):
                 raise Revoked()
-            if not self._refusing(lambda: self.accounts.claim(name, row.contestant, conn)):
-                raise Refused(_taken(name))
+            claim_name(self.accounts, name, row.contestant, conn)
 
         found = catalogue.find(name, version, home=home)
         if found is not None and found.image == candidate.image:  # entered before a restart
@@ -530,10 +534,6 @@ class Pipeline:
             if not (_SID_DIR.fullmatch(entry.name) and entry.name in live):
                 with contextlib.suppress(OSError):
                     remove_tree(entry)
-
-
-def _taken(name: str) -> str:
-    return f"the name {shown(name)} belongs to another contestant: choose another name"
 
 
 def _first_line(text: str) -> str:

@@ -8,9 +8,12 @@ Threads, each with one job:
   streams may hold at most ``[server] max_streams`` of them, the rest is for unary calls), and
   the streams' reaper (``arena.host.service.Streams``);
 * one ladder thread per game, running ``run_ladder`` on its own event loop over the
-  competition's database (a continuous ladder with ``catalogue = true``: every bot entered in
-  the catalogue, which lives under the competition's ``home``, joins it, a new version first
-  plays its placement encounters);
+  competition's database: a continuous ladder built in code (``ladder_config``) whose entrants
+  the server hands over in memory (``arena.ladder.entrants.EntryFeed``): the house bots and
+  every entered submission's version, read from the database at the start, then each
+  submission the pipeline enters, as an ``Entered`` event that wakes the ladder at once (a new
+  version first plays its placement encounters). ``<state>/ladders/<game>.toml`` is the same
+  ladder written for people (``arena ladder standings FILE``); nothing reads it back;
 * the pipeline thread: uploaded submissions, one at a time (build, validation, entry);
 * the results thread: reads new results into memory (``arena.host.results``), marks each entered
   submission RATED at its first rated match, and rewrites the public page at most every
@@ -25,7 +28,8 @@ start line and ``server.json`` name its key id and public key, which the public 
 ``referee.pub`` (``arena replay LOG --key referee.pub``).
 
 Restarted after a crash or ``kill -9``, the server loses nothing recorded: the ladder resumes
-(matches in flight are replayed with their deals), the pipeline's ``recover`` cancels uploads
+(matches in flight are replayed with their deals) with its entrants read from the database
+(``SubmissionBook.entries``), the pipeline's ``recover`` cancels uploads
 that were half-way (their files removed) and takes up submissions that were uploaded but not
 yet entered again, and quotas are counted from the database.
 """
@@ -38,6 +42,7 @@ import logging
 import os
 import queue
 import re
+import signal
 import threading
 import time
 from collections.abc import Sequence
@@ -54,14 +59,17 @@ from arena.errors import ArenaError, ConfigError
 from arena.gate import require_gated
 from arena.host import views
 from arena.host.accounts import Accounts
-from arena.host.config import HANDLER_THREADS, Competition, ladder_file
+from arena.host.config import HANDLER_THREADS, Competition, ladder_config, ladder_file
 from arena.host.errors import QuotaRefusal
 from arena.host.metrics import Metrics
+from arena.host.names import name_refusal
 from arena.host.pipeline import Pipeline
 from arena.host.results import LadderResults, bot_name
 from arena.host.service import CompetitionService
+from arena.host.site import refresh_competition_site
 from arena.host.submissions import StageEvent, SubmissionBook
-from arena.ladder.config import LadderConfig, load_ladder
+from arena.ladder.config import LadderConfig
+from arena.ladder.entrants import Entered, EntryFeed
 from arena.ladder.runner import LadderEvent, LadderEventKind, run_ladder, signing_of
 from arena.ladder.schedules.sources import write_private
 from arena.ladder.store import LadderStore, StoredMatch
@@ -118,10 +126,11 @@ class CompetitionServer:
         self.signing = signing_of(competition.signing_key, competition.state_dir)
         """The key every ladder signs its logs with (a bad one: ``ConfigError`` here)."""
         self.configs: dict[str, LadderConfig] = {
-            g.game: load_ladder(ladder_file(competition, g.game)) for g in competition.games}
+            g.game: ladder_config(competition, g.game) for g in competition.games}
+        self.entries: dict[str, EntryFeed] = {}
+        """Each game's ladder entrants (``start``), fed as the pipeline enters submissions."""
         self.results = {game: LadderResults(game, config, self.store)
                         for game, config in self.configs.items()}
-        self.house = {name_key(name) for g in competition.games for name in g.house}
         self.pipeline = Pipeline(competition, self.accounts, self.book)
         self.port = 0
         self.metrics_port = 0
@@ -144,6 +153,9 @@ class CompetitionServer:
             path.mkdir(parents=True, exist_ok=True, mode=0o700)
         for results in self.results.values():
             results.refresh()
+        for game in self.configs:
+            self.entries[game] = EntryFeed(self.entrants(game))
+            self._export(game)
         for sid in self.pipeline.recover():
             self._queue.put((sid, self.pipeline.payload(sid)))
         server = grpc.server(
@@ -173,6 +185,23 @@ class CompetitionServer:
                    "public_key": None if public is None else str(public)}
         write_private(c.state_dir / SERVER_FILE, json.dumps(started) + "\n")
         log.info(json.dumps({"event": "started", **started}))
+
+    def entrants(self, game: str) -> list[Entered]:
+        """The game's ladder entrants as the database has them: the house bots, then every
+        entered submission's latest version (pinned: ``name@s<id>``)."""
+        settings = self.competition.game(game)
+        return [*(Entered(str(d)) for d in settings.house_dirs),
+                *(Entered(name, f"{name}@{version}")
+                  for name, version in self.book.entries(game))]
+
+    def _export(self, game: str) -> None:
+        """Write the game's ladder file for people (``ladder_file``); one warning line when it
+        cannot be written: the ladder does not need it."""
+        try:
+            ladder_file(self.competition, game)
+        except OSError as exc:
+            log.warning(json.dumps({"event": "ladder_file_not_written", "game": game,
+                                    "error": str(exc)}))
 
     def _spawn(self, name: str, target: Any, *args: Any) -> None:
         thread = threading.Thread(target=target, args=args, name=name, daemon=True)
@@ -225,7 +254,8 @@ class CompetitionServer:
             if self._stop.is_set():
                 return
             await run_ladder(config, sandbox=self.competition.sandbox, on_event=on_event,
-                             stop=stop, store=self.store, signing=self.signing)
+                             stop=stop, store=self.store, signing=self.signing,
+                             entries=self.entries[game])
 
         while not self._stop.is_set():
             try:
@@ -268,8 +298,6 @@ class CompetitionServer:
         c = self.competition
         if not self._site_due or time.monotonic() - self._site_written < c.site_refresh_s:
             return
-        from arena.host.site import refresh_competition_site
-
         refresh_competition_site(c, self.configs, self.store)
         key = c.site_dir / PUBLIC_KEY_FILE
         pem = self.signing.signer.public.pem()
@@ -297,8 +325,9 @@ class CompetitionServer:
         if not start.name:
             raise ConfigError("the bot's name is missing (bot.toml's name, or --name)")
         name = check_name("the bot's name", start.name, "submit")
-        if name_key(name) in self.house or self.accounts.owner(name) not in (None, caller):
-            raise ConfigError(f"the name {name} belongs to another contestant: choose another")
+        taken = name_refusal(self.accounts, self.pipeline.house_names(game), name, caller)
+        if taken is not None:
+            raise ConfigError(taken)
         q = c.quotas
         limit = q.max_upload_bytes if start.kind == "directory" else q.max_image_upload_bytes
         if start.size > limit:
@@ -329,7 +358,16 @@ class CompetitionServer:
             except Exception as exc:  # the pipeline's own failure: the server's fault
                 log.exception("submission %s failed", sid)
                 event = self.book.advance(sid, "FAILED", f"the server failed: {exc}")
+            if event.stage == "ENTERED":
+                self.enter(sid)
             self.ended(event)
+
+    def enter(self, sid: int) -> None:
+        """An entered submission joins its game's ladder (an ``Entered`` event: the ladder
+        takes it at once)."""
+        row = self.book.get(sid)
+        if row is not None and row.game in self.entries:
+            self.entries[row.game].send(Entered(row.name, f"{row.name}@{row.version}"))
 
     # --- lookups -----------------------------------------------------------------------------
     def owners(self) -> dict[str, str]:
@@ -391,8 +429,6 @@ def _log_state(path: Path) -> tuple[list[str], bool]:
 
 def serve(competition: Competition) -> None:
     """Run the competition until SIGINT or SIGTERM."""
-    import signal
-
     server = CompetitionServer(competition)
     server.start()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -251,6 +251,18 @@ class SubmissionBook:
         with self._read() as conn:
             return self._entered(conn, contestant)
 
+    def entries(self, game: str) -> builtins.list[tuple[str, str]]:
+        """(name, version) of every bot of ``game`` entered (or rated), its latest entered
+        version, in the order the names were first entered: the entrants of the game's ladder
+        besides the house's, as the server hands them over when it starts."""
+        query = (select(submissions_t.c.name, submissions_t.c.version)
+                 .where(submissions_t.c.game == game,
+                        submissions_t.c.stage.in_((ENTERED, RATED)))
+                 .order_by(submissions_t.c.id))
+        with self._read() as conn:
+            latest = {str(r.name): str(r.version) for r in conn.execute(query)}
+        return list(latest.items())
+
     @staticmethod
     def _entered(conn: Connection, contestant: str) -> tuple[str, ...]:
         names = conn.execute(select(submissions_t.c.name).distinct().where(
