@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from arena.bots import catalogue
+from arena.bots.home import HOME_ENV
 from arena.host.client import _requests, payload
 from arena.host.config import load_competition
 from arena.host.server import CompetitionServer
@@ -104,6 +106,50 @@ def test_the_ladder_plays_though_its_file_cannot_be_written(tmp_path: Path) -> N
         assert len(warnings) == 1 and "lost-cities" in warnings[0], warnings
     finally:
         server.stop()
+
+
+@pytest.mark.integration
+def test_an_entered_submission_reaches_the_running_ladder_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server in this process (process sandbox, an hour between the ladder's looks): a
+    submission entered in the database and the catalogue is handed to the running ladder by
+    ``enter`` (what the pipeline thread does once it is ENTERED), and the ladder takes it at
+    once. The process sandbox cannot run a submitted image: its refusal, recorded by the
+    ladder, is the proof it was looked at. Measured: the time from ``enter`` to the record."""
+    server = house_server(tmp_path / "c", "public")
+    _hour_between_looks(server)
+    competition = load_competition(server.file)
+    monkeypatch.setenv(HOME_ENV, str(competition.home))  # restored after: start() sets it
+    host = CompetitionServer(competition)
+    host.start()
+    try:
+        versions = competition.ladders / "lost-cities" / VERSIONS_FILE
+        deadline = time.monotonic() + 120
+        while not (versions.exists() and len(versions.read_text().splitlines()) >= 2):
+            assert time.monotonic() < deadline, "the ladder never took its house bots"
+            time.sleep(0.05)
+        sid = host.book.open("alice", "lost-cities", "sly", "directory", 10, "0" * 64)
+        for stage in ("UPLOADED", "BUILT", "VALIDATED"):
+            host.book.advance(sid, stage, version=f"s{sid}" if stage == "BUILT" else None)
+        catalogue.add("sly", f"s{sid}", "lost-cities", "sha256:" + "2" * 64,
+                      "sha256:" + "2" * 64, home=competition.home)
+        host.book.advance(sid, "ENTERED", "entered")
+        sent = time.monotonic()
+        host.enter(sid)
+        while not any(r["ref"] == "sly" for r in _records(versions)):
+            assert time.monotonic() - sent < 60, "the ladder never looked at the entry"
+            time.sleep(0.005)
+        latency = time.monotonic() - sent
+        (record,) = [r for r in _records(versions) if r["ref"] == "sly"]
+        assert (record["event"], record["version"]) == ("refused", f"s{sid}"), record
+        assert latency < 30, latency  # an hour between looks: only the event did it
+        print(f"enter -> the ladder's record {latency * 1000:.0f} ms")
+    finally:
+        host.stop()
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 @pytest.mark.docker

@@ -367,6 +367,8 @@ class ContinuousSource(AdaptiveSource):
         self._seen = -1
         """The feed's generation the last look went by."""
         self._listening = False
+        self._look: asyncio.Future[None] | None = None
+        """The look an entry event started (kept: a task nobody holds may vanish)."""
         self.check = check
         self.notice_text = ""
         self.taken = (config.entrants, config.schedule.catalogue)
@@ -449,7 +451,7 @@ class ContinuousSource(AdaptiveSource):
             loop = asyncio.get_running_loop()
 
             def wake() -> None:
-                loop.call_soon_threadsafe(self.changed)
+                loop.call_soon_threadsafe(self.entry_arrived)
 
             self.feed.listen(wake)
             self._listening = True
@@ -464,6 +466,14 @@ class ContinuousSource(AdaptiveSource):
         finally:
             self._refreshing = False
             self._next_look = time.monotonic() + self.config.schedule.refresh_s
+
+    def entry_arrived(self) -> None:
+        """An entry event came (on the ladder's loop): look at the entrants now, even while
+        every worker is busy with a match (the look does not wait for the next one to be
+        asked for)."""
+        self.changed()
+        if not self._refreshing:
+            self._look = asyncio.ensure_future(self.refresh_if_due())
 
     def look(self) -> Scan:
         """One look at the entrants (I/O)."""
