@@ -37,7 +37,7 @@ from arena.ladder.schedules.status import AdaptiveStatus, ScheduleStatus
 from arena.ladder.store import StoredMatch, VoidAttempt
 from arena.model import MatchResult
 from arena.render.schedule import format_clock, render_schedule
-from arena.render.tables import Col, fitted_table
+from arena.render.tables import Col, Look, fitted_table, natural_width
 from arena.render.text import Fitted, plain
 from arena.sprt.run import SprtEvent, SprtStatus
 
@@ -152,25 +152,21 @@ def _runs_until_stopped(status: ScheduleStatus | None) -> bool:
     return isinstance(status, AdaptiveStatus) and status.budget is None
 
 
-def _hosts_table(p: Progress) -> Table:
+def _hosts_table(p: Progress) -> Fitted:
     """Per worker of the cluster: matches in flight now, finished, per minute."""
-    table = Table(title="Workers", title_justify="left", expand=False)
-    for col in ("worker", "host", "in flight", "done", "matches/min"):
-        table.add_column(col, justify="left" if col in ("worker", "host") else "right")
-    for h in p.hosts:
-        table.add_row(plain(h.worker), plain(h.host), str(h.in_flight), str(h.done),
-                      f"{h.per_min:.1f}")
-    return table
+    columns = (Col("worker", keep=True), Col("host"), Col("in flight", "right"),
+               Col("done", "right"), Col("matches/min", "right", drop=1))
+    cells = [(plain(h.worker), plain(h.host), str(h.in_flight), str(h.done),
+              f"{h.per_min:.1f}") for h in p.hosts]
+    return fitted_table(columns, cells, look=Look("Workers", title_justify="left"))
 
 
-def _in_flight_table(p: Progress, now: float) -> Table:
-    table = Table(title="In flight", title_justify="left", expand=False)
-    for col in ("match", "seat 0", "seat 1", "time"):
-        table.add_column(col)
-    for f in sorted(p.in_flight, key=lambda f: f.started):
-        table.add_row(plain(f.match_id), plain(f.bots[0]), plain(f.bots[1]),
-                      f"{now - f.started:.1f}s")
-    return table
+def _in_flight_table(p: Progress, now: float) -> Fitted:
+    """The matches being played: the match id whole (`arena watch --match`), who plays whom."""
+    columns = (Col("match", keep=True), Col("seat 0"), Col("seat 1"), Col("time"))
+    cells = [(plain(f.match_id), plain(f.bots[0]), plain(f.bots[1]), f"{now - f.started:.1f}s")
+             for f in sorted(p.in_flight, key=lambda f: f.started)]
+    return fitted_table(columns, cells, look=Look("In flight", title_justify="left"))
 
 
 # --- live view of an SPRT test --------------------------------------------------------------
@@ -271,19 +267,20 @@ def render_report(s: Standings) -> RenderableType:
     return Group(render_standings(s), *given_up, render_pairing(s))
 
 
-def render_standings(s: Standings, *, live: bool = False) -> Table:
+def render_standings(s: Standings, *, live: bool = False) -> Fitted:
     """The standings table (with the live Elo column in the live view, unless the ladder rates
-    versions: the live Elo is kept by name)."""
+    versions: the live Elo is kept by name). The bot is never cut; at 80 columns the points per
+    match, the score and the W/D/L go first."""
     live_elo = live and not s.by_version
-    table = Table(title=plain(f"Ladder {s.ladder}: {s.rated} rated matches"
-                              + (f", {s.void} void" if s.void else "")
-                              + (_versions_note(s) if s.by_version else "")),
-                  title_justify="left")
-    columns = ["#", "bot", "rating", "95% CI", "matches", "W/D/L", "score", "pts/match"]
+    title = plain(f"Ladder {s.ladder}: {s.rated} rated matches"
+                  + (f", {s.void} void" if s.void else "")
+                  + (_versions_note(s) if s.by_version else ""))
+    columns = [Col("#", "right"), Col("bot", keep=True), Col("rating", "right"),
+               Col("95% CI", "right"), Col("matches", "right"), Col("W/D/L", "right", drop=3),
+               Col("score", "right", drop=2), Col("pts/match", "right", drop=1)]
     if live_elo:
-        columns.append("live Elo")
-    for col in columns:
-        table.add_column(col, justify="left" if col == "bot" else "right")
+        columns.append(Col("live Elo", "right"))
+    rows: list[list[str | Text]] = []
     for r in s.rows:
         cells: list[str | Text] = [
             str(r.rank), plain(r.bot), f"{r.rating:.0f}",
@@ -293,13 +290,13 @@ def render_standings(s: Standings, *, live: bool = False) -> Table:
         ]
         if live_elo:
             cells.append("" if r.live_elo is None else f"{r.live_elo:.0f}")
-        table.add_row(*cells)
-    table.caption = ("rating: Bradley-Terry fit, precision-weighted mean 1500; 95% CI: the "
-                     "larger of the Fisher and encounter-clustered estimates")
+        rows.append(cells)
+    caption = ("rating: Bradley-Terry fit, precision-weighted mean 1500; 95% CI: the larger of "
+               "the Fisher and encounter-clustered estimates")
     if live:
-        table.caption = "rating: Bradley-Terry fit so far" + (
+        caption = "rating: Bradley-Terry fit so far" + (
             "; live Elo: incremental" if live_elo else "")
-    return table
+    return fitted_table(columns, rows, look=Look(title, caption, title_justify="left"))
 
 
 def _versions_note(s: Standings) -> str:
@@ -324,22 +321,41 @@ def render_pairing(s: Standings) -> RenderableType:
             lines.append(f"  {label}: paired variance = {ratio:.2f} x unpaired "
                          f"({100 * (1 - ratio):+.0f}% reduction{gain})")
     table = Table(title="Pentanomial (per encounter, first bot's score)", title_justify="left")
-    for col in ("pair", "0", "1/4", "1/2", "3/4", "1"):
-        table.add_column(col, justify="right" if col != "pair" else "left")
+    longest = max((len(name) for pair in p.pentanomial for name in pair), default=4)
+    table.add_column("pair", min_width=longest + 3)  # "a vs" wraps before b, never in a name
+    for col in ("0", "1/4", "1/2", "3/4", "1"):
+        table.add_column(col, justify="right")
     for (a, b), counts in sorted(p.pentanomial.items()):
         table.add_row(plain(f"{a} vs {b}"), *(str(c) for c in counts))
     return Group(Text("\n".join(lines)), table)
 
 
-def render_crosstable(cross: Crosstable) -> Table:
-    """Head-to-head: row bot's W-D-L (score rate) against the column bot."""
+def render_crosstable(cross: Crosstable) -> Fitted:
+    """Head-to-head: row bot's W-D-L (score rate) against the column bot. Where the bots'
+    names as column headers do not fit, the rows are numbered and the columns say the numbers
+    (each name whole in its row)."""
+    return Fitted(lambda width: _crosstable(cross, width))
+
+
+def _crosstable(cross: Crosstable, width: int) -> Table:
+    table = _crosstable_of(cross, numbered=False)
+    if natural_width(table, width) > width:
+        table = _crosstable_of(cross, numbered=True)
+    return table
+
+
+def _crosstable_of(cross: Crosstable, *, numbered: bool) -> Table:
     names = list(cross.order) or sorted({a for a, _ in cross.cells})
     table = Table(title="Head-to-head (row vs column: W-D-L, score)", title_justify="left")
-    table.add_column("bot")
-    for name in names:
-        table.add_column(plain(name), justify="center")
-    for a in names:
-        row: list[str | Text] = [plain(a)]
+    if numbered:
+        table.add_column("#", justify="right")
+    longest = max((len(name) for name in names), default=3)
+    table.add_column("bot", no_wrap=True, min_width=longest)
+    for number, name in enumerate(names, 1):
+        table.add_column(str(number) if numbered else plain(name), justify="center")
+    for number, a in enumerate(names, 1):
+        row: list[str | Text] = [str(number)] if numbered else []
+        row.append(plain(a))
         for b in names:
             cell = cross.cells.get((a, b))
             if a == b:
@@ -375,30 +391,29 @@ def _seat(m: StoredMatch, seat: int) -> Text:
     return text
 
 
-def render_versions(rows: Sequence[VersionRow]) -> Table:
+def render_versions(rows: Sequence[VersionRow]) -> Fitted:
     """Every version of every bot (`arena standings --versions`): each rated as a player
-    of its own, with its encounters, when it first and last played, current or retired. Only
-    the player column folds, so it reads in 100 columns."""
-    table = Table(title=f"{len(rows)} versions", title_justify="left")
-    table.add_column("player", overflow="fold", min_width=12)
-    table.add_column("identity", no_wrap=True)
-    for col in ("rating", "95% CI", "enc."):
-        table.add_column(col, justify="right", no_wrap=True)
-    table.add_column("first / last played", no_wrap=True)
-    table.add_column("state", no_wrap=True)
+    of its own, with its encounters, when it first and last played, current or retired. The
+    player and its identity are never cut (a player wider than the terminal wraps); at 80
+    columns the times and the interval go first."""
+    columns = (Col("player", keep=True), Col("identity", keep=True), Col("rating", "right"),
+               Col("95% CI", "right", drop=2), Col("enc.", "right"),
+               Col("first / last played", drop=1), Col("state"))
+    cells = []
     for r in rows:
         rating, interval = "—", "—"
         if r.rating is not None and r.ci95 is not None:
             rating = f"{r.rating:.0f}"
             interval = f"{r.rating - r.ci95:.0f}..{r.rating + r.ci95:.0f}"
-        table.add_row(plain(r.player), plain(r.short_identity), rating, interval,
+        cells.append((plain(r.player), plain(r.short_identity), rating, interval,
                       str(r.encounters),
                       f"{format_minute(r.first_played)}\n{format_minute(r.last_played)}",
-                      "current" if r.current else "retired")
-    table.caption = ("each version rated as a player of its own (Bradley-Terry over every "
-                     "version's matches); enc.: encounters with a rated match; times in UTC; "
-                     "current: the bot's latest version, retired: replaced by a newer one")
-    return table
+                      "current" if r.current else "retired"))
+    caption = ("each version rated as a player of its own (Bradley-Terry over every version's "
+               "matches); enc.: encounters with a rated match; times in UTC; current: the "
+               "bot's latest version, retired: replaced by a newer one")
+    return fitted_table(columns, cells, look=Look(f"{len(rows)} versions", caption,
+                                                  title_justify="left"))
 
 
 def format_minute(timestamp: float) -> str:
@@ -406,15 +421,14 @@ def format_minute(timestamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.gmtime(timestamp))
 
 
-def render_void_attempts(attempts: Sequence[VoidAttempt]) -> Table:
-    """The matches the cluster gave up on: when, and why."""
-    table = Table(title=given_up_text(len(attempts)), title_justify="left")
-    for col in ("match", "seat 0", "seat 1", "given up at", "detail"):
-        table.add_column(col, overflow="fold")
-    for a in attempts:
-        table.add_row(plain(a.match_id), plain(a.bots[0]), plain(a.bots[1]),
-                      format_when(a.finished_at), plain(a.detail))
-    return table
+def render_void_attempts(attempts: Sequence[VoidAttempt]) -> Fitted:
+    """The matches the cluster gave up on: when, and why (the match id never cut)."""
+    columns = (Col("match", keep=True), Col("seat 0"), Col("seat 1"), Col("given up at"),
+               Col("detail"))
+    cells = [(plain(a.match_id), plain(a.bots[0]), plain(a.bots[1]), format_when(a.finished_at),
+              plain(a.detail)) for a in attempts]
+    return fitted_table(columns, cells, look=Look(given_up_text(len(attempts)),
+                                                  title_justify="left"))
 
 
 def _outcome(m: StoredMatch) -> str:

@@ -21,7 +21,8 @@ from arena.model import (
     MatchResult,
     RoundEndEvent,
 )
-from arena.render.text import plain
+from arena.render.tables import Col, Look, fitted_table
+from arena.render.text import Fitted, plain
 
 if TYPE_CHECKING:
     from arena.record.replay import ReplayReport
@@ -86,27 +87,26 @@ def _bank(stats: BotStats) -> str:
 
 
 def render_bot_stats(stats: Sequence[BotStats], title: str = "resource statistics"
-                     ) -> RenderableType:
+                     ) -> Fitted:
     """Per-bot resource statistics (``arena.stats.resources``): decisions, CPU and wall time per
     decision (median / p95 / max, ms), the gap wall − CPU (median / p95: what the host cost
     it), start-up time (median), peak memory and the time bank (the least left, drawn in
-    total). "-": not recorded (a log before format 5, or no CPU meter)."""
+    total). "-": not recorded (a log before format 5, or no CPU meter). The bot is never cut;
+    at 80 columns the clock, the bank, the start-up, the gap and the wall time go first."""
     several = any(s.matches > 1 for s in stats)
-    columns = [("bot", "left"), ("matches", "right"), ("moves", "right"), ("CPU ms", "right"),
-               ("wall ms", "right"), ("gap ms", "right"), ("start ms", "right"),
-               ("peak mem", "right"), ("bank ms", "right")]
+    columns = [Col("bot", keep=True), Col("matches", "right"), Col("moves", "right"),
+               Col("CPU ms", "right"), Col("wall ms", "right", drop=5),
+               Col("gap ms", "right", drop=4), Col("start ms", "right", drop=3),
+               Col("peak mem", "right", drop=6), Col("bank ms", "right", drop=2)]
     if not several:
         del columns[1]
     kinds = {" · ".join(x for x in (s.clock, s.meter) if x) or "-" for s in stats}
     shared = len(kinds) == 1
     if not shared:
-        columns.append(("clock · meter", "left"))
-    table = Table(title=plain(title))
-    for name, justify in columns:
-        table.add_column(name, justify=justify,  # type: ignore[arg-type]
-                         no_wrap=name == "bot", overflow="fold")
+        columns.append(Col("clock · meter", drop=1))
+    rows = []
     for s in stats:
-        row: list[RenderableType] = [
+        row: list[str | Text] = [
             plain(s.bot), str(s.matches), str(s.decisions), _spread(s.cpu_ms),
             _spread(s.wall_ms), _spread(s.gap_ms, with_max=False),
             _ms(None if s.startup_ms is None else s.startup_ms.median),
@@ -115,13 +115,13 @@ def render_bot_stats(stats: Sequence[BotStats], title: str = "resource statistic
             del row[1]
         if not shared:
             row.append(plain(" · ".join(x for x in (s.clock, s.meter) if x) or "-"))
-        table.add_row(*row)
+        rows.append(row)
     caption = ("CPU, wall: median / p95 / max ms a decision; gap: wall − CPU (what the host "
                "cost), median / p95")
     if shared and kinds != {"-"}:
         caption += f"; clock · meter: {next(iter(kinds))}"
-    table.caption = plain(caption + "; - : not recorded")
-    return table
+    return fitted_table(columns, rows, look=Look(plain(title),
+                                                 plain(caption + "; - : not recorded")))
 
 
 def render_replay_report(report: ReplayReport, signature: LogSignature | None = None

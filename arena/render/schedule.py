@@ -3,8 +3,9 @@ decisions and players, a knockout's bracket, a Swiss's table, round and score gr
 
 Pure renderers (a status of ``arena.ladder.schedules.status`` in, rich renderables out), used by
 the live view of `arena run-ladder` and by `arena standings`. Every player key, reason and state
-is shown through ``arena.render.text.plain`` (literal text, never markup) and folds rather than
-widens a table, so a 138-character version key still reads in 100 columns.
+is shown through ``arena.render.text.plain`` (literal text, never markup); a player is never
+cut and stays whole on its line unless it is wider than the terminal (a 138-character version
+key wraps rather than widen every line of a 100-column table).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
@@ -30,10 +30,8 @@ from arena.render.status_text import (
     seeded,
     swiss_headline,
 )
-from arena.render.text import plain
-
-PLAYER_WIDTH = 40
-"""The widest a player column gets before its names fold onto more lines."""
+from arena.render.tables import Col, Look, fitted_table
+from arena.render.text import Fitted, plain
 
 
 def render_schedule(status: ScheduleStatus, wall: float | None = None) -> RenderableType:
@@ -69,17 +67,14 @@ def _decision_line(decision: Decision, wall: float | None) -> Text:
     return line
 
 
-def _players_table(players: Sequence[PlayerActivity], wall: float | None) -> Table:
-    table = Table(title="Players", title_justify="left")
-    table.add_column("player", overflow="fold", max_width=PLAYER_WIDTH)
-    table.add_column("state", overflow="fold")
-    for column in ("encounters", "matches in 1 h", "last match"):
-        table.add_column(column, justify="right", no_wrap=True)
-    for p in players:
-        last = "never" if p.last_match_at is None else _when(p.last_match_at, wall)
-        table.add_row(plain(p.player), plain(p.state), str(p.encounters),
-                      str(p.matches_last_hour), last)
-    return table
+def _players_table(players: Sequence[PlayerActivity], wall: float | None) -> Fitted:
+    """Each player whole (a version key wider than the terminal wraps); the state folds."""
+    columns = (Col("player", keep=True), Col("state"), Col("encounters", "right"),
+               Col("matches in 1 h", "right"), Col("last match", "right"))
+    cells = [(plain(p.player), plain(p.state), str(p.encounters), str(p.matches_last_hour),
+              "never" if p.last_match_at is None else _when(p.last_match_at, wall))
+             for p in players]
+    return fitted_table(columns, cells, look=Look("Players", title_justify="left"))
 
 
 def _when(at: float, wall: float | None) -> str:
@@ -161,21 +156,18 @@ def render_swiss(state: SwissState) -> RenderableType:
     return Group(*parts)
 
 
-def swiss_table(state: SwissState) -> Table:
-    """The standings of a Swiss after its finished rounds."""
-    table = Table(title=f"Swiss standings after {min(state.current, state.rounds_total)} "
-                        f"of {state.rounds_total} rounds", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("player", overflow="fold", max_width=PLAYER_WIDTH)
-    for column in ("score", "Buchholz", "SB", "byes"):
-        table.add_column(column, justify="right")
-    table.add_column("opponents", overflow="fold")
-    for row in state.table:
-        table.add_row(str(row.rank), plain(row.player), f"{row.score:g}", f"{row.buchholz:g}",
-                      f"{row.sonneborn_berger:g}", str(row.byes),
-                      plain(", ".join(row.opponents)))
-    table.caption = ("score: 1 a won round (more than half the encounter's points), 1/2 a "
-                     "level one, a bye 1; Buchholz: the opponents' scores; SB "
-                     "(Sonneborn-Berger): the scores of the opponents beaten, half of those "
-                     "drawn")
-    return table
+def swiss_table(state: SwissState) -> Fitted:
+    """The standings of a Swiss after its finished rounds: each player whole (a version key
+    wider than the terminal wraps); the opponents fold."""
+    columns = (Col("#", "right"), Col("player", keep=True), Col("score", "right"),
+               Col("Buchholz", "right"), Col("SB", "right"), Col("byes", "right"),
+               Col("opponents"))
+    cells = [(str(row.rank), plain(row.player), f"{row.score:g}", f"{row.buchholz:g}",
+              f"{row.sonneborn_berger:g}", str(row.byes), plain(", ".join(row.opponents)))
+             for row in state.table]
+    caption = ("score: 1 a won round (more than half the encounter's points), 1/2 a level one, "
+               "a bye 1; Buchholz: the opponents' scores; SB (Sonneborn-Berger): the scores of "
+               "the opponents beaten, half of those drawn")
+    title = (f"Swiss standings after {min(state.current, state.rounds_total)} of "
+             f"{state.rounds_total} rounds")
+    return fitted_table(columns, cells, look=Look(title, caption, title_justify="left"))

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.sprt_cmds import render_sprt_summary
 from arena.ladder.runner import InFlight, LadderEventKind, Progress, RunSummary
 from arena.render.ladder import (
     SprtLiveView,
@@ -17,6 +16,7 @@ from arena.render.ladder import (
     sprt_counts_line,
     sprt_estimate_line,
 )
+from arena.render.sprt import render_sprt_summary
 from arena.sprt.run import SprtEvent, SprtStatus, SprtSummary
 from arena.stats.sprt import EloModel, Pentanomial, SprtParams, evaluate, expected_pairs
 from arena.stats.sprt_pairs import PairBook

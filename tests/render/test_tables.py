@@ -1,16 +1,43 @@
 """Tables at 80 columns never cut an identifier a user must copy: ids stay whole on one line,
-the less important columns go first (and the caption says which), nothing shows "…"."""
+the less important columns go first (and the caption says which), nothing shows "…". Each
+command's tables, rendered at 80 columns with long names and ids (the competition's, a
+ladder's, the live views', the schedules', the SPRT's, the resource statistics)."""
 
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pytest
 from rich.console import Console, RenderableType
 
 from arena.cli.remote_cmds import matches_table, standings_table, submissions_table
+from arena.cluster.progress import HostProgress
+from arena.ladder.reports import VersionRow, crosstable_of, standings_of
+from arena.ladder.runner import InFlight, LadderEventKind, Progress
+from arena.ladder.store import StoredMatch, VoidAttempt
+from arena.model import Termination
+from arena.render.ladder import (
+    render_crosstable,
+    render_live,
+    render_matches,
+    render_pairing,
+    render_sprt_live,
+    render_standings,
+    render_versions,
+    render_void_attempts,
+)
+from arena.render.match import render_bot_stats
+from arena.render.schedule import render_schedule
+from arena.render.sprt import render_result
 from arena.render.tables import Col, fitted_table
+from arena.sprt.run import SprtEvent, SprtStatus
+from arena.stats.resources import BotStats, Spread
+from arena.stats.sprt import Pentanomial, SprtParams
+from arena.stats.sprt_pairs import PairBook
 from arena.v1 import competition_pb2 as pb
+from tests.support.fakes import SAMPLE_MATCHES
+from tests.support.statuses import NOW, adaptive, swiss
 
 pytestmark = pytest.mark.unit
 
@@ -71,3 +98,101 @@ def test_submissions_and_standings_fit_80_columns() -> None:
                                                    losses=3, owner="alice-the-contestant",
                                                    current=True)])
     _fits(_text(standings_table(ladder), 80), ["a-bot-with-a-long-name-x"])
+
+
+# --- a ladder's tables (`arena standings`, `arena matches`, `arena ladder ...`, `run-ladder`) --
+ALICE = "alice-the-long-named-bot-x"
+BOB = "bob-the-other-long-named-bot"
+GAMMA = "gamma-with-a-long-name-too"
+LADDER_IDS = [f"spring-cup-lost-cities-c0012-e{n:04d}-l1" for n in range(5)]
+
+
+def _ladder_matches() -> list[StoredMatch]:
+    names = {"alpha": ALICE, "beta": BOB, "gamma": GAMMA}
+    return [replace(m, match_id=LADDER_IDS[n], bots=(names[m.bots[0]], names[m.bots[1]]))
+            for n, m in enumerate(SAMPLE_MATCHES)]
+
+
+def test_the_standings_fit_80_columns_with_whole_names() -> None:
+    """`arena standings`, `arena ladder standings`, and the live view's standings."""
+    standings = standings_of("spring-cup-lost-cities", _ladder_matches(), live={ALICE: 1530.4})
+    for live in (False, True):
+        text = _text(render_standings(standings, live=live), 80)
+        _fits(text, [ALICE, BOB, GAMMA])
+    wide = _text(render_standings(standings, live=True), 200)
+    assert "pts/match" in wide and "live Elo" in wide and "left out" not in wide
+
+
+def test_a_ladders_matches_and_the_matches_given_up_fit_80_columns() -> None:
+    """`arena matches LADDER` and `arena ladder void` (the matches the cluster gave up on)."""
+    _fits(_text(render_matches(_ladder_matches()), 80), LADDER_IDS)
+    attempts = [VoidAttempt(match_id, "e", 0, 0, "lost-cities", 7, (ALICE, BOB),
+                            Termination.CANCELLED, "the match killed the workers that played it",
+                            started_at=1.7e9, finished_at=1.7e9 + 10)
+                for match_id in LADDER_IDS]
+    _fits(_text(render_void_attempts(attempts), 80), LADDER_IDS)
+
+
+def test_the_versions_the_crosstable_and_the_pairs_fit_80_columns() -> None:
+    """`arena standings --versions`, `arena ladder crosstable`, the report's pentanomial."""
+    keys = [f"{name}@2026-12-01.{n}" for n, name in enumerate((ALICE, BOB, GAMMA))]
+    rows = [VersionRow(key, key.split("@")[0], key.split("@")[1], "dir:sha256:" + "ab" * 32,
+                       1500.0 + n, 80.0, 12, 24, 1.7e9, 1.7e9 + 3600, n == 0)
+            for n, key in enumerate(keys)]
+    _fits(_text(render_versions(rows), 80), [*keys, rows[0].short_identity])
+    matches = _ladder_matches()
+    _fits(_text(render_crosstable(crosstable_of(matches)), 80), [ALICE, BOB, GAMMA])
+    _fits(_text(render_pairing(standings_of("lad", matches)), 80), [ALICE, BOB])
+
+
+def test_the_live_view_of_a_run_fits_80_columns() -> None:
+    """`arena run-ladder`'s live view: the workers, the matches in flight (their ids whole, for
+    `arena watch --match`) and the standings."""
+    flights = tuple(InFlight(match_id, (ALICE, BOB), 12, 1, 100.0 + n)
+                    for n, match_id in enumerate(LADDER_IDS))
+    hosts = (HostProgress("tcp://127.0.0.1:40123", "worker-host-number-one.example", 2, 40,
+                          12.5),)
+    progress = Progress("spring-cup-lost-cities", 100, 0, 100, 40, flights, {}, 90.0,
+                        hosts=hosts)
+    standings = standings_of("spring-cup-lost-cities", _ladder_matches())
+    text = _text(render_live("spring-cup-lost-cities", progress, standings, 160.0), 80)
+    _fits(text, [*LADDER_IDS, "tcp://127.0.0.1:40123", ALICE, BOB, GAMMA])
+
+
+def test_the_schedules_tables_fit_80_columns_with_whole_players() -> None:
+    """An adaptive or continuous ladder's players, a Swiss's table (`arena standings`, the
+    live view): version keys of long names, each whole on its line."""
+    keys = [f"{name}@2026-12-01.3+0123abcd" for name in (ALICE, BOB, GAMMA)]
+    status = adaptive()
+    players = tuple(replace(status.players[0], player=key) for key in keys)
+    _fits(_text(render_schedule(replace(status, players=players), NOW), 80), keys)
+    state = swiss()
+    table = tuple(replace(row, player=key, opponents=(keys[(n + 1) % 3],))
+                  for n, (row, key) in enumerate(zip(state.table, keys, strict=False)))
+    _fits(_text(render_schedule(replace(state, table=table)), 80), keys)
+
+
+def test_the_sprt_views_fit_80_columns() -> None:
+    """`arena sprt`: the live view (its matches in flight) and the calculator's table."""
+    counts = Pentanomial((1, 2, 5, 8, 6))
+    params = SprtParams(0.0, 50.0)
+    status = SprtStatus.of(params, PairBook(counts=counts), 200, 23)
+    flights = tuple(InFlight(f"sprt-{ALICE}-vs-{BOB}-p{n:05d}-l1", (ALICE, BOB), n, 1, 150.0)
+                    for n in range(2))
+    progress = Progress("t", 0, 0, 0, 30, flights, {}, 100.0)
+    event = SprtEvent(LadderEventKind.MATCH_FINISHED, progress, status)
+    text = _text(render_sprt_live(f"SPRT t: {ALICE} vs {BOB}", event, 160.0), 80)
+    _fits(text, [f.match_id for f in flights])
+    assert status.result is not None
+    _fits(_text(render_result(status.result), 80), ["1 2 5 8 6"])
+
+
+def test_the_resource_statistics_fit_80_columns() -> None:
+    """`arena ladder stats` and `arena match --stats`: each bot whole, no figure folded."""
+    spread = Spread(12.345, 45.678, 123.456)
+    stats = [BotStats(name, 12, 1234, spread, spread, spread, spread, 1234.5, 123 << 20,
+                      950.0, 12.5, 1000.0, meter="cgroup", clock="cpu")
+             for name in (ALICE, BOB)]
+    text = _text(render_bot_stats(stats), 80)
+    _fits(text, [ALICE, BOB, "12.3 / 45.7 / 123.5"])
+    assert "123.0 MiB" in _text(render_bot_stats(stats), 200)
