@@ -15,7 +15,13 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import OutputFormat, console, err_console, handle_errors, print_json
+from arena.cli.common import (
+    OutputFormat,
+    console,
+    err_console,
+    handle_errors,
+    print_json_lines,
+)
 from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult
 from arena.render.tables import Col, fitted_table
@@ -148,7 +154,7 @@ def list_bots(
 
     bots = catalogue.list_bots()
     if output is OutputFormat.json:
-        print_json([b.__dict__ for b in bots])
+        print_json_lines(b.__dict__ for b in bots)
         return
     columns = (Col("name", keep=True), Col("version"), Col("game", drop=3),
                Col("image", keep=True), Col("identity", drop=2), Col("submitted", drop=1))

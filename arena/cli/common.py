@@ -10,7 +10,7 @@ import functools
 import inspect
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import typer
@@ -106,7 +106,16 @@ def announce_sandbox(requested: str) -> str:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    """``--format json`` of a command that prints one thing: one JSON object on one line."""
+    sys.stdout.write(json.dumps(data) + "\n")
+
+
+def print_json_lines(items: Iterable[Any]) -> None:
+    """``--format json`` of a command that prints several things (matches, submissions, bots,
+    versions, games): one JSON object per line (JSON Lines, NDJSON), written as each is ready,
+    so a run can be appended to a file, streamed and read line by line."""
+    for item in items:
+        sys.stdout.write(json.dumps(item) + "\n")
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, str]:

@@ -15,7 +15,15 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from arena.cli.common import OutputFormat, console, err_console, handle_errors, notice, print_json
+from arena.cli.common import (
+    OutputFormat,
+    console,
+    err_console,
+    handle_errors,
+    notice,
+    print_json,
+    print_json_lines,
+)
 from arena.render.text import plain
 
 games_app = typer.Typer(help="Game packages: list the installed games, run the conformance "
@@ -47,8 +55,10 @@ def games_list(
 
     rows = [_row(found) for found in plugins()]
     problems = plugin_problems()
-    if output is OutputFormat.json:
-        print_json({"games": rows, "problems": list(problems)})
+    if output is OutputFormat.json:  # a game a line; what is not a game on stderr, as below
+        print_json_lines(rows)
+        for problem in problems:
+            err_console.print(notice("not a game", "yellow", problem))
         return
     table = Table(title="installed games")
     for column in ("id", "title", "rules", "distribution", "source", "gate"):

@@ -25,6 +25,7 @@ from arena.cli.common import (
     help_of,
     notice,
     print_json,
+    print_json_lines,
 )
 from arena.cli.ladder_site import refresh_report
 from arena.cli.verify_cmds import render_verification, verification_progress
@@ -218,7 +219,7 @@ def standings(
     if versions:
         rows = load_versions(config)
         if output is OutputFormat.json:
-            print_json({"ladder": config.name, "versions": [r.to_json() for r in rows]})
+            print_json_lines(r.to_json() for r in rows)
         else:
             console.print(render_versions(rows))
         return
@@ -273,7 +274,7 @@ def matches(
         found = load_matches(config, db)
         given_up = load_void_attempts(config, db)
     if output is OutputFormat.json:
-        print_json([match_json(m) for m in found])
+        print_json_lines(match_json(m) for m in found)
         return
     console.print(render_matches(found))
     if given_up:

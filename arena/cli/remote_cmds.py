@@ -34,7 +34,14 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import OutputFormat, console, err_console, handle_errors, notice, print_json
+from arena.cli.common import (
+    OutputFormat,
+    console,
+    err_console,
+    handle_errors,
+    notice,
+    print_json_lines,
+)
 from arena.errors import ConfigError
 from arena.model import plain_text
 from arena.render.tables import Col, fitted_table
@@ -149,7 +156,7 @@ def standings(
     with hc.connect(hc.profile(server)) as connection:
         reply = connection.standings(game)
     if output is OutputFormat.json:
-        print_json(_as_json(reply))
+        print_json_lines(_as_json(ladder) for ladder in reply.games)
         return
     for ladder in reply.games:
         console.print(standings_table(ladder))
@@ -193,8 +200,10 @@ def matches(
     hc = client()
     with hc.connect(hc.profile(server)) as connection:
         reply = connection.matches(game=game, bot=bot, mine=mine, limit=limit, before=page)
-    if output is OutputFormat.json:
-        print_json(_as_json(reply))
+    if output is OutputFormat.json:  # the matches on stdout, the next page's cursor on stderr
+        print_json_lines(_as_json(match) for match in reply.matches)
+        if reply.next:
+            err_console.print(plain(f"older matches: add --page {reply.next}"))
         return
     console.print(matches_table(reply.matches))
     if reply.next:
@@ -242,7 +251,7 @@ def submissions(
         reply = connection.submissions(limit)
         me = connection.who_am_i()
     if output is OutputFormat.json:
-        print_json(_as_json(reply))
+        print_json_lines(_as_json(submission) for submission in reply.submissions)
         return
     console.print(submissions_table(reply.submissions, hc.STAGES, str(me.contestant)))
     quotas = me.quotas

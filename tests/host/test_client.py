@@ -547,7 +547,14 @@ def test_standings_matches_and_submissions_are_plain_tables(cup: Scripted) -> No
     assert "REFUSED" in subs.stdout and "1 of 5 submissions used" in flat(subs.stdout)
     assert not UNSAFE.search(subs.stdout)
     as_json = runner.invoke(app, ["standings", "--server", "cup", "--format", "json"])
-    assert json.loads(as_json.stdout)["games"][0]["rows"][0]["name"] == "alpha"
+    assert [json.loads(line)["rows"][0]["name"] for line in as_json.stdout.splitlines()] == \
+        ["alpha"]  # a game a line
+    matches = runner.invoke(app, ["matches", "--server", "cup", "--format", "json"])
+    rows = [json.loads(line) for line in matches.stdout.splitlines()]  # a match a line
+    assert rows and all(row["match_id"] for row in rows)
+    assert "older matches: add --page cursor-40" in flat(matches.stderr)  # stdout: only matches
+    listed = runner.invoke(app, ["submissions", "--server", "cup", "--format", "json"])
+    assert [json.loads(line)["stage"] for line in listed.stdout.splitlines()] == ["REFUSED"]
 
 
 def test_logs_are_written_whole_or_not_at_all(cup: Scripted, tmp_path: Path,

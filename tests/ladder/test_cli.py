@@ -53,7 +53,7 @@ def test_human_commands(tmp_path: Path) -> None:
         assert out.exit_code == 0, out.output
         assert "alpha" in out.output
     out = runner.invoke(ladder_app(), ["matches", str(path), "--format", "json"])
-    rows = json.loads(out.output)
+    rows = [json.loads(line) for line in out.stdout.splitlines()]  # a match a line
     assert len(rows) == 24 and all(r["log"] for r in rows)
 
 
@@ -77,8 +77,8 @@ def test_matches_the_cluster_gave_up_on_are_counted_and_listed(
     recorded, given_up = out.output.split("1 match was given up by the cluster")
     assert lost not in recorded and "1 matches" in recorded
     assert lost in given_up and GIVEN_UP in given_up and " UTC " in given_up
-    rows = json.loads(runner.invoke(ladder_app(), ["matches", str(path), "--format",
-                                             "json"]).output)
+    rows = [json.loads(line) for line in runner.invoke(  # a match a line
+        ladder_app(), ["matches", str(path), "--format", "json"]).stdout.splitlines()]
     assert [r["match_id"] for r in rows] == [ladder_schedule(cfg)[0].matches[0].match_id]
 
 
@@ -89,7 +89,7 @@ def test_the_old_spellings_still_work_with_a_deprecation_line(tmp_path: Path) ->
         new = runner.invoke(ladder_app(), [verb, str(path), "--format", "json"])
         old = runner.invoke(ladder_app(), ["ladder", verb, str(path), "--format", "json"])
         assert old.exit_code == new.exit_code == 0, old.output
-        assert old.stdout == new.stdout and json.loads(old.stdout)
+        assert old.stdout == new.stdout and [json.loads(x) for x in old.stdout.splitlines()]
         assert old.stderr.split() == (f"deprecated: `arena ladder {verb} FILE` is now `arena "
                                       f"{verb} FILE`; the old spelling goes in the next "
                                       "release").split()

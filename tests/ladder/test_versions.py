@@ -98,12 +98,12 @@ def test_standings_versions_lists_every_version(tmp_path: Path) -> None:
     assert row_of(human, "alpha@1")[-1] == "retired"
     assert row_of(human, "alpha@2")[-1] == "current"
     assert row_of(human, "alpha@2")[1] == A2.digest.removeprefix("sha256:")[:8]
-    data = json.loads(_invoke("standings", str(config.source), "--versions", "--format",
-                              "json"))
-    assert [(v["player"], v["current"]) for v in data["versions"]][:2] == \
+    versions = [json.loads(line) for line in _invoke(  # a version a line
+        "standings", str(config.source), "--versions", "--format", "json").splitlines()]
+    assert [(v["player"], v["current"]) for v in versions][:2] == \
         [("alpha@1", False), ("alpha@2", True)]
-    assert data["versions"][0]["identity"] == A1.digest
-    assert data["versions"][0]["first_played"].endswith("Z")
+    assert versions[0]["identity"] == A1.digest
+    assert versions[0]["first_played"].endswith("Z")
 
 
 def test_the_match_list_names_each_seats_version(tmp_path: Path) -> None:
@@ -112,7 +112,8 @@ def test_the_match_list_names_each_seats_version(tmp_path: Path) -> None:
     human = _invoke("matches", str(config.source))
     assert "1 · " + A1.digest.removeprefix("sha256:")[:8] in human
     assert "2 · " + A2.digest.removeprefix("sha256:")[:8] in human
-    rows = json.loads(_invoke("matches", str(config.source), "--format", "json"))
+    rows = [json.loads(line) for line in
+            _invoke("matches", str(config.source), "--format", "json").splitlines()]
     assert rows[0]["versions"] == ["1", "1"] and rows[0]["identities"] == [A1.digest, B1.digest]
     assert rows[-1]["versions"] == ["1", "2"]  # the last encounter's second leg: beta, alpha 2
 

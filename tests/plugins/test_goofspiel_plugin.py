@@ -57,7 +57,7 @@ def test_arena_games_list_shows_the_package() -> None:
     goofspiel()
     out = CliRunner().invoke(app, ["games", "list", "--format", "json"])
     assert out.exit_code == 0, out.output
-    listed = {g["id"]: g for g in json.loads(out.stdout)["games"]}
+    listed = {g["id"]: g for g in map(json.loads, out.stdout.splitlines())}
     assert list(listed)[:3] == ["lost-cities", "haggis", "portas"]
     game = listed["goofspiel"]
     assert (game["title"], game["distribution"], game["dist_version"], game["entry_point"]) == (

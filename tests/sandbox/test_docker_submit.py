@@ -135,7 +135,7 @@ def test_a_catalogue_of_todays_main_still_lists_resolves_and_runs(
     runner = CliRunner()
     listing = runner.invoke(app, ["bots", "list", "--format", "json"])
     assert listing.exit_code == 0, listing.output
-    assert [(b["name"], b["digest"]) for b in json.loads(listing.stdout)] == [
+    assert [(b["name"], b["digest"]) for b in map(json.loads, listing.stdout.splitlines())] == [
         ("old random", layers)]
     played = runner.invoke(app, ["match", "old random@1 0", str(random), "--sandbox", "docker",
                                  "-o", "rounds=1", "--format", "json",
