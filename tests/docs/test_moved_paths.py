@@ -1,6 +1,7 @@
 """Old import paths keep working for one release: modules that moved out of ``arena.referee``, out
-of ``arena.ladder`` and into the built-in games' packages, and names that moved out of a module
-that stayed. Each warns once with a ``DeprecationWarning`` naming the new path.
+of ``arena.ladder``, into the built-in games' packages and into ``arena.render`` (the views),
+and names that moved out of a module that stayed. Each warns once with a ``DeprecationWarning``
+naming the new path.
 
 Two kinds of old module path: most are the moved module itself (``arena._moved.moved``: its
 names, and what is patched through either path; the warning points at the importing line); the
@@ -38,6 +39,12 @@ AS_MODULE = {
     **{f"arena.render.html.{name}": f"arena.games.{name}.board" for name in GAMES},
     "arena.games.haggis_cards": "arena.games.haggis.cards",
     "arena.games.haggis_combos": "arena.games.haggis.combos",
+    # the views, out of the CLI and the site into the render room
+    "arena.cli.render": "arena.render.match",
+    "arena.cli.ladder_view": "arena.render.ladder",
+    "arena.cli.schedule_view": "arena.render.schedule",
+    "arena.cli.seat_view": "arena.render.seat_view",
+    "arena.site.status_text": "arena.render.status_text",
 }
 """Old paths that are the moved module itself: old -> new."""
 
@@ -75,6 +82,9 @@ MOVED_NAMES = {
     ("arena.ladder.runner", "ResolveBot"): "arena.ladder.entrants",
     ("arena.ladder.runner", "default_resolve"): "arena.ladder.entrants",
     ("arena.ladder.runner", "line_up_entrants"): "arena.ladder.entrants",
+    ("arena.host.views", "Frame"): "arena.render.frames",
+    ("arena.host.views", "seat_frames"): "arena.render.frames",
+    ("arena.host.views", "BOARD_WIDTH"): "arena.render.frames",
 }
 """Names that left a module that stayed: (module, name) -> the module that holds it now."""
 
