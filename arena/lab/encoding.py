@@ -28,10 +28,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-MAX_LEGAL_ACTIONS = 16384
-"""The legal-index encoding's size for a game that declares no ``max_legal_actions``: Haggis
-has been seen with 8400 legal actions in one state (a lead with bets), measured over random
-deals."""
+MAX_LEGAL_ACTIONS = 32768
+"""The legal-index encoding's size for a game that declares no ``max_legal_actions``: the worst
+Haggis lead found has 19,026 legal actions (benchmarks/README.md)."""
 
 FEATURES = 512
 """The default length of a seat's observation vector (:func:`features`)."""

@@ -131,3 +131,21 @@ def test_openspiel_mcts_and_ismcts_bots_play_whole_matches(game_id: str) -> None
         while not state.is_terminal():
             state.apply_action(bots[state.current_player()].step(state))
         assert get_game(game_id).outcome(state.arena_state) is not None
+
+
+def test_the_worst_haggis_lead_fits_the_legal_index_encoding() -> None:
+    """The lead with the most legal actions found (benchmarks/run.py, haggis_worst: 19,026)
+    has an id for each of them."""
+    import dataclasses
+
+    from arena.games import haggis
+
+    hand = [f"{rank}{suit}" for rank in range(4, 11) for suit in "GB"] + ["J", "Q", "K"]
+    state = haggis.GAME.new_match(1)
+    hands = list(state.hands)
+    hands[haggis.GAME.to_move(state)] = haggis.mask_of(haggis.parse_card(c) for c in hand)
+    state = dataclasses.replace(state, hands=(hands[0], hands[1]))
+    encoding = load("haggis").encoding
+    ids = encoding.legal_ids(state)
+    assert len(ids) == len(haggis.GAME.legal_actions(state)) > 19_000
+    assert encoding.action(state, ids[-1]) == haggis.GAME.legal_actions(state)[-1]
