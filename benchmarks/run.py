@@ -59,6 +59,11 @@ Figures (targets in parentheses; the last runs: benchmarks/README.md):
   epoch_* / *_first_decision_*   the host's deal epochs: an epoch switch (the drop of the page
                                  cache), entering an open epoch, and a match's start to its first
                                  decision after a drop or not (benchmarks/epochs.py)
+  lab_<game>_*_steps_per_s       the lab's bridges (arena/lab): uniform-random steps per CPU
+  lab_<game>_*_cost_x              second through the bare engine, OpenSpiel and PettingZoo, and
+  lab_yardstick_*                  the engine's rate over each (<= 2); OpenSpiel's C++ goofspiel
+                                 and python kuhn_poker through the same loop
+                                 (benchmarks/lab_rates.py)
 Sections that need something absent (e.g. a Docker engine) report null with a reason.
 """
 
@@ -668,6 +673,13 @@ ONLY: list[str] = []
 """``--only``: run just the sections whose names contain this text."""
 
 
+def lab(seconds: float) -> dict[str, Any]:
+    """The lab's step rates (``benchmarks/lab_rates.py``; needs the extra ``lab``)."""
+    from benchmarks.lab_rates import step_rates
+
+    return step_rates(seconds)
+
+
 def section(name: str, func: Callable[[], dict[str, Any]], out: dict[str, Any]) -> None:
     if ONLY and ONLY[0] not in name:
         return
@@ -700,6 +712,7 @@ def main() -> None:
         section("haggis_worst", haggis_worst_legal_ms, figures)
         section("portas", lambda: versus_yardstick("portas", "games", 2 * seconds), figures)
         section("ratings", ratings_fit, figures)
+        section("lab", lambda: lab(seconds / 2), figures)
         section("site", lambda: site(args.quick, log_dir / "site"), figures)
         section("signing", lambda: signing(args.quick, log_dir / "signing"), figures)
         section("process_costs", lambda: process_costs(3 if args.quick else 20, log_dir),

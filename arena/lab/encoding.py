@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -54,9 +55,11 @@ class ActionEncoding:
             self.size = int(bound(options)) if bound is not None else MAX_LEGAL_ACTIONS
             self._index = {}
 
-    def legal_ids(self, state: Any) -> list[int]:
-        """The ids of the legal actions of ``state``, ascending."""
-        legal = self.game.legal_actions(state)
+    def legal_ids(self, state: Any, legal: Sequence[Any] | None = None) -> list[int]:
+        """The ids of the legal actions of ``state`` (``legal``: its legal actions, when
+        known), ascending."""
+        if legal is None:
+            legal = self.game.legal_actions(state)
         if self.actions is not None:
             index = self._index
             return sorted(index[action] for action in legal)
@@ -67,13 +70,15 @@ class ActionEncoding:
                 "max_legal_actions(options) (docs/lab.md)")
         return list(range(len(legal)))
 
-    def action(self, state: Any, action_id: int) -> Any:
-        """The game's action of ``action_id`` in ``state`` (``ValueError`` if it names none)."""
+    def action(self, state: Any, action_id: int, legal: Sequence[Any] | None = None) -> Any:
+        """The game's action of ``action_id`` in ``state`` (``legal``: its legal actions, when
+        known); ``ValueError`` if it names none."""
         if self.actions is not None:
             if 0 <= action_id < self.size:
                 return self.actions[action_id]
         else:
-            legal = self.game.legal_actions(state)
+            if legal is None:
+                legal = self.game.legal_actions(state)
             if 0 <= action_id < len(legal):
                 return legal[action_id]
         raise ValueError(f"game {self.game.id}: action id {action_id} names no action here")
@@ -115,6 +120,109 @@ def _walk(value: Any, path: str, buckets: list[int], size: int) -> None:
         if isinstance(value, enum.Enum):
             value = value.name
         buckets.append(zlib.crc32(f"{path}={value}".encode()) % size)
+
+
+_SEQUENCE: tuple[str, ...] = ("<sequence>",)
+"""The kind of a tuple or list in :class:`Featurizer`'s walk (compared by identity)."""
+_LEAF: tuple[str, ...] = ("<leaf>",)
+"""The kind of a leaf (a number, text, flag or any other object)."""
+
+
+class Featurizer:
+    """:func:`features` with a memory, for the views of one seat along a match: a token's
+    bucket is computed once, and a sequence of :data:`LONG` items or more that extends the one
+    met last at the same path (a match's history grows by one entry a turn) walks only its new
+    items. The vector is :func:`features`'s, to the bit."""
+
+    LONG = 8
+    """The shortest sequence the memory keeps."""
+    TOKENS = 200_000
+    """How many token buckets it keeps before it starts again."""
+
+    def __init__(self, size: int = FEATURES) -> None:
+        self.size = size
+        self._buckets: dict[tuple[str, Any], int] = {}
+        self._sequences: dict[tuple[str, int], tuple[tuple[Any, ...],
+                                                     npt.NDArray[np.float32]]] = {}
+        self._fields: dict[type, tuple[str, ...]] = {}
+        self._met: dict[str, int] = {}
+        """How many long sequences each path has had in the view being walked (the memory
+        keeps one per path and occurrence: a pair of hands is two)."""
+
+    def __call__(self, view: Any, out: npt.NDArray[np.float32] | None = None
+                 ) -> npt.NDArray[np.float32]:
+        buckets: list[int] = []
+        counts: list[npt.NDArray[np.float32]] = []
+        self._met.clear()
+        self._walk(view, "", buckets, counts)
+        vector = np.bincount(np.asarray(buckets, dtype=np.intp),
+                             minlength=self.size).astype(np.float32)
+        for part in counts:
+            vector += part
+        if out is None:
+            return vector
+        out[:] = vector
+        return out
+
+    def _walk(self, value: Any, path: str, buckets: list[int],
+              counts: list[npt.NDArray[np.float32]]) -> None:
+        kind = self._fields.get(type(value))
+        if kind is None:
+            kind = self._kind(value)
+        if kind is _SEQUENCE:
+            if len(value) >= self.LONG and isinstance(value, tuple):
+                counts.append(self._sequence(value, path))
+                return
+            for item in value:
+                self._walk(item, path, buckets, counts)
+            return
+        if kind is not _LEAF:  # a dataclass (a field-less one adds nothing, as in features)
+            for name in kind:
+                self._walk(getattr(value, name), f"{path}.{name}", buckets, counts)
+            return
+        if isinstance(value, enum.Enum):
+            value = value.name
+        try:
+            bucket = self._buckets[path, value]
+        except KeyError:
+            bucket = zlib.crc32(f"{path}={value}".encode()) % self.size
+            if len(self._buckets) >= self.TOKENS:
+                self._buckets.clear()
+            self._buckets[path, value] = bucket
+        except TypeError:  # an unhashable leaf
+            bucket = zlib.crc32(f"{path}={value}".encode()) % self.size
+        buckets.append(bucket)
+
+    def _kind(self, value: Any) -> tuple[str, ...]:
+        """What a type is to the walk: a sequence, a dataclass (its field names) or a leaf."""
+        kind = _LEAF
+        if isinstance(value, (tuple, list)):
+            kind = _SEQUENCE
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            kind = tuple(field.name for field in dataclasses.fields(value))
+        self._fields[type(value)] = kind
+        return kind
+
+    def _sequence(self, items: tuple[Any, ...], path: str) -> npt.NDArray[np.float32]:
+        key = (path, self._met.get(path, 0))
+        self._met[path] = key[1] + 1
+        known = self._sequences.get(key)
+        start, base = 0, None
+        if known is not None and len(known[0]) <= len(items) \
+                and items[:len(known[0])] == known[0]:
+            start, base = len(known[0]), known[1]
+        buckets: list[int] = []
+        counts: list[npt.NDArray[np.float32]] = []
+        for item in items[start:]:
+            self._walk(item, path, buckets, counts)
+        vector = np.bincount(np.asarray(buckets, dtype=np.intp),
+                             minlength=self.size).astype(np.float32)
+        for part in counts:
+            vector += part
+        if base is not None:
+            vector += base
+        self._sequences[key] = (items, vector)
+        return vector
 
 
 def text_of(view: Any) -> str:

@@ -42,7 +42,7 @@ import pyspiel
 
 from arena.errors import OptionsError
 from arena.games.registry import get_game, plugins
-from arena.lab.encoding import FEATURES, ActionEncoding, features, text_of
+from arena.lab.encoding import FEATURES, ActionEncoding, Featurizer, text_of
 
 SEED_BYTES = 8
 """The chance nodes of a match: the 64-bit seed, one byte each, most significant first."""
@@ -51,6 +51,7 @@ MAX_MARGIN = 10_000.0
 MAX_GAME_LENGTH = 100_000
 """The longest match OpenSpiel is told of (a loose bound, chance nodes included)."""
 RETURNS = ("margin", "win")
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 
 def short_name(game_id: str) -> str:
@@ -77,7 +78,7 @@ class _Node:
     """One point of a match (immutable: a clone shares it): the seed bytes dealt so far, the
     arena state once all are, the node before, and each seat's recall (computed on demand)."""
 
-    __slots__ = ("game", "seed_bytes", "state", "parent", "action", "recall")
+    __slots__ = ("game", "seed_bytes", "state", "parent", "action", "recall", "mover", "legal")
 
     def __init__(self, game: ArenaGame, seed_bytes: tuple[int, ...], state: Any,
                  parent: _Node | None, action: Any = None) -> None:
@@ -87,6 +88,11 @@ class _Node:
         self.parent = parent
         self.action = action
         """The engine's action that led here (None after a chance outcome)."""
+        self.mover = (int(pyspiel.PlayerId.CHANCE) if state is None
+                      else _mover(game.engine.to_move(state)))
+        """OpenSpiel's current player."""
+        self.legal: Any = None
+        """The engine's legal actions here, once asked for."""
         self.recall: dict[int, tuple[bytes, bytes, str]] = {}
         """seat -> (digest of its view here, digest of its distinct views so far, view text)."""
 
@@ -109,6 +115,10 @@ class _Node:
             return (_restore, (self.game.name, self.game.params, self.state, self.recall))
         texts.reverse()
         return (_replay, (self.game.name, self.game.params, self.seed_bytes, tuple(texts)))
+
+
+def _mover(seat: int | None) -> int:
+    return int(pyspiel.PlayerId.TERMINAL) if seat is None else seat
 
 
 def _game_named(name: str, params: dict[str, Any]) -> ArenaGame:
@@ -228,15 +238,13 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         return self._node.state
 
     def current_player(self) -> int:
-        node = self._node
-        if node.state is None:
-            return int(pyspiel.PlayerId.CHANCE)
-        mover = node.game.engine.to_move(node.state)
-        return int(pyspiel.PlayerId.TERMINAL) if mover is None else int(mover)
+        return self._node.mover
 
     def _legal_actions(self, player: int) -> list[int]:
         node = self._node
-        return node.game.encoding.legal_ids(node.state)
+        if node.legal is None:
+            node.legal = node.game.engine.legal_actions(node.state)
+        return node.game.encoding.legal_ids(node.state, node.legal)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return [(byte, 1.0 / 256) for byte in range(256)]
@@ -247,7 +255,10 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         if node.state is None:
             self._node = game.deal(node, int(action))
         else:
-            self._node = game.move(node, game.encoding.action(node.state, int(action)))
+            if node.legal is None:
+                node.legal = game.engine.legal_actions(node.state)
+            self._node = game.move(node, game.encoding.action(node.state, int(action),
+                                                              node.legal))
 
     def _action_to_string(self, player: int, action: int) -> str:
         node = self._node
@@ -256,8 +267,7 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         return node.game.encoding.text(node.state, int(action))
 
     def is_terminal(self) -> bool:
-        node = self._node
-        return node.state is not None and node.game.engine.to_move(node.state) is None
+        return self._node.mover == _TERMINAL
 
     def returns(self) -> list[float]:
         node = self._node
@@ -286,7 +296,7 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
 def _resample(state: ArenaState, seat: int, rng: random.Random) -> ArenaState:
     node = state._node
     game = node.game
-    if node.state is None or game.engine.to_move(node.state) is None:
+    if node.state is None or node.mover == _TERMINAL:
         raise ValueError("resample_from_infostate needs a running match (after the deal)")
     own = game.recall(node, seat)
     dealt = game.engine.determinize(game.engine.observation(node.state, seat), rng)
@@ -316,6 +326,7 @@ class _Observer:
         self.perfect_recall = recall
         self.tensor = None if recall else np.zeros(FEATURES, np.float32)
         self.dict = {} if self.tensor is None else {"observation": self.tensor}
+        self._featurizers = (Featurizer(FEATURES), Featurizer(FEATURES))
 
     def set_from(self, state: ArenaState, player: int) -> None:
         if self.tensor is None:
@@ -324,7 +335,8 @@ class _Observer:
         if node.state is None:
             self.tensor.fill(0.0)
         else:
-            features(self.game.engine.observation(node.state, player), FEATURES, self.tensor)
+            self._featurizers[player](self.game.engine.observation(node.state, player),
+                                      self.tensor)
 
     def string_from(self, state: ArenaState, player: int) -> str:
         node = state._node

@@ -31,7 +31,7 @@ from pettingzoo import AECEnv
 from arena.errors import IllegalActionError
 from arena.games.api import Options
 from arena.games.registry import get_game
-from arena.lab.encoding import FEATURES, ActionEncoding, features, text_of
+from arena.lab.encoding import FEATURES, ActionEncoding, Featurizer, text_of
 
 AGENTS = ("seat_0", "seat_1")
 
@@ -65,8 +65,19 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         })
         self._action_space = spaces.Discrete(self.encoding.size)
         self._random = random.Random()
-        self.state: Any = None
+        self._state: Any = None
+        self._legal: Any = None
         self.reset()
+
+    @property
+    def state(self) -> Any:
+        """The engine's state of the match (omniscient: for tools and tests, not agents)."""
+        return self._state
+
+    @state.setter
+    def state(self, state: Any) -> None:
+        self._state = state
+        self._legal = None
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._observation_space
@@ -87,6 +98,7 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._rounds = len(self.engine.finished_rounds(self.state))
+        self._featurizers = (Featurizer(self.size), Featurizer(self.size))
         self.agent_selection = AGENTS[self.engine.to_move(self.state) or 0]
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
@@ -94,9 +106,14 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         mask = np.zeros(self.encoding.size, np.int8)
         mover = self.engine.to_move(self.state)
         if mover == seat:
-            mask[self.encoding.legal_ids(self.state)] = 1
-        return {"observation": features(self.engine.observation(self.state, seat), self.size),
+            mask[self.encoding.legal_ids(self.state, self._legal_actions())] = 1
+        return {"observation": self._featurizers[seat](self.engine.observation(self.state, seat)),
                 "action_mask": mask}
+
+    def _legal_actions(self) -> Any:
+        if self._legal is None:
+            self._legal = self.engine.legal_actions(self.state)
+        return self._legal
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -104,7 +121,7 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        move = self.encoding.action(self.state, int(action))
+        move = self.encoding.action(self.state, int(action), self._legal_actions())
         if not self.engine.is_legal(self.state, move):
             raise IllegalActionError(f"action id {int(action)} "
                                      f"({self.engine.format_action(move)}) is not legal now: "
