@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from arena.cli.common import (
@@ -24,7 +23,7 @@ from arena.cli.common import (
 )
 from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult
-from arena.render.tables import Col, fitted_table
+from arena.render.catalogue import bots_table, images_table, size_text
 from arena.render.text import plain
 
 if TYPE_CHECKING:
@@ -156,12 +155,7 @@ def list_bots(
     if output is OutputFormat.json:
         print_json_lines(b.__dict__ for b in bots)
         return
-    columns = (Col("name", keep=True), Col("version"), Col("game", drop=3),
-               Col("image", keep=True), Col("identity", drop=2), Col("submitted", drop=1))
-    cells = [tuple(plain(cell) for cell in (
-        bot.name, bot.version, bot.game, bot.image[:19], bot.digest[:19],
-        time.strftime("%Y-%m-%d %H:%M", time.localtime(bot.created)))) for bot in bots]
-    console.print(fitted_table(columns, cells, title="submitted bots"))
+    console.print(bots_table(bots))
 
 
 def _build_base(force: bool, flavor: str = "python") -> None:
@@ -234,24 +228,13 @@ def prune(
     keep = {bot.image for bot in catalogue.list_bots()}
     with console.status("looking for images to prune"):
         results = prune_images(keep, dry_run=dry_run)
-    table = Table(title="arena images" + (" (dry run)" if dry_run else ""))
-    for column in ("image", "kind", "own size", "outcome"):
-        table.add_column(column, justify="right" if column == "own size" else "left")
-    for item in results:
-        if item.reason:  # may quote a tag or the engine's words
-            outcome = plain(f"kept: {item.reason}")
-        else:
-            outcome = Text("would be removed") if dry_run else Text("removed", style="green")
-        table.add_row(item.image_id[7:19], item.kind, _size(item.size), outcome)
-    console.print(table)
+    console.print(images_table(results, dry_run))
     gone = [r for r in results if r.removed or (dry_run and not r.reason)]
     verb = "would remove" if dry_run else "removed"
-    freed = _size(sum(r.size for r in gone))
+    freed = size_text(sum(r.size for r in gone))
     console.print(
         f"{verb} {len(gone)} of {len(results)} arena images ({freed} of their own)",
         highlight=False,
     )
 
 
-def _size(n: int) -> str:
-    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 1024:.1f} KiB"

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from arena.cli.common import (
     OutputFormat,
@@ -24,16 +23,11 @@ from arena.cli.common import (
     print_json,
     print_json_lines,
 )
+from arena.render.games import games_table, gate_table
 from arena.render.text import plain
 
 games_app = typer.Typer(help="Game packages: list the installed games, run the conformance "
                              "gate on one.", no_args_is_help=True)
-
-STATUS_STYLE = {"passed": "green", "FAILED": "bold red", "not run": "yellow"}
-"""How a gate status is shown."""
-WHOLE = ("id", "rules", "gate", "check", "status")
-"""Columns never wrapped (short words; the others fold at 80 columns)."""
-
 
 def register(app: typer.Typer) -> None:
     """Add the `games` group to the root app."""
@@ -60,15 +54,7 @@ def games_list(
         for problem in problems:
             err_console.print(notice("not a game", "yellow", problem))
         return
-    table = Table(title="installed games")
-    for column in ("id", "title", "rules", "distribution", "source", "gate"):
-        table.add_column(column, overflow="fold", no_wrap=column in WHOLE)
-    for row in rows:
-        table.add_row(plain(row["id"]), plain(row["title"]), plain(row["version"]),
-                      plain(f"{row['distribution']} {row['dist_version']}".strip()),
-                      plain(row["source"]),
-                      plain(row["gate"], STATUS_STYLE.get(row["gate"], "")))
-    console.print(table)
+    console.print(games_table(rows))
     for row in rows:
         if row["proto"] and row["distribution"] != "arena":
             console.print(plain(f"{row['id']}'s messages (for typed bots): {row['proto']}"),
@@ -141,7 +127,7 @@ def games_check(
         print_json({**report.to_json(), "distribution": found.distribution,
                     "dist_version": found.dist_version, "entry_point": found.entry_point})
     else:
-        console.print(_report_table(report, found))
+        console.print(gate_table(report, found.id))
     if not report.passed:
         raise typer.Exit(1)
 
@@ -173,15 +159,3 @@ def _origin(found: Any) -> str:
     if found.distribution:
         return f"{found.distribution} {found.dist_version}".strip()
     return f"{found.engine}, not installed"
-
-
-def _report_table(report: Any, found: Any) -> Table:
-    verdict = "passed" if report.passed else f"FAILED: {', '.join(report.failed)}"
-    table = Table(title=plain(f"arena games check {found.id}: {verdict} "
-                              f"({report.seconds:.1f} s)"))
-    for column in ("check", "status", "detail"):
-        table.add_column(column, overflow="fold", no_wrap=column in WHOLE)
-    for check in report.checks:
-        status = "passed" if check.passed else "FAILED"
-        table.add_row(plain(check.name), plain(status, STATUS_STYLE[status]), plain(check.detail))
-    return table

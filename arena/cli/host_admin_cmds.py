@@ -4,7 +4,6 @@ they work while the server runs) and `arena host-certs` (the server's CA and cer
 
 from __future__ import annotations
 
-import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +13,7 @@ from rich.text import Text
 from arena.cli.common import console, err_console, handle_errors, notice
 from arena.host.accounts import Accounts
 from arena.host.config import Competition, load_competition
-from arena.render.tables import Col, fitted_table
+from arena.render.competition import contestants_table
 from arena.render.text import plain
 
 CompetitionFile = Annotated[Path, typer.Option(
@@ -75,16 +74,7 @@ def add(
 def list_contestants(competition: CompetitionFile) -> None:
     """List the contestants: name, when added, when revoked, the bot names they own."""
     _, accounts = _accounts(competition)
-    columns = (Col("contestant", keep=True), Col("added", drop=1), Col("revoked"),
-               Col("bots"))
-    cells = [(plain(who.name), _when(who.created),
-              Text("-") if who.revoked is None else Text(_when(who.revoked), "red"),
-              plain(", ".join(who.bots) or "-")) for who in accounts.list()]
-    console.print(fitted_table(columns, cells))
-
-
-def _when(at: float) -> str:
-    return datetime.datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M")
+    console.print(contestants_table(accounts.list()))
 
 
 @handle_errors

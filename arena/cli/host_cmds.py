@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from arena.cli.common import console, handle_errors
 from arena.errors import ArenaError, ConfigError
+from arena.render.competition import checks_table
 from arena.render.text import plain
 
 MIN_FREE_GIB = 5.0
@@ -96,13 +96,7 @@ def _check(config: object) -> None:
     rows.extend(_check_docker(config))
     rows.append(_check_disk(config))
     rows.append(_check_database(config))
-    table = Table(title=plain(f"arena host --check {config.path.name}"))
-    for column in ("check", "status", "detail"):
-        table.add_column(column)
-    colours = {"ok": "green", "warn": "yellow", "fail": "red"}
-    for name, status, detail in rows:
-        table.add_row(plain(name), plain(status, colours[status]), plain(detail))
-    console.print(table)
+    console.print(checks_table(f"arena host --check {config.path.name}", rows))
     failed = [name for name, status, _ in rows if status == "fail"]
     if failed:
         raise ConfigError(f"the competition cannot run: {', '.join(failed)} failed (above)")

@@ -15,13 +15,13 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated, Any
 
 import typer
-from rich.console import Group, RenderableType
+from rich.console import Group
 from rich.live import Live
 from rich.progress import (
     BarColumn,
@@ -31,7 +31,6 @@ from rich.progress import (
     TimeRemainingColumn,
     TransferSpeedColumn,
 )
-from rich.table import Table
 from rich.text import Text
 
 from arena.cli.common import (
@@ -44,16 +43,19 @@ from arena.cli.common import (
 )
 from arena.errors import ConfigError
 from arena.model import plain_text
-from arena.render.tables import Col, fitted_table
-from arena.render.text import Fitted, plain
+from arena.render.competition import (
+    STAGE_STYLES,
+    matches_table,
+    mib,
+    standings_table,
+    submissions_table,
+)
+from arena.render.text import plain
 
 ServerOption = Annotated[str | None, typer.Option(
     "--server", help="A server profile saved by `arena login` (may be left out when "
     "ARENA_SERVER is set: see docs/contestants.md).")]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", help="human or json.")]
-
-_STAGE_STYLES = {"ENTERED": "green", "RATED": "bold green", "REFUSED": "bold red",
-                 "FAILED": "bold yellow", "CANCELLED": "yellow"}
 
 
 def register(app: typer.Typer) -> None:
@@ -83,14 +85,6 @@ def _as_json(message: Any) -> Any:
     from google.protobuf.json_format import MessageToDict
 
     return MessageToDict(message, preserving_proto_field_name=True)
-
-
-def _when(at: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at)) if at else ""
-
-
-def _mib(size: int) -> str:
-    return f"{size / 2**20:.1f} MiB" if size >= 2**20 else f"{size / 1024:.1f} KiB"
 
 
 # --- login -----------------------------------------------------------------------------------
@@ -135,7 +129,7 @@ def _print_account(me: Any) -> None:
         console.print(plain(f"  game {game.game}: submissions are validated against "
                             f"{game.reference}"))
     console.print(plain(
-        f"  quotas: {_mib(quotas.max_upload_bytes)} a bot directory, "
+        f"  quotas: {mib(quotas.max_upload_bytes)} a bot directory, "
         f"{quotas.submissions_per_day} submissions a day ({quotas.used_today} used in the last "
         f"24 hours), {quotas.active_bots} active bots"))
     console.print(plain(f"  logs of others' matches: {me.logs} (see docs/contestants.md)"))
@@ -164,25 +158,6 @@ def standings(
         console.print("no standings yet")
 
 
-def standings_table(ladder: Any) -> Fitted:
-    """One game's standings on a competition server (a ``GameStandings`` message): each bot's
-    name whole (`arena matches --bot` takes it); older versions dimmed; at 80 columns the owner,
-    then W/D/L and the match count go first."""
-    columns = (Col("rank", justify="right"), Col("bot", keep=True), Col("version"),
-               Col("rating", justify="right"), Col("95% CI", drop=4),
-               Col("matches", justify="right", drop=3), Col("W/D/L", drop=2),
-               Col("owner", drop=1))
-    cells = []
-    for row in ladder.rows:
-        style = "" if row.current else "dim"
-        cells.append(tuple(plain(cell, style) for cell in (
-            row.rank, row.name, row.version, f"{row.rating:.0f}",
-            f"{row.low:.0f}–{row.high:.0f}", row.matches,
-            f"{row.wins}/{row.draws}/{row.losses}", row.owner or "house")))
-    return fitted_table(columns, cells, title=plain_text(
-        f"{ladder.game} · {ladder.ladder} · {ladder.matches} matches"))
-
-
 @handle_errors
 def matches(
     server: ServerOption = None,
@@ -208,25 +183,6 @@ def matches(
     console.print(matches_table(reply.matches))
     if reply.next:
         console.print(plain(f"older matches: add --page {reply.next}"))
-
-
-def matches_table(rows: Sequence[Any]) -> Fitted:
-    """A competition's matches (``MatchRow`` messages) as a table that never cuts a match id
-    (the one `arena watch --match` and `arena logs --match` need): at 80 columns the kind,
-    the finish time, the termination and the winner go first."""
-    columns = (Col("match", keep=True), Col("finished", drop=2), Col("seat 0"), Col("seat 1"),
-               Col("points", justify="right"), Col("winner", drop=4),  # the points say it
-               Col("termination", drop=3), Col("kind", drop=1))
-    cells = []
-    for row in rows:
-        seats = [f"{n}@{v}" if v else n for n, v in zip(row.names, row.versions, strict=False)]
-        seats += [""] * (2 - len(seats))
-        winner = ("void" if row.void else "draw" if row.winner < 0
-                  else seats[row.winner] if row.winner < len(seats) else "")
-        cells.append((plain(row.match_id), plain(row.finished_at), plain(seats[0]),
-                      plain(seats[1]), ":".join(str(p) for p in row.points), plain(winner),
-                      plain(row.termination), plain(row.kind)))
-    return fitted_table(columns, cells, title="matches, newest first")
 
 
 # --- submissions -----------------------------------------------------------------------------
@@ -257,40 +213,6 @@ def submissions(
     quotas = me.quotas
     console.print(plain(f"{quotas.used_today} of {quotas.submissions_per_day} submissions used "
                         f"in the last 24 hours; at most {quotas.active_bots} active bots"))
-
-
-def submissions_table(rows: Sequence[Any], stages: Mapping[int, str], contestant: str
-                      ) -> Fitted:
-    """A contestant's submissions (``Submission`` messages): the id (for `arena submissions
-    --follow`) whole, and the first matches' ids (for `arena watch --match`) whole in the
-    table or, when the table would not fit, each on its own line below it; then at 80 columns
-    the size, the counted flag, the game, the time and the version go first."""
-    columns = [Col("id", justify="right", keep=True), Col("game", drop=3), Col("bot"),
-               Col("version", drop=5), Col("stage"), Col("message"), Col("submitted", drop=4),
-               Col("size", justify="right", drop=1), Col("counted", drop=2)]
-    cells = []
-    for row in rows:
-        stage = stages.get(row.stage, str(row.stage))
-        cells.append((str(row.submission_id), plain(row.game), plain(row.name),
-                      plain(row.version), Text(stage, style=_STAGE_STYLES.get(stage, "")),
-                      plain(row.message), _when(row.created), _mib(row.size),
-                      "yes" if row.counted else "no"))
-    title = plain_text(f"submissions of {contestant}")
-    with_matches = fitted_table(
-        [*columns, Col("matches", keep=True)],
-        [(*c, plain("\n".join(r.match_ids))) for c, r in zip(cells, rows, strict=True)],
-        title=title)
-    below = fitted_table(columns, cells, title=title)
-    listed = Text("\n").join(plain(f"{r.submission_id}: {match}") for r in rows
-                             for match in r.match_ids)
-
-    def build(width: int) -> RenderableType:
-        table = with_matches.build(width)
-        if not isinstance(table, Table) or table.caption is None:  # it fits: nothing left out
-            return table
-        return Group(below.build(width), Text("first matches:", style="bold"), listed)
-
-    return Fitted(build)
 
 
 def show_events(events: Iterable[Any], server: str,
@@ -326,7 +248,7 @@ def _print_event(event: Any, stage: str, elapsed: float) -> None:
     if event.match_ids:
         extra.append("matches " + ", ".join(event.match_ids))
     console.print(Text.assemble(
-        f"{elapsed:6.1f}s ", (f"{stage.lower():<9}", _STAGE_STYLES.get(stage, "cyan")), " ",
+        f"{elapsed:6.1f}s ", (f"{stage.lower():<9}", STAGE_STYLES.get(stage, "cyan")), " ",
         plain(event.message), plain(f" ({'; '.join(extra)})" if extra else "")))
     if event.detail:
         for line in event.detail.splitlines():
@@ -345,13 +267,13 @@ def _outcome(last: Any, server: str) -> int:
     if stage in hc.SUCCESSES:
         what = ("rated: its first rated match is recorded" if stage == "RATED"
                 else "entered the ladder")
-        console.print(Text.assemble((stage.lower(), _STAGE_STYLES[stage]),
+        console.print(Text.assemble((stage.lower(), STAGE_STYLES[stage]),
                                     plain(f": submission {last.submission_id}, {who} {what}")))
         if not last.final:
             console.print(plain(f"its first rated match is still to come: {follow}"))
         return 0
     if last.final:
-        console.print(Text.assemble((stage.lower(), _STAGE_STYLES.get(stage, "bold red")),
+        console.print(Text.assemble((stage.lower(), STAGE_STYLES.get(stage, "bold red")),
                                     plain(f": submission {last.submission_id}, {who}: "
                                           f"{last.message}")))
     else:
@@ -430,7 +352,7 @@ def logs(
             return
         got = hc.download_log(connection, match_id, out)
     what = "the match log" if got.kind == "log" else "your seat's view of the match"
-    console.print(plain(f"wrote {what} to {got.path} ({_mib(got.size)})"))
+    console.print(plain(f"wrote {what} to {got.path} ({mib(got.size)})"))
     if got.signed:
         console.print(plain(f"it ends with the referee's signed statement: check it offline "
                             f"with `arena verify {got.path} --key referee.pub` (the public key "

@@ -1,7 +1,8 @@
 """Tables at 80 columns never cut an identifier a user must copy: ids stay whole on one line,
 the less important columns go first (and the caption says which), nothing shows "…". Each
 command's tables, rendered at 80 columns with long names and ids (the competition's, a
-ladder's, the live views', the schedules', the SPRT's, the resource statistics)."""
+ladder's, the live views', the schedules', the SPRT's, the resource statistics, the catalogue's,
+the games', the operator's)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,23 @@ from dataclasses import replace
 import pytest
 from rich.console import Console, RenderableType
 
-from arena.cli.remote_cmds import matches_table, standings_table, submissions_table
+from arena.bots.catalogue import SubmittedBot
+from arena.bots.images.prune import PruneCandidate
 from arena.cluster.progress import HostProgress
+from arena.gate.report import Check, GateReport
+from arena.host.accounts import Contestant
 from arena.ladder.reports import VersionRow, crosstable_of, standings_of
 from arena.ladder.runner import InFlight, LadderEventKind, Progress
 from arena.ladder.store import StoredMatch, VoidAttempt
 from arena.model import Termination
+from arena.render.catalogue import bots_table, images_table
+from arena.render.competition import (
+    contestants_table,
+    matches_table,
+    standings_table,
+    submissions_table,
+)
+from arena.render.games import games_table, gate_table
 from arena.render.ladder import (
     render_crosstable,
     render_live,
@@ -196,3 +208,34 @@ def test_the_resource_statistics_fit_80_columns() -> None:
     text = _text(render_bot_stats(stats), 80)
     _fits(text, [ALICE, BOB, "12.3 / 45.7 / 123.5"])
     assert "123.0 MiB" in _text(render_bot_stats(stats), 200)
+
+
+# --- the catalogue, the games, the operator's tables ------------------------------------------
+def test_the_catalogue_the_images_and_the_contestants_fit_80_columns() -> None:
+    """`arena bots list`, `arena images prune`, `arena contestants list`."""
+    bots = [SubmittedBot(name, "2026-12-01.3", "lost-cities", f"sha256:{n}{'ab' * 31}",
+                         f"sha256:{'cd' * 32}", 1.8e9)
+            for n, name in enumerate((ALICE, BOB))]
+    _fits(_text(bots_table(bots), 80), [ALICE, BOB, bots[0].image[:19], bots[1].image[:19]])
+    images = [PruneCandidate(f"sha256:{n}{'ef' * 31}", "bot image", 300 << 20, False,
+                             f"used by a submitted bot: {ALICE}@2026-12-01.{n} and three more")
+              for n in range(2)]
+    _fits(_text(images_table(images, dry_run=True), 80), [i.image_id[7:19] for i in images])
+    people = [Contestant(f"{name}-the-contestant", 1.8e9, None, (name,))
+              for name in (ALICE, BOB)]
+    _fits(_text(contestants_table(people), 80), [p.name for p in people])
+
+
+def test_the_games_and_a_gate_verdict_fit_80_columns() -> None:
+    """`arena games list`, `arena games check`: ids and statuses whole."""
+    rows = [{"id": game_id, "title": "A game with a long title", "version": "12",
+             "distribution": "arena-a-long-distribution-name", "dist_version": "1.2.3",
+             "source": "/home/someone/.venv/lib/python3.11/site-packages/arena_game/",
+             "gate": "not run"} for game_id in ("lost-cities", "goofspiel-variant-long")]
+    _fits(_text(games_table(rows), 80), ["lost-cities", "goofspiel-variant-long", "not run"])
+    report = GateReport("goofspiel-variant-long", "x", False, (
+        Check("determinism", True, ""),
+        Check("codec-round-trip", False, "seed 12, decision 7: the view came back different: "
+                                         "hand [1, 2, 3] != [1, 2]"),))
+    _fits(_text(gate_table(report, "goofspiel-variant-long"), 80),
+          ["codec-round-trip", "determinism", "FAILED"])
