@@ -62,7 +62,14 @@ class ActionEncoding:
             legal = self.game.legal_actions(state)
         if self.actions is not None:
             index = self._index
-            return sorted(index[action] for action in legal)
+            try:
+                return sorted(index[action] for action in legal)
+            except KeyError as missing:
+                raise ValueError(
+                    f"game {self.game.id}: the legal action "
+                    f"{self.game.format_action(missing.args[0])!r} is not in the engine's "
+                    "action_space(options): it must list every action the game can make "
+                    "(docs/lab.md)") from None
         if len(legal) > self.size:
             raise ValueError(
                 f"game {self.game.id}: a state has {len(legal)} legal actions, more than the "

@@ -122,11 +122,12 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
             return
         self._cumulative_rewards[agent] = 0.0
         move = self.encoding.action(self.state, int(action), self._legal_actions())
-        if not self.engine.is_legal(self.state, move):
+        try:
+            self.state = self.engine.apply(self.state, move)  # it checks the action
+        except IllegalActionError:
             raise IllegalActionError(f"action id {int(action)} "
                                      f"({self.engine.format_action(move)}) is not legal now: "
-                                     "choose one where action_mask is 1")
-        self.state = self.engine.apply(self.state, move)
+                                     "choose one where action_mask is 1") from None
         self.rewards = dict.fromkeys(self.agents, 0.0)
         finished = self.engine.finished_rounds(self.state)
         for first, second in finished[self._rounds:]:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from arena.games.registry import game_ids, get_game
-from arena.lab.encoding import Featurizer, features
+from arena.lab.encoding import ActionEncoding, Featurizer, features
 
 pytestmark = pytest.mark.unit
 
@@ -26,3 +26,23 @@ def test_the_featurizer_gives_the_features_of_every_view_of_a_match(game_id: str
         state = engine.apply(state, rng.choice(engine.legal_actions(state)))
     view = engine.observation(state, 0)  # and a view it did not follow: the memory steps aside
     assert np.array_equal(featurizers[1](view), features(view))
+
+
+def test_an_action_space_that_misses_a_legal_action_is_a_clear_error() -> None:
+    engine = get_game("portas")
+
+    class Partial:
+        """PORTAS with an action space that lists one action only."""
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(engine, name)
+
+        def action_space(self, options: object) -> tuple[object, ...]:
+            return (engine.legal_actions(engine.new_match(1))[0],)
+
+    encoding = ActionEncoding(Partial(), {})
+    state = engine.new_match(1)
+    missing = engine.format_action(engine.legal_actions(state)[1])
+    with pytest.raises(ValueError, match=f"the legal action '{missing}' is not in the engine's "
+                                         "action_space"):
+        encoding.legal_ids(state)
