@@ -15,7 +15,9 @@ Contract (checked by ``tests/games/test_conformance.py`` for every registered ga
 * ``parse_action(format_action(a)) == a`` for every legal action (the canonical grammar);
   ``parse_action`` raises ``InvalidActionError`` on text outside the grammar.
 * ``observation(s, seat)`` is exactly what ``seat`` may know; changing anything hidden from the
-  seat leaves it (and its wire encoding) unchanged.
+  seat leaves it (and its wire encoding) unchanged. The views name what the games have alike
+  alike (docs/bots.md, "What the views call things"): ``seat``, ``to_move``, ``round`` (from 0),
+  ``rounds``, ``finished_rounds`` (the score pairs), ``history``, ``last_actions``.
 * ``finished_rounds(s)`` grows by one entry (the round's score pair) when a round ends;
   ``deal_record(s)`` is the JSON-able full deal of the current round (omniscient, for logs);
   ``round_summary(s, r)`` is the JSON-able account of what decided finished round ``r`` beyond
@@ -55,6 +57,7 @@ How every engine builds its states (one pattern for all games):
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -187,6 +190,15 @@ def replace(state: T, /, **changes: Any) -> T:
     fields.update(state.__dict__)
     fields.update(changes)
     return new
+
+
+def renamed(view: object, old: str, new: str) -> Any:
+    """``view``'s attribute ``new`` read by its old name ``old``, kept one release when the views
+    took one vocabulary (docs/bots.md, "What the views call things"): each read warns once with
+    a ``DeprecationWarning`` that points at the reading line and names the new name."""
+    warnings.warn(f"{type(view).__name__}.{old} is deprecated: read .{new}, the same value "
+                  f"({old} goes in the next release)", DeprecationWarning, stacklevel=3)
+    return getattr(view, new)
 
 
 def validate_options(specs: Sequence[OptionSpec], given: Options | None) -> dict[str, Any]:

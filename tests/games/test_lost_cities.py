@@ -473,7 +473,7 @@ def test_observation_contents() -> None:
     assert view.expeditions == state.expeditions
     assert view.history == ((0, 0, "discard B9 deck"), (0, 1, "discard Y2 draw B"))
     assert view.to_move == 0 and view.turn == 2 and view.stall_guard_turns == 150
-    assert view.round_index == 0 and view.finished_rounds == ()
+    assert view.round == 0 and view.finished_rounds == ()
     assert known_opponent_cards(view) == [c("B9")]
     state = GAME.apply(state, a("play R5 deck"))
     state = GAME.apply(state, a("discard B9 deck"))
@@ -498,7 +498,7 @@ def test_determinize_is_consistent_with_the_view() -> None:
         for card in known:
             assert card in sample.hands[1 - seat] and card in state.hands[1 - seat]
         after = GAME.apply(sample, GAME.legal_actions(sample)[0])
-        assert after.turn == view.turn + 1 or after.round_index == view.round_index + 1
+        assert after.turn == view.turn + 1 or after.round_index == view.round + 1
 
 
 # --- issue 25: why an action is illegal, each seat's last action ------------------------------

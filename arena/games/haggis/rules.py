@@ -266,7 +266,10 @@ class View:
 
     seat: int
     round: int
+    """The round being played, from 0 (the last one once the match is over)."""
     target: int
+    """The score that ends the match (option ``target``): a Haggis match has no fixed number of
+    rounds, so its view has no ``rounds``."""
     to_move: int | None
     leader: int
     """The seat that led the current trick."""
@@ -291,6 +294,11 @@ class View:
     last_actions: LastActions = NO_LAST_ACTIONS
     """Each seat's most recent decision in the current round (a pass or a play, with the bet
     it declared), None before its first; all public."""
+
+    @property
+    def finished_rounds(self) -> tuple[tuple[int, int], ...]:
+        """Score pairs (seat 0, seat 1) of the finished rounds (their ``summaries``' scores)."""
+        return tuple(summary.scores for summary in self.summaries)
 
 
 # --- the game --------------------------------------------------------------------------------

@@ -104,7 +104,7 @@ class LostCitiesBoard:
         """The seat's own hand face up at the bottom, the opponent's face down on top."""
         other = 1 - view.seat
         return (
-            _status(view.round_index, view.rounds, view.turn, view.stall_guard_turns,
+            _status(view.round, view.rounds, view.turn, view.stall_guard_turns,
                     view.to_move, names),
             _hand(names, other, backs(view.opponent_hand_size),
                   f"{view.opponent_hand_size} cards, face down"),

@@ -934,7 +934,7 @@ class LostCitiesGame:
             piles=state.piles,
             deck_count=state.deck_count,
             to_move=state.player,
-            round_index=state.round_index,
+            round=state.round_index,
             rounds=state.rules.rounds,
             starter_rule=state.rules.starter_rule,
             starter=state.starter,
@@ -992,7 +992,7 @@ class LostCitiesGame:
         hands = (view.hand, opponent) if view.seat == 0 else (opponent, view.hand)
         fields = {  # (what State(...) would take, without its per-field calls)
             "rules": Rules(view.rounds, view.starter_rule, view.stall_guard_turns),
-            "seed": 0, "round_index": view.round_index, "finished": view.finished_rounds,
+            "seed": 0, "round_index": view.round, "finished": view.finished_rounds,
             "starter": view.starter, "player": view.to_move, "hands": hands,
             "expeditions": view.expeditions, "piles": view.piles, "deck": deck, "deck_pos": 0,
             "turn": view.turn, "history": view.history, "deal": (hands[0], hands[1], deck),

@@ -144,7 +144,7 @@ class LostCitiesRenderer:
             hand.append(f"\nlast action: seat {last[1]} {last[2]}", style="dim")
 
         def build(width: int) -> RenderableType:
-            header = _header(view.round_index, view.rounds, view.deck_count, view.turn,
+            header = _header(view.round, view.rounds, view.deck_count, view.turn,
                              view.stall_guard_turns, view.to_move, view.finished_rounds, width)
             board = _board(view.expeditions, view.piles, (names[0], names[1]), width)
             return Group(header, board, hand)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 
+from arena.games.api import renamed
 from arena.games.lost_cities.cards import (
     _ACTION_BY_TEXT,
     CARDS,
@@ -42,8 +43,8 @@ class View:
     deck_count: int
     to_move: int | None
     """The seat to move, None once the match is over."""
-    round_index: int
-    """0-based round number."""
+    round: int
+    """The round being played, from 0 (the last one once the match is over)."""
     rounds: int
     """Rounds in the match (option ``rounds``)."""
     starter_rule: str
@@ -62,6 +63,12 @@ class View:
     played or discarded where, where it drew from, and the card it took from a discard pile
     (never the card drawn from the deck)."""
 
+    @property
+    def round_index(self) -> int:
+        """Deprecated, read :attr:`round` (the old name, kept one release)."""
+        result: int = renamed(self, "round_index", "round")
+        return result
+
 
 # --- helpers for bots that search -------------------------------------------------------------
 
@@ -71,7 +78,7 @@ def round_history(view: View) -> list[tuple[int, Action]]:
     return [
         (seat, _ACTION_BY_TEXT[text])
         for round_, seat, text in view.history
-        if round_ == view.round_index
+        if round_ == view.round
     ]
 
 
@@ -84,7 +91,7 @@ _PUBLIC_BY_TEXT: dict[str, tuple[int, int, bool, int | None]] = {
 def _round_entries(view: View) -> Sequence[HistoryEntry]:
     """The history entries of the view's current round (its last ``turn`` entries, when they
     are; else found by their round index)."""
-    history, current = view.history, view.round_index
+    history, current = view.history, view.round
     first = len(history) - view.turn
     if 0 <= first <= len(history) and (first == len(history) or history[first][0] == current) and (
             first == 0 or history[first - 1][0] != current):

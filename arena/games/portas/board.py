@@ -112,7 +112,8 @@ class PortasBoard:
                   tuple(treasure(v) for v in view.hidden_values))
         other = 1 - view.seat
         return (
-            _status(view.games, view.round, view.scores, view.finished, view.to_move, names),
+            _status(view.rounds, view.round, view.scores, view.finished_rounds, view.to_move,
+                    names),
             _seat(names, other, view.hands[other], deck(other), view.scores[other]),
             _table(view.chests, view.taken, hidden, names, top=other),
             _seat(names, view.seat, view.hands[view.seat], deck(view.seat),

@@ -61,7 +61,7 @@ class PortasCodec:
         """Encode a view (only what the seat may know: the View holds nothing else)."""
         message = portas_pb2.PortasObservation(
             seat=view.seat,
-            games=view.games,
+            games=view.rounds,
             game=view.round,
             to_move=-1 if view.to_move is None else view.to_move,
             hands=[portas_pb2.PortasCards(cards=list(h)) for h in view.hands],
@@ -73,7 +73,8 @@ class PortasCodec:
                 for t in view.taken
             ],
             scores=list(view.scores),
-            finished_games=[portas_pb2.PortasGameScore(scores=list(s)) for s in view.finished],
+            finished_games=[portas_pb2.PortasGameScore(scores=list(s))
+                            for s in view.finished_rounds],
             passes_in_a_row=view.passes,
         )
         message.MergeFromString(self._last_actions.field_bytes(view.last_actions))
@@ -101,7 +102,7 @@ class PortasCodec:
             finished.append((int(pair.scores[0]), int(pair.scores[1])))
         return View(
             seat=int(message.seat),
-            games=int(message.games),
+            rounds=int(message.games),
             round=int(message.game),
             to_move=None if message.to_move < 0 else int(message.to_move),
             hands=_pair(message.hands),
@@ -110,7 +111,7 @@ class PortasCodec:
             hidden_values=tuple(int(v) for v in message.hidden_values),
             taken=tuple(Taken(_chest_from_proto(t.chest), int(t.taker)) for t in message.taken),
             scores=(scores[0], scores[1]),
-            finished=tuple(finished),
+            finished_rounds=tuple(finished),
             passes=int(message.passes_in_a_row),
             history=(history or HistoryDecoder(self.history_entry_from_proto)).of(
                 message.history),

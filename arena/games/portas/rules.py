@@ -33,6 +33,7 @@ from arena.games.api import (
     GameResult,
     Options,
     OptionSpec,
+    renamed,
     result_of_rounds,
     round_seed,
     validate_options,
@@ -504,9 +505,10 @@ class View:
     """What one seat may know: everything except the order of the decks and hidden treasures."""
 
     seat: int
-    games: int
+    rounds: int
+    """Games in the match (option ``games``): a PORTAS match's rounds are its games."""
     round: int
-    """0-based index of the current game of the match."""
+    """The game being played, from 0 (the last one once the match is over)."""
     to_move: int | None
     hands: Pair
     """Both hands (public), sorted ascending, seat order."""
@@ -518,8 +520,9 @@ class View:
     taken: tuple[Taken, ...]
     """The chests emptied this game, in order."""
     scores: tuple[int, int]
-    finished: tuple[tuple[int, int], ...]
-    """Score pairs of the finished games."""
+    """Each seat's treasure points in the current game."""
+    finished_rounds: tuple[tuple[int, int], ...]
+    """Score pairs (seat 0, seat 1) of the finished games."""
     passes: int
     history: tuple[HistoryEntry, ...]
     """Every action of the match: (game index, seat, action text)."""
@@ -531,6 +534,18 @@ class View:
     def hidden_count(self) -> int:
         """How many treasures are still hidden."""
         return len(self.hidden_values)
+
+    @property
+    def games(self) -> int:
+        """Deprecated, read :attr:`rounds` (the old name, kept one release)."""
+        result: int = renamed(self, "games", "rounds")
+        return result
+
+    @property
+    def finished(self) -> tuple[tuple[int, int], ...]:
+        """Deprecated, read :attr:`finished_rounds` (the old name, kept one release)."""
+        result: tuple[tuple[int, int], ...] = renamed(self, "finished", "finished_rounds")
+        return result
 
 
 # --- helpers -----------------------------------------------------------------------------
@@ -733,7 +748,7 @@ class PortasGame:
         """Everything ``seat`` may know (all public: only deck and treasure order are hidden)."""
         return View(
             seat=seat,
-            games=state.games,
+            rounds=state.games,
             round=state.round,
             to_move=state.mover,
             hands=state.hands,
@@ -742,7 +757,7 @@ class PortasGame:
             hidden_values=tuple(sorted(state.hidden)),
             taken=state.taken,
             scores=state.scores,
-            finished=state.finished,
+            finished_rounds=state.finished,
             passes=state.passes,
             history=state.history,
             last_actions=state.last_actions,
@@ -838,8 +853,8 @@ class PortasGame:
             + tuple(c.value for c in view.chests)
             + tuple(hidden),
         )
-        dealt = _start_round(rng.getrandbits(63), view.games, view.round, view.finished, deal,
-                             history=view.history)
+        dealt = _start_round(rng.getrandbits(63), view.rounds, view.round, view.finished_rounds,
+                             deal, history=view.history)
         return dataclass_replace(
             dealt,
             mover=view.to_move,

@@ -112,7 +112,7 @@ class PortasRenderer:
         decks = [f"{n} cards" for n in view.deck_sizes]
         hidden = f"{view.hidden_count}, values {{{_cards(view.hidden_values)}}}"
         body = Group(
-            _header(view.games, view.round, view.to_move, view.finished, view.scores),
+            _header(view.rounds, view.round, view.to_move, view.finished_rounds, view.scores),
             _players(view.hands, decks, view.scores, view.to_move, view.seat),
             _chests(view.chests, view.taken, hidden),
             _history(view.history, view.round),

@@ -94,7 +94,7 @@ class GoofspielBoard:
                  tuple(prize(v) for v in view.unseen_prizes))
         other = 1 - view.seat
         return (
-            _status(view.rounds, view.round, view.finished, view.to_move, names),
+            _status(view.rounds, view.round, view.finished_rounds, view.to_move, names),
             _seat(names, other, view.hands[other], view.scores[other], bids[other]),
             _prizes(view.prize, later),
             _seat(names, view.seat, view.hands[view.seat], view.scores[view.seat],

@@ -26,6 +26,7 @@ from arena.games.api import (
     GameResult,
     Options,
     OptionSpec,
+    renamed,
     replace,
     result_of_rounds,
     round_seed,
@@ -114,7 +115,7 @@ class View:
     rounds: int
     """Rounds in the match."""
     round: int
-    """0-based index of the current round."""
+    """The round being played, from 0 (the last one once the match is over)."""
     to_move: int | None
     """The seat to bid; None once the match is over."""
     prize: int | None
@@ -129,10 +130,16 @@ class View:
     """Whether the opponent has bid for the current prize (its card stays hidden)."""
     scores: tuple[int, int]
     """Prize points of the current round."""
-    finished: tuple[tuple[int, int], ...]
-    """Score pairs of the finished rounds."""
+    finished_rounds: tuple[tuple[int, int], ...]
+    """Score pairs (seat 0, seat 1) of the finished rounds."""
     history: tuple[Turn, ...]
     """Every resolved turn of the match, in order."""
+
+    @property
+    def finished(self) -> tuple[tuple[int, int], ...]:
+        """Deprecated, read :attr:`finished_rounds` (the old name, kept one release)."""
+        result: tuple[tuple[int, int], ...] = renamed(self, "finished", "finished_rounds")
+        return result
 
 
 def _without(cards: Cards, card: int) -> Cards:
@@ -247,7 +254,7 @@ class GoofspielGame:
             bid=own,
             opponent_bid=seat == 1 and state.pending is not None,
             scores=state.scores,
-            finished=state.finished,
+            finished_rounds=state.finished,
             history=state.history,
         )
 
@@ -307,7 +314,7 @@ class GoofspielGame:
         rng.shuffle(rest)
         played = tuple(t.prize for t in view.history if t.round == view.round)
         prizes = (view.prize, *rest)
-        dealt = _start_round(rng.getrandbits(63), view.rounds, view.round, view.finished,
+        dealt = _start_round(rng.getrandbits(63), view.rounds, view.round, view.finished_rounds,
                              view.history, played + prizes)
         pending = view.bid
         if view.opponent_bid:

@@ -86,7 +86,7 @@ class GoofspielRenderer:
         if view.opponent_bid:
             bids[1 - view.seat] = "has bid (face down)"
         body = Group(
-            _status(view.rounds, view.round, view.to_move, view.prize, view.finished),
+            _status(view.rounds, view.round, view.to_move, view.prize, view.finished_rounds),
             *(_seat(s, view.hands[s], view.scores[s], bids[s], view.seat) for s in (0, 1)),
             Text(f"prizes face down: {_cards(view.unseen_prizes)}", style="dim"),
             _turns(view.history, view.round),

@@ -50,7 +50,7 @@ class GoofspielCodec:
             bid=view.bid or 0,
             opponent_bid=view.opponent_bid,
             scores=list(view.scores),
-            finished_rounds=[goofspiel_pb2.RoundScore(scores=list(s)) for s in view.finished],
+            finished_rounds=[goofspiel_pb2.RoundScore(scores=list(s)) for s in view.finished_rounds],
         )
         set_history(message, view.history, self._history_entry, history)
         return message
@@ -78,8 +78,8 @@ class GoofspielCodec:
             bid=int(message.bid) or None,
             opponent_bid=bool(message.opponent_bid),
             scores=_two(message.scores, "scores"),
-            finished=tuple(_two(s.scores, "finished_rounds entries")
-                           for s in message.finished_rounds),
+            finished_rounds=tuple(_two(s.scores, "finished_rounds entries")
+                                  for s in message.finished_rounds),
             history=(history or HistoryDecoder(self.history_entry_from_proto)).of(
                 message.history),
         )
