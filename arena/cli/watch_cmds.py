@@ -27,7 +27,7 @@ from arena.model import DecisionEvent, HeaderEvent, MatchEvent
 from arena.record.log import follow_events, read_events
 from arena.record.replay import replay_events
 from arena.render import renderer_for
-from arena.render.html import ReplayPage, replay_page
+from arena.render.html import ReplayPage, replay_page, seat_view_page
 from arena.render.match import render_frame
 from arena.render.seat_view import is_seat_view, read_seat_view, seat_view_frames
 from arena.render.text import plain
@@ -92,7 +92,8 @@ def watch(
     With --html OUT.html the replay goes to a web page instead: play/pause, step, jump to a move
     or a round, speed, keyboard shortcuts, and a view selector (everything, or exactly what
     seat 0 or seat 1 saw). A log cut short gives the complete moves and says the match is
-    unfinished.
+    unfinished. A seat view that `arena logs` wrote (FILE.seat-view.jsonl) replays as that
+    seat saw it, in the terminal or as a page, and nothing else.
 
     With --server NAME --match ID the match comes from a competition server: while it runs you
     see only your own bot's seat (--seat N), after it ends what the competition allows.
@@ -168,7 +169,11 @@ def html_replay(events: Iterable[MatchEvent], seats: Sequence[int | None] = (Non
 
 def write_html(out: Path, events: Iterable[MatchEvent], seats: Sequence[int | None]) -> None:
     """Build the page (entirely, before writing anything) and write it to ``out``."""
-    page = html_replay(events, seats)
+    write_page(out, html_replay(events, seats))
+
+
+def write_page(out: Path, page: ReplayPage) -> None:
+    """Write a replay page to ``out`` and say what it holds."""
     try:
         out.write_text(page.html, encoding="utf-8")
     except OSError as exc:
@@ -239,15 +244,18 @@ def play(events: Iterable[MatchEvent], *, seat: int | None, delay: float | None,
 
 def play_seat_view(path: Path, *, seat: int | None, follow: bool, html: Path | None,
                    delay: float | None) -> None:
-    """Replay a seat view that `arena logs` wrote (``arena.render.seat_view``): in the terminal
-    only, the board being that seat's observations."""
-    if follow or html is not None:
-        raise ConfigError(f"{path} is one seat's view of a finished match: replay it in the "
-                          "terminal (drop --follow and --html)")
+    """Replay a seat view that `arena logs` wrote (``arena.render.seat_view``), in the terminal
+    or as a page (``--html``), the board being that seat's observations."""
+    if follow:
+        raise ConfigError(f"{path} is one seat's view of a finished match: it cannot be "
+                          "followed (drop --follow)")
     view = read_seat_view(path)
     if seat is not None and seat != view.seat:
         raise ConfigError(f"{path} holds only seat {view.seat}'s view (drop --seat, or give "
                           f"--seat {view.seat})")
+    if html is not None:
+        write_page(html, seat_view_page(view.header, view.seat, view.events))
+        return
     shown = list(seat_view_frames(view))
     if not console.is_terminal:
         console.print(shown[-1][1])

@@ -1,12 +1,15 @@
-"""`arena watch` replays the seat views `arena logs` writes: one seat, as that seat saw it
-(real matches of every game, signed downloads as the server makes them)."""
+"""`arena watch` replays the seat views `arena logs` writes: one seat, as that seat saw it, in
+the terminal and as a page (`--html`) (real matches of every game, signed downloads as the server
+makes them)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import random
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -17,7 +20,7 @@ from arena.host.views import Sight, download
 from arena.model import BotSpec, DecisionEvent, MatchSpec, TimeControl
 from arena.record.log import read_events
 from arena.record.replay import replay_events
-from arena.record.signing import load_signer, new_key, sign_log
+from arena.record.signing import DEFAULT_KEY_NAME, load_signer, new_key, sign_log
 from arena.referee.local import LocalPlayer
 from arena.referee.match import Match
 from arena.render import renderer_for
@@ -26,6 +29,20 @@ from arena.render.seat_view import HIDDEN_MOVE, read_seat_view
 pytestmark = pytest.mark.unit
 OPTIONS: dict[str, dict[str, object]] = {
     "lost-cities": {"rounds": 1}, "haggis": {"target": 60}, "portas": {"games": 1}}
+
+
+def _download(log: Path, root: Path, seat: int, name: str) -> Path:
+    """The seat view of the signed ``log`` that a contestant who played ``seat`` downloads."""
+    key = root / "referee" / f"{DEFAULT_KEY_NAME}.key"
+    if not key.exists():
+        new_key(key.parent)
+    sign_log(log, load_signer(key))
+    data, kind = download(log, Sight(frozenset({seat}), False), frozenset({seat}),
+                          load_signer(key))
+    assert kind == "seat-view"
+    view = root / name
+    view.write_bytes(data)
+    return view
 
 
 def _seat_view(game: str, root: Path, seat: int) -> tuple[Path, Path]:
@@ -40,14 +57,7 @@ def _seat_view(game: str, root: Path, seat: int) -> tuple[Path, Path]:
     asyncio.run(Match(spec, sandbox_name="in-process", log_dir=root)
                 .run((players[0], players[1])))
     log = root / f"sv-{game}.jsonl"
-    key, _ = new_key(root / "referee")
-    sign_log(log, load_signer(key))
-    data, kind = download(log, Sight(frozenset({seat}), False), frozenset({seat}),
-                          load_signer(key))
-    assert kind == "seat-view"
-    view = root / f"sv-{game}.seat-view.jsonl"
-    view.write_bytes(data)
-    return log, view
+    return log, _download(log, root, seat, f"sv-{game}.seat-view.jsonl")
 
 
 @pytest.mark.parametrize("game", game_ids())
@@ -80,8 +90,9 @@ def test_a_seat_view_holds_one_seat_and_cannot_be_followed(tmp_path: Path) -> No
     runner = CliRunner()
     for args, words in (
             (["--seat", "1"], "holds only seat 0's view (drop --seat, or give --seat 0)"),
-            (["--follow"], "one seat's view of a finished match"),
-            (["--html", str(tmp_path / "x.html")], "one seat's view of a finished match")):
+            (["--follow"], "one seat's view of a finished match: it cannot be followed"),
+            (["--html", str(tmp_path / "x.html"), "--seat", "1"],
+             "holds only seat 0's view")):
         out = runner.invoke(app, ["watch", str(path), *args])
         assert out.exit_code == 2, out.output
         assert words in " ".join(out.stderr.split()), out.stderr
@@ -100,3 +111,85 @@ def test_a_broken_seat_view_is_one_line_naming_its_line(tmp_path: Path) -> None:
     assert out.exit_code == 2, out.output
     assert f"{bad}, line 3: unknown record type 'gossip' in a seat view" in " ".join(
         out.stderr.split())
+
+
+def _html(path: Path, out: Path) -> str:
+    """``arena watch --html`` of ``path``: the page."""
+    done = CliRunner().invoke(app, ["watch", str(path), "--html", str(out)],
+                              env={"COLUMNS": "200"})
+    assert done.exit_code == 0, done.output
+    assert f"wrote {out}" in " ".join(done.stdout.split())
+    return out.read_text(encoding="utf-8")
+
+
+def _page_data(page: str) -> dict[str, Any]:
+    """The page's data (its frames, views and moves), as the player reads it."""
+    found = re.search(r'<script type="application/json" id="arena-data">(.*?)</script>', page, re.S)
+    assert found, "the page holds its data"
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def _hide_seat0(log: Path, out: Path) -> Path:
+    """``log`` with what seat 1 never sees changed: seat 0's thinking times."""
+    lines = []
+    for line in log.read_text().splitlines():
+        record = json.loads(line)
+        if record.get("type") == "signature":
+            continue  # (signed again)
+        if record.get("type") == "decision" and record["seat"] == 0:
+            record["ms"] = round(record["ms"] / 3 + 0.5, 3)
+            if record.get("cpu_ms") is not None:
+                record["cpu_ms"] = round(record["cpu_ms"] / 3 + 0.25, 3)
+        lines.append(json.dumps(record, separators=(",", ":")))
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_a_seat_view_replays_as_a_page_of_that_seat_only(game: str, tmp_path: Path) -> None:
+    """``arena watch --html`` of a seat view: a page offering that seat's view alone, a frame at
+    the start and for every decision, the seed nowhere; and what the seat did not see changed
+    in the match's log (the other seat's times) leaves the page byte for byte the same, while
+    the whole log's page shows the change."""
+    log, path = _seat_view(game, tmp_path, 1)
+    page = _html(path, tmp_path / "seat.html")
+    data = _page_data(page)
+    view = read_seat_view(path)
+    decisions = sum(isinstance(event, DecisionEvent) for event, _ in view.events)
+    assert data["views"] == [1] and data["decisions"] == decisions and data["ended"]
+    assert len(data["frames"]) == decisions + 2  # the start, the decisions, the end
+    assert "what seat 1 saw (beta)" in page and "omniscient" not in page
+    meta = re.search(r'<p class="meta">(.*?)</p>', page)
+    assert meta and "seed" not in meta.group(1) and "4100000000" not in page
+    other = _hide_seat0(log, tmp_path / "other.jsonl")
+    assert _html(_download(other, tmp_path, 1, "other.seat-view.jsonl"),
+                 tmp_path / "other-seat.html") == page
+    full = CliRunner().invoke(app, ["watch", str(log), "--html", str(tmp_path / "a.html")])
+    assert full.exit_code == 0, full.output
+    changed = CliRunner().invoke(app, ["watch", str(other), "--html", str(tmp_path / "b.html")])
+    assert changed.exit_code == 0, changed.output
+    assert (tmp_path / "a.html").read_text() != (tmp_path / "b.html").read_text()
+
+
+def test_a_seat_view_page_shows_no_card_the_seat_did_not_see(tmp_path: Path) -> None:
+    """Lost Cities: the cards the other seat still held at the end, never shown to seat 1 (not
+    in its hand, on an expedition or a pile at any of its decisions), are on the whole log's
+    page and nowhere on seat 1's page."""
+    log, path = _seat_view("lost-cities", tmp_path, 1)
+    seen: set[str] = set()
+    for _, observation in read_seat_view(path).events:
+        if observation is not None:
+            seen |= {str(c) for c in observation.hand}
+            seen |= {str(c) for side in observation.expeditions for e in side for c in e}
+            seen |= {str(c) for pile in observation.piles for c in pile}
+    final = list(replay_events(read_events(log)))[-1].state
+    hidden = {str(c) for c in final.hands[0]} - seen
+    assert hidden, "the other seat ends with cards seat 1 never saw"
+    seat_page = _html(path, tmp_path / "seat.html")
+    _html(log, tmp_path / "full.html")
+    full_page = (tmp_path / "full.html").read_text()
+    for text in hidden:
+        shown = re.compile(rf'data-card=\\?"{text}\\?"')
+        assert shown.search(full_page), text
+        assert not shown.search(seat_page), text

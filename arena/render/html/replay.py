@@ -10,7 +10,7 @@ the round scores and, at the end, the result. The page's player only shows these
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from arena.model import (
     MatchEndEvent,
     MatchEvent,
     MatchResult,
+    RoundEndEvent,
     Termination,
     plain_text,
 )
@@ -97,39 +98,48 @@ class _Replay:
 
     def frame(self, state: Any, result: MatchResult | None = None) -> int:
         """Add the frame of ``state`` (every view) and return its index."""
-        finished = self.game.finished_rounds(state)
+        boards = [self.board.state(state, self.names) if seat is None
+                  else self.board.view(self.game.observation(state, seat), self.names)
+                  for seat in self.seats]
+        return self.add(boards, self.game.finished_rounds(state), result)
+
+    def add(self, boards: Sequence[Markup], finished: tuple[tuple[int, int], ...],
+            result: MatchResult | None = None) -> int:
+        """Add a frame (a board per view, the finished rounds' scores, the result once over)
+        and return its index."""
         scores = _scores(finished, self.names, self.board.round_name)
         ending = _result(result, self.names, self.detail) if result is not None else ""
-        roots = []
-        for seat in self.seats:
-            if seat is None:
-                board = self.board.state(state, self.names)
-            else:
-                board = self.board.view(self.game.observation(state, seat), self.names)
-            roots.append(self.table.add((board, scores, ending)))
-        self.frames.append(roots)
+        self.frames.append([self.table.add((board, scores, ending)) for board in boards])
         return len(self.frames) - 1
 
     def step(self, event: MatchEvent, state: Any) -> None:
         """Take the next event and the engine's state after it."""
         if isinstance(event, DecisionEvent):
-            self.decisions += 1
-            index = self.frame(state)
-            self.moves.append(_move(event, index, self.names))
-            finished = self.game.finished_rounds(state)
-            if len(finished) > self.rounds_done:
-                self.rounds_done = len(finished)
-                self.moves.append(_round_end(finished, self.names, self.board.round_name))
-                if self.game.to_move(state) is not None:
-                    self.round_starts.append(index)
-                    self.moves.append(leaf("li", "round", f"{self.word} {len(finished) + 1}",
-                                           data_frame=index))
+            self.decided(event, self.frame(state), self.game.finished_rounds(state),
+                         self.game.to_move(state) is not None)
         elif isinstance(event, MatchEndEvent):
-            self.end = event.result
-            index = self.frame(state, event.result)
-            bad = event.result.void or event.result.termination.is_fault
-            self.moves.append(leaf("li", "end bad" if bad else "end", _verdict(event.result),
-                                   data_frame=index))
+            self.ended(event.result, self.frame(state, event.result))
+
+    def decided(self, event: DecisionEvent, index: int,
+                finished: tuple[tuple[int, int], ...], running: bool) -> None:
+        """A decision shown at frame ``index``, the finished rounds after it (a round that
+        ended with it is listed, and the next one's head while the match goes on)."""
+        self.decisions += 1
+        self.moves.append(_move(event, index, self.names))
+        if len(finished) > self.rounds_done:
+            self.rounds_done = len(finished)
+            self.moves.append(_round_end(finished, self.names, self.board.round_name))
+            if running:
+                self.round_starts.append(index)
+                self.moves.append(leaf("li", "round", f"{self.word} {len(finished) + 1}",
+                                       data_frame=index))
+
+    def ended(self, result: MatchResult, index: int) -> None:
+        """The match end, shown at frame ``index``."""
+        self.end = result
+        bad = result.void or result.termination.is_fault
+        self.moves.append(leaf("li", "end bad" if bad else "end", _verdict(result),
+                               data_frame=index))
 
 
 @dataclass(frozen=True)
@@ -163,6 +173,55 @@ def replay_page(steps: Iterable[Step], *, seats: Sequence[int | None] = (None, 0
     for event, after in iterator:
         replay.step(event, after)
     return ReplayPage(_page(replay, site), replay.decisions, replay.end is not None)
+
+
+def seat_view_page(header: HeaderEvent, seat: int,
+                   events: Sequence[tuple[MatchEvent, Any]]) -> ReplayPage:
+    """The replay page of one seat's view of a match (``arena logs``' seat view: no seed, no
+    state, ``arena.render.seat_view``): ``events`` are the file's events, each with the seat's
+    observation when it is one of the seat's own decisions (the view it decided on), else
+    None. The page offers that seat's view only; each frame's board is the last observation the
+    seat was given, the scores are the round ends the file holds: nothing the seat did not
+    see is on the page."""
+    game_id = header.game
+    board = board_for(game_id)
+    replay = _Replay(header, get_game(game_id), board, (seat,))
+    shown: Markup = leaf("p", "dim", "(this seat's first view comes with its first decision)")
+    finished: tuple[tuple[int, int], ...] = ()
+    replay.add([shown], finished)
+    for number, (event, observation) in enumerate(events):
+        if isinstance(event, RoundEndEvent):
+            finished += (event.scores,)
+        elif isinstance(event, DecisionEvent):
+            if observation is not None:
+                shown = board.view(observation, replay.names)
+            after = finished + tuple(  # (the round ends recorded after this decision)
+                e.scores for e in _until_decision(events, number + 1))
+            replay.decided(event, replay.add([shown], after), after,
+                           not _ends_next(events, number + 1))
+        elif isinstance(event, MatchEndEvent):
+            replay.ended(event.result, replay.add([shown], finished, event.result))
+    return ReplayPage(_page(replay, None), replay.decisions, replay.end is not None)
+
+
+def _until_decision(events: Sequence[tuple[MatchEvent, Any]], start: int
+                    ) -> Iterator[RoundEndEvent]:
+    """The round ends from ``start`` up to the next decision."""
+    for event, _ in events[start:]:
+        if isinstance(event, DecisionEvent):
+            return
+        if isinstance(event, RoundEndEvent):
+            yield event
+
+
+def _ends_next(events: Sequence[tuple[MatchEvent, Any]], start: int) -> bool:
+    """Whether the match end comes before any other decision from ``start`` on."""
+    for event, _ in events[start:]:
+        if isinstance(event, DecisionEvent):
+            return False
+        if isinstance(event, MatchEndEvent):
+            return True
+    return False
 
 
 # --- parts of a frame ------------------------------------------------------------------------
