@@ -79,7 +79,7 @@ def lost_cities_numbers(position: Any) -> Counter[str]:
         finished = position.finished
     else:
         hands = [*position.hand, position.opponent_hand_size]
-        header = (position.round_index + 1, position.rounds, position.stall_guard_turns)
+        header = (position.round + 1, position.rounds, position.stall_guard_turns)
         finished = position.finished_rounds
     expected = _words(*hands, *header, position.deck_count, position.turn)
     for seat in (0, 1):
@@ -124,11 +124,14 @@ def haggis_numbers(position: Any) -> Counter[str]:
 
 
 def portas_numbers(position: Any) -> Counter[str]:
-    totals = [sum(s[i] for s in position.finished) for i in (0, 1)]
-    expected = _words(min(position.round + 1, position.games), position.games,
+    state = isinstance(position, pt.State)  # (a state's names are the engine's own)
+    finished = position.finished if state else position.finished_rounds
+    games = position.games if state else position.rounds
+    totals = [sum(s[i] for s in finished) for i in (0, 1)]
+    expected = _words(min(position.round + 1, games), games,
                       *position.scores, *position.scores, *totals,
                       *position.hands[0], *position.hands[1])
-    if isinstance(position, pt.State):
+    if state:
         expected += _words(*(len(d) for d in position.decks), *position.decks[0],
                            *position.decks[1], len(position.hidden), *position.hidden)
     else:
