@@ -50,6 +50,7 @@ def _register() -> None:
         host_admin_cmds,
         host_cmds,
         keys_cmds,
+        lab_cmds,
         ladder_cmds,
         match_cmds,
         play_cmds,
@@ -63,12 +64,12 @@ def _register() -> None:
 
     for module in (match_cmds, play_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
                    cluster_cmds, host_cmds, host_admin_cmds, remote_cmds, results_cmds,
-                   keys_cmds, verify_cmds, games_cmds):
+                   keys_cmds, verify_cmds, games_cmds, lab_cmds):
         module.register(app)
 
 
 PANELS: dict[str, tuple[str, ...]] = {
-    "Play, watch, submit": ("match", "play", "watch", "replay", "submit", "run-ladder"),
+    "Play, watch, submit": ("match", "play", "watch", "replay", "submit", "run-ladder", "lab"),
     "Results: a ladder's (its file), a competition's (--server)": ("standings", "matches",
                                                                    "verify"),
     "Ladders (their operators)": ("ladder", "sprt", "cluster", "worker", "keys", "serve"),
