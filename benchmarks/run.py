@@ -33,6 +33,15 @@ Figures (targets in parentheses; the last runs: benchmarks/README.md):
   portas_yardstick_games_per_s     the same for a minimal playout of the same rules
   portas_vs_yardstick              (yardstick_portas.py), in alternating slices: their ratio
   ratings_fit_100_bots_100k_matches_s   Bradley-Terry fit with intervals (<= 2 s)
+  evaluator_<game>_*             the lab's in-process evaluator (arena/lab/evaluate.py), one
+                                 process, matches per second of CPU: _engine_random, the bare
+                                 engine's uniform-random playouts; _uniform, the evaluator with a
+                                 uniform-random policy (the same playout through the evaluator);
+                                 _random and _greedy, the sample bots against themselves;
+                                 _vs_engine, _uniform / _engine_random (>= 0.5)
+  search_<game>_*_us             the search API's costs (docs/bots.md "Searching"), µs per call
+                                 at positions of random matches: new_match, legal_actions, apply,
+                                 observation, determinize, seeding a random.Random from text
   ladder_matches_per_min_*       real ladder throughput, process/docker, concurrency 1 and 2
                                  (3 for docker), on the embedded cluster and (_in_process) the
                                  old path: every referee in the benchmark's own process
@@ -165,6 +174,104 @@ def versus_yardstick(game_id: str, unit: str, seconds: float) -> dict[str, float
     return {f"{game_id}_{unit}_per_s": round(rates[0], 1),
             f"{game_id}_yardstick_{unit}_per_s": round(rates[1], 1),
             f"{game_id}_vs_yardstick": round(rates[0] / rates[1], 3)}
+
+
+def lab_throughput(seconds: float) -> dict[str, float]:
+    """The lab's evaluator against the bare engine, per game (module doc: ``evaluator_*``):
+    the bare playout and the evaluator with a uniform-random policy in alternating slices, then
+    the sample bots against themselves through the evaluator."""
+    from arena.games import game_ids
+    from arena.lab.evaluate import load_policy, play_in_process
+
+    figures: dict[str, float] = {}
+    for game_id in game_ids():
+        game = get_game(game_id)
+        engine_rng, policy_rng = random.Random(1), random.Random(1)
+        seeds = iter(range(1, 10**9))
+
+        def uniform(decision: Any, rng: random.Random = policy_rng) -> Any:
+            return rng.choice(decision.legal_actions)
+
+        def bare(game: Any = game, seeds: Any = seeds, rng: random.Random = engine_rng) -> int:
+            random_match(game, next(seeds), rng)
+            return 1
+
+        def evaluated(game_id: str = game_id, uniform: Any = uniform, seeds: Any = seeds) -> int:
+            play_in_process(game_id, (uniform, uniform), next(seeds))
+            return 1
+
+        key = f"evaluator_{game_id.replace('-', '_')}"
+        engine_rate, uniform_rate = alternating((bare, evaluated), seconds, 10)
+        figures[f"{key}_engine_random"] = round(engine_rate, 1)
+        figures[f"{key}_uniform"] = round(uniform_rate, 1)
+        figures[f"{key}_vs_engine"] = round(uniform_rate / engine_rate, 3)
+        for name in ("random", "greedy"):
+            try:
+                policy = load_policy(name, game_id)
+            except Exception:  # noqa: BLE001 — a game without this sample bot
+                continue
+            played, started = 0, time.process_time()
+            while time.process_time() - started < seconds / 2 or played < 2:
+                play_in_process(game_id, (policy, policy), next(seeds))
+                played += 1
+            figures[f"{key}_{name}"] = round(played / (time.process_time() - started), 1)
+    return figures
+
+
+def search_costs(positions: int = 300, repeat: int = 5) -> dict[str, float]:
+    """What the search API costs per call (docs/bots.md "Searching"): µs of CPU per call, the
+    least of ``repeat`` runs (the one a busy host disturbed least), at ``positions`` positions
+    of uniform-random matches of each game (the seat to move's view): ``new_match``,
+    ``legal_actions``, ``apply`` (the first legal action), ``observation``, ``determinize`` and
+    ``random.Random(text)`` (seeding a search's own generator from the match id and the
+    decision)."""
+    from arena.games import game_ids
+
+    figures: dict[str, float] = {}
+    for game_id in game_ids():
+        game = get_game(game_id)
+        rng = random.Random(3)
+        states: list[Any] = []
+        seed = 0
+        while len(states) < positions:
+            seed += 1
+            state = game.new_match(seed)
+            while game.to_move(state) is not None and len(states) < positions:
+                if rng.random() < 0.2:
+                    states.append(state)
+                state = game.apply(state, rng.choice(game.legal_actions(state)))
+        views = [game.observation(s, game.to_move(s)) for s in states]
+        firsts = [game.legal_actions(s)[0] for s in states]
+        draw = random.Random(5)
+
+        def fresh(states: list[Any] = states, firsts: list[Any] = firsts,
+                  game: Any = game) -> list[Any]:
+            """New state objects (nothing cached on them yet): one action on."""
+            after = (game.apply(s, a) for s, a in zip(states, firsts, strict=True))
+            return [s for s in after if game.to_move(s) is not None]
+
+        calls: dict[str, Callable[[Any], Any]] = {
+            "new_match": lambda i, game=game: game.new_match(i),
+            "legal_actions": lambda s, game=game: game.legal_actions(s),
+            "apply": lambda i, game=game, states=states, firsts=firsts:
+                game.apply(states[i], firsts[i]),
+            "observation": lambda s, game=game: game.observation(s, game.to_move(s)),
+            "determinize": lambda i, game=game, views=views, draw=draw:
+                game.determinize(views[i], draw),
+            "seed_rng": lambda i: random.Random(f"match-id:{i}"),
+        }
+        key = f"search_{game_id.replace('-', '_')}"
+        for name, call in calls.items():
+            runs = []
+            for _ in range(repeat):
+                inputs = fresh() if name in ("legal_actions", "observation") \
+                    else list(range(len(states)))
+                started = time.process_time()
+                for item in inputs:
+                    call(item)
+                runs.append((time.process_time() - started) / len(inputs) * 1e6)
+            figures[f"{key}_{name}_us"] = round(min(runs), 1)
+    return figures
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -713,6 +820,8 @@ def main() -> None:
         section("portas", lambda: versus_yardstick("portas", "games", 2 * seconds), figures)
         section("ratings", ratings_fit, figures)
         section("lab", lambda: lab(seconds / 2), figures)
+        section("evaluator", lambda: lab_throughput(seconds), figures)
+        section("search", search_costs, figures)
         section("site", lambda: site(args.quick, log_dir / "site"), figures)
         section("signing", lambda: signing(args.quick, log_dir / "signing"), figures)
         section("process_costs", lambda: process_costs(3 if args.quick else 20, log_dir),
