@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.text import Text
 
 from arena.errors import (
     ArenaError,
@@ -28,7 +27,7 @@ from arena.errors import (
     SignatureError,
     UnknownGameError,
 )
-from arena.render.text import plain
+from arena.render.text import notice as notice  # re-exported: the commands' one-line notices
 
 console = Console()
 err_console = Console(stderr=True)
@@ -83,12 +82,6 @@ def deprecated(command: F, old: str, new: str) -> F:
         return command(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
-
-
-def notice(label: str, style: str, message: object) -> Text:
-    """``label: message`` for the operator, the label styled and the message shown as plain
-    text (``arena.render.text.plain``: never markup, no control characters)."""
-    return Text.assemble((f"{label}:", style), " ", plain(message))
 
 
 def announce_sandbox(requested: str) -> str:

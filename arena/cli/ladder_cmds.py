@@ -28,7 +28,7 @@ from arena.cli.common import (
     print_json_lines,
 )
 from arena.cli.ladder_site import refresh_report
-from arena.cli.verify_cmds import render_verification, verification_progress
+from arena.cli.verify_cmds import verification_progress
 from arena.errors import ConfigError
 from arena.ladder.config import SANDBOXES, load_ladder
 from arena.ladder.reports import (
@@ -61,6 +61,7 @@ from arena.render.ladder import (
 from arena.render.match import render_bot_stats
 from arena.render.schedule import render_schedule
 from arena.render.text import plain
+from arena.render.verify import render_verification
 from arena.site.publish import publish as publish_results
 from arena.site.publish import verify_command
 from arena.site.refresh import logged_stats

@@ -13,10 +13,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-from rich.console import Group
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -25,16 +24,13 @@ from rich.progress import (
     TextColumn,
     TimeRemainingColumn,
 )
-from rich.text import Text
 
 from arena.cli.common import console, err_console, handle_errors, help_of, notice
 from arena.errors import ConfigError, ReplayMismatchError, SignatureError
 from arena.record.signing import TrustedKeys, load_trusted
+from arena.render.verify import render_checked, render_verification
 from arena.site.publish import Progress as ProgressCallback
-from arena.site.publish import Verification, verify_publication
-
-if TYPE_CHECKING:
-    from arena.host.views import Checked
+from arena.site.publish import verify_publication
 
 SHOWN_FROM = 50
 """A verification of at least this many logs shows its progress (on stderr)."""
@@ -97,57 +93,6 @@ def verify_file(path: Path, trusted: TrustedKeys) -> None:
         console.print(notice("NOT verified", "bold red", f"{path}: {exc}"), soft_wrap=True)
         raise typer.Exit(1) from None
     console.print(render_checked(path, checked), soft_wrap=True)
-
-
-def render_checked(path: Path, checked: Checked) -> Text:
-    """What a verified download holds, in one line."""
-    names = checked.bots
-    result = checked.result
-    winner = result.get("winner")
-    if result.get("void"):
-        outcome = "void"
-    elif isinstance(winner, int) and 0 <= winner < len(names):
-        outcome = f"{names[winner]} won"
-    else:
-        outcome = "a draw"
-    totals = ", ".join(str(t) for t in result.get("totals") or ())
-    what = {"log": "the match log", "signed log": "the signed match log"}.get(
-        checked.kind, f"seat {checked.seat}'s view")
-    said = [f"{what} of match {checked.match_id} ({checked.game}: "
-            f"{' vs '.join(names)}), signed by key {checked.key_id}",
-            f"{outcome}, totals [{totals}] ({result.get('termination')})"]
-    if checked.seed is not None:
-        said.append(f"replayed under the rules: {checked.decisions} decisions, the seed "
-                    f"{checked.seed}")
-    else:
-        said.append(f"the seed commitment {checked.seed_commitment}; the seat's "
-                    f"{checked.decisions} decisions as the referee recorded them")
-    return Text.assemble(("verified", "bold green"), f": {path}: " + "; ".join(said))
-
-
-def render_verification(report: Verification) -> Group:
-    """What a verification found: a summary when it verifies, else every difference."""
-    if not report.ok:
-        lines = [notice("difference", "bold red", line) for line in report.differences]
-        count = len(report.differences)
-        lines.append(notice("NOT verified", "bold red", f"{count} difference"
-                            f"{'s' if count > 1 else ''} in {report.directory}"))
-        return Group(*lines)
-    lines = [Text.assemble(("verified", "bold green"), f": {report.directory}: ladder "
-                           f"{report.ladder}, {report.logs} match logs signed by trusted keys, "
-                           "replayed under the rules and as listed; the manifest signed by "
-                           f"key {report.key_id}; the standings recomputed from the logs "
-                           "agree")]
-    if report.missing:
-        lines.append(notice("warning", "yellow", f"{len(report.missing)} match"
-                            f"{'es' if len(report.missing) > 1 else ''} listed without a log "
-                            f"(not verifiable, taken as listed): {', '.join(report.missing)}"))
-    if report.unslotted:
-        lines.append(notice("note", "yellow", f"{report.unslotted} log"
-                            f"{'s' if report.unslotted > 1 else ''} from before log format 4 "
-                            "name no ladder slot: their encounter, cycle and leg are the "
-                            "manifest's"))
-    return Group(*lines)
 
 
 @contextlib.contextmanager

@@ -24,8 +24,7 @@ from arena.host.views import PUBLIC, shared_log
 from arena.ladder.config import LadderConfig
 from arena.ladder.store import LadderStore
 from arena.record.signing import LOG_DOCUMENT, Signer, load_signer, statement_for
-from arena.render.html.markup import text
-from arena.render.html.page import site_policy
+from arena.render.html.competition import front_page, with_signed_log
 from arena.site.match_pages import REPLAY_DIR, replay_name
 from arena.site.refresh import ReplayMaker, SiteSummary, refresh_site, site_replay, write_public
 
@@ -83,13 +82,8 @@ def signed_replay(replays: Path, signer: Signer | None) -> ReplayMaker:
 
 def linked(page: str, name: str) -> str:
     """A replay page with a line under its title: the signed log ``name`` beside it and how to
-    check it."""
-    line = (f'<p class="meta">The <a href="{text(name)}" download>signed log</a> of this match '
-            f"checks offline against the referee's public key "
-            f'(<a href="../../{PUBLIC_KEY}" download>{PUBLIC_KEY}</a>): '
-            f"<code>arena verify {text(name)} --key {PUBLIC_KEY}</code></p>")
-    cut = page.find("</header>")
-    return page if cut < 0 else page[:cut] + line + page[cut:]
+    check it (``arena.render.html.competition``)."""
+    return with_signed_log(page, name, PUBLIC_KEY)
 
 
 def remove_unlinked_logs(replays: Path) -> int:
@@ -108,18 +102,7 @@ def remove_unlinked_logs(replays: Path) -> int:
 
 def index_page(competition: Competition) -> str:
     """The competition's front page: its games, each a link to its ladder's page, and the
-    referee's public key, which checks every log and seat view a contestant downloads."""
-    items = "".join(f'<li><a href="{text(g.game)}/index.html">{text(g.game)}</a></li>'
-                    for g in competition.games)
-    replays = " and the signed log beside each replay" if competition.logs == PUBLIC else ""
-    key = (f'<p>The referee\'s public key: <a href="{PUBLIC_KEY}" download>{PUBLIC_KEY}</a>. '
-           f"It checks every match log and seat view downloaded with <code>arena logs</code>"
-           f"{replays}, offline: <code>arena verify FILE --key {PUBLIC_KEY}</code>.</p>")
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f'<meta http-equiv="Content-Security-Policy" '
-        f'content="{site_policy(script=False, style_attributes=False)}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{text(competition.name)}</title></head>\n<body>"
-        f"<h1>{text(competition.name)}</h1><p>The ladder of each game:</p><ul>{items}</ul>"
-        f"{key}</body></html>\n")
+    referee's public key, which checks every log and seat view a contestant downloads
+    (``arena.render.html.competition``)."""
+    return front_page(competition.name, [g.game for g in competition.games], PUBLIC_KEY,
+                      signed_logs=competition.logs == PUBLIC)

@@ -34,6 +34,12 @@ def plain(value: object, style: str = "") -> Text:
     return Text(plain_text(str(value)), style=style)
 
 
+def notice(label: str, style: str, message: object) -> Text:
+    """``label: message`` for the operator, the label styled and the message shown as plain
+    text (``plain``: never markup, no control characters)."""
+    return Text.assemble((f"{label}:", style), " ", plain(message))
+
+
 class Fitted:
     """A renderable built for the width it is rendered at: ``build(width)`` is called with the
     columns available (the console's, or the inside of the panel or cell it is in)."""
