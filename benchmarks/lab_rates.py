@@ -12,6 +12,9 @@ uniform-random playouts, actions per second of CPU time, one core.
 and, in the same run, OpenSpiel's own C++ ``goofspiel`` and python ``python_kuhn_poker`` through
 the same loop as the openspiel figure: the yardsticks of what an OpenSpiel step costs from
 Python. Prints one JSON object; benchmarks/run.py runs it as its ``lab`` section.
+
+The legal-index encodings are sized as a bot author would size them (``max_actions``): 128
+(Lost Cities has at most 88 legal actions, PORTAS 8), Haggis the default 32768.
 """
 
 from __future__ import annotations
@@ -56,8 +59,12 @@ def engine_playout(game_id: str) -> Callable[[int], int]:
     return play
 
 
-def openspiel_playout(name: str) -> Callable[[int], int]:
-    game = pyspiel.load_game(name)
+MAX_ACTIONS = {"haggis": 0}
+"""``max_actions`` of each game (default: 128)."""
+
+
+def openspiel_playout(name: str, max_actions: int | None = None) -> Callable[[int], int]:
+    game = pyspiel.load_game(name, {} if max_actions is None else {"max_actions": max_actions})
 
     def play(seed: int) -> int:
         rng = random.Random(seed)
@@ -75,7 +82,7 @@ def openspiel_playout(name: str) -> Callable[[int], int]:
 
 
 def pettingzoo_playout(game_id: str) -> Callable[[int], int]:
-    game = env(game_id)
+    game = env(game_id, max_actions=MAX_ACTIONS.get(game_id, 128))
 
     def play(seed: int) -> int:
         rng = np.random.default_rng(seed)
@@ -93,7 +100,7 @@ def pettingzoo_playout(game_id: str) -> Callable[[int], int]:
 
 
 def pettingzoo_steps(game_id: str) -> Callable[[int], int]:
-    game = env(game_id)
+    game = env(game_id, max_actions=MAX_ACTIONS.get(game_id, 128))
 
     def play(seed: int) -> int:
         rng = random.Random(seed)
@@ -112,7 +119,8 @@ def step_rates(seconds: float) -> dict[str, Any]:
     for game_id in game_ids():
         key = game_id.replace("-", "_")
         engine = _rate(engine_playout(game_id), seconds)
-        spiel = _rate(openspiel_playout(lab.short_name(game_id)), seconds)
+        spiel = _rate(openspiel_playout(lab.short_name(game_id),
+                                        MAX_ACTIONS.get(game_id, 128)), seconds)
         zoo = _rate(pettingzoo_playout(game_id), seconds)
         zoo_steps = _rate(pettingzoo_steps(game_id), seconds)
         out[f"lab_{key}_engine_steps_per_s"] = round(engine)

@@ -40,7 +40,9 @@ FEATURES = 512
 class ActionEncoding:
     """A game's actions as the integers ``0 .. size - 1`` (module docstring)."""
 
-    def __init__(self, game: Any, options: dict[str, Any]) -> None:
+    def __init__(self, game: Any, options: dict[str, Any], max_actions: int = 0) -> None:
+        """``max_actions`` (> 0): the legal-index encoding's size, instead of the engine's
+        ``max_legal_actions`` or :data:`MAX_LEGAL_ACTIONS` (no effect on a fixed encoding)."""
         self.game = game
         declared = getattr(game, "action_space", None)
         self.actions: tuple[Any, ...] | None = (tuple(declared(options))
@@ -52,7 +54,8 @@ class ActionEncoding:
             self._index = {action: i for i, action in enumerate(self.actions)}
         else:
             bound = getattr(game, "max_legal_actions", None)
-            self.size = int(bound(options)) if bound is not None else MAX_LEGAL_ACTIONS
+            self.size = (max_actions if max_actions > 0 else int(bound(options))
+                         if bound is not None else MAX_LEGAL_ACTIONS)
             self._index = {}
 
     def legal_ids(self, state: Any, legal: Sequence[Any] | None = None) -> list[int]:
@@ -74,7 +77,7 @@ class ActionEncoding:
             raise ValueError(
                 f"game {self.game.id}: a state has {len(legal)} legal actions, more than the "
                 f"{self.size} its legal-index encoding holds; its engine can declare "
-                "max_legal_actions(options) (docs/lab.md)")
+                "max_legal_actions(options), or ask for more with max_actions (docs/lab.md)")
         return list(range(len(legal)))
 
     def action(self, state: Any, action_id: int, legal: Sequence[Any] | None = None) -> Any:

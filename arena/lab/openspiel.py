@@ -16,7 +16,8 @@ declares (:mod:`arena.lab.encoding`).
   deal, and arena seed ``s`` is the sequence :func:`chance_of_seed` ``(s)``.
 - **Players** are the seats; ``current_player`` is the engine's ``to_move``.
 - **Actions** are :class:`~arena.lab.encoding.ActionEncoding` ids (fixed when the engine
-  declares ``action_space``, else indices into the ordered legal list).
+  declares ``action_space``, else indices into the ordered legal list; parameter
+  ``max_actions`` sizes that list's encoding).
 - **Observation string**: the seat's view as text; **observation tensor**: the view's hashed
   features (:func:`~arena.lab.encoding.features`). Only the seat's own observation is read.
 - **Information state string** (perfect recall): the seat's view as text, then a digest of
@@ -169,7 +170,8 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         names = {spec.name for spec in self.engine.option_specs}
         self.options = {name: value for name, value in params.items() if name in names}
         self.engine.new_match(0, self.options)  # bad options fail here, with the engine's words
-        self.encoding = ActionEncoding(self.engine, self.options)
+        self.encoding = ActionEncoding(self.engine, self.options,
+                                       int(params.get("max_actions", 0)))
         bound = 1.0 if self.returns_type == "win" else MAX_MARGIN
         info = pyspiel.GameInfo(
             num_distinct_actions=self.encoding.size, max_chance_outcomes=256, num_players=2,
@@ -357,6 +359,7 @@ def _register() -> tuple[str, ...]:
             continue
         spec: dict[str, Any] = {option.name: option.default for option in engine.option_specs}
         spec["returns"] = "margin"
+        spec["max_actions"] = 0
         name = short_name(plugin.id)
         game_type = pyspiel.GameType(
             short_name=name,

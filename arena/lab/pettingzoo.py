@@ -37,20 +37,22 @@ AGENTS = ("seat_0", "seat_1")
 
 
 def env(game_id: str, options: Options | None = None, render_mode: str | None = None,
-        size: int = FEATURES) -> ArenaEnv:
-    """The AEC environment of an installed game (``OptionsError`` for bad options)."""
-    return ArenaEnv(game_id, options, render_mode, size)
+        size: int = FEATURES, max_actions: int = 0) -> ArenaEnv:
+    """The AEC environment of an installed game (``OptionsError`` for bad options);
+    ``size``: the observation's length; ``max_actions``: the legal-index encoding's size."""
+    return ArenaEnv(game_id, options, render_mode, size, max_actions)
 
 
 class ArenaEnv(AECEnv):  # type: ignore[misc]
     """One arena game as a PettingZoo AEC environment (module docstring)."""
 
     def __init__(self, game_id: str, options: Options | None = None,
-                 render_mode: str | None = None, size: int = FEATURES) -> None:
+                 render_mode: str | None = None, size: int = FEATURES,
+                 max_actions: int = 0) -> None:
         super().__init__()
         self.engine = get_game(game_id)
         self.options = self.engine.options_of(self.engine.new_match(0, options))
-        self.encoding = ActionEncoding(self.engine, self.options)
+        self.encoding = ActionEncoding(self.engine, self.options, max_actions)
         self.size = size
         self.metadata = {"render_modes": ["ansi"], "name": f"arena_{game_id}_v0",
                          "is_parallelizable": False}

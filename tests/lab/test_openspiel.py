@@ -149,3 +149,9 @@ def test_the_worst_haggis_lead_fits_the_legal_index_encoding() -> None:
     ids = encoding.legal_ids(state)
     assert len(ids) == len(haggis.GAME.legal_actions(state)) > 19_000
     assert encoding.action(state, ids[-1]) == haggis.GAME.legal_actions(state)[-1]
+
+
+def test_max_actions_is_a_parameter() -> None:
+    assert load("lost-cities", max_actions=128).num_distinct_actions() == 128
+    assert load("lost-cities").num_distinct_actions() == 32768
+    assert load("goofspiel", max_actions=128).num_distinct_actions() == 13  # a fixed encoding

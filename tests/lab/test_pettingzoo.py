@@ -130,3 +130,13 @@ def test_a_linear_softmax_policy_trains_with_masks(game_id: str) -> None:
             grad[choice] += 1.0
             weights[:, legal] += 1e-4 * returns[agent] * np.outer(x, grad)
     assert np.isfinite(weights).all() and weights.any()
+
+
+def test_max_actions_sizes_the_legal_index_encoding() -> None:
+    game = env("lost-cities", SMALL["lost-cities"], max_actions=128)
+    assert game.action_space("seat_0").n == 128
+    assert game.observation_space("seat_0")["action_mask"].shape == (128,)
+    api_test(game, num_cycles=100)
+    too_small = env("lost-cities", max_actions=4)
+    with pytest.raises(ValueError, match="more than the 4 its legal-index encoding holds"):
+        too_small.observe(too_small.agent_selection)
