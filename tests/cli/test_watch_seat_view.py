@@ -162,6 +162,13 @@ def test_a_seat_view_replays_as_a_page_of_that_seat_only(game: str, tmp_path: Pa
     assert "what seat 1 saw (beta)" in page and "omniscient" not in page
     meta = re.search(r'<p class="meta">(.*?)</p>', page)
     assert meta and "seed" not in meta.group(1) and "4100000000" not in page
+    moves = re.findall(r'<li class="move s([01])"[^>]*>(.*?)</li>', page)
+    assert len(moves) == decisions
+    for seat, item in moves:  # the other seat's moves: that they happened, no action, no time
+        if seat == "0":
+            assert HIDDEN_MOVE in item and '<span class="ms"></span>' in item, item
+        else:
+            assert re.search(r'<span class="ms">[0-9.]+ ms', item), item
     other = _hide_seat0(log, tmp_path / "other.jsonl")
     assert _html(_download(other, tmp_path, 1, "other.seat-view.jsonl"),
                  tmp_path / "other-seat.html") == page

@@ -121,11 +121,13 @@ class _Replay:
             self.ended(event.result, self.frame(state, event.result))
 
     def decided(self, event: DecisionEvent, index: int,
-                finished: tuple[tuple[int, int], ...], running: bool) -> None:
+                finished: tuple[tuple[int, int], ...], running: bool, timed: bool = True
+                ) -> None:
         """A decision shown at frame ``index``, the finished rounds after it (a round that
-        ended with it is listed, and the next one's head while the match goes on)."""
+        ended with it is listed, and the next one's head while the match goes on); ``timed``:
+        its time is known (a seat view knows only its own seat's)."""
         self.decisions += 1
-        self.moves.append(_move(event, index, self.names))
+        self.moves.append(_move(event, index, self.names, timed))
         if len(finished) > self.rounds_done:
             self.rounds_done = len(finished)
             self.moves.append(_round_end(finished, self.names, self.board.round_name))
@@ -198,7 +200,7 @@ def seat_view_page(header: HeaderEvent, seat: int,
             after = finished + tuple(  # (the round ends recorded after this decision)
                 e.scores for e in _until_decision(events, number + 1))
             replay.decided(event, replay.add([shown], after), after,
-                           not _ends_next(events, number + 1))
+                           not _ends_next(events, number + 1), timed=event.seat == seat)
         elif isinstance(event, MatchEndEvent):
             replay.ended(event.result, replay.add([shown], finished, event.result))
     return ReplayPage(_page(replay, None), replay.decisions, replay.end is not None)
@@ -266,7 +268,8 @@ def _result(result: MatchResult, names: tuple[str, str], detail: bool) -> Markup
 
 
 # --- the move list ---------------------------------------------------------------------------
-def _move(event: DecisionEvent, frame: int, names: tuple[str, str]) -> Markup:
+def _move(event: DecisionEvent, frame: int, names: tuple[str, str], timed: bool = True
+          ) -> Markup:
     cls = f"move s{event.seat}"
     if event.fault is None:
         action: Markup = leaf("span", "act", event.action)
@@ -275,7 +278,7 @@ def _move(event: DecisionEvent, frame: int, names: tuple[str, str]) -> Markup:
         answer = "no answer" if event.action is None else f"answered {event.action!r}"
         action = leaf("span", "act", f"{answer} — {event.fault}: forfeit")
     return el("li", cls, leaf("span", "n", event.n), leaf("span", "who", names[event.seat]),
-              action, leaf("span", "ms", _times(event)), data_frame=frame,
+              action, leaf("span", "ms", _times(event) if timed else ""), data_frame=frame,
               title=f"move {event.n}, round {event.round + 1}, seat {event.seat}")
 
 
