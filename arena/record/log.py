@@ -20,7 +20,7 @@ import dataclasses
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -196,10 +196,11 @@ def _event(data: object, where: str) -> MatchEvent:
         raise LogFormatError(f"{where}: not a match log event ({exc})") from None
 
 
-def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None = None
-                  ) -> Iterator[MatchEvent]:
+def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None = None,
+                  stopped: Callable[[], bool] | None = None) -> Iterator[MatchEvent]:
     """Tail a log that may still be written: yield each complete event as it appears and stop
-    after the match end (or after ``idle_timeout_s`` without a new line).
+    after the match end (or after ``idle_timeout_s`` without a new line, or when ``stopped()``
+    says so while it waits: a watcher closing).
 
     The file is read through one handle: if ``path`` comes to name another file (a cluster
     match's final log replacing its live copy, or a new attempt of the match setting this one
@@ -209,6 +210,8 @@ def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None 
     rather than waiting forever for lines that will never come."""
     waited = 0.0
     while not path.exists():
+        if stopped is not None and stopped():
+            return
         if idle_timeout_s is not None and waited >= idle_timeout_s:
             raise LogFormatError(f"{path} did not appear within {idle_timeout_s:.0f} s")
         time.sleep(poll_s)
@@ -253,6 +256,8 @@ def follow_events(path: Path, poll_s: float = 0.1, idle_timeout_s: float | None 
             if replaced:
                 continue  # read what reached the followed file before it was replaced
             if idle_timeout_s is not None and idle >= idle_timeout_s:
+                return
+            if stopped is not None and stopped():
                 return
             time.sleep(poll_s)
             idle += poll_s
