@@ -29,7 +29,7 @@ from arena.record.replay import replay_events
 from arena.render import renderer_for
 from arena.render.html import ReplayPage, replay_page, seat_view_page
 from arena.render.match import render_frame
-from arena.render.seat_view import is_seat_view, read_seat_view, seat_view_frames
+from arena.render.seat_view import HIDDEN_MOVE, is_seat_view, read_seat_view, seat_view_frames
 from arena.render.text import plain
 
 DEFAULT_DELAY_S = 0.3
@@ -78,13 +78,23 @@ def watch(
                       "competition server (a profile of `arena login`; may be left out when "
                       "ARENA_SERVER is set), live with --follow or replayed, as its visibility "
                       "setting allows; needs --match.")] = None,
+    plain_output: Annotated[bool, typer.Option(
+        "--plain", help="No interactive app on a terminal: replay the frames one after the "
+        "other, as when piped (then only the final position is printed).")] = False,
 ) -> None:
     """Render a match: expeditions/hands/tricks, piles, scores and each move as it happens.
 
-    A finished log is replayed at --delay seconds a move (by default 0.3, faster for a long
-    match: a replay takes about 15 s); --delay 0 shows the final position at once. Piped (or
-    not on a terminal) only the final position is printed, fitted to the width (COLUMNS, 80 when
-    piped).
+    On a terminal a match log (or a seat view from `arena logs`) opens in an interactive app:
+    the board of each decision, the moves (select one to go there), the score by round, each
+    seat's wall and CPU time and each bot's output. Keys: space play/pause, left/right one
+    decision, [ ] (shift+left/right) a round, Home/End, `:` go to decision N, +/- speed, Tab the
+    view (everything, seat 0, seat 1), f follow a log still being written, o the output pane,
+    q quit (docs/cli.md).
+
+    With --plain (or piped) a finished log is replayed at --delay seconds a move (by default
+    0.3, faster for a long match: a replay takes about 15 s); --delay 0 shows the final position
+    at once. Piped (or not on a terminal) only the final position is printed, fitted to the
+    width (COLUMNS, 80 when piped).
 
     Every frame is rebuilt from the rules engine (the log is verified as it is read), so what you
     see is what the engine says. With --seat the board shows only that seat's observation.
@@ -105,14 +115,19 @@ def watch(
         watch_remote(server, remote, seat=seat, follow=follow,
                      delay=replay_pace(None) if delay is None else delay)
         return
+    interactive = console.is_terminal and not plain_output
     if log is not None and is_seat_view(log):
-        play_seat_view(log, seat=seat, follow=follow, html=html, delay=delay)
+        play_seat_view(log, seat=seat, follow=follow, html=html, delay=delay,
+                       interactive=interactive)
         return
     if html is not None:
         if follow or referee is not None:
             raise ConfigError("--html writes the replay of a match log; it cannot follow a "
                               "running match (drop --follow/--referee)")
         write_html(html, _source(log, False, None, None), seats=_seats(seat))
+        return
+    if interactive and referee is None and log is not None:
+        watch_app(log, seat=seat, follow=follow, delay=delay)
         return
     events = _source(log, follow, referee, match_id)
     play(events, seat=seat, delay=0.0 if (follow or referee) else delay, out=console)
@@ -242,10 +257,26 @@ def play(events: Iterable[MatchEvent], *, seat: int | None, delay: float | None,
                 time.sleep(max(0.0, due - time.monotonic()))
 
 
+def watch_app(log: Path, *, seat: int | None, follow: bool, delay: float | None) -> None:
+    """The interactive app (``arena.tui.watch``) on a local match log; with ``follow``, from
+    its newest position as it grows (waiting for it to start)."""
+    from arena.tui.watch import open_log, run_watch
+
+    if follow and not log.exists():
+        err_console.print(plain(f"waiting for {log} to appear (Ctrl-C stops)…"))
+    elif not log.is_file():
+        raise ConfigError(f"no match log at {log}")
+    timeline = open_log(log, wait=follow)
+    if delay is None:
+        delay = replay_pace(len(timeline.moves))
+    run_watch(timeline, view=seat, delay=delay, follow=follow and timeline.end is None)
+
+
 def play_seat_view(path: Path, *, seat: int | None, follow: bool, html: Path | None,
-                   delay: float | None) -> None:
+                   delay: float | None, interactive: bool = False) -> None:
     """Replay a seat view that `arena logs` wrote (``arena.render.seat_view``), in the terminal
-    or as a page (``--html``), the board being that seat's observations."""
+    (the app when ``interactive``) or as a page (``--html``), the board being that seat's
+    observations."""
     if follow:
         raise ConfigError(f"{path} is one seat's view of a finished match: it cannot be "
                           "followed (drop --follow)")
@@ -255,6 +286,14 @@ def play_seat_view(path: Path, *, seat: int | None, follow: bool, html: Path | N
                           f"--seat {view.seat})")
     if html is not None:
         write_page(html, seat_view_page(view.header, view.seat, view.events))
+        return
+    if interactive:
+        from arena.tui.model import Timeline
+        from arena.tui.watch import run_watch
+
+        timeline = Timeline.of_seat_view(view.header, view.seat, view.events, HIDDEN_MOVE)
+        run_watch(timeline, view=view.seat, delay=replay_pace(len(timeline.moves))
+                  if delay is None else delay)
         return
     shown = list(seat_view_frames(view))
     if not console.is_terminal:
