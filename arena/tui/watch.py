@@ -22,6 +22,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 
@@ -155,6 +156,14 @@ class WatchApp(App[None]):
     def on_unmount(self) -> None:
         self._stop.set()
 
+    async def action_quit(self) -> None:
+        """Stop playing and following first: no tick draws on a closing screen."""
+        for timer in (self._timer, self._poller):
+            if timer is not None:
+                timer.stop()
+        self._stop.set()
+        self.exit()
+
     # what is shown
 
     def _rebuild_rows(self) -> None:
@@ -186,6 +195,13 @@ class WatchApp(App[None]):
 
     def show_position(self) -> None:
         """Draw everything for the current position and view."""
+        try:
+            self._show_position()
+        except NoMatches:  # a timer's last tick while the app closes: nothing to draw on
+            if self.is_running and self.screen.is_attached:
+                raise
+
+    def _show_position(self) -> None:
         timeline, position, view = self.timeline, self.position, self.view
         header = timeline.header
         bots = header.bot_names

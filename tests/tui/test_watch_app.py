@@ -16,13 +16,13 @@ import pytest
 from rich.console import Console
 from textual.pilot import Pilot
 
-from arena.cli.seat_view import HIDDEN_MOVE, read_seat_view
 from arena.games import get_game
 from arena.host.views import Sight, download
 from arena.model import DecisionEvent
 from arena.record.log import read_events, seat_log_path, write_seed_sidecar
 from arena.record.replay import ReplayStep, replay_events
 from arena.render import renderer_for
+from arena.render.seat_view import HIDDEN_MOVE, read_seat_view
 from arena.tui.model import Timeline
 from arena.tui.watch import SPEEDS, WatchApp, open_log
 from arena.tui.widgets import BoardView, MoveList, OutputPane
@@ -143,8 +143,10 @@ def test_every_key_on_a_real_log(logs: dict[str, Path], game: str) -> None:
         await pilot.click(MoveList, offset=(10, 1))
         await pilot.pause()
         assert app.position == moves.highlighted
+        await press(*["minus"] * len(SPEEDS))
+        assert app.speed == 0  # 2 s a decision
         await press("end", "space")  # play at the end starts again from the beginning
-        assert app.playing and app.position < last // 2
+        assert app.playing and app.position < 3
         await press("space", "o", "f")
         assert not app.following  # a finished match: nothing to follow
         await press("q")
