@@ -18,7 +18,8 @@ command -v mount >/dev/null || need_apt+=(mount)
 if [ -n "$extras" ]; then  # the JavaScript example bot's test needs Node.js and npm
   command -v node >/dev/null || need_apt+=(nodejs)
   command -v npm >/dev/null || need_apt+=(npm)
-  # the terminal test of `arena watch` runs it in tmux (tests/tui/test_watch_terminal.py)
+  # the terminal tests of `arena watch` and `arena play` run them in tmux (tests/tui/,
+  # tests/play/test_play_tmux.py)
   command -v tmux >/dev/null || need_apt+=(tmux)
   # the C++ example bot's tests build it: a compiler, protoc with the gRPC plugin, the libraries
   command -v g++ >/dev/null || need_apt+=(g++)

@@ -55,7 +55,7 @@ def play(
                        ] = DEFAULT_LOG_DIR,
     plain_mode: Annotated[bool, typer.Option(
         "--plain", help="Line mode: print your view, read an action per line from stdin "
-                        "(also when stdin or stdout is not a terminal).")] = False,
+                        "(also when stdin, stdout or stderr is not a terminal).")] = False,
 ) -> None:
     """Play a match yourself against a bot, in the terminal.
 
@@ -88,7 +88,17 @@ def play(
         err_console.print(notice("note", "yellow", note), soft_wrap=True)
     spec = dataclasses.replace(spec, time_control=dataclasses.replace(spec.time_control,
                                                                       clock=resolved))
-    result = _play_plain(spec, box, log_dir)
+    if plain_mode or not all(f.isatty() for f in (sys.stdin, sys.stdout, sys.stderr)):
+        result = _play_plain(spec, box, log_dir)
+    else:
+        from arena.tui.play import PlayApp
+        from arena.tui.play_view import result_line
+
+        played = PlayApp(spec, box, log_dir).run()
+        if played is None:
+            raise typer.Exit(3)
+        result = played
+        console.print(result_line(result, seat))
     line = log_line(result)
     if line is not None:
         console.print(line, soft_wrap=True)

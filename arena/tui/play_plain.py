@@ -87,7 +87,10 @@ class PlainSide:
                         line = self.stdin.readline()
                     except (OSError, ValueError):
                         line = ""
-                    loop.call_soon_threadsafe(lines.put_nowait, line)
+                    try:
+                        loop.call_soon_threadsafe(lines.put_nowait, line)
+                    except RuntimeError:  # the match is over and its loop closed
+                        return
                     if not line:
                         return
 

@@ -123,7 +123,6 @@ def inputs_key(mirror: str, wheels: Iterable[Path], packages: tuple[str, ...] = 
 # --- the engine ---------------------------------------------------------------------------
 def docker_client(timeout: int = 120) -> Any:
     """A Docker SDK client; raises ``SandboxError`` when no engine answers."""
-    # docker (~0.9 s to import) once an engine is used: the CLI, importing this, goes without
     import docker
 
     try:
@@ -159,7 +158,6 @@ def base_problem(attrs: dict[str, Any]) -> str | None:
 
 def _tagged(tag: str, client: Any) -> Any:
     """The image the engine has under ``tag``, or None."""
-    # docker (~0.9 s to import) once an engine is used: the CLI, importing this, goes without
     import docker.errors
 
     try:
@@ -462,7 +460,6 @@ def _one_line(text: str) -> str:
 
 def pin_image(reference: str, client: Any = None) -> BotImage:
     """An existing local image (tag or id) pinned by id and layer digest."""
-    # docker (~0.9 s to import) once an engine is used: the CLI, importing this, goes without
     import docker.errors
 
     client = client or docker_client()

@@ -1,0 +1,124 @@
+"""`arena play`'s terminal app (issue 35 point 2), driven by Textual's pilot: a whole Lost
+Cities match against sample_bots/lost-cities/greedy in the process sandbox (typed text refused
+with the engine's reason, typed text completed by the suggester, the list, the end with every
+card), and quitting mid-match."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, Static
+
+from arena.model import Termination, TimeControl
+from arena.record.replay import replay_log
+from arena.referee.human import human_match
+from arena.tui.play import PlayApp
+from arena.tui.widgets import BoardView
+from tests.support.paths import SAMPLE_BOTS
+
+pytestmark = pytest.mark.integration
+
+GREEDY = SAMPLE_BOTS / "lost-cities" / "greedy"
+WAIT_S = 60.0
+"""The longest wait for the bot (it starts in a sandbox; a loaded machine is slow)."""
+
+
+async def your_move(pilot: Pilot[object], app: PlayApp) -> bool:
+    """Wait until the app asks the person (True) or the match is over (False)."""
+    deadline = time.monotonic() + WAIT_S
+    while app.pending is None and not app.over:
+        assert time.monotonic() < deadline, "the app never asked nor ended"
+        await pilot.pause(0.05)
+    await pilot.pause()
+    return not app.over
+
+
+def _text(app: PlayApp, selector: str) -> str:
+    """What a Static (or the board) shows, as plain text (rendered 100 wide)."""
+    shown = (app.query_one(selector, BoardView).board if selector == "#board"
+             else app.query_one(selector, Static).content)
+    out = io.StringIO()
+    Console(file=out, width=100, color_system=None).print(shown)
+    return out.getvalue()
+
+
+@pytest.mark.slow
+def test_a_whole_match_against_greedy(tmp_path: Path) -> None:
+    asyncio.run(_whole_match(tmp_path))
+
+
+async def _whole_match(tmp_path: Path) -> None:
+    spec, box = human_match(str(GREEDY), user="ada", seed=5, options={"rounds": 1},
+                            time_control=TimeControl(move_time_ms=2000))
+    app = PlayApp(spec, box, tmp_path)
+    async with app.run_test(size=(100, 45)) as pilot:
+        assert await your_move(pilot, app)
+        assert app.prompt is not None and app.prompt.decision == 1
+        assert "you (seat 0) against greedy" in _text(app, "#status")
+        # typed text that is no action, then one that is not legal: refused, asked again
+        await pilot.press(*"play Z9 deck", "enter")
+        assert await your_move(pilot, app)
+        assert "'play Z9 deck' is not a lost-cities action" in _text(app, "#message")
+        hand = {str(c) for c in app.prompt.observation.hand}
+        missing = next(f"{c}{v}" for c in "YBWGR" for v in range(2, 11)
+                       if f"{c}{v}" not in hand)
+        typed = app.query_one("#typed", Input)
+        typed.value = ""
+        await pilot.press(*f"play {missing} deck", "enter")
+        assert await your_move(pilot, app)
+        assert (f"'play {missing} deck' is not legal now: {missing} is not in your hand"
+                in _text(app, "#message"))
+        assert app.prompt.decision == 1  # still the first decision: nobody forfeited
+        # typed text completed by the suggester: "pla" + → is a whole legal action
+        typed.value = ""
+        await pilot.press("p", "l", "a")
+        await pilot.pause(0.2)
+        await pilot.press("right")
+        assert typed.value in app.prompt.legal_texts
+        # the list keeps the legal actions that contain the typed text
+        assert app.query_one("#actions", OptionList).option_count == len(app.shown)
+        assert 0 < len(app.shown) < len(app.prompt.legal_texts)
+        assert all(typed.value.casefold() in text.casefold() for text in app.shown)
+        await pilot.press("enter")
+        decisions = 1
+        while await your_move(pilot, app):  # then the list, to the end: ↓ into it, Enter
+            decisions += 1
+            await pilot.press("down", "enter")
+            assert decisions < 200
+        assert app.result is not None and app.result.termination is Termination.NORMAL
+        board = _text(app, "#board")
+        assert "seat 1 hand:" in board and "opponent hand" not in board  # every card shown
+        assert any(said in board for said in ("You won", "You lost", "A draw"))
+        assert "arena watch" in _text(app, "#status")
+        await pilot.press("enter")
+    assert app.return_value is app.result
+    assert app.result.bots[0] == "human:ada"
+    replay_log(Path(app.result.log or ""))
+    # every screen of the person's was their seat's: never the opponent's hand
+    assert app.screens and all("opponent hand: " in screen for screen in app.screens)
+
+
+def test_quitting_mid_match_cancels_it(tmp_path: Path) -> None:
+    asyncio.run(_quit(tmp_path))
+
+
+async def _quit(tmp_path: Path) -> None:
+    spec, box = human_match(str(GREEDY), user="ada", seed=5, options={"rounds": 1})
+    app = PlayApp(spec, box, tmp_path)
+    async with app.run_test(size=(100, 45)) as pilot:
+        assert await your_move(pilot, app)
+        await pilot.press("ctrl+q")
+        deadline = time.monotonic() + WAIT_S
+        while app.is_running:
+            assert time.monotonic() < deadline
+            await pilot.pause(0.05)
+    result = app.return_value
+    assert result is not None and result.termination is Termination.CANCELLED
+    report = replay_log(Path(result.log or ""))
+    assert report.result is not None and report.result.termination is Termination.CANCELLED
