@@ -114,7 +114,7 @@ def check_the_record(workdir: Path, result: dict[str, object]) -> None:
     listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "matches",
                              str(ladder), "--format", "json"], cwd=workdir,
                             capture_output=True, text=True, timeout=60, check=True)
-    matches = json.loads(listed.stdout)
+    matches = [json.loads(line) for line in listed.stdout.splitlines()]  # a match a line
     assert len(matches) == result["matches_played"]
     assert {m["encounter_id"] for m in matches} >= {f"{result['test']}-p{p:05d}"
                                                    for p in range(int(str(result["pairs"])))}
@@ -212,6 +212,6 @@ def test_ctrl_c_stops_and_the_same_command_continues(workdir: Path) -> None:
                              str(workdir / str(more["ladder_file"])), "--format", "json"],
                             cwd=workdir, capture_output=True, text=True, timeout=60,
                             check=True)
-    ids = [m["match_id"] for m in json.loads(listed.stdout)]
+    ids = [json.loads(line)["match_id"] for line in listed.stdout.splitlines()]
     assert len(ids) == len(set(ids)) == int(str(stopped["matches_played"])) + \
         int(str(more["matches_played"])), "nothing lost, nothing played twice"

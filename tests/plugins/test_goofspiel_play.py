@@ -207,7 +207,7 @@ def test_an_sprt_test_of_greedy_against_random(tmp_path: Path) -> None:
     listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "matches",
                              str(ladder), "--format", "json"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=60, check=True)
-    matches = json.loads(listed.stdout)
+    matches = [json.loads(line) for line in listed.stdout.splitlines()]  # a match a line
     assert len(matches) == result["matches_played"] > 0
     assert all(m["termination"] == "normal" for m in matches)
     assert replay_log(tmp_path / matches[0]["log"]).finished
