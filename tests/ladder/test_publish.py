@@ -398,3 +398,42 @@ def _with_key(path: Path, private: Path) -> Path:
 
 def _pub_of(ladder: Ladder) -> list[Path]:
     return [ladder.config.state_dir / "keys" / "referee.pub"]
+
+
+def test_a_match_a_person_played_listed_and_signed(copy: Path, ladder: Ladder) -> None:
+    """A log of `arena play` (a person against a bot), signed by the ladder's own key and
+    listed in a re-signed manifest, is refused: no ladder rates a match with a human seat."""
+    import asyncio
+
+    from arena.model import BotSpec, HumanSeat, MatchSpec, TimeControl
+    from arena.referee.human import HumanPlayer, Prompt
+    from arena.referee.local import LocalPlayer
+    from arena.referee.match import Match
+
+    class FirstLegal:
+        def started(self, start: Any) -> None: ...
+        async def choose(self, prompt: Prompt) -> str:
+            return prompt.legal_texts[0]
+        def timed_out(self, detail: str) -> None: ...
+        def round_ended(self, *args: Any) -> None: ...
+        def finished(self, result: Any) -> None: ...
+
+    spec = MatchSpec("lost-cities", 4, (BotSpec("human:ada", "lost-cities"),
+                                        BotSpec("greedy", "lost-cities")),
+                     {"rounds": 1}, TimeControl(), match_id="human-played",
+                     humans=(HumanSeat(0, None),))
+    match = Match(spec, sandbox_name="in-process", log_dir=copy / LOGS)
+    result = asyncio.run(match.run((HumanPlayer(0, FirstLegal()),
+                                    LocalPlayer(1, lambda d: d.legal_texts[0]))))
+    log = copy / LOGS / "human-played.jsonl"
+    sign_log(log, ladder.signer)
+    manifest = _manifest(copy)
+    manifest["matches"].append({
+        "match_id": "human-played", "log": f"{LOGS}/human-played.jsonl",
+        "sha256": hashlib.sha256(log.read_bytes()).hexdigest(), "rated": True, "void": False,
+        "bots": list(result.bots), "versions": ["", ""], "identities": ["", ""],
+        "encounter_id": "e", "cycle": 0, "leg": 0, "winner": result.winner,
+        "totals": list(result.totals), "termination": str(result.termination)})
+    _resign(copy, manifest, ladder.signer)
+    lines = _differences(copy, ladder.trusted)
+    assert _any(lines, "human-played", "a person played")
