@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 import time
 from pathlib import Path
 
@@ -122,3 +123,36 @@ async def _quit(tmp_path: Path) -> None:
     assert result is not None and result.termination is Termination.CANCELLED
     report = replay_log(Path(result.log or ""))
     assert report.result is not None and report.result.termination is Termination.CANCELLED
+
+
+def test_a_person_with_a_clock_sees_it_and_loses_on_time() -> None:
+    asyncio.run(_on_time())
+
+
+async def _on_time() -> None:
+    from arena.model import BotSpec, HumanSeat, MatchResult, MatchSpec
+    from arena.referee.human import HumanPlayer
+    from arena.referee.local import LocalPlayer
+    from arena.referee.match import Match
+
+    spec = MatchSpec("lost-cities", 5, (BotSpec("human:ada", "lost-cities"),
+                                        BotSpec("first", "lost-cities")), {"rounds": 1},
+                     TimeControl(), match_id="on-time",
+                     humans=(HumanSeat(0, TimeControl(move_time_ms=1500)),))
+
+    async def runner(person: HumanPlayer) -> MatchResult:
+        match = Match(spec, sandbox_name="in-process", log_dir=None)
+        return await match.run((person, LocalPlayer(1, lambda d: d.legal_texts[0])))
+
+    app = PlayApp(spec, None, None, runner=runner)
+    async with app.run_test(size=(100, 45)) as pilot:
+        assert await your_move(pilot, app)
+        assert re.search(r"decision 1 .* \d s left", _text(app, "#status"))
+        deadline = time.monotonic() + WAIT_S
+        while not app.over:  # nobody answers
+            assert time.monotonic() < deadline
+            await pilot.pause(0.05)
+        assert app.result is not None and app.result.termination is Termination.TIMEOUT
+        assert app.result.faulty_seat == 0 and app.result.winner == 1
+        assert "You lost" in _text(app, "#board")
+        assert "no answer within 1500 ms" in _text(app, "#board")
