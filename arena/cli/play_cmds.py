@@ -112,6 +112,11 @@ def _play_plain(spec: MatchSpec, box: Sandbox, log_dir: Path) -> MatchResult:
     from arena.tui.play_view import revealed
 
     person = HumanPlayer(spec.humans[0].seat, PlainSide(sys.stdin, console))
-    result = asyncio.run(play_against(spec, person, sandbox=box, log_dir=log_dir))
+    try:
+        result = asyncio.run(play_against(spec, person, sandbox=box, log_dir=log_dir))
+    except KeyboardInterrupt:  # the loop cancelled the match: its log ends as cancelled
+        err_console.print(notice("note", "yellow", "interrupted: the match is cancelled"),
+                          soft_wrap=True)
+        raise typer.Exit(3) from None
     console.print(revealed(result, person.seat))
     return result
