@@ -43,6 +43,7 @@ def _log(log_dir: Path) -> Path:
     return log
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", list(GAMES))
 @pytest.mark.parametrize("seat", [0, 1])
 def test_a_whole_match_from_scripted_input(game: str, seat: int, tmp_path: Path) -> None:
