@@ -129,6 +129,9 @@ def watch(
     if interactive and referee is None and log is not None:
         watch_app(log, seat=seat, follow=follow, delay=delay)
         return
+    if interactive and referee is not None:
+        watch_live(_source(log, follow, referee, match_id), seat=seat, delay=delay)
+        return
     events = _source(log, follow, referee, match_id)
     play(events, seat=seat, delay=0.0 if (follow or referee) else delay, out=console)
 
@@ -270,6 +273,16 @@ def watch_app(log: Path, *, seat: int | None, follow: bool, delay: float | None)
     if delay is None:
         delay = replay_pace(len(timeline.moves))
     run_watch(timeline, view=seat, delay=delay, follow=follow and timeline.end is None)
+
+
+def watch_live(events: Iterable[MatchEvent], *, seat: int | None, delay: float | None
+               ) -> None:
+    """The interactive app on a match streamed live (``--referee``), following it."""
+    from arena.tui.watch import open_live, run_watch
+
+    timeline, steps = open_live(events)
+    run_watch(timeline, view=seat, delay=replay_pace(None) if delay is None else delay,
+              live=steps)
 
 
 def play_seat_view(path: Path, *, seat: int | None, follow: bool, html: Path | None,

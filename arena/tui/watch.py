@@ -14,6 +14,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -26,8 +27,8 @@ from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 
-from arena.errors import ArenaError
-from arena.model import plain_text
+from arena.errors import ArenaError, LogFormatError
+from arena.model import MatchEndEvent, MatchEvent, plain_text
 from arena.record.log import follow_events, read_events
 from arena.record.replay import ReplayStep, replay_events
 from arena.render.text import plain
@@ -99,7 +100,10 @@ class WatchApp(App[None]):
     ]
 
     def __init__(self, timeline: Timeline, *, view: View = None, delay: float | None = None,
-                 follow: bool = False) -> None:
+                 follow: bool = False, live: Iterator[ReplayStep] | None = None) -> None:
+        """``follow``: follow the timeline's log from the start; ``live``: the steps still to
+        come of a match streamed live (the referee's: `arena watch --referee`), followed from
+        the start until it ends."""
         super().__init__()
         self.timeline = timeline
         if view not in timeline.views:
@@ -111,7 +115,8 @@ class WatchApp(App[None]):
         self.following = False
         self.pinned = False
         """At the newest position by End (or from the start of following): stays with it."""
-        self._follow_at_start = follow
+        self._follow_at_start = follow or live is not None
+        self._live = live
         self._timer: Timer | None = None
         self._poller: Timer | None = None
         self._arrivals: Arrivals = queue.Queue()
@@ -392,17 +397,23 @@ class WatchApp(App[None]):
             self._stop.set()
             self._stop_following()
             return
-        log = self.timeline.log
-        if log is None or self.timeline.seat_view:
-            self.say("only a match log on this machine can be followed", error=True)
-            return
+        log, live = self.timeline.log, self._live
+        self._stop = stop = threading.Event()
         if self.timeline.end is not None:
             self.say("the match is over: there is nothing more to follow")
             return
-        self._stop = threading.Event()
+        if live is not None:
+            self._live = None  # a stream is read once: following it again is not possible
+            steps: Iterator[ReplayStep] = live
+        elif log is None or self.timeline.seat_view:
+            self.say("only a match log on this machine, or a match live from --referee, can "
+                     "be followed", error=True)
+            return
+        else:
+            steps = self._log_steps(log, self.timeline.events, stop)
         self._arrivals = queue.Queue()
         self._follower = threading.Thread(
-            target=self._follow, args=(log, self.timeline.events, self._stop, self._arrivals),
+            target=self._follow, args=(steps, stop, self._arrivals),
             name="arena-watch-follow", daemon=True)
         self._follower.start()
         self.following = True
@@ -412,17 +423,25 @@ class WatchApp(App[None]):
         self.show_position()
 
     @staticmethod
-    def _follow(log: Path, known: int, stop: threading.Event, out: Arrivals) -> None:
-        """(A thread) replay the log as it grows (every event checked by the rules engine)
-        and queue each event after the ``known`` first; None when the match ends."""
+    def _log_steps(log: Path, known: int, stop: threading.Event) -> Iterator[ReplayStep]:
+        """The log replayed as it grows (every event checked by the rules engine), from the
+        event after the ``known`` first; it ends when the match does, or when ``stop`` is
+        set."""
+        steps = replay_events(follow_events(log, poll_s=FOLLOW_POLL_S, stopped=stop.is_set))
+        for index, step in enumerate(steps):
+            if index >= known:
+                yield step
+
+    @staticmethod
+    def _follow(steps: Iterator[ReplayStep], stop: threading.Event, out: Arrivals) -> None:
+        """(A thread) queue each step as it comes; None when the match ends."""
         try:
-            steps = replay_events(follow_events(log, poll_s=FOLLOW_POLL_S,
-                                                stopped=stop.is_set))
-            for index, step in enumerate(steps):
+            for step in steps:
                 if stop.is_set():
                     return
-                if index >= known:
-                    out.put(step)
+                out.put(step)
+                if isinstance(step.event, MatchEndEvent):
+                    break  # (a stream may stay open after it)
         except ArenaError as exc:
             out.put(exc)
         out.put(None)
@@ -449,10 +468,11 @@ class WatchApp(App[None]):
 
     def _arrived(self) -> None:
         moves = self.query_one(MoveList)
-        count = moves.option_count
+        count = moves.option_count  # the moves shown and the end's row
         rows = [self._row(i) for i in range(count - 1, len(self.timeline.moves))]
+        rows.append(self._end_row())
         moves.replace_option_prompt_at_index(count - 1, rows[0])
-        moves.add_options(rows[1:] + [self._end_row()])
+        moves.add_options(rows[1:])
         if self.pinned:
             self.position = self.timeline.last
         self.refresh_outputs()
@@ -485,7 +505,17 @@ def _has_header(path: Path) -> bool:
         return False
 
 
+def open_live(events: Iterable[MatchEvent]) -> tuple[Timeline, Iterator[ReplayStep]]:
+    """A match streamed live (``arena.serve.client.watch_on_referee``): its timeline from the
+    header (waiting for it) and the steps still to come, each checked by the rules engine."""
+    steps = replay_events(events)
+    first = next(steps, None)
+    if first is None:
+        raise LogFormatError("the match stream ended before its header")
+    return Timeline.of_steps([first]), steps
+
+
 def run_watch(timeline: Timeline, *, view: View = None, delay: float | None = None,
-              follow: bool = False) -> None:
+              follow: bool = False, live: Iterator[ReplayStep] | None = None) -> None:
     """Run the app on the terminal until the viewer quits."""
-    WatchApp(timeline, view=view, delay=delay, follow=follow).run()
+    WatchApp(timeline, view=view, delay=delay, follow=follow, live=live).run()

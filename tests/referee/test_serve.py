@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -11,12 +12,14 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from textual.pilot import Pilot
 
 from arena.errors import ConfigError
 from arena.model import DecisionEvent, HeaderEvent, MatchEndEvent, TimeControl
 from arena.record.log import read_events
 from arena.serve.access import check_listen_address
 from arena.serve.client import run_on_referee, watch_on_referee
+from arena.tui.watch import WatchApp, open_live
 from arena.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
 from tests.support.paths import RANDOM_BOT, ROOT
 
@@ -163,3 +166,33 @@ def test_old_matches_are_served_from_their_logs(tmp_path: Path, monkeypatch: pyt
         for task in asyncio.all_tasks(loop):
             loop.call_soon_threadsafe(task.cancel)
         thread.join(10)
+
+
+def test_the_watch_app_follows_a_match_live_from_the_referee(referee: str) -> None:
+    """`arena watch --referee` on a terminal: the app, at the newest decision as they come,
+    the match checked by the rules engine to its end."""
+    with grpc.insecure_channel(referee) as channel:
+        stub = admin_pb2_grpc.RefereeServiceStub(channel)
+        started = stub.StartMatch(admin_pb2.StartMatchRequest(
+            bots=[str(RANDOM_BOT), str(RANDOM_BOT)], seed=9, has_seed=True,
+            options={"rounds": "1"}), timeout=10)
+    timeline, steps = open_live(watch_on_referee(referee, started.match_id))
+    app = WatchApp(timeline, live=steps)
+
+    async def script(pilot: Pilot[None]) -> None:
+        assert app.pinned  # at the newest, following (or done already: a fast match)
+        for _ in range(1200):  # the match: a few seconds; a minute on a loaded machine
+            if app.timeline.end is not None and not app.following:
+                break
+            await pilot.pause(0.05)
+        assert app.timeline.end is not None and not app.following
+        assert app.position == app.timeline.last > 0  # it stayed at the newest
+        await pilot.press("home", "f")
+        assert app.position == 0 and "nothing more to follow" in app.message
+
+    async def run() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await script(pilot)
+
+    asyncio.run(run())

@@ -334,8 +334,12 @@ def test_following_a_growing_log_keeps_the_chosen_position(logs: dict[str, Path]
         await pilot.pause()
         assert app.position == 60  # at the newest by End: stays with the newest
         await pilot.press("left")
+        with log.open("a") as f:  # up to the last decision; then the round's and match's end
+            f.write("".join(source[:decisions[-1] + 1])[len("".join(source[:decisions[60]]))
+                                                        + 30:])
+        await wait_for(lambda: app.timeline.last == len(decisions), pilot)
         with log.open("a") as f:
-            f.write("".join(source)[len("".join(source[:decisions[60]])) + 30:])
+            f.write("".join(source[decisions[-1] + 1:]))  # no decision in this one
         await wait_for(lambda: app.timeline.end is not None, pilot)
         await wait_for(lambda: not app.following, pilot)
         assert app.position == 59 and app.timeline.last == len(decisions)
