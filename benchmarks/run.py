@@ -65,6 +65,9 @@ Figures (targets in parentheses; the last runs: benchmarks/README.md):
   sign_* / verify_* / publish_*  signing a 3-round Lost Cities log, checking its signature (and
                                  replaying it), and `arena verify` of a published ladder of 1,000
                                  matches (100 with --quick) (benchmarks/signing.py)
+  watch_*                        the interactive `arena watch` on the longest log made (a Haggis
+                                 game to 10 000, 1,252 decisions) and its first 500: open, seek,
+                                 memory (benchmarks/watch_app.py)
   epoch_* / *_first_decision_*   the host's deal epochs: an epoch switch (the drop of the page
                                  cache), entering an open epoch, and a match's start to its first
                                  decision after a drop or not (benchmarks/epochs.py)
@@ -763,6 +766,14 @@ def signing(quick: bool, tmp: Path) -> dict[str, Any]:
     return signing_figures(tmp, matches=100 if quick else 1_000, repeat=11 if quick else 51)
 
 
+def watch(tmp: Path) -> dict[str, Any]:
+    """The interactive `arena watch` (``benchmarks/watch_app.py``)."""
+    from benchmarks.watch_app import watch_figures
+
+    tmp.mkdir()
+    return {f"watch_{key}": value for key, value in watch_figures(tmp).items()}
+
+
 def clocks(quick: bool) -> dict[str, Any]:
     """The CPU clock against the wall clock under load (``benchmarks/clocks.py``, run as its
     own process: it starts CPU hogs and other matches around the measured one)."""
@@ -824,6 +835,7 @@ def main() -> None:
         section("search", search_costs, figures)
         section("site", lambda: site(args.quick, log_dir / "site"), figures)
         section("signing", lambda: signing(args.quick, log_dir / "signing"), figures)
+        section("watch", lambda: watch(log_dir / "watch"), figures)
         section("process_costs", lambda: process_costs(3 if args.quick else 20, log_dir),
                 figures)
         ladder(args.quick, log_dir, "process", figures)

@@ -38,6 +38,7 @@ from arena.tui.widgets import (
     BoardView,
     MoveList,
     OutputPane,
+    Rendered,
     move_row,
     scores_table,
     times_table,
@@ -138,8 +139,8 @@ class WatchApp(App[None]):
             with Vertical(id="side"):
                 yield MoveList(id="moves")
                 with Vertical(id="figures"):
-                    yield Static(id="scores")
-                    yield Static(id="times")
+                    yield Rendered(id="scores")
+                    yield Rendered(id="times")
         yield Static(id="status")
         with Horizontal(id="outputs"):
             for seat in (0, 1):
@@ -217,10 +218,11 @@ class WatchApp(App[None]):
             with moves.prevent(OptionList.OptionHighlighted):  # only the viewer's picks seek
                 moves.highlighted = position
         rounds = timeline.scores(position)
-        self.query_one("#scores", Static).update(  # its height changes with the rounds only
-            scores_table(bots, rounds), layout=len(rounds) != self._rounds_shown)
-        self._rounds_shown = len(rounds)
-        self.query_one("#times", Static).update(times_table(bots, timeline.times(position, view)),
+        shown = min(len(rounds), 9)  # its height changes with the rounds shown only
+        self.query_one("#scores", Rendered).show(scores_table(bots, rounds),
+                                                 layout=shown != self._rounds_shown)
+        self._rounds_shown = shown
+        self.query_one("#times", Rendered).show(times_table(bots, timeline.times(position, view)),
                                                 layout=False)
         title = plain(f"{header.game} · {bots[0]} vs {bots[1]} · {header.match_id} · ")
         title.append(f"view: {view_name(view)}", style="bold")

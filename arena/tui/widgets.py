@@ -10,10 +10,11 @@ through ``arena.render.text.plain``, never markup, no control characters.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -30,6 +31,43 @@ SEAT_STYLES = ("cyan", "magenta")
 """Each seat's colour in lists and tables."""
 
 
+def rendered(renderable: RenderableType, width: int, console: Console) -> Text:
+    """``renderable`` rendered once at ``width`` as styled lines (no wrapping left to do):
+    Textual then measures and paints plain lines, where a rich table would be rendered once
+    to measure its height and again to paint it."""
+    lines = console.render_lines(renderable, console.options.update_width(max(width, 1)),
+                                 pad=False)
+    text = Text("\n").join(Text.assemble(*((seg.text, seg.style or "") for seg in line
+                                           if not seg.control)) for line in lines)
+    text.no_wrap = True
+    text.overflow = "crop"
+    return text
+
+
+class Rendered(Static):
+    """A rich renderable drawn at the widget's width (again when it is resized)."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None  # noqa: A002
+                 ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.renderable: RenderableType | None = None
+        self._drawn_at = 0
+        self._rich = Console(file=io.StringIO(), force_terminal=True, color_system="truecolor",
+                             width=80)
+
+    def show(self, renderable: RenderableType, *, layout: bool = True) -> None:
+        self.renderable = renderable
+        self._drawn_at = self._width()
+        self.update(rendered(renderable, self._drawn_at, self._rich), layout=layout)
+
+    def _width(self) -> int:
+        return self.content_region.width or self.size.width or 80
+
+    def on_resize(self) -> None:
+        if self.renderable is not None and self._width() != self._drawn_at:
+            self.show(self.renderable)
+
+
 class BoardView(VerticalScroll):
     """A game's terminal rendering of one position for one view (scrolls when taller than its
     space). ``game_id`` picks the game's renderer; nothing here knows any game."""
@@ -44,7 +82,7 @@ class BoardView(VerticalScroll):
         super().__init__(id=id)
         self.game = get_game(game_id)
         self.renderer = renderer_for(game_id)
-        self._body = Static(classes="board-body")
+        self._body = Rendered(classes="board-body")
         self._note = Static(classes="board-note")
 
     def compose(self) -> ComposeResult:
@@ -53,7 +91,7 @@ class BoardView(VerticalScroll):
 
     def show(self, board: RenderableType, note: str = "") -> None:
         """Any renderable (a renderer's board, a placeholder), with a line under it."""
-        self._body.update(board)
+        self._body.show(board)
         self._note.update(plain(note))
         self._note.display = bool(note)
 
@@ -69,10 +107,9 @@ class BoardView(VerticalScroll):
         self.show(self.renderer.render_view(observation), note)
 
     @property
-    def board(self) -> RenderableType:
+    def board(self) -> RenderableType | None:
         """What the board shows (the renderable last given)."""
-        content: RenderableType = self._body.content  # type: ignore[assignment]
-        return content
+        return self._body.renderable
 
 
 class MoveList(OptionList):
@@ -106,16 +143,17 @@ def move_row(n: int, seat: int, bot: str, action: str, round_start: int | None,
     return row
 
 
-def scores_table(bots: Sequence[str], rounds: Sequence[RoundEndEvent]) -> Table:
-    """The score of every round ended so far and the totals."""
+def scores_table(bots: Sequence[str], rounds: Sequence[RoundEndEvent], last: int = 8) -> Table:
+    """The score of the ``last`` rounds ended so far and the totals."""
     table = Table(title="scores", expand=True, show_edge=False, padding=(0, 1))
     table.add_column("round", justify="right")
     for seat, bot in enumerate(bots):
         table.add_column(plain(bot[:12], SEAT_STYLES[seat]), justify="right")
-    totals = (0, 0)
-    for event in rounds:
+    totals = rounds[-1].totals if rounds else (0, 0)
+    if len(rounds) > last:
+        table.add_row("…", "", "", style="dim")
+    for event in rounds[-last:]:
         table.add_row(str(event.round + 1), str(event.scores[0]), str(event.scores[1]))
-        totals = event.totals
     table.add_row("total", str(totals[0]), str(totals[1]), style="bold")
     return table
 
