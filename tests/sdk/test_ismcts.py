@@ -1,0 +1,60 @@
+"""The generic ISMCTS (arena/sdk/ismcts.py): written against the game protocol only, it plays
+whole legal matches of every installed game; with an iteration budget it decides the same way
+every time; with a CPU budget it stops on time; and it searches (it beats random play)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from arena.games import game_ids
+from arena.lab.evaluate import evaluate, load_policy, play_in_process
+from arena.model import Termination
+from arena.sdk.decision import Decision
+from arena.sdk.ismcts import Ismcts
+from tests.lab.conftest import SMALL
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_it_plays_a_whole_legal_match_of_every_game(game: str) -> None:
+    greedy = load_policy("greedy", game)  # a deterministic opponent
+    record: list[Any] = []
+    played = play_in_process(game, (Ismcts(budget_ms=0, max_iterations=8), greedy), 5,
+                             options=SMALL.get(game), record=record)
+    assert played.termination is Termination.NORMAL, played.detail
+    again: list[Any] = []
+    play_in_process(game, (Ismcts(budget_ms=0, max_iterations=8), greedy), 5,
+                    options=SMALL.get(game), record=again)
+    assert record == again, "an iteration budget decides the same way every time"
+
+
+def test_a_cpu_budget_is_kept() -> None:
+    search = Ismcts(budget_ms=30)
+    seen: list[float] = []
+
+    def timed(decision: Decision) -> Any:
+        started = time.process_time()
+        answer = search.decide(decision)
+        seen.append(time.process_time() - started)
+        return answer
+
+    play_in_process("portas", (timed, load_policy("random", "portas")), 3,
+                    options=SMALL["portas"])
+    on_time = [cpu for cpu in seen if cpu < 0.030 + 0.010]  # an iteration past it at most
+    assert len(on_time) >= 0.9 * len(seen) and max(seen) < 4 * 0.030, seen
+    assert search.iterations > 2
+
+
+def test_it_searches() -> None:
+    """Against uniform-random play, a small search wins most PORTAS games."""
+    result = evaluate(f"{__file__}:SMALL_SEARCH", "random", game="portas", matches=6,
+                      options=SMALL["portas"])
+    assert result.wins >= 5 and not result.faults
+
+
+SMALL_SEARCH = Ismcts(budget_ms=0, max_iterations=60)
+"""What test_it_searches loads by reference."""
