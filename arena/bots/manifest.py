@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots.files import check_bot_directory
+from arena.bots.images.build import DEFAULT_FLAVOR, FLAVORS
 from arena.bots.names import check_name, check_version
 from arena.errors import ConfigError
+from arena.games import game_ids
 from arena.model import BotSpec
 
 MANIFEST = "bot.toml"
@@ -38,8 +40,6 @@ def load_bot_dir(path: str | Path) -> BotSpec:
 
 
 def _spec_from_manifest(data: dict[str, Any], directory: Path, manifest: Path) -> BotSpec:
-    from arena.games import game_ids
-
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"{manifest}: 'name' must be a non-empty string")
@@ -58,8 +58,6 @@ def _spec_from_manifest(data: dict[str, Any], directory: Path, manifest: Path) -
     if not isinstance(version, str | int | float) or isinstance(version, bool):
         raise ConfigError(f"{manifest}: 'version' must be a string")
     version = str(version)
-    from arena.bots.images.build import DEFAULT_FLAVOR, FLAVORS
-
     base = data.get("base", DEFAULT_FLAVOR)
     if base not in FLAVORS:
         raise ConfigError(f"{manifest}: 'base' must be one of {', '.join(FLAVORS)}, got {base!r}")

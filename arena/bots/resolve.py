@@ -8,6 +8,7 @@ from pathlib import Path
 from arena.bots import catalogue
 from arena.bots.manifest import MANIFEST, load_bot_dir
 from arena.errors import ConfigError
+from arena.games import get_game
 from arena.model import BotSpec
 
 
@@ -35,8 +36,6 @@ def resolve_match_bots(refs: tuple[str, str], game: str | None) -> tuple[str, Bo
     """Resolve both seats' bots and the game (default: the bots' own); ``ConfigError`` when a
     bot plays another game."""
     if game is not None:
-        from arena.games import get_game
-
         get_game(game)  # UnknownGameError names the known games
     bots = (resolve_bot(refs[0]), resolve_bot(refs[1]))
     game_id = game or bots[0].game

@@ -37,6 +37,7 @@ from arena.bots.images.wheels import source_root
 from arena.bots.manifest import MANIFEST, load_bot_dir
 from arena.bots.names import check_name, check_version
 from arena.errors import ConfigError, UnknownGameError
+from arena.games import plugin
 from arena.model import BotSpec, MatchResult, Termination, plain_text
 
 SmokeMatch = Callable[[BotSpec], MatchResult]
@@ -82,8 +83,6 @@ def smoke_opponent(game: str) -> BotSpec:
     the game's plugin declares (``GamePlugin.reference_bot``), else, for a built-in game, its
     random sample bot from the arena's source tree. ``ConfigError`` (one line) for a game that
     has neither, or whose declared bot is missing."""
-    from arena.games import plugin
-
     try:
         found = plugin(game)
     except UnknownGameError as exc:

@@ -14,6 +14,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
+from arena.bots import catalogue
+from arena.bots.home import arena_home
+from arena.bots.images.build import build_base_image
+from arena.bots.images.build import flavor as check_flavor
+from arena.bots.images.prune import prune_images
+from arena.bots.images.wheels import prepare_wheels
 from arena.cli.common import (
     OutputFormat,
     console,
@@ -21,8 +27,10 @@ from arena.cli.common import (
     handle_errors,
     print_json_lines,
 )
+from arena.cli.remote_cmds import remote_requested, submit_remote
 from arena.errors import ConfigError
 from arena.model import BotSpec, MatchResult
+from arena.referee.service import line_up
 from arena.render.catalogue import bots_table, images_table, size_text
 from arena.render.text import plain
 
@@ -58,10 +66,9 @@ def _play_smoke_match(bot: BotSpec) -> MatchResult:
     """The smoke match of a submitted bot (seat 0) against the game's random sample bot,
     prepared by the match service and played in a fresh Docker sandbox; its log goes to
     ``$ARENA_HOME/submissions``."""
-    from arena.bots.home import arena_home
+    # start-up: `arena` imports these for this command only (the match loop, Docker)
     from arena.bots.submit import smoke_opponent
     from arena.referee.match import play_match
-    from arena.referee.service import line_up
     from arena.sandbox.docker import DockerSandbox
 
     lineup = line_up([bot, smoke_opponent(bot.game)], sandbox=DockerSandbox())
@@ -112,8 +119,6 @@ def submit(
     directory's files (or the image) are uploaded, and the server builds, validates and enters
     it as your new version; each stage is shown as it happens. Exit 0 entered or rated, 1
     refused or failed (the server says why), 2 a refused call."""
-    from arena.cli.remote_cmds import remote_requested, submit_remote
-
     if remote_requested(server):
         for flag, given in (("--version", version is not None), ("--replace", replace)):
             if given:
@@ -125,6 +130,7 @@ def submit(
         raise ConfigError("give a bot directory or an image (TARGET or --image TAG, one of "
                           "them)")
     source = target if target is not None else str(image)
+    # start-up: `arena` imports it for this command only
     from arena.bots.submit import submit_bot
 
     with _progress(f"submitting {source}") as progress:
@@ -149,8 +155,6 @@ def list_bots(
     ] = OutputFormat.human,
 ) -> None:
     """Show every submitted bot and version in the catalogue."""
-    from arena.bots import catalogue
-
     bots = catalogue.list_bots()
     if output is OutputFormat.json:
         print_json_lines(b.__dict__ for b in bots)
@@ -159,8 +163,6 @@ def list_bots(
 
 
 def _build_base(force: bool, flavor: str = "python") -> None:
-    from arena.bots.images.build import build_base_image
-
     started = time.monotonic()
     with _progress(f"building the {flavor} base image") as progress:
         base = build_base_image(flavor_name=flavor, force=force, progress=progress)
@@ -186,8 +188,6 @@ def build_base(
     """Build a bot base image locally (debootstrap of Debian, no container registry; needs root).
 
     Reused while its inputs (Debian mirror, packages, the arena runtime) are unchanged."""
-    from arena.bots.images.build import flavor as check_flavor
-
     check_flavor(flavor)
     _build_base(force, flavor)
 
@@ -204,8 +204,6 @@ def wheels(
     submit that image (`arena submit IMAGE --game GAME --name NAME`). The arena's own bases
     (`arena images build-base`) already have the runtime.
     """
-    from arena.bots.images.wheels import prepare_wheels
-
     with err_console.status("building the arena wheel and fetching grpcio/protobuf…"):
         out = prepare_wheels(dest)
     for wheel in sorted(out.glob("*.whl")):
@@ -222,9 +220,6 @@ def prune(
     """Remove bot images the arena built from directories and no submitted bot uses, and base
     images a newer build replaced. Submitted bots, the current base image, images in use and
     images the arena did not build are kept."""
-    from arena.bots import catalogue
-    from arena.bots.images.prune import prune_images
-
     keep = {bot.image for bot in catalogue.list_bots()}
     with console.status("looking for images to prune"):
         results = prune_images(keep, dry_run=dry_run)

@@ -10,6 +10,7 @@ import typer
 
 from arena.cli.common import console, handle_errors
 from arena.cluster.settings import TlsFiles
+from arena.errors import ConfigError
 
 
 def register(app: typer.Typer) -> None:
@@ -50,6 +51,7 @@ def worker(
     cache (private to this user). A host whose arena version differs from the head's is
     refused with one error. Stop with Ctrl-C.
     """
+    # start-up: `arena` imports it for this command only (Dask)
     from arena.cluster.worker import WorkerOptions, run_worker
 
     options = WorkerOptions(scheduler, TlsFiles(ca, cert, key), matches, host, cache, name)
@@ -74,8 +76,8 @@ def certs(
     arena-worker: they can play matches, never submit them). Copy ca.pem, HOST.pem and
     HOST-key.pem to each worker host. Keys are written readable by their owner only.
     """
+    # start-up: `arena` imports it for this command only (cryptography)
     from arena.cluster.security import make_certs
-    from arena.errors import ConfigError
 
     if not hosts and head is None:
         raise ConfigError("nothing to make: name the head (--head HOST) or worker hosts "

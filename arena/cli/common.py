@@ -28,6 +28,7 @@ from arena.errors import (
     UnknownGameError,
 )
 from arena.render.text import notice as notice  # re-exported: the commands' one-line notices
+from arena.sandbox import get_sandbox
 
 console = Console()
 err_console = Console(stderr=True)
@@ -87,7 +88,7 @@ def deprecated(command: F, old: str, new: str) -> F:
 def announce_sandbox(requested: str) -> str:
     """The sandbox a command will use for ``requested`` ("auto" decided now), with a warning on
     stderr when that is the process sandbox."""
-    from arena.sandbox import get_sandbox
+    # start-up: `arena` imports it for this command only (the process sandbox)
     from arena.sandbox.process import separation_note
 
     chosen = get_sandbox(requested).name

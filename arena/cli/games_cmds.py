@@ -9,6 +9,7 @@ exit 2; a game that fails the gate exits 1 after its report.
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +24,8 @@ from arena.cli.common import (
     print_json,
     print_json_lines,
 )
+from arena.errors import UnknownGameError
+from arena.games import load_plugin, plugin, plugin_problems, plugins
 from arena.render.games import games_table, gate_table
 from arena.render.text import plain
 
@@ -45,8 +48,6 @@ def games_list(
     (`arena games check ID` runs it; ladders run it once per version of a game); where a game
     package's .proto is (for typed bots). Entry points that are not games are listed below,
     one line each."""
-    from arena.games import plugin_problems, plugins
-
     rows = [_row(found) for found in plugins()]
     problems = plugin_problems()
     if output is OutputFormat.json:  # a game a line; what is not a game on stderr, as below
@@ -66,6 +67,7 @@ def games_list(
 def _row(found: Any) -> dict[str, Any]:
     """What `list` shows of one plugin (an engine that cannot be loaded says so as its
     title)."""
+    # start-up: `arena` imports it for this command only (the gate)
     from arena.gate import gate_status, package_root
 
     try:
@@ -88,8 +90,6 @@ def _proto_path(found: Any) -> str:
     """Where the game's shipped ``.proto`` is ("" when it ships none, or it is missing)."""
     if not found.proto:
         return ""
-    from importlib import resources
-
     package, _, path = found.proto.partition(":")
     try:
         shipped = resources.files(package).joinpath(path)
@@ -115,7 +115,7 @@ def games_check(
     leak test, options, renderers. Prints one row per check (the first failure of each, with
     the seed and decision to reproduce it); exit 1 when a check fails. The verdict is kept for
     ladders and `arena games list` (per version of the package)."""
-    from arena.games import load_plugin
+    # start-up: `arena` imports it for this command only (the gate and the match loop)
     from arena.gate import run_gate, save_report
 
     found = _as_installed(load_plugin(locator))
@@ -143,9 +143,6 @@ def _shown_path(path: Path) -> str:
 def _as_installed(found: Any) -> Any:
     """The installed plugin when ``found`` (say, a package's ``PLUGIN`` named by its module) is
     the installed game itself: its verdict is then the one ladders and `list` look up."""
-    from arena.errors import UnknownGameError
-    from arena.games import plugin
-
     try:
         installed = plugin(found.id)
     except UnknownGameError:

@@ -136,6 +136,7 @@ def host_certs(
     ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -subj '/CN=arena competition
     CA' -days 825) and a server certificate it signs with subjectAltName
     IP:127.0.0.1,DNS:localhost (docs/competition.md has the lines)."""
+    # start-up: `arena` imports it for this command only (cryptography)
     from arena.host.certs import make_server_certs
 
     made = make_server_certs(directory, hosts or [], force=force)

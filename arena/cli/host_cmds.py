@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+import signal
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
+from arena.bots.images.build import FLAVORS, docker_client, find_base_image
 from arena.cli.common import console, handle_errors
 from arena.errors import ArenaError, ConfigError
+from arena.games import plugin
+from arena.host.config import Competition, deals_note, ladder_config, load_competition
+from arena.record.signing import load_signer
+from arena.referee.service import resolve_clock
 from arena.render.competition import checks_table
 from arena.render.text import plain
 
@@ -45,12 +55,11 @@ def host(
     token once). Stop the server with Ctrl-C or SIGTERM; started again (even after kill -9), it
     loses nothing recorded and takes up what was in flight.
     """
-    from arena.host.config import load_competition
-
     config = load_competition(competition)
     if check:
         _check(config)
         return
+    # start-up: `arena` imports it for this command only (the server: gRPC, the match loop, Docker)
     from arena.host.server import CompetitionServer
 
     logging.getLogger("arena.host").setLevel(logging.INFO)
@@ -58,8 +67,6 @@ def host(
         logging.basicConfig(level=logging.WARNING, format="%(message)s")
     server = CompetitionServer(config)
     server.start()
-    from arena.host.config import deals_note
-
     for game in config.games:
         note = deals_note(config, game.game)
         if note is not None:
@@ -72,8 +79,6 @@ def host(
                         f"state in {config.state_dir}; logs signed with key "
                         f"{server.signing.key_id} (public key {server.signing.public_key})."
                         " Ctrl-C stops it."))
-    import signal
-
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: server._stop.set())
     try:
@@ -85,8 +90,6 @@ def host(
 
 def _check(config: object) -> None:
     """Every check of `--check` as a table; exit 2 when one failed."""
-    from arena.host.config import Competition
-
     assert isinstance(config, Competition)
     rows: list[tuple[str, str, str]] = []
     rows.append(("competition file", "ok", f"{config.path}: {len(config.games)} game(s)"))
@@ -103,15 +106,11 @@ def _check(config: object) -> None:
 
 
 def _check_ladders(config: object) -> list[tuple[str, str, str]]:
-    from arena.host.config import Competition, ladder_data, toml_text
-    from arena.ladder.config import parse_ladder
-
     assert isinstance(config, Competition)
     rows = []
     for game in config.games:
         try:
-            where = config.ladders / f"{game.game}.toml"  # checked as written, not written
-            ladder = parse_ladder(toml_text(ladder_data(config, game.game)), source=where)
+            ladder = ladder_config(config, game.game)  # as the server builds it
             missing = [d for d in (game.reference_dir, *game.house_dirs) if not d.is_dir()]
             if missing:
                 rows.append((f"ladder {game.game}", "fail", f"no sample bot {missing[0]}"))
@@ -130,8 +129,6 @@ def _check_ladders(config: object) -> list[tuple[str, str, str]]:
 
 def _check_deals(config: object, game: str, duplicate: bool) -> tuple[str, str, str]:
     """Which deals the game's ladder plays, and what that leaves open on one host."""
-    from arena.host.config import Competition, deals_note
-
     assert isinstance(config, Competition)
     note = deals_note(config, game)
     if note is not None:
@@ -144,7 +141,7 @@ def _check_deals(config: object, game: str, duplicate: bool) -> tuple[str, str, 
 def _check_gate(game: str, allowed: bool) -> tuple[str, str, str]:
     """The game's conformance-gate verdict as cached (``--check`` starts nothing, so it runs
     no gate): passed, failed (refused at start unless allowed) or not run yet."""
-    from arena.games import plugin
+    # start-up: `arena` imports it for this command only (the gate)
     from arena.gate import gate_status
 
     report = gate_status(plugin(game))
@@ -163,8 +160,6 @@ def _check_gate(game: str, allowed: bool) -> tuple[str, str, str]:
 
 def _check_clock(game: str, clock: str, sandbox: str) -> tuple[str, str, str]:
     """The clock a game's ladder will play on, or why "cpu" cannot be had here."""
-    from arena.referee.service import resolve_clock
-
     try:
         resolved, note = resolve_clock(clock, sandbox)
     except ArenaError as exc:
@@ -173,8 +168,8 @@ def _check_clock(game: str, clock: str, sandbox: str) -> tuple[str, str, str]:
 
 
 def _check_certificate(config: object) -> tuple[str, str, str]:
+    # start-up: `arena` imports it for this command only (cryptography)
     from arena.host.certs import server_cert_problem
-    from arena.host.config import Competition
 
     assert isinstance(config, Competition)
     host = config.listen.rpartition(":")[0].strip("[]")
@@ -184,9 +179,6 @@ def _check_certificate(config: object) -> tuple[str, str, str]:
 
 
 def _check_signing_key(config: object) -> tuple[str, str, str]:
-    from arena.host.config import Competition
-    from arena.record.signing import load_signer
-
     assert isinstance(config, Competition)
     key = config.referee_key
     if config.signing_key is None and not key.exists():
@@ -198,15 +190,11 @@ def _check_signing_key(config: object) -> tuple[str, str, str]:
 
 
 def _check_docker(config: object) -> list[tuple[str, str, str]]:
-    from arena.host.config import Competition
-
     assert isinstance(config, Competition)
     if config.sandbox != "docker":
         return [("Docker", "warn", f"sandbox {config.sandbox}: bots are not in containers "
                  "(development only)")]
     try:
-        from arena.bots.images.build import FLAVORS, docker_client, find_base_image
-
         client = docker_client()
         client.ping()
     except Exception as exc:  # the engine's errors are many kinds
@@ -220,8 +208,6 @@ def _check_docker(config: object) -> list[tuple[str, str, str]]:
 
 
 def _check_disk(config: object) -> tuple[str, str, str]:
-    from arena.host.config import Competition
-
     assert isinstance(config, Competition)
     where = config.state_dir if config.state_dir.exists() else config.state_dir.parent
     while not where.exists():
@@ -232,11 +218,7 @@ def _check_disk(config: object) -> tuple[str, str, str]:
 
 
 def _check_database(config: object) -> tuple[str, str, str]:
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import SQLAlchemyError
 
-    from arena.host.config import Competition
 
     assert isinstance(config, Competition)
     url = make_url(config.database)
@@ -245,8 +227,6 @@ def _check_database(config: object) -> tuple[str, str, str]:
         where = path.parent
         while not where.exists():
             where = where.parent
-        import os
-
         ok = os.access(where, os.W_OK)
         return ("database", "ok" if ok else "fail",
                 f"SQLite {path}" + (" (made at the first start)" if not path.exists() else ""))

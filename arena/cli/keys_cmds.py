@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import console, handle_errors
+from arena.record.signing import load_signer, load_trusted, new_key
 from arena.render.text import plain
 
 keys_app = typer.Typer(help="Referee signing keys: make one, or print a public key's id.",
@@ -36,8 +37,6 @@ def keys_new(
     competition's signing_key, `arena serve --sign-key`) and keep it there only; publish the
     .pub file and its key id, which every signed log names. An existing key is never
     overwritten."""
-    from arena.record.signing import load_signer, new_key
-
     private, public = new_key(directory, name)
     signer = load_signer(private)
     console.print(plain(f"key id {signer.key_id}"))
@@ -54,8 +53,6 @@ def keys_show(
                                            "them.")],
 ) -> None:
     """Print the key id of a public key (the id a signed log names), e.g. to publish it."""
-    from arena.record.signing import load_trusted
-
     trusted = load_trusted([public])
     for key_id in trusted.key_ids:
         key = trusted.get(key_id)

@@ -63,6 +63,7 @@ def evaluate(
         "--format", help="human: a table; json: one JSON object.")] = OutputFormat.human,
 ) -> None:
     """Play two policies in-process (see EVALUATE_HELP)."""
+    # start-up: `arena` imports it for this command only (the engines, multiprocessing)
     from arena.lab.evaluate import default_jobs
     from arena.lab.evaluate import evaluate as run_evaluation
 

@@ -7,6 +7,24 @@ import logging
 import typer
 
 from arena import __version__
+from arena.cli import (
+    bots_cmds,
+    cluster_cmds,
+    games_cmds,
+    host_admin_cmds,
+    host_cmds,
+    keys_cmds,
+    lab_cmds,
+    ladder_cmds,
+    match_cmds,
+    play_cmds,
+    remote_cmds,
+    results_cmds,
+    serve_cmds,
+    sprt_cmds,
+    verify_cmds,
+    watch_cmds,
+)
 from arena.cli.common import help_of
 
 app = typer.Typer(
@@ -43,25 +61,6 @@ def root(
 
 
 def _register() -> None:
-    from arena.cli import (
-        bots_cmds,
-        cluster_cmds,
-        games_cmds,
-        host_admin_cmds,
-        host_cmds,
-        keys_cmds,
-        lab_cmds,
-        ladder_cmds,
-        match_cmds,
-        play_cmds,
-        remote_cmds,
-        results_cmds,
-        serve_cmds,
-        sprt_cmds,
-        verify_cmds,
-        watch_cmds,
-    )
-
     for module in (match_cmds, play_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
                    cluster_cmds, host_cmds, host_admin_cmds, remote_cmds, results_cmds,
                    keys_cmds, verify_cmds, games_cmds, lab_cmds):

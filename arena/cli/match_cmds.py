@@ -23,8 +23,13 @@ from arena.cli.common import (
 from arena.errors import ArenaError, ConfigError, ReplayMismatchError, SignatureError
 from arena.ladder.config import CLOCK_SETTINGS
 from arena.model import MatchResult, TimeControl
+from arena.record.log import read_events
+from arena.record.replay import verify_log
+from arena.record.signing import load_signer, load_trusted, sign_log
+from arena.referee.service import check_time_control, prepare_match, random_seed, resolve_clock
 from arena.render.match import render_bot_stats, render_match_result, render_replay_report
 from arena.render.text import plain
+from arena.stats.resources import match_stats
 
 if TYPE_CHECKING:
     from arena.record.signing import Signer
@@ -89,8 +94,6 @@ def match(
     (median / p95 / max), the gap wall - CPU (what the host cost it), start-up time, peak
     memory and time-bank use.
     """
-    from arena.referee.service import check_time_control, random_seed
-
     if clock is not None and clock not in CLOCK_SETTINGS:
         raise typer.BadParameter(f"must be one of {', '.join(CLOCK_SETTINGS)}",
                                  param_hint="--clock")
@@ -100,6 +103,7 @@ def match(
     time_control = check_time_control(TimeControl(
         move_time, time_bank, startup_time, "cpu" if clock == "cpu" else "wall", wall_guard))
     if referee is not None:
+        # start-up: `arena` imports it for this command only (a remote referee's client)
         from arena.serve.client import run_on_referee
 
         result = run_on_referee(referee, [bot_a, bot_b], game, seed, options, time_control,
@@ -125,15 +129,11 @@ def _signer(sign_key: Path | None, referee: str | None) -> Signer | None:
     if referee is not None:
         raise ConfigError("--sign-key signs a log written here; a match on --referee is logged "
                           "by the server: sign there (`arena serve --sign-key KEY`)")
-    from arena.record.signing import load_signer
-
     return load_signer(sign_key)
 
 
 def _sign(result: MatchResult, signer: Signer, output: OutputFormat) -> None:
     """Append the signature record to the match's finished log and say so."""
-    from arena.record.signing import sign_log
-
     if not result.log:
         raise ConfigError("the match wrote no log: nothing to sign")
     signature = sign_log(Path(result.log), signer)
@@ -145,9 +145,6 @@ def _sign(result: MatchResult, signer: Signer, output: OutputFormat) -> None:
 def _print_stats(result: MatchResult) -> None:
     """Each bot's resource statistics, from the match's log when it can be read here (a match
     on --referee is logged on the server)."""
-    from arena.record.log import read_events
-    from arena.stats.resources import match_stats
-
     if not result.log or not Path(result.log).is_file():
         return
     try:
@@ -164,8 +161,8 @@ def _play_local(
     """Play the match here; ``clock`` (``CLOCK_SETTINGS``) is resolved for the sandbox and the
     bots before it starts ("cpu" that cannot be had: ``ConfigError``; "auto" falling back to
     the wall clock: one line on stderr)."""
+    # start-up: `arena` imports it for this command only (the match loop)
     from arena.referee.match import play_match
-    from arena.referee.service import prepare_match, resolve_clock
 
     spec, box = prepare_match((bot_a, bot_b), game=game, sandbox=sandbox, seed=seed,
                               options=options, time_control=time_control)
@@ -203,9 +200,6 @@ def replay(
     match. 3. rules: the log is re-run through the rules engine. Exit status 0 when every step
     holds, 1 with one line naming the first step that failed and why, 2 for a log or key file
     that cannot be read."""
-    from arena.record.replay import verify_log
-    from arena.record.signing import load_trusted
-
     trusted = None if not key else load_trusted(key)
     try:
         checked = verify_log(log, trusted)

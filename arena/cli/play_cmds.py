@@ -69,6 +69,7 @@ def play(
     replay it with `arena watch LOG`, verify it with `arena replay LOG`. Quitting (q, Ctrl-C, or
     :q in the line mode) cancels the match.
     """
+    # start-up: `arena` imports these for this command only (the match loop, Textual's views)
     from arena.referee.human import human_match
     from arena.referee.service import check_time_control, resolve_clock
     from arena.tui.play_view import log_line
@@ -91,6 +92,7 @@ def play(
     if plain_mode or not all(f.isatty() for f in (sys.stdin, sys.stdout, sys.stderr)):
         result = _play_plain(spec, box, log_dir)
     else:
+        # start-up: `arena` imports it for this command only (Textual)
         from arena.tui.play import PlayApp
         from arena.tui.play_view import result_line
 
@@ -107,6 +109,7 @@ def play(
 
 
 def _play_plain(spec: MatchSpec, box: Sandbox, log_dir: Path) -> MatchResult:
+    # start-up: `arena` imports these for this command only (the match loop)
     from arena.referee.human import HumanPlayer, play_against
     from arena.tui.play_plain import PlainSide
     from arena.tui.play_view import revealed

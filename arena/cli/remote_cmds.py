@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Annotated, Any
 
 import typer
+from google.protobuf.json_format import MessageToDict
 from rich.console import Group
 from rich.live import Live
 from rich.progress import (
@@ -70,6 +71,7 @@ def client() -> ModuleType:
     """``arena.host.client``, imported on first use with gRPC's own log lines off (unless
     ``GRPC_VERBOSITY`` says otherwise): the command's one-line error says it all."""
     os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+    # after GRPC_VERBOSITY (gRPC reads it as it loads), on first use: `arena` starts without gRPC
     from arena.host import client as module
 
     return module
@@ -82,8 +84,6 @@ def remote_requested(server: str | None) -> bool:
 
 
 def _as_json(message: Any) -> Any:
-    from google.protobuf.json_format import MessageToDict
-
     return MessageToDict(message, preserving_proto_field_name=True)
 
 

@@ -12,6 +12,8 @@ import typer
 
 from arena.cli.common import announce_sandbox, err_console, handle_errors, notice
 from arena.cli.match_cmds import DEFAULT_LOG_DIR
+from arena.record.signing import load_signer
+from arena.referee.service import resolve_clock
 
 
 def register(app: typer.Typer) -> None:
@@ -50,7 +52,7 @@ def serve(
     ADDRESS`, follow them with `arena watch --referee ADDRESS --match ID` (ADDRESS as given to
     --listen; `default` for the default). Stop with Ctrl-C.
     """
-    from arena.referee.service import resolve_clock
+    # start-up: `arena` imports these for this command only (the referee daemon)
     from arena.serve.access import check_listen_address
     from arena.serve.server import check_sandboxes
     from arena.serve.server import serve as run_server
@@ -60,8 +62,6 @@ def serve(
     _, clock_note = resolve_clock(clock, chosen)  # cpu that cannot be had: one line, exit 2
     signer = None
     if sign_key is not None:  # a bad key: one line, exit 2, before anything listens
-        from arena.record.signing import load_signer
-
         signer = load_signer(sign_key)
 
     def listening(address: str, token_file: Path | None) -> None:

@@ -85,6 +85,7 @@ def verify(
 
 def verify_file(path: Path, trusted: TrustedKeys) -> None:
     """`arena verify FILE`: one line, what was verified, or why not (exit 1)."""
+    # start-up: `arena` imports it for this command only
     from arena.host.views import verify_download
 
     try:

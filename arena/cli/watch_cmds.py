@@ -21,6 +21,7 @@ from rich.live import Live
 from rich.text import Text
 
 from arena.cli.common import console, err_console, handle_errors, help_of, notice
+from arena.cli.remote_cmds import remote_requested, watch_remote
 from arena.errors import ConfigError
 from arena.games import get_game
 from arena.model import DecisionEvent, HeaderEvent, MatchEvent
@@ -110,8 +111,6 @@ def watch(
     """
     remote = _remote_match(log, referee, html, server, match_id)
     if remote is not None:
-        from arena.cli.remote_cmds import watch_remote
-
         watch_remote(server, remote, seat=seat, follow=follow,
                      delay=replay_pace(None) if delay is None else delay)
         return
@@ -140,8 +139,6 @@ def _remote_match(log: Path | None, referee: str | None, html: Path | None,
                   server: str | None, match_id: str | None) -> str | None:
     """The match to watch on a competition server (--server given, or ARENA_SERVER set with a
     bare --match: no log, no --referee), or None to watch locally."""
-    from arena.cli.remote_cmds import remote_requested
-
     if server is None and (log is not None or referee is not None or match_id is None):
         return None
     if not remote_requested(server):
@@ -159,6 +156,7 @@ def _source(log: Path | None, follow: bool, referee: str | None, match_id: str |
     if referee is not None:
         if match_id is None:
             raise ConfigError("--referee needs --match MATCH_ID (see `arena serve` output)")
+        # start-up: `arena` imports it for this command only (a remote referee's client)
         from arena.serve.client import watch_on_referee
 
         return watch_on_referee(referee, match_id)
@@ -263,6 +261,7 @@ def play(events: Iterable[MatchEvent], *, seat: int | None, delay: float | None,
 def watch_app(log: Path, *, seat: int | None, follow: bool, delay: float | None) -> None:
     """The interactive app (``arena.tui.watch``) on a local match log; with ``follow``, from
     its newest position as it grows (waiting for it to start)."""
+    # start-up: `arena` imports it for this command only (Textual)
     from arena.tui.watch import open_log, run_watch
 
     if follow and not log.exists():
@@ -278,6 +277,7 @@ def watch_app(log: Path, *, seat: int | None, follow: bool, delay: float | None)
 def watch_live(events: Iterable[MatchEvent], *, seat: int | None, delay: float | None
                ) -> None:
     """The interactive app on a match streamed live (``--referee``), following it."""
+    # start-up: `arena` imports it for this command only (Textual)
     from arena.tui.watch import open_live, run_watch
 
     timeline, steps = open_live(events)
@@ -301,6 +301,7 @@ def play_seat_view(path: Path, *, seat: int | None, follow: bool, html: Path | N
         write_page(html, seat_view_page(view.header, view.seat, view.events))
         return
     if interactive:
+        # start-up: `arena` imports these for this command only (Textual)
         from arena.tui.model import Timeline
         from arena.tui.watch import run_watch
 

@@ -34,6 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from distributed.scheduler import KilledWorker
+
 from arena.cluster import MATCH_RESOURCE
 from arena.cluster.live import LiveLog, LiveLogs, relocate
 from arena.cluster.shipping import (
@@ -63,6 +65,7 @@ from arena.cluster.verify import (
 )
 from arena.model import MatchEvent, MatchResult, MatchSpec, Termination, plain_text
 from arena.record.log import aborted_name, open_private, private_dir, seat_log_path
+from arena.sandbox import get_sandbox
 from arena.sandbox.api import Sandbox
 
 log = logging.getLogger(__name__)
@@ -86,7 +89,7 @@ def encounter_of(match_id: str) -> str:
 
 
 def _head_image(image_id: str, path: Path) -> None:
-    from arena.sandbox import get_sandbox
+    # the Docker sandbox (~0.9 s to import) only for images: a process-sandbox cluster goes without
     from arena.sandbox.docker import DockerSandbox
 
     box = get_sandbox("docker")
@@ -178,8 +181,6 @@ class ClusterPlayer:
         """The task's outcome (decoded, not yet checked against the spec) and the address of the
         worker that holds it. Raises ``_GivenUp`` when the match killed its workers and ``_Void``
         when what came back is no outcome."""
-        from distributed.scheduler import KilledWorker
-
         elsewhere = await self._elsewhere(task.spec.seed)
         future = self.client.submit(
             play_task, task, shipment, key=key, priority=self.priority(task.spec.match_id),

@@ -45,7 +45,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import dask
+import distributed.protocol as protocol
+from cryptography import x509
+from cryptography.x509.oid import NameOID
+from distributed import Nanny, Scheduler, Worker
+from distributed.comm.core import CommClosedError
+from distributed.comm.tcp import TLS
+from distributed.core import Status, _expects_comm
+from distributed.protocol.core import msgpack
+from distributed.protocol.utils import msgpack_opts
+from distributed.utils import has_keyword
+
 from arena.cluster.security import HEAD_ROLE, role_of
+from arena.errors import ConfigError
 from arena.model import plain_text
 
 log = logging.getLogger(__name__)
@@ -106,8 +119,6 @@ def peer_role(comm: Any) -> str:
 def guard(server: Any) -> None:
     """Guard a Dask ``Scheduler``, ``Worker`` or ``Nanny`` and this process's connections (see
     the module doc); idempotent."""
-    from distributed import Nanny, Scheduler, Worker
-
     if getattr(server, "_arena_guarded", False):
         return
     ca = _ca_name(server.security)
@@ -135,11 +146,6 @@ def _guard_version() -> int:
 def _ca_name(security: Any) -> str:
     """The common name of the CA a server's ``Security`` trusts; ``ConfigError`` without one
     (a guarded cluster is mutual TLS only)."""
-    from cryptography import x509
-    from cryptography.x509.oid import NameOID
-
-    from arena.errors import ConfigError
-
     ca = getattr(security, "tls_ca_file", None)
     if not ca:
         raise ConfigError("a cluster's servers need mutual TLS (--tls-ca-file, --tls-cert, "
@@ -181,9 +187,6 @@ class _GuardedHandlers(dict[str, Any]):
 
 def _head_only(server: str, op: str, handler: Callable[..., Any]) -> Callable[..., Any]:
     """``handler`` as a handler that takes the connection and runs only for the head."""
-    from distributed.core import Status, _expects_comm
-    from distributed.utils import has_keyword
-
     takes_comm = _expects_comm(handler)
 
     async def guarded(comm: Any, **msg: Any) -> Any:
@@ -277,11 +280,6 @@ def _install_reads() -> None:
     """In this process: every TLS connection of a guarded cluster whose peer is not the head
     reads with ``UNTRUSTED``, checked by ``check_frames`` before Dask decodes it; a refused
     message closes the connection (logged)."""
-    import dask
-    import distributed.protocol as protocol
-    from distributed.comm.core import CommClosedError
-    from distributed.comm.tcp import TLS
-
     if getattr(protocol.loads, "_arena", False):
         return
     # This process never agrees to compress (a connection compresses only when both ends name
@@ -316,9 +314,6 @@ def check_frames(frames: list[Any]) -> None:
     """``Refused`` when the message in ``frames`` holds anything read by unpickling (a
     ``__Pickled__`` part, or a ``Serialized`` one that is neither msgpack nor ``bytes``) or
     anything compressed (Dask inflates a frame without a bound)."""
-    from distributed.protocol.core import msgpack
-    from distributed.protocol.utils import msgpack_opts
-
     def hook(obj: dict[Any, Any]) -> dict[Any, Any]:
         if "__Pickled__" in obj:
             raise Refused("a pickled object from a peer that is not the head")

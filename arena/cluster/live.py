@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from distributed import get_worker
+
 from arena.cluster import LIVE_LOG_CAP, LOG_TOPIC
 from arena.cluster.settings import ALLOWED_FAILURES
 from arena.model import MatchEndEvent
@@ -120,8 +122,6 @@ class LogStream:
 
 
 def _log_event(message: dict[str, Any]) -> None:
-    from distributed import get_worker
-
     get_worker().log_event(LOG_TOPIC, message)
 
 

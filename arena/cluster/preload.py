@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from distributed import Worker
+
 from arena.cluster.guard import guard
 from arena.cluster.session import INFO_KEY, arena_info
 from arena.cluster.task import serve_as_worker_host
@@ -26,8 +28,6 @@ from arena.cluster.task import serve_as_worker_host
 def dask_setup(server: Any) -> None:
     """Dask calls this in each scheduler, nanny and worker before it handles a message (and a
     worker before it registers with the scheduler)."""
-    from distributed import Worker
-
     if isinstance(server, Worker):
         server.startup_information[INFO_KEY] = arena_info
         serve_as_worker_host()

@@ -18,6 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
 from arena.cluster.settings import TlsFiles
 from arena.errors import ConfigError
 
@@ -40,9 +45,6 @@ class CertFiles:
 
 
 def _name(common_name: str, role: str | None = None) -> Any:
-    from cryptography import x509
-    from cryptography.x509.oid import NameOID
-
     unit = [x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, role)] if role else []
     return x509.Name([*unit, x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
 
@@ -50,9 +52,6 @@ def _name(common_name: str, role: str | None = None) -> Any:
 def certificate_role(cert: Path) -> str:
     """The role of the certificate in the PEM file ``cert`` (``WORKER_ROLE`` when it names
     none). Raises ``ConfigError`` for a file that holds no certificate."""
-    from cryptography import x509
-    from cryptography.x509.oid import NameOID
-
     try:
         loaded = x509.load_pem_x509_certificate(cert.read_bytes())
     except (OSError, ValueError) as exc:
@@ -74,8 +73,6 @@ def _write_private(path: Path, data: bytes) -> None:
 
 
 def _alt_name(host: str) -> Any:
-    from cryptography import x509
-
     try:
         return x509.IPAddress(ipaddress.ip_address(host))
     except ValueError:
@@ -92,8 +89,6 @@ def check_host(host: str) -> str:
 
 def new_key() -> Any:
     """A new private key (EC P-256) for a CA or a certificate."""
-    from cryptography.hazmat.primitives.asymmetric import ec
-
     return ec.generate_private_key(ec.SECP256R1())
 
 
@@ -102,9 +97,6 @@ def sign_certificate(common_name: str, key: Any, issuer: tuple[Any, Any] | None 
     """A certificate of ``key``'s public key valid for ``CERT_DAYS``: without ``issuer``, a
     self-signed CA; else one signed by ``issuer`` (its certificate and key) for ``hosts`` (its
     subject alternative names: host names or IP addresses), ``role`` in its subject."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes
-
     now = datetime.datetime.now(datetime.UTC)
     subject = _name(common_name, role)
     builder = (
@@ -127,8 +119,6 @@ def sign_certificate(common_name: str, key: Any, issuer: tuple[Any, Any] | None 
 
 def write_key(path: Path, key: Any) -> None:
     """Write a private key (PEM, PKCS#8, unencrypted) readable by its owner only."""
-    from cryptography.hazmat.primitives import serialization
-
     _write_private(path, key.private_bytes(serialization.Encoding.PEM,
                                            serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption()))
@@ -136,8 +126,6 @@ def write_key(path: Path, key: Any) -> None:
 
 def write_certificate(path: Path, cert: Any) -> None:
     """Write a certificate (PEM)."""
-    from cryptography.hazmat.primitives import serialization
-
     path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
 
 
@@ -147,9 +135,6 @@ def make_certs(directory: Path, hosts: Sequence[str], *, head: str | None = None
     signed by it (EC P-256), in ``directory`` (keys 0600): the worker role for ``hosts``, the
     head role for ``head``. An existing CA there is reused, so hosts can be added later. Raises
     ``ConfigError`` for a bad host name or a host named twice."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import serialization
-
     roles = {host: WORKER_ROLE for host in hosts}
     if head is not None:
         if head in roles:
@@ -182,6 +167,7 @@ def make_certs(directory: Path, hosts: Sequence[str], *, head: str | None = None
 def tls_security(files: TlsFiles) -> Any:
     """A Dask ``Security`` for every role of this host (client, scheduler, worker): mutual TLS
     with the ladder's CA, encryption required. Raises ``ConfigError`` for a missing file."""
+    # Dask (~2 s to import) only for a cluster: `arena host` reads certificates without it
     from distributed.security import Security
 
     for path in (files.ca, files.cert, files.key):
@@ -198,6 +184,7 @@ def tls_security(files: TlsFiles) -> Any:
 def embedded_security() -> Any:
     """The embedded cluster's security: a throw-away certificate only this ladder process and
     the workers it starts hold, so no other local user can submit code to its loopback ports."""
+    # Dask (~2 s to import) only for a cluster: `arena host` reads certificates without it
     from distributed.security import Security
 
     return Security.temporary()

@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import dask
+from distributed import Client, LocalCluster, Scheduler
 from distributed.diagnostics.plugin import SchedulerPlugin
 
 import arena
@@ -158,8 +160,6 @@ async def open_cluster(settings: ClusterSettings | None, *, workers: int,
                        images: ImageSource | None = None) -> AsyncIterator[ClusterSession]:
     """The cluster of a run (see the module doc); ``workers`` sizes an embedded one.
     ``on_change`` is called when per-worker progress changed. Raises ``ClusterError``."""
-    import dask
-
     settings = settings or ClusterSettings()
     quiet_dask(logging.ERROR)
     with dask.config.set(dask_settings(settings.worker_ttl_s)):
@@ -186,8 +186,6 @@ async def open_cluster(settings: ClusterSettings | None, *, workers: int,
 
 async def _connect(stack: contextlib.AsyncExitStack, settings: ClusterSettings,
                    workers: int) -> tuple[Any, str]:
-    from distributed import Client
-
     if settings.embedded:
         cluster = await stack.enter_async_context(_embedded(workers))
         client = await stack.enter_async_context(Client(cluster, asynchronous=True))
@@ -231,8 +229,6 @@ def _embedded(workers: int) -> Any:
     wrong in a match reaches the head as the task's error, and at shutdown a worker whose
     heartbeat meets the closing scheduler would otherwise print a traceback (twice in 22
     benchmark runs) under the run's summary."""
-    from distributed import LocalCluster
-
     return LocalCluster(
         n_workers=max(1, workers), threads_per_worker=1, processes=True, host="127.0.0.1",
         protocol="tls", security=embedded_security(), dashboard_address="127.0.0.1:0",
@@ -243,8 +239,6 @@ def _embedded(workers: int) -> Any:
 
 
 def _hosted(listen: str, security: Any) -> Any:
-    from distributed import Scheduler
-
     if not listen.startswith("tls://"):
         raise ClusterError(f"the listen address must be tls://HOST:PORT, got {listen!r}")
     host, _, port = listen.removeprefix("tls://").rpartition(":")

@@ -22,6 +22,7 @@ container's copy, or the separated process sandbox's bind mount), never the othe
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import os
@@ -37,6 +38,7 @@ from arena.bots.identity import HASH_PREFIX, directory_hash
 from arena.bots.images.policy import max_image_bytes
 from arena.errors import ClusterError, SandboxError
 from arena.model import BotSpec
+from arena.sandbox import get_sandbox
 
 BOTS_SUBDIR = "bots"
 """Where a worker's cache keeps unpacked bot directories (one per content hash)."""
@@ -87,7 +89,7 @@ def worker_cache() -> Path:
 
 def docker_client(sandbox: str) -> Any:
     """The Docker client of this host's ``sandbox`` (``ClusterError`` if it runs no images)."""
-    from arena.sandbox import get_sandbox
+    # the Docker sandbox (~0.9 s to import) only for images: the CLI imports this module
     from arena.sandbox.docker import DockerSandbox
 
     box = get_sandbox(sandbox)
@@ -188,6 +190,7 @@ def local_directory(bot: BotSpec, cache: Path) -> Path | None:
 # --- images ---------------------------------------------------------------------------------
 def image_present(client: Any, image_id: str) -> bool:
     """Whether the Docker engine has the image; ``SandboxError`` when the engine fails."""
+    # docker (~0.9 s to import) once an engine is used: the CLI, importing this, goes without
     import docker.errors
 
     try:
@@ -265,8 +268,6 @@ async def load_shipped_image(image_id: str, size: int, sandbox: str) -> bytes:
     """(On a worker, run by the head.) ``docker load`` the received archive of ``image_id``
     (``size`` bytes) into this host's engine, check its id, remove the archive (in a thread:
     the worker keeps answering its scheduler meanwhile)."""
-    import asyncio
-
     await asyncio.to_thread(_load_shipped_image, image_id, size, sandbox)
     return b""
 

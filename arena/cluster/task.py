@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from distributed import get_worker
+
 import arena
 from arena.cluster import CLUSTER_PROTOCOL, EVENT_TOPIC
 from arena.cluster.live import LogStream
@@ -44,6 +46,9 @@ from arena.cluster.shipping import (
 from arena.errors import ClusterError, SandboxError
 from arena.model import BotSpec, MatchResult, MatchSpec, Termination
 from arena.record.log import seat_log_path
+from arena.referee.match import play_match
+from arena.sandbox import get_sandbox
+from arena.sandbox.isolation import unseparated_reason
 
 _WORKER_HOST = False
 """Set in the worker processes of a worker host (``arena worker``, or Dask's own with the
@@ -62,16 +67,12 @@ def unseparated(sandbox: str) -> str | None:
     """Why this worker host refuses to play in ``sandbox`` (None: it plays): on a worker host
     the process sandbox must separate bots (root, Linux, util-linux), or a bot would run as the
     worker's own user, with network, next to the host's TLS key."""
-    from arena.sandbox.isolation import unseparated_reason
-
     if not _WORKER_HOST or sandbox not in ("process", "auto"):
         return None
     reason = unseparated_reason()
     if reason is None:
         return None
     if sandbox == "auto":
-        from arena.sandbox import get_sandbox
-
         if get_sandbox("auto").name != "process":
             return None
     return (f"worker host {socket.gethostname()} refuses to play in the process sandbox: it "
@@ -210,8 +211,6 @@ def _play(spec: MatchSpec, sandbox: str, worker: str, host: str) -> MatchOutput:
 async def _played(spec: MatchSpec, sandbox: str, work: Path, stream: LogStream | None
                   ) -> MatchResult:
     """The match played in ``work``; with ``stream``, its log streamed meanwhile."""
-    from arena.referee.match import play_match
-
     if stream is None:
         return await play_match(spec, sandbox=sandbox, log_dir=work)
     async with stream.running():
@@ -229,8 +228,6 @@ def _whoami() -> tuple[str, str]:
     """(this worker's Dask address, host name); outside a worker: ("", host name)."""
     host = socket.gethostname()
     try:
-        from distributed import get_worker
-
         return str(get_worker().address), host
     except ValueError:  # not running in a worker (a direct call)
         return "", host
@@ -259,8 +256,6 @@ def kernel_bytes() -> bytes:
 def _report(kind: str, match_id: str, worker: str, host: str) -> None:
     if not worker:
         return
-    from distributed import get_worker
-
     get_worker().log_event(EVENT_TOPIC, {"kind": kind, "match_id": match_id, "worker": worker,
                                          "host": host, "time": time.time()})
 

@@ -19,6 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import dask
+from distributed import Nanny
+from distributed.core import rpc
+
 from arena.cluster import MATCH_RESOURCE
 from arena.cluster.executor import cpu_slots
 from arena.cluster.guard import guard
@@ -56,8 +60,6 @@ class WorkerOptions:
 async def head_info(scheduler: str, security: Any, timeout_s: float = 10.0) -> Any:
     """The arena version and protocol the head published on the scheduler (None: no head has
     connected yet). Raises ``ClusterError`` when the scheduler does not answer."""
-    from distributed.core import rpc
-
     try:
         async with rpc(scheduler, connection_args=security.get_connection_args("worker"),
                        timeout=timeout_s) as remote:
@@ -83,8 +85,6 @@ async def serve(options: WorkerOptions, stop: asyncio.Event) -> str:
     """Run the workers until ``stop`` is set; returns why they stopped. When the scheduler goes
     away (the head's run ended, or it died) the workers wait for it and join again. Raises
     ``ClusterError`` for another arena version on the head or a bad address."""
-    import dask
-
     quiet_dask(logging.WARNING)
     if not options.scheduler.startswith("tls://"):
         raise ClusterError(f"the scheduler address must be tls://HOST:PORT, got "
@@ -127,8 +127,6 @@ async def _wait_for_scheduler(scheduler: str, security: Any, stop: asyncio.Event
 
 async def _join(options: WorkerOptions, security: Any, stop: asyncio.Event) -> None:
     """Start the worker processes and wait until they end (or ``stop``)."""
-    from distributed import Nanny
-
     count = options.matches or cpu_slots()
     prefix = options.name or f"{socket.gethostname()}-{os.getpid()}"
     env = {CACHE_ENV: str(options.cache)} if options.cache else {}

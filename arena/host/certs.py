@@ -24,6 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
+
 from arena.cluster.security import (
     check_host,
     new_key,
@@ -88,9 +91,6 @@ def server_cert_problem(cert: Path, key: Path, host: str) -> str | None:
     """Why the server could not serve ``host`` with this certificate and key (missing or
     unreadable, not a pair, expired, ``host`` not among its names, a key others may read), or
     None. For ``arena host --check``."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import serialization
-
     try:
         loaded = x509.load_pem_x509_certificate(cert.read_bytes())
         private = serialization.load_pem_private_key(key.read_bytes(), password=None)

@@ -513,11 +513,13 @@ def _pack_directory(directory: Path) -> Payload:
 
 
 def _save_image(tag: str, docker: Any) -> Payload:
-    if docker is None:
-        from arena.bots.images.build import docker_client
-
-        docker = docker_client(timeout=600)
+    # Docker (~0.9 s to import) only for an image: `arena submit DIR` starts without it
     from docker.errors import DockerException, ImageNotFound
+
+    from arena.bots.images.build import docker_client
+
+    if docker is None:
+        docker = docker_client(timeout=600)
 
     try:
         image = docker.images.get(tag)

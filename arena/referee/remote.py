@@ -32,6 +32,7 @@ tested without starting anything.
 from __future__ import annotations
 
 import asyncio
+import compileall
 import contextlib
 import functools
 import logging
@@ -446,8 +447,6 @@ def compile_bot_modules(root: Path | None = None) -> None:
     has its bytecode from pip, and a container its image's: there this only checks. Best
     effort: a directory this process may not write is left as it is. ``root``: the arena
     package's directory (this one's by default)."""
-    import compileall
-
     root = root or Path(arena.__file__).resolve().parent
     for sub in BOT_PACKAGES:
         directory = root / sub

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.bots import bot_identity, resolve_bot
 from arena.errors import ConfigError
 from arena.games import get_game
 from arena.games.api import validate_options
@@ -125,8 +126,6 @@ def line_up(
 ) -> Lineup:
     """Resolve, identify and check bots for one game (see the module doc). ``game`` None: the
     first bot's game. Raises ``ConfigError`` (``UnknownGameError`` for an unknown game)."""
-    from arena.bots import bot_identity, resolve_bot
-
     if game is not None:
         get_game(game)  # UnknownGameError names the known games
     bots = [ref if isinstance(ref, BotSpec) else resolve_bot(ref, base_dir=base_dir)

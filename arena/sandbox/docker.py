@@ -32,7 +32,14 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import docker
+import docker.errors
+from docker.types import Ulimit
+
 from arena.bots.identity import directory_hash
+from arena.bots.images.build import build_bot_image, require_base_image
+from arena.bots.images.dockerfile import check_dockerfile
+from arena.bots.images.policy import image_problem
 from arena.errors import BotFault, ConfigError, SandboxError
 from arena.model import BotSpec, Termination, plain_text
 from arena.sandbox import hostview
@@ -76,8 +83,6 @@ def retried(action: Callable[[], None], delays: Sequence[float]) -> None:
 
 
 def _client(timeout: float = 60.0) -> Any:
-    import docker
-
     try:
         return docker.from_env(timeout=timeout)
     except Exception as exc:  # DockerException, requests errors
@@ -248,8 +253,6 @@ class DockerBot:
         return self._stopped
 
     def _kill(self) -> None:
-        import docker.errors
-
         try:
             self._container.kill()
         except docker.errors.NotFound:
@@ -267,8 +270,6 @@ class DockerBot:
     def _remove(self) -> None:
         """Remove the container (force: it is killed first), retried; ``SandboxError`` when it
         still stands after the last attempt (the janitor removes it at the next start)."""
-        import docker.errors
-
         def remove() -> None:
             with contextlib.suppress(docker.errors.NotFound):
                 self._container.remove(force=True, v=True)  # and its anonymous volumes
@@ -353,9 +354,6 @@ class DockerSandbox:
         (:func:`~arena.bots.images.dockerfile.check_dockerfile`); bot directories need the
         local base image of their flavor (``base`` in bot.toml). ``ConfigError`` before any
         match."""
-        from arena.bots.images.build import require_base_image
-        from arena.bots.images.dockerfile import check_dockerfile
-
         bots = list(bots)
         try:
             for bot in bots:
@@ -369,8 +367,6 @@ class DockerSandbox:
             raise ConfigError(str(exc)) from None
 
     def _check_image(self, bot: BotSpec, image: str) -> None:
-        from arena.bots.images.policy import image_problem
-
         attrs = self._attrs(image)
         who = plain_text(f"{bot.name}@{bot.version}")
         if attrs is None:
@@ -509,8 +505,6 @@ class DockerSandbox:
         return base, ["sh", "-c", 'cd /bot && exec "$@"', "bot", *bot.command], mount
 
     def _base_id(self, flavor: str) -> str:
-        from arena.bots.images.build import require_base_image
-
         try:
             return require_base_image(flavor, self.client).image_id
         except ConfigError as exc:
@@ -523,8 +517,6 @@ class DockerSandbox:
             raise BotFault(Termination.NO_START, f"the bot image does not build: {exc}") from exc
 
     def _build_sync(self, directory: Path, flavor: str) -> str:
-        from arena.bots.images.build import build_bot_image
-
         base = self._base_id(flavor)
         # The bot's content identity (arena.bots.identity): an edited bot is built again, an
         # unchanged one is not (one sandbox serves many matches).
@@ -551,8 +543,6 @@ class DockerSandbox:
     def _attrs(self, image_id: str) -> dict[str, Any] | None:
         """The image's ``docker image inspect`` attributes, None when the engine does not have
         it; raises ``SandboxError`` when the engine fails."""
-        import docker.errors
-
         try:
             return dict(self.client.images.get(image_id).attrs)
         except docker.errors.ImageNotFound:
@@ -597,8 +587,6 @@ def _engine_process_problem() -> str | None:
 
 
 def _ulimits(open_files: int, file_size: int) -> list[Any]:
-    from docker.types import Ulimit
-
     return [
         Ulimit(name="nofile", soft=open_files, hard=open_files),
         Ulimit(name="core", soft=0, hard=0),

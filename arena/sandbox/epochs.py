@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import SandboxError
+from arena.sandbox.isolation import isolation_available
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +83,6 @@ def takes_part(sandbox: str) -> bool:
     if sandbox == "docker":
         return True
     if sandbox == "process":
-        from arena.sandbox.isolation import isolation_available
-
         return isolation_available()
     return False
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
+from arena.games import get_game
+
 
 @dataclass(frozen=True)
 class MatchInfo:
@@ -63,8 +65,6 @@ class Decision:
         can offer ~19,000 actions: a bot that never looks does not pay for parsing them)."""
         if self.parsed_actions is not None:
             return self.parsed_actions
-        from arena.games import get_game
-
         game = get_game(self.match.game)
         return tuple(game.parse_action(text) for text in self.legal_texts)
 

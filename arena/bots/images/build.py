@@ -123,6 +123,7 @@ def inputs_key(mirror: str, wheels: Iterable[Path], packages: tuple[str, ...] = 
 # --- the engine ---------------------------------------------------------------------------
 def docker_client(timeout: int = 120) -> Any:
     """A Docker SDK client; raises ``SandboxError`` when no engine answers."""
+    # docker (~0.9 s to import) once an engine is used: the CLI, importing this, goes without
     import docker
 
     try:
@@ -158,6 +159,7 @@ def base_problem(attrs: dict[str, Any]) -> str | None:
 
 def _tagged(tag: str, client: Any) -> Any:
     """The image the engine has under ``tag``, or None."""
+    # docker (~0.9 s to import) once an engine is used: the CLI, importing this, goes without
     import docker.errors
 
     try:
@@ -460,6 +462,7 @@ def _one_line(text: str) -> str:
 
 def pin_image(reference: str, client: Any = None) -> BotImage:
     """An existing local image (tag or id) pinned by id and layer digest."""
+    # docker (~0.9 s to import) once an engine is used: the CLI, importing this, goes without
     import docker.errors
 
     client = client or docker_client()

@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from arena.bots.home import arena_home
 from arena.bots.images.tools import Progress, run_tool
 from arena.errors import ConfigError
 
@@ -47,8 +48,6 @@ def rootfs_key(mirror: str, packages: tuple[str, ...] = PACKAGES) -> str:
 
 
 def _cache_dir() -> Path:
-    from arena.bots.home import arena_home
-
     return arena_home() / "cache"
 
 

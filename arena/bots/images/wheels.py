@@ -21,6 +21,7 @@ from pathlib import Path
 
 from arena.bots.images.tools import run_tool
 from arena.errors import ConfigError
+from arena.games import plugins
 
 _WHEEL_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
 
@@ -139,8 +140,6 @@ def _editable_fix(name: str) -> str:
 def plugin_wheels(dest: Path) -> list[Path]:
     """A wheel of every installed game distribution that is not built in, packed from its
     installed files (:func:`installed_wheel`; ``ConfigError`` for an editable install)."""
-    from arena.games import plugins
-
     names = sorted({p.distribution for p in plugins() if p.distribution and not p.builtin})
     return [installed_wheel(dest, name) for name in names]
 
