@@ -300,17 +300,35 @@ def _resample(state: ArenaState, seat: int, rng: random.Random) -> ArenaState:
     game = node.game
     if node.state is None or node.mover == _TERMINAL:
         raise ValueError("resample_from_infostate needs a running match (after the deal)")
-    own = game.recall(node, seat)
-    dealt = game.engine.determinize(game.engine.observation(node.state, seat), rng)
+    return _world(game, game.engine.observation(node.state, seat), seat, rng,
+                  game.recall(node, seat))
+
+
+def _world(game: ArenaGame, observation: Any, seat: int, rng: random.Random,
+           own: tuple[bytes, bytes, str] | None) -> ArenaState:
+    """A state drawn by the engine's ``determinize`` of ``observation`` (the seat's), with no
+    history; the seat's recall is ``own`` (its view alone when None), the other seat's starts
+    here."""
+    dealt = game.engine.determinize(observation, rng)
     new = game.new_initial_state()
     fresh = _Node(game, (), dealt, None)
-    fresh.recall[seat] = own
-    other = 1 - seat
-    text = text_of(game.engine.observation(dealt, other))
-    view = _digest(text.encode())
-    fresh.recall[other] = (view, _digest(b"resampled" + view), text)
+    for player in (seat, 1 - seat):
+        if player == seat and own is not None:
+            fresh.recall[seat] = own
+            continue
+        text = text_of(game.engine.observation(dealt, player))
+        view = _digest(text.encode())
+        fresh.recall[player] = (view, _digest(b"resampled" + view), text)
     new._node = fresh
     return new
+
+
+def state_from_observation(game: ArenaGame, observation: Any, seat: int,
+                           rng: random.Random) -> ArenaState:
+    """A state of ``game`` the seat cannot tell from the real one, built from its observation
+    alone (the engine's ``determinize``; no hidden information is read): what a bot that lives
+    outside the match (arena.lab.adapter) searches from. It has no history, like a resample."""
+    return _world(game, observation, seat, rng, None)
 
 
 def resampler(state: ArenaState, player: int) -> ArenaState:
