@@ -76,9 +76,12 @@ class WatchApp(App[None]):
     #goto { dock: bottom; display: none; }
     #goto.-shown { display: block; }
     .-narrow #main { layout: vertical; }
-    .-narrow #side { width: 100%; height: 12; layout: horizontal; }
+    .-narrow #left { height: auto; max-height: 75%; }
+    .-narrow BoardView { height: auto; }
+    .-narrow #side { width: 100%; height: 1fr; min-height: 5; layout: horizontal; }
     .-narrow #moves { width: 1fr; }
     .-narrow #figures { width: 38; }
+    .-narrow #outputs { height: 6; }
     """
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -266,7 +269,7 @@ class WatchApp(App[None]):
         """Each bot's output tail beside the log; a view of one seat shows that seat's only."""
         tails = [self.timeline.output_tail(seat) for seat in (0, 1)]
         pane = self.query_one("#outputs")
-        if all(tail is None for tail in tails):
+        if not any(tails):  # no output file, or nothing in them: the room goes to the board
             pane.add_class("-hidden")
             return
         for seat, tail in enumerate(tails):

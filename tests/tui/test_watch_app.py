@@ -171,6 +171,21 @@ def test_a_narrow_terminal_shows_the_board_moves_and_figures(logs: dict[str, Pat
     drive(app, script, size=(80, 24))
 
 
+def test_a_short_terminal_gives_its_rows_to_the_board(logs: dict[str, Path]) -> None:
+    # at 80x24 the board comes first: the move list and figures take what is left, and output
+    # panes with nothing in them take no room (the board had one row of 24 before)
+    app = WatchApp(open_log(logs["lost-cities"]))
+
+    async def script(pilot: Pilot[None]) -> None:
+        await pilot.press("right")
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        assert board.region.height >= 12, board.region
+        assert "seat 0 hand" in screen_text(app)
+
+    drive(app, script, size=(80, 24))
+
+
 def _seat_view(log: Path, seat: int, out: Path) -> Path:
     data, kind = download(log, Sight(frozenset({seat}), False), frozenset({seat}), None)
     assert kind == "seat-view"
