@@ -45,7 +45,7 @@ from arena.games import get_game, plugin
 from arena.games.api import legal_texts_of, totals_of
 from arena.model import Termination, TimeControl
 from arena.referee.match import illegal_detail, recorded_answer
-from arena.sdk.decision import Decision, MatchInfo
+from arena.sdk.decision import LazyDecision, MatchInfo
 from arena.sdk.policy import PolicyCalls
 from arena.stats.rating import ELO_PER_LOGIT, GameRecord, aggregate, fit_model
 from arena.stats.sprt import (
@@ -150,7 +150,7 @@ def _attribute(module: Any, attr: str, ref: str) -> Any:
 
 
 # --- one match ---------------------------------------------------------------------------------
-class _Lazy(Decision):
+class _Lazy(LazyDecision):
     """A ``Decision`` whose ``observation`` and ``legal_texts`` are made when the policy first
     reads them (a policy that picks among ``legal_actions`` never pays for them), as the SDK's
     decisions decode their observation on first read. Prints, compares and copies as the plain
@@ -165,21 +165,6 @@ class _Lazy(Decision):
     def legal_texts(self) -> tuple[str, ...]:
         game, state, _, legal = self.__dict__["_source"]
         return legal_texts_of(game, state, legal)
-
-    def _plain(self) -> Decision:
-        return Decision(self.match, self.round, self.observation, self.legal_texts,
-                        self.time_left_ms, self.decision_id, self.parsed_actions)
-
-    def __repr__(self) -> str:
-        return repr(self._plain())
-
-    def __eq__(self, other: object) -> bool:
-        return self._plain() == other
-
-    __hash__ = Decision.__hash__
-
-    def __reduce__(self) -> str | tuple[Any, ...]:
-        return self._plain().__reduce__()
 
 
 @dataclass(frozen=True)

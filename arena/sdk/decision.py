@@ -69,18 +69,10 @@ class Decision:
         return tuple(game.parse_action(text) for text in self.legal_texts)
 
 
-class _Received(Decision):
-    """A ``Decision`` as the SDK receives it: its ``observation`` is decoded from the request on
-    first read, then kept (as ``legal_actions`` is parsed on first use). A bot that never looks
-    at it (one that only picks among the legal actions) does not pay for decoding it: 50-140 µs
-    of a decision's round trip, measured in matches on a quiet machine. Built by ``received``;
-    it prints, compares and copies as the plain ``Decision`` of the same values."""
-
-    @cached_property
-    def observation(self) -> Any:
-        """The game's observation (view) dataclass for this seat, decoded now."""
-        decode, message = self.__dict__["_encoded_observation"]
-        return decode(message)
+class LazyDecision(Decision):
+    """A ``Decision`` some of whose fields a subclass makes on first read (cached properties);
+    it prints, compares and copies as the plain ``Decision`` of the same values (the SDK's
+    received decisions, the lab evaluator's)."""
 
     def _plain(self) -> Decision:
         """The same decision as a plain ``Decision`` (the observation decoded)."""
@@ -96,6 +88,20 @@ class _Received(Decision):
 
     def __reduce__(self) -> str | tuple[Any, ...]:
         return self._plain().__reduce__()
+
+
+class _Received(LazyDecision):
+    """A ``Decision`` as the SDK receives it: its ``observation`` is decoded from the request on
+    first read, then kept (as ``legal_actions`` is parsed on first use). A bot that never looks
+    at it (one that only picks among the legal actions) does not pay for decoding it: 50-140 µs
+    of a decision's round trip, measured in matches on a quiet machine. Built by ``received``;
+    it prints, compares and copies as the plain ``Decision`` of the same values."""
+
+    @cached_property
+    def observation(self) -> Any:
+        """The game's observation (view) dataclass for this seat, decoded now."""
+        decode, message = self.__dict__["_encoded_observation"]
+        return decode(message)
 
 
 def received(decode: Callable[[Any], Any], message: Any, **values: Any) -> Decision:
