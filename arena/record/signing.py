@@ -40,6 +40,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -370,10 +371,17 @@ def parse_log_signature(data: bytes) -> LogSignature | None:
     return LogSignature(key_id, sha, signature)
 
 
+ABORTED_SUFFIX = re.compile(r"\.aborted-[0-9]+$")
+"""The suffix of a log set aside (``record.log``), taken off its name before it is compared."""
+
+
 def _check_name(path: Path, data: bytes) -> None:
+    """The log's match id is its file's name: ``<match_id>.jsonl``, or ``<match_id>.aborted-<n>
+    .jsonl`` for a log set aside before its match was played again (``record.log``: a whole,
+    signed log can be set aside when the server died after signing it, before recording it)."""
     first = data.split(b"\n", 1)[0]
     match_id = _json_line(first).get("match_id")
-    stem = path.name.removesuffix(".jsonl")
+    stem = ABORTED_SUFFIX.sub("", path.name.removesuffix(".jsonl"))
     if isinstance(match_id, str) and path.name.endswith(".jsonl") and match_id != stem:
         raise SignatureError(f"the log is of match {match_id!r}, but its file names match "
                              f"{stem!r}")

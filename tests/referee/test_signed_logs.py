@@ -283,6 +283,23 @@ def test_a_log_of_another_match_under_this_matchs_name_is_refused(
 
 
 @pytest.mark.integration
+def test_a_whole_log_set_aside_as_aborted_verifies_and_stays_its_match(
+        played: Played, keys: Keys, tmp_path: Path) -> None:
+    """A server killed after signing a log but before recording its match sets the whole log
+    aside as ``<id>.aborted-<n>.jsonl`` when it plays the match again: it still verifies; the
+    suffix on another match's name does not pass (seen in CI: tests/host/test_signing.py)."""
+    log = _signed(played, "lost-cities", keys.current, tmp_path / "signed")
+    aside = tmp_path / f"{log.name.removesuffix('.jsonl')}.aborted-1.jsonl"
+    shutil.copyfile(log, aside)
+    signature = check_log_signature(aside, _trust(keys.current_pub))
+    assert signature is not None and signature.verified
+    other = tmp_path / f"{played.logs['haggis'].name.removesuffix('.jsonl')}.aborted-1.jsonl"
+    shutil.copyfile(log, other)
+    _rejected(other, _trust(keys.current_pub), "lost-cities", other.name.removesuffix(".jsonl")
+              .removesuffix(".aborted-1"))
+
+
+@pytest.mark.integration
 @pytest.mark.parametrize("game", game_ids())
 def test_a_signature_by_an_untrusted_key_is_refused(game: str, played: Played, keys: Keys,
                                                     tmp_path: Path) -> None:
