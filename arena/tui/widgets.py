@@ -70,10 +70,13 @@ class Rendered(Static):
 
 class BoardView(VerticalScroll):
     """A game's terminal rendering of one position for one view (scrolls when taller than its
-    space). ``game_id`` picks the game's renderer; nothing here knows any game."""
+    space). ``game_id`` picks the game's renderer; nothing here knows any game. The scrollbar's
+    gutter is always kept: without it the board is drawn once at the full width, gets a
+    scrollbar when it turns out taller than its space and is drawn again two columns narrower,
+    so the same position could show at two widths depending on when the screen was looked at."""
 
     DEFAULT_CSS = """
-    BoardView { height: 1fr; }
+    BoardView { height: 1fr; scrollbar-gutter: stable; }
     BoardView > .board-body { width: 100%; }
     BoardView > .board-note { color: $text-muted; }
     """
