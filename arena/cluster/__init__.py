@@ -10,7 +10,8 @@ on 127.0.0.1 and shuts it down at the end.
 Modules: ``task`` (what a worker runs), ``shipping`` (bot directories and images a worker lacks),
 ``executor`` (the head's player), ``session`` (embedded, hosted or remote schedulers; the version
 check), ``security`` (mutual TLS: the CA and host certificates), ``worker`` (``arena worker``),
-``progress`` (per-host progress from the workers' events), ``live`` (match logs streamed to the
+``progress`` (per-host progress from the workers' events), ``pool`` (a repair to Dask's connection
+pool), ``live`` (match logs streamed to the
 head while they grow, for ``arena watch --follow``), ``preload`` (for Dask's own
 ``dask worker --preload arena.cluster.preload``).
 """

@@ -57,6 +57,7 @@ from distributed.protocol.core import msgpack
 from distributed.protocol.utils import msgpack_opts
 from distributed.utils import has_keyword
 
+from arena.cluster import pool
 from arena.cluster.security import HEAD_ROLE, role_of
 from arena.errors import ConfigError
 from arena.model import plain_text
@@ -118,7 +119,8 @@ def peer_role(comm: Any) -> str:
 
 def guard(server: Any) -> None:
     """Guard a Dask ``Scheduler``, ``Worker`` or ``Nanny`` and this process's connections (see
-    the module doc); idempotent."""
+    the module doc); idempotent. Also repairs Dask's connection pool (``arena.cluster.pool``)."""
+    pool.install()
     if getattr(server, "_arena_guarded", False):
         return
     ca = _ca_name(server.security)

@@ -21,7 +21,7 @@ from distributed import Client, LocalCluster, Scheduler
 from distributed.diagnostics.plugin import SchedulerPlugin
 
 import arena
-from arena.cluster import CLUSTER_PROTOCOL, EVENT_TOPIC, LOG_TOPIC, MATCH_RESOURCE
+from arena.cluster import CLUSTER_PROTOCOL, EVENT_TOPIC, LOG_TOPIC, MATCH_RESOURCE, pool
 from arena.cluster.executor import ClusterPlayer, ImageSource
 from arena.cluster.guard import GUARD_OP, GUARD_VERSION, guard
 from arena.cluster.progress import HostBoard, HostProgress
@@ -162,6 +162,7 @@ async def open_cluster(settings: ClusterSettings | None, *, workers: int,
     ``on_change`` is called when per-worker progress changed. Raises ``ClusterError``."""
     settings = settings or ClusterSettings()
     quiet_dask(logging.ERROR)
+    pool.install()  # the embedded cluster's scheduler and the client are not guarded
     with dask.config.set(dask_settings(settings.worker_ttl_s)):
         async with contextlib.AsyncExitStack() as stack:
             client, address = await _connect(stack, settings, workers)
