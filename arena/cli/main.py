@@ -10,6 +10,7 @@ from arena import __version__
 from arena.cli import (
     bots_cmds,
     cluster_cmds,
+    final_cmds,
     games_cmds,
     host_admin_cmds,
     host_cmds,
@@ -63,7 +64,7 @@ def root(
 def _register() -> None:
     for module in (match_cmds, play_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
                    cluster_cmds, host_cmds, host_admin_cmds, remote_cmds, results_cmds,
-                   keys_cmds, verify_cmds, games_cmds, lab_cmds):
+                   keys_cmds, verify_cmds, games_cmds, lab_cmds, final_cmds):
         module.register(app)
 
 
@@ -73,7 +74,7 @@ PANELS: dict[str, tuple[str, ...]] = {
                                                                    "verify"),
     "Ladders (their operators)": ("ladder", "sprt", "cluster", "worker", "keys", "serve"),
     "A competition (its contestants)": ("login", "submissions", "logs"),
-    "A competition (its operator)": ("host", "host-certs", "contestants"),
+    "A competition (its operator)": ("host", "host-certs", "contestants", "final"),
     "Bots, images, games": ("games", "bots", "images"),
 }
 """`arena --help` by audience: the mission's verbs first, then each audience's commands (every

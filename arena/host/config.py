@@ -44,6 +44,14 @@ max_image_upload_mb = 512            # a `docker save` stream (MiB); 0: no image
 submissions_per_day = 5              # per contestant, a rolling 24 hours
 active_bots = 3                      # distinct bot names with an entered version, per contestant
 
+[final]                              # the final tournament (arena.host.final), when it is played
+format = "round-robin"               # every entrant meets every other (the one format so far)
+top = 0                              # 0: every entrant given (the selected versions); N: the N
+                                     # of them the game's ladder rates highest
+encounters = 2                       # duplicate encounters (two matches, one deal) per pair
+tie_break = "none"                   # "none": versions whose 95% intervals overlap share their
+                                     # places; "rating": the rating estimate orders them (said)
+
 [games.lost-cities]                  # one table per hosted game (at least one)
 reference = "greedy"                 # sample_bots/<game>/<reference>: every submission's
                                      # validation opponent (default "greedy")
@@ -93,6 +101,7 @@ from arena.ladder.schedules.schedule import CONTINUOUS
 from arena.ladder.schedules.sources import write_private
 from arena.ladder.toml_keys import TomlKeys
 from arena.record.signing import DEFAULT_KEY_NAME, KEYS_DIR
+from arena.stats.places import TIE_BREAKS
 
 VISIBILITIES = ("own-seat", "participants", "public")
 """Who may read a finished match's log: its own seat's view only, every participant's
@@ -117,6 +126,7 @@ _SECTIONS: dict[str, set[str]] = {
     "site": {"dir", "refresh_s"},
     "visibility": {"logs"},
     "quotas": {"max_upload_mb", "max_image_upload_mb", "submissions_per_day", "active_bots"},
+    "final": {"format", "top", "encounters", "tie_break"},
     "games": set(),
 }
 _GAME_KEYS = {"reference", "house", "ladder"}
@@ -191,6 +201,24 @@ class StreamLimits:
     """Any stream is closed after this long (``stream_max_s``)."""
 
 
+FINAL_FORMATS = ("round-robin",)
+"""The final tournament's formats (``[final] format``)."""
+
+
+@dataclass(frozen=True)
+class FinalSettings:
+    """The final tournament (``[final]``; ``arena.host.final`` plays it)."""
+
+    format: str = "round-robin"
+    """One of ``FINAL_FORMATS``."""
+    top: int = 0
+    """0: every entrant it is given plays; N: the N of them the game's ladder rates highest."""
+    encounters: int = 2
+    """Duplicate encounters per pair of entrants (each two matches on one deal)."""
+    tie_break: str = "none"
+    """One of ``arena.stats.places.TIE_BREAKS`` (the tie rule: its module doc)."""
+
+
 @dataclass(frozen=True)
 class Competition:
     """A parsed, validated competition file."""
@@ -232,6 +260,8 @@ class Competition:
     """Host a game that fails the conformance gate (``arena.gate``), with a warning
     line; by default the server refuses to start with one (and every ladder it runs has
     ``allow_ungated_game`` set to this)."""
+    final: FinalSettings = FinalSettings()
+    """The final tournament's format and tie rule (``[final]``)."""
 
     @property
     def referee_key(self) -> Path:
@@ -442,6 +472,19 @@ class _CompetitionParser(TomlKeys):
                          if "signing_key" in table else None),
             allow_ungated_games=self.get(table, "competition", "allow_ungated_games", bool,
                                          False),
+            final=self.final(data.get("final", {})),
+        )
+
+    def final(self, table: Mapping[str, Any]) -> FinalSettings:
+        d = FinalSettings()
+        top: int = self.get(table, "final", "top", int, d.top)
+        if top < 0 or top == 1:
+            raise self.error("final", "top", f"must be 0 (every entrant) or at least 2, got {top}")
+        return FinalSettings(
+            format=self.one_of(table, "final", "format", FINAL_FORMATS),
+            top=top,
+            encounters=self.positive(table, "final", "encounters", d.encounters),
+            tie_break=self.one_of(table, "final", "tie_break", TIE_BREAKS),
         )
 
     def path(self, table: Mapping[str, Any], section: str, key: str, default: str) -> Path:

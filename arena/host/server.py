@@ -17,7 +17,11 @@ Threads, each with one job:
 * the pipeline thread: uploaded submissions, one at a time (build, validation, entry);
 * the results thread: reads new results into memory (``arena.host.results``), marks each entered
   submission RATED at its first rated match, and rewrites the public page at most every
-  ``site_refresh_s`` seconds while results arrive.
+  ``site_refresh_s`` seconds while results arrive;
+* the final thread: once a game's final tournament has begun (``arena.host.final``: `arena
+  final FILE`, or the season's phase), plays what it has not recorded yet on the competition's
+  players, then publishes its signed results on the public page; after a restart it takes the
+  final up where it was.
 
 The admin socket of ``arena serve`` and the bots' seat sockets are not part of this process's
 public side: the API can only do what ``CompetitionService`` says.
@@ -61,6 +65,7 @@ from arena.host import views
 from arena.host.accounts import Accounts
 from arena.host.config import HANDLER_THREADS, Competition, ladder_config, ladder_file
 from arena.host.errors import QuotaRefusal
+from arena.host.final import Final
 from arena.host.metrics import Metrics
 from arena.host.names import name_refusal
 from arena.host.pipeline import Pipeline
@@ -86,6 +91,8 @@ OWNERS_TTL_S = 2.0
 """How long the standings' owner column may lag an `arena contestants assign`."""
 RESULTS_POLL_S = 1.0
 """How often the results thread looks for new results."""
+FINAL_POLL_S = 1.0
+"""How often the final thread looks for a final begun."""
 PUBLIC_KEY_FILE = "referee.pub"
 """The referee's public key on the public page (a convenience: a verifier should get the key
 from the operator)."""
@@ -132,6 +139,9 @@ class CompetitionServer:
         self.results = {game: LadderResults(game, config, self.store)
                         for game, config in self.configs.items()}
         self.pipeline = Pipeline(competition, self.accounts, self.book)
+        self.finals = {game: Final(competition, game, self.store, self.signing)
+                       for game in self.configs}
+        """Each game's final tournament (begun by `arena final` or the season)."""
         self.port = 0
         self.metrics_port = 0
         self._grpc: grpc.Server | None = None
@@ -179,6 +189,7 @@ class CompetitionServer:
         self._spawn("results", self._results_loop)
         for game in self.configs:
             self._spawn(f"ladder-{game}", self._ladder_loop, game)
+        self._spawn("final", self._final_loop)
         public = self.signing.public_key
         started = {"competition": c.name, "port": self.port, "metrics_port": self.metrics_port,
                    "pid": os.getpid(), "key_id": self.signing.key_id,
@@ -264,6 +275,51 @@ class CompetitionServer:
                 log.error(json.dumps({"event": "ladder_error", "game": game,
                                       "error": str(exc)}))
                 self._stop.wait(10.0)
+
+    # --- finals ------------------------------------------------------------------------------
+    def _final_loop(self) -> None:
+        """Play and publish each game's final once it has begun (module doc)."""
+        while not self._stop.wait(FINAL_POLL_S):
+            for game, final in self.finals.items():
+                if self._stop.is_set():
+                    return
+                try:
+                    self._final_step(game, final)
+                except ArenaError as exc:
+                    log.error(json.dumps({"event": "final_error", "game": game,
+                                          "error": str(exc)}))
+                    self._stop.wait(10.0)
+
+    def _final_step(self, game: str, final: Final) -> None:
+        """Play what the game's final has not recorded yet, then publish it (once)."""
+        state = final.state()
+        if state is None or final.published():
+            return
+        final.publish_commitment(state)
+        if final.remaining(state):
+            log.info(json.dumps({"event": "final_playing", "game": game,
+                                 "remaining": final.remaining(state),
+                                 "commitment": state.commitment}))
+
+            async def main() -> None:
+                stop = asyncio.Event()
+                entry = (asyncio.get_running_loop(), stop)
+                self._ladder_stops.append(entry)
+                try:
+                    if not self._stop.is_set():
+                        await final.play(stop=stop)
+                finally:
+                    self._ladder_stops.remove(entry)  # its loop closes: nothing to stop
+
+            asyncio.run(main())
+            if self._stop.is_set() or final.remaining(state):
+                return
+        publication = final.publish()
+        log.info(json.dumps({"event": "final_published", "game": game,
+                             "directory": str(publication.directory),
+                             "matches": publication.matches}))
+        self._site_due = True
+        self._site_written = 0.0
 
     # --- results -----------------------------------------------------------------------------
     def _results_loop(self) -> None:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from arena.errors import ConfigError, SignatureError
 from arena.host.config import Competition
+from arena.host.final import COMMITMENT_SUFFIX
+from arena.host.final import SITE_DIR as FINAL_SITE_DIR
 from arena.host.views import PUBLIC, shared_log
 from arena.ladder.config import LadderConfig
 from arena.ladder.store import LadderStore
@@ -105,4 +107,18 @@ def index_page(competition: Competition) -> str:
     referee's public key, which checks every log and seat view a contestant downloads
     (``arena.render.html.competition``)."""
     return front_page(competition.name, [g.game for g in competition.games], PUBLIC_KEY,
-                      signed_logs=competition.logs == PUBLIC)
+                      signed_logs=competition.logs == PUBLIC, finals=final_links(competition))
+
+
+def final_links(competition: Competition) -> list[tuple[str, str]]:
+    """(label, link) of each game's final on the site: its results once published, its seed
+    commitment while it plays (``arena.host.final``)."""
+    links = []
+    site = competition.site_dir / FINAL_SITE_DIR
+    for g in competition.games:
+        if (site / g.game / "index.html").is_file():
+            links.append((f"{g.game}: final standings", f"{FINAL_SITE_DIR}/{g.game}/index.html"))
+        elif (site / f"{g.game}{COMMITMENT_SUFFIX}").is_file():
+            links.append((f"{g.game}: the final is under way (its seed commitment)",
+                          f"{FINAL_SITE_DIR}/{g.game}{COMMITMENT_SUFFIX}"))
+    return links

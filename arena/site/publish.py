@@ -81,13 +81,16 @@ from arena.record.signing import (
     verify_bytes,
 )
 from arena.render.html.published import with_banner
+from arena.site.final import FINAL_KIND, by_entry, check_final, final_places
 from arena.site.refresh import log_of, refresh_site, write_public
 from arena.stats.rating import live_elo
 
 FORMAT = 1
 """The version of the manifest's layout."""
 KIND = "arena-ladder-results"
-"""The manifest's ``kind``: what the file is."""
+"""The manifest's ``kind``: what the file is (a final's: ``arena.site.final.FINAL_KIND``)."""
+ENTRY = "entry"
+"""``ratings.rated_by`` of a final: every entrant (a version) a player of its own."""
 DOMAIN = "manifest"
 """The signature domain of manifest.json."""
 MANIFEST = "manifest.json"
@@ -153,10 +156,14 @@ class Publication:
 # --- publish --------------------------------------------------------------------------------
 def publish(config: LadderConfig, out: Path, *, allow_missing: bool = False,
             trusted: Iterable[PublicKey] = (), progress: Progress | None = None,
-            now: float | None = None) -> Publication:
+            now: float | None = None, final: Mapping[str, Any] | None = None,
+            site: Callable[[Path, dict[str, Any]], None] | None = None) -> Publication:
     """Publish the ladder's results in ``out`` (see the module doc), verified before they
     replace what was there. ``trusted``: public keys of earlier keys of the ladder (a log the
-    ladder signed with a rotated key is copied as it is and must verify). ``ConfigError`` (one
+    ladder signed with a rotated key is copied as it is and must verify). ``final``: the
+    ladder is a final tournament and this its manifest's ``final`` section
+    (``arena.site.final``: every version rated apart, the places added); ``site``: writes the
+    directory's pages from the manifest instead of the ladder's site. ``ConfigError`` (one
     line, nothing written) when the ladder has no results, a log is missing or unfinished and
     ``allow_missing`` is not set, ``out`` holds something else than a publication, or the
     publication does not verify."""
@@ -170,10 +177,19 @@ def publish(config: LadderConfig, out: Path, *, allow_missing: bool = False,
     try:
         _seed_site(out, staging)
         logs = _copy_logs(config, matches, staging / LOGS, signer, allow_missing)
-        standings = standings_of(config.name, matches, prior=config.rating.prior, live=live,
-                                 given_up=given_up, versions=rates_versions(config))
+        if final is None:
+            standings = standings_of(config.name, matches, prior=config.rating.prior,
+                                     live=live, given_up=given_up,
+                                     versions=rates_versions(config))
+        else:
+            standings = by_entry(config.name, matches, config.rating.prior)
         manifest = _manifest(config, matches, logs, standings, signer.key_id, given_up,
                              time.time() if now is None else now)
+        if final is not None:
+            manifest["kind"] = FINAL_KIND
+            manifest["ratings"]["rated_by"] = ENTRY
+            places = final_places(standings, str(final["tie_break"]))
+            manifest["final"] = {**final, "places": [p.to_json() for p in places]}
         _write_signed(staging, manifest, signer)
         keys = TrustedKeys([signer.public, *trusted])
         report = verify_publication(staging, keys, progress=progress)
@@ -181,7 +197,10 @@ def publish(config: LadderConfig, out: Path, *, allow_missing: bool = False,
             raise ConfigError(f"the publication of {config.name!r} does not verify: "
                               f"{report.differences[0]}"
                               + _more(len(report.differences) - 1))
-        refresh_site(config, staging)
+        if site is None:
+            refresh_site(config, staging)
+        else:
+            site(staging, manifest)
         _add_banner(staging / INDEX, signer.key_id, report)
         _swap(staging, out)
     finally:
@@ -379,6 +398,8 @@ def verify_publication(directory: Path, trusted: TrustedKeys, *,
             progress(done, len(rows))
     check.unlisted({row["match_id"] for row in rows})
     check.standings(manifest)
+    if manifest["kind"] == FINAL_KIND:
+        check.final(manifest, trusted)
     return check.report()
 
 
@@ -395,6 +416,8 @@ class _Check:
     missing: list[str] = field(default_factory=list)
     found: list[StoredMatch] = field(default_factory=list)
     """Each listed match as its log (or, without one, its row) says, in the manifest's order."""
+    standings_found: Standings | None = None
+    """The standings recomputed from the logs (once they are)."""
     differences: list[str] = field(default_factory=list)
 
     def report(self) -> Verification:
@@ -425,7 +448,7 @@ class _Check:
         """The manifest's data when it has the layout of one (else a difference)."""
         try:
             manifest = json.loads(data)
-            if not (isinstance(manifest, dict) and manifest.get("kind") == KIND
+            if not (isinstance(manifest, dict) and manifest.get("kind") in (KIND, FINAL_KIND)
                     and manifest.get("format") == FORMAT):
                 raise ValueError("not a results manifest of format 1")
             self.ladder = _str(manifest["ladder"])
@@ -484,14 +507,36 @@ class _Check:
         live = None if versions else live_elo(records_of(self.found), k=inputs["elo_k"],
                                               start=inputs["elo_start"])
         try:
-            standings = standings_of(self.ladder, self.found, prior=inputs["prior"], live=live,
-                                     given_up=inputs["given_up_matches"], versions=versions)
+            if inputs["rated_by"] == ENTRY:
+                standings = by_entry(self.ladder, self.found, inputs["prior"])
+            else:
+                standings = standings_of(self.ladder, self.found, prior=inputs["prior"],
+                                         live=live, given_up=inputs["given_up_matches"],
+                                         versions=versions)
         except (ValueError, ArithmeticError) as exc:
             self.differ(f"standings: cannot be recomputed from the logs ({exc})")
             return
         for line in _compare("standings", manifest.get("standings"), standings.to_json()):
             self.differ(line)
         for line in _compare("fit", manifest.get("fit"), _fit_json(standings)):
+            self.differ(line)
+        self.standings_found = standings
+
+    def final(self, manifest: dict[str, Any], trusted: TrustedKeys) -> None:
+        """A final's own claims (``arena.site.final.check_final``) and its places, recomputed
+        with its tie rule from the standings the logs give."""
+        for line in check_final(manifest, self.found, trusted):
+            self.differ(line)
+        section = manifest.get("final")
+        if self.standings_found is None or not isinstance(section, dict):
+            return
+        try:
+            found = [p.to_json() for p in final_places(self.standings_found,
+                                                        str(section.get("tie_break")))]
+        except ValueError as exc:
+            self.differ(f"final.places: cannot be recomputed ({exc})")
+            return
+        for line in _compare("final.places", section.get("places"), found):
             self.differ(line)
 
 
@@ -617,7 +662,7 @@ def _ratings_inputs(manifest: dict[str, Any]) -> None:
     for key in ("prior", "elo_k", "elo_start"):
         if not isinstance(inputs[key], int | float) or isinstance(inputs[key], bool):
             raise TypeError(f"ratings.{key} is not a number")
-    if inputs["rated_by"] not in ("name", "version") or not isinstance(
+    if inputs["rated_by"] not in ("name", "version", ENTRY) or not isinstance(
             inputs["given_up_matches"], int):
         raise TypeError("malformed ratings inputs")
 

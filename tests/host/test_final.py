@@ -1,0 +1,230 @@
+"""The final tournament on a real `arena host` (its own process, TLS on 127.0.0.1, real SQLite,
+bots in the process sandbox): `arena final` commits to the seeds before any match is played,
+the server plays the round robin through the ladder's runner, a `kill -9` in the middle loses
+nothing and plays no recorded match again, the results are published on the public page and
+`arena verify` passes on them, and fails on tampered ones (a changed byte, places that are not
+the tie rule's, a revealed secret that is not the committed one). Config: `[final]` keys refused
+in one line."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.errors import ConfigError
+from arena.host.config import FinalSettings, load_competition
+from arena.ladder.store import LadderStore
+from arena.record.signing import load_signer, load_trusted, sign_bytes
+from arena.site.publish import DOMAIN, MANIFEST, SIGNATURE, manifest_bytes, verify_publication
+from tests.support.competition import COMPETITION, RunningServer, make_server
+from tests.support.paths import ROOT
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+FINAL = "t-lost-cities-final"
+BOTS = ROOT / "sample_bots" / "lost-cities"
+ENTRANTS = [str(BOTS / name) for name in ("random", "greedy", "strong")]
+SCHEDULED = 3 * 2  # three pairs, one duplicate encounter (two legs) each
+
+
+def _wait(what: str, check: Any, server: RunningServer, timeout: float = 600) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what}:\n{server.log()[-3000:]}")
+
+
+def _arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli.main", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "COLUMNS": "400"})
+
+
+def _recorded(server: RunningServer) -> dict[str, Any]:
+    with LadderStore(load_competition(server.file).database) as db:
+        return {m.match_id: m for m in db.matches(FINAL)}
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A competition whose ladder has one house bot (it plays nothing), and a final of three
+    sample bots begun with `arena final`, killed (-9) after two recorded matches and started
+    again, played to its end and published."""
+    server = make_server(tmp_path_factory.mktemp("final"), sandbox="process")
+    server.file.write_text(server.file.read_text() + "\n[final]\nencounters = 1\n")
+    c = load_competition(server.file)
+    server.start()
+    try:
+        begun = _arena("final", str(server.file), *ENTRANTS)
+        assert begun.returncode == 0, begun.stdout + begun.stderr
+        commitment_file = c.site_dir / "final" / "lost-cities-commitment.json"
+        # the commitment is public before the final's first match is recorded
+        commitment = json.loads(commitment_file.read_text())
+        assert not _recorded(server)
+        before = _wait("two final matches recorded",
+                       lambda: len(_recorded(server)) >= 2 and _recorded(server), server)
+        server.kill9()
+        before = _recorded(server)
+        hashes = {m: _sha(Path(row.log_path)) for m, row in before.items()}
+        assert len(before) < SCHEDULED, "the final ended before the kill: nothing to resume"
+        server.start()
+        out = c.site_dir / "final" / "lost-cities"
+        _wait("the final published", lambda: (out / MANIFEST).is_file(), server)
+        yield {"server": server, "out": out, "begun": begun.stdout, "before": before,
+               "hashes": hashes, "commitment": commitment, "competition": c}
+    finally:
+        server.stop()
+
+
+def test_the_commitment_is_published_before_the_first_match_and_names_the_final(
+        published: dict[str, Any]) -> None:
+    line = " ".join(published["begun"].split())
+    statement = json.loads(published["commitment"]["statement"])
+    assert statement["commitment"] in line and "3 entrants" in line
+    assert statement["entrants"] == [{"name": n, "version": "1"}
+                                     for n in ("random", "greedy", "strong")]
+    manifest = json.loads((published["out"] / MANIFEST).read_text())
+    assert manifest["final"]["commitment_record"] == published["commitment"]
+    secret = manifest["final"]["secret"]
+    assert hashlib.sha256(secret.encode()).hexdigest() == statement["commitment"]
+
+
+def test_kill_9_mid_final_resumes_without_playing_a_recorded_match_again(
+        published: dict[str, Any]) -> None:
+    server = published["server"]
+    after = _recorded(server)
+    assert len(after) == SCHEDULED
+    for match_id, digest in published["hashes"].items():
+        log = Path(after[match_id].log_path)
+        assert _sha(log) == digest, f"{match_id} was played again"
+        assert not list(log.parent.glob(f"{match_id}.aborted-*")), match_id
+    manifest = json.loads((published["out"] / MANIFEST).read_text())
+    assert sorted(r["match_id"] for r in manifest["matches"]) == sorted(after)
+    assert manifest["final"]["complete"] is True
+
+
+def test_arena_verify_passes_on_the_published_final_and_the_page_shows_it(
+        published: dict[str, Any]) -> None:
+    c, out = published["competition"], published["out"]
+    key = c.state_dir / "keys" / "referee.pub"
+    run = _arena("verify", str(out), "--key", str(key))
+    assert run.returncode == 0, run.stdout + run.stderr
+    manifest = json.loads((out / MANIFEST).read_text())
+    places = manifest["final"]["places"]
+    assert {p["player"] for p in places} == {"random@1", "greedy@1", "strong@1"}
+    assert all(p["ci95"] > 0 for p in places)
+    page = (out / "index.html").read_text()
+    assert "final standings" in page and manifest["final"]["secret"] in page
+    for p in places:
+        assert p["player"] in page
+    front = c.site_dir / "index.html"
+    _wait("the front page links the final",
+          lambda: "final/lost-cities/index.html" in front.read_text(), published["server"],
+          timeout=60)
+
+
+def _resigned(published: dict[str, Any], tmp_path: Path, change: Any) -> Path:
+    """A copy of the publication whose manifest ``change`` edits, signed again with the
+    referee's own key (what an operator with the key could publish)."""
+    c = published["competition"]
+    copy = tmp_path / "copy"
+    shutil.copytree(published["out"], copy)
+    manifest = json.loads((copy / MANIFEST).read_text())
+    change(manifest)
+    data = manifest_bytes(manifest)
+    signer = load_signer(c.state_dir / "keys" / "referee.key")
+    (copy / MANIFEST).write_bytes(data)
+    (copy / SIGNATURE).write_text(json.dumps({
+        "algorithm": "ed25519", "domain": DOMAIN, "key_id": signer.key_id,
+        "signature": base64.b64encode(sign_bytes(signer, DOMAIN, data)).decode()}))
+    return copy
+
+
+def _verify_fails(published: dict[str, Any], directory: Path, expected: str) -> None:
+    """`arena verify`'s own check (in this process: the command is run once above) finds
+    ``expected`` among its differences."""
+    key = published["competition"].state_dir / "keys" / "referee.pub"
+    report = verify_publication(directory, load_trusted([key]))
+    assert not report.ok
+    assert any(expected in line for line in report.differences), report.differences
+
+
+def test_arena_verify_fails_on_a_tampered_final(published: dict[str, Any],
+                                                tmp_path: Path) -> None:
+    # a byte of the manifest changed after it was signed: the command says so, exit 1
+    copy = tmp_path / "flipped"
+    shutil.copytree(published["out"], copy)
+    data = (copy / MANIFEST).read_bytes()
+    (copy / MANIFEST).write_bytes(data.replace(b'"encounters": 1', b'"encounters": 2', 1))
+    key = published["competition"].state_dir / "keys" / "referee.pub"
+    run = _arena("verify", str(copy), "--key", str(key))
+    assert run.returncode == 1 and "manifest.sig" in run.stdout, run.stdout + run.stderr
+
+    # places the tie rule does not give (one place for a version that shares them, or the
+    # reverse), signed again with the referee's key
+    def one_place(manifest: dict[str, Any]) -> None:
+        row = manifest["final"]["places"][-1]
+        row["place"], row["first"], row["last"] = "1", 1, 1
+
+    _verify_fails(published, _resigned(published, tmp_path / "places", one_place),
+                  "final.places")
+
+    # another secret revealed (deals chosen after the commitment), the commitment hash in the
+    # manifest changed to match it: the signed commitment and the logs' deals give it away
+    def other_secret(manifest: dict[str, Any]) -> None:
+        secret = "0" * 64
+        manifest["final"]["secret"] = secret
+        manifest["final"]["commitment"] = hashlib.sha256(secret.encode()).hexdigest()
+
+    copy = _resigned(published, tmp_path / "secret", other_secret)
+    _verify_fails(published, copy, "the commitment published before the first match says "
+                                   "commitment")
+    _verify_fails(published, copy, "its deal is not the committed secret's")
+
+
+def _file(tmp_path: Path, final: str) -> Path:
+    file = tmp_path / "c.toml"
+    file.write_text(COMPETITION.format(
+        sandbox="process", server="", site_refresh_s=1, logs="own-seat", max_upload_mb=5,
+        max_image_upload_mb=5, per_day=5, active_bots=3) + final)
+    return file
+
+
+@pytest.mark.unit
+def test_the_final_table_and_its_defaults(tmp_path: Path) -> None:
+    assert load_competition(_file(tmp_path, "")).final == FinalSettings()
+    c = load_competition(_file(tmp_path, '[final]\ntop = 4\nencounters = 3\n'
+                                         'tie_break = "rating"\n'))
+    assert c.final == FinalSettings("round-robin", 4, 3, "rating")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("table", "expected"), [
+    ("top = 1", "final.top"),
+    ('format = "lottery"', "final.format"),
+    ("encounters = 0", "final.encounters"),
+    ('tie_break = "coin"', "final.tie_break"),
+    ("rounds = 3", "rounds"),
+])
+def test_a_bad_final_table_is_one_line(tmp_path: Path, table: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_competition(_file(tmp_path, f"\n[final]\n{table}\n"))
+    assert expected in str(caught.value) and "\n" not in str(caught.value)
