@@ -228,3 +228,28 @@ def test_a_bad_final_table_is_one_line(tmp_path: Path, table: str, expected: str
     with pytest.raises(ConfigError) as caught:
         load_competition(_file(tmp_path, f"\n[final]\n{table}\n"))
     assert expected in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.docker
+def test_a_final_in_containers_publishes_results_that_verify(tmp_path: Path) -> None:
+    """The same final in the Docker sandbox a real competition uses (two house bots, one
+    encounter): played in containers, published, verified."""
+    from tests.support.containers import require_docker
+
+    require_docker()
+    server = make_server(tmp_path / "docker", sandbox="docker")
+    server.file.write_text(server.file.read_text() + "\n[final]\nencounters = 1\n")
+    c = load_competition(server.file)
+    server.start()
+    try:
+        begun = _arena("final", str(server.file), *ENTRANTS[:2])
+        assert begun.returncode == 0, begun.stdout + begun.stderr
+        out = c.site_dir / "final" / "lost-cities"
+        _wait("the final published", lambda: (out / MANIFEST).is_file(), server)
+    finally:
+        server.stop()
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert len(manifest["matches"]) == 2 and manifest["final"]["complete"] is True
+    assert all(not row["void"] for row in manifest["matches"])
+    report = verify_publication(out, load_trusted([c.state_dir / "keys" / "referee.pub"]))
+    assert report.ok, report.differences
