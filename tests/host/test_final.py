@@ -253,3 +253,50 @@ def test_a_final_in_containers_publishes_results_that_verify(tmp_path: Path) -> 
     assert all(not row["void"] for row in manifest["matches"])
     report = verify_publication(out, load_trusted([c.state_dir / "keys" / "referee.pub"]))
     assert report.ok, report.differences
+
+
+def _final(tmp_path: Path, table: str) -> Any:
+    from arena.host.final import Final
+    from arena.ladder.runner import signing_of
+
+    c = load_competition(_file(tmp_path, f"\n[final]\n{table}\n"))
+    store = LadderStore(c.database)
+    return Final(c, "lost-cities", store, signing_of(c.signing_key, c.state_dir))
+
+
+@pytest.mark.unit
+def test_top_n_takes_the_versions_the_ladder_rates_highest_and_a_final_begins_once(
+        tmp_path: Path) -> None:
+    final = _final(tmp_path, "top = 2")
+    ratings = {"random@1": 1300.0, "greedy@1": 1550.0, "strong@1": 1600.0}
+    state = final.begin(ENTRANTS, ratings)
+    assert [e.key for e in state.entrants] == ["greedy@1", "strong@1"]
+    again = final.begin(ENTRANTS[:2], {})
+    assert again == state  # begun once: the same entrants, secret and commitment
+    assert final.commitment_file.is_file()
+    assert json.loads(final.commitment_file.read_text()) == state.commitment_record
+
+
+@pytest.mark.unit
+def test_a_secret_changed_after_the_commitment_stops_the_final(tmp_path: Path) -> None:
+    final = _final(tmp_path, "")
+    state = final.begin(ENTRANTS[:2])
+    (final.directory / "deal-secret").write_text("0" * 64)
+    with pytest.raises(ConfigError, match="not the secret the final committed to"):
+        final.remaining(state)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("refs", "expected"), [
+    (ENTRANTS[:1], "at least two entrants"),
+    ([ENTRANTS[0], ENTRANTS[0]], "twice"),
+    ([ENTRANTS[0], "nobody@s9"], "no bot 'nobody@s9'"),
+    ([ENTRANTS[0], str(ROOT / "sample_bots" / "haggis" / "random")], "plays haggis"),
+])
+def test_bad_entrants_are_one_line_and_begin_nothing(tmp_path: Path, refs: list[str],
+                                                     expected: str) -> None:
+    final = _final(tmp_path, "")
+    with pytest.raises(ConfigError) as caught:
+        final.begin(refs)
+    assert expected in str(caught.value) and "\n" not in str(caught.value)
+    assert final.state() is None and not final.commitment_file.exists()
