@@ -57,7 +57,7 @@ from arena.ladder.runner import (
     plan_run,
     run_matches,
 )
-from arena.ladder.schedules.schedule import ROUND_ROBIN
+from arena.ladder.schedules.schedule import ROUND_ROBIN, ScheduledMatch
 from arena.ladder.schedules.sources import write_private
 from arena.ladder.store import LadderStore
 from arena.model import BotSpec
@@ -71,6 +71,8 @@ from arena.site.refresh import write_public
 FINALS_DIR = "finals"
 """The finals' private state under the competition's state directory: one folder a game."""
 STATE_FILE = "final.json"
+WITHDRAWN_FILE = "withdrawn.json"
+"""Entrants taken out of the final after it began (a disqualification): key → why."""
 SITE_DIR = "final"
 """The finals on the public site: ``<game>/`` (the publication), ``<game>-commitment.json``."""
 COMMITMENT_SUFFIX = "-commitment.json"
@@ -161,6 +163,34 @@ class Final:
         except (ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"{path}: not a final's state ({exc}): the final cannot go "
                               "on") from None
+
+    def withdrawn(self) -> dict[str, str]:
+        """The entrants taken out since the final began (``withdraw``): ``name@version`` →
+        why."""
+        try:
+            data = json.loads((self.directory / WITHDRAWN_FILE).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except ValueError as exc:
+            raise ConfigError(f"{self.directory / WITHDRAWN_FILE}: not a list of withdrawn "
+                              f"entrants ({exc})") from None
+        return {str(k): str(v) for k, v in data.items()}
+
+    def withdraw(self, keys: Mapping[str, str]) -> list[str]:
+        """Take entrants (``name@version`` → why) out of the final begun: their matches not
+        played yet never are, those played stay listed in its results and its standings are
+        fitted without them. Returns the keys newly withdrawn (those of no entrant, or out
+        already, are left)."""
+        state = self.state()
+        if state is None:
+            return []
+        known = {e.key for e in state.entrants}
+        out = self.withdrawn()
+        new = [k for k in keys if k in known and k not in out]
+        if new:
+            out.update({k: keys[k] for k in new})
+            write_private(self.directory / WITHDRAWN_FILE, json.dumps(out, indent=1) + "\n")
+        return new
 
     def secret(self, state: FinalState) -> str:
         """The final's secret, checked against its commitment."""
@@ -257,10 +287,16 @@ class Final:
                        sandbox=self.competition.sandbox, check=check)
 
     def remaining(self, state: FinalState) -> int:
-        """Scheduled matches not recorded yet."""
-        config = self.config(state)
+        """Scheduled matches not recorded yet (of entrants not withdrawn)."""
         self.secret(state)
-        return len(plan_run(ladder_schedule(config), self.store.recorded_ids(config.name)))
+        return len(self._planned(state, self.store.recorded_ids(state.ladder)))
+
+    def _planned(self, state: FinalState, recorded: set[str]) -> list[ScheduledMatch]:
+        """The matches to play: not recorded, no withdrawn entrant in them."""
+        out = self.withdrawn()
+        seats_out = {n for n, e in enumerate(state.entrants) if e.key in out}
+        return [m for m in plan_run(ladder_schedule(self.config(state)), recorded)
+                if not seats_out & set(m.seats)]
 
     async def play(self, *, stop: asyncio.Event | None = None, on_event: EventSink | None = None,
                    play: PlayMatch | None = None) -> RunSummary:
@@ -273,7 +309,7 @@ class Final:
         config = self.config(state)
         schedule = ladder_schedule(config)
         recorded = self.store.recorded_ids(config.name)
-        planned = plan_run(schedule, recorded)
+        planned = self._planned(state, recorded)
         block = LEG_BLOCK * max(1, config.concurrency)
         return await run_matches(
             config, self.lineup(state, check=play is None),
@@ -300,8 +336,11 @@ class Final:
         state = self.state()
         if state is None:
             raise ConfigError(f"the final of {self.game} has not begun: nothing to publish")
+        withdrawn = self.withdrawn()
         section = {**state.to_json(), "secret": self.secret(state),
-                   "complete": self.remaining(state) == 0}
+                   "complete": self.remaining(state) == 0,
+                   "withdrawn": [{"name": e.name, "version": e.version, "why": withdrawn[e.key]}
+                                 for e in state.entrants if e.key in withdrawn]}
         section.pop("began_at")
 
         def site(directory: Path, manifest: dict[str, Any]) -> None:

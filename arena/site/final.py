@@ -11,14 +11,17 @@ A final's manifest is a results manifest of kind ``arena-final-results`` whose `
 section holds the signed commitment, the revealed secret, the entrants (name and version:
 ``name@version`` names their pairings), the format, the number of encounters per pair, whether
 deals are duplicated, the ladder's seed, the tie rule, whether the schedule was played to its
-end, and the places (``arena.stats.places``). ``check_final`` checks what only a final has:
+end, the entrants withdrawn after it began (a disqualification: their matches stay listed, the
+standings are fitted without them) and the places (``arena.stats.places``). ``check_final``
+checks what only a final has:
 
 - the commitment's signature (a trusted key) and that it names this final (its ladder, entrants,
   format, encounters, duplicate deals, seed) and the SHA-256 of the revealed secret;
 - every listed match belongs to the schedule those fix, with the schedule's seats (the entrants'
   names and versions) and the seed the secret gives (the log's revealed seed): no deal was
   chosen after the commitment, no match played twice under another id;
-- a final said to be complete lists every match of its schedule;
+- a final said to be complete lists every match of its schedule (but those of withdrawn
+  entrants it did not play);
 - the places are those the tie rule gives from the ratings recomputed from the logs.
 
 Ratings: every entrant (a version) is a player of its own (``by_entry``), so two selected
@@ -31,7 +34,7 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,9 +104,18 @@ def check_commitment(record: Any, trusted: TrustedKeys) -> dict[str, Any]:
     return content
 
 
-def by_entry(ladder: str, matches: Sequence[StoredMatch], prior: float) -> Standings:
-    """The final's standings: every version a player of its own."""
-    return standings_of(ladder, by_version(matches), prior=prior, live=None, versions=False)
+def by_entry(ladder: str, matches: Sequence[StoredMatch], prior: float,
+             withdrawn: Collection[str] = ()) -> Standings:
+    """The final's standings: every version a player of its own, fitted without the matches
+    of the ``withdrawn`` versions (``name@version``: taken out after the final began)."""
+    keyed = [m for m in by_version(matches) if not set(m.bots) & set(withdrawn)]
+    return standings_of(ladder, keyed, prior=prior, live=None, versions=False)
+
+
+def withdrawn_keys(section: Mapping[str, Any]) -> set[str]:
+    """The versions a final's section says were withdrawn after it began."""
+    return {Entrant(str(w["name"]), str(w["version"])).key
+            for w in section.get("withdrawn", [])}
 
 
 def final_places(standings: Standings, tie_break: str) -> list[Place]:
@@ -166,9 +178,12 @@ def check_final(manifest: Mapping[str, Any], found: Sequence[StoredMatch],
             problems.append(f"match {m.match_id}: its deal is not the committed secret's (seed "
                             f"{m.seed}, the schedule's {planned.seed})")
     listed = {m.match_id for m in found}
-    if section.get("complete") and listed != set(schedule):
-        problems.append(f"final: said to be complete, but {len(set(schedule) - listed)} of its "
-                        f"{len(schedule)} scheduled matches are not listed")
+    out = withdrawn_keys(section)
+    due = {match_id for match_id, m in schedule.items()
+           if not {entrants[s].key for s in m.seats} & out}
+    if section.get("complete") and not due <= listed:
+        problems.append(f"final: said to be complete, but {len(due - listed)} of its "
+                        f"{len(due)} scheduled matches are not listed")
     return problems
 
 

@@ -81,7 +81,7 @@ from arena.record.signing import (
     verify_bytes,
 )
 from arena.render.html.published import with_banner
-from arena.site.final import FINAL_KIND, by_entry, check_final, final_places
+from arena.site.final import FINAL_KIND, by_entry, check_final, final_places, withdrawn_keys
 from arena.site.refresh import log_of, refresh_site, write_public
 from arena.stats.rating import live_elo
 
@@ -182,7 +182,8 @@ def publish(config: LadderConfig, out: Path, *, allow_missing: bool = False,
                                      live=live, given_up=given_up,
                                      versions=rates_versions(config))
         else:
-            standings = by_entry(config.name, matches, config.rating.prior)
+            standings = by_entry(config.name, matches, config.rating.prior,
+                                 withdrawn_keys(final))
         manifest = _manifest(config, matches, logs, standings, signer.key_id, given_up,
                              time.time() if now is None else now)
         if final is not None:
@@ -508,7 +509,9 @@ class _Check:
                                               start=inputs["elo_start"])
         try:
             if inputs["rated_by"] == ENTRY:
-                standings = by_entry(self.ladder, self.found, inputs["prior"])
+                section = manifest.get("final")
+                out = withdrawn_keys(section) if isinstance(section, dict) else set()
+                standings = by_entry(self.ladder, self.found, inputs["prior"], out)
             else:
                 standings = standings_of(self.ladder, self.found, prior=inputs["prior"],
                                          live=live, given_up=inputs["given_up_matches"],

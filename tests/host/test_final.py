@@ -300,3 +300,44 @@ def test_bad_entrants_are_one_line_and_begin_nothing(tmp_path: Path, refs: list[
         final.begin(refs)
     assert expected in str(caught.value) and "\n" not in str(caught.value)
     assert final.state() is None and not final.commitment_file.exists()
+
+
+def test_an_entrant_withdrawn_mid_final_plays_no_more_and_leaves_the_standings(
+        tmp_path: Path) -> None:
+    """A version taken out after the final began (a disqualification): its matches not played
+    yet never are, those played stay listed, the standings and places are fitted without it,
+    and the results verify; a manifest that hides the withdrawal does not."""
+    import asyncio
+
+    from arena.ladder.runner import LadderEventKind, default_play
+
+    final = _final(tmp_path, "encounters = 1")
+    final.begin(ENTRANTS)
+    stop = asyncio.Event()
+    first: list[Any] = []
+
+    def on_event(event: Any) -> None:
+        if event.kind is LadderEventKind.MATCH_FINISHED and not first:
+            first.append(event.result)
+            stop.set()
+
+    asyncio.run(final.play(stop=stop, on_event=on_event, play=default_play()))
+    out = f"{first[0].bots[0]}@1"
+    assert final.withdraw({out: "disqualified: a test"}) == [out]
+    summary = asyncio.run(final.play(play=default_play()))
+    assert summary.played == 2  # the one pair without it, both legs
+    publication = final.publish()
+    assert publication.verification.ok, publication.verification.differences
+    manifest = json.loads((publication.directory / MANIFEST).read_text())
+    assert manifest["final"]["complete"] is True
+    assert manifest["final"]["withdrawn"] == [{"name": out.split("@")[0], "version": "1",
+                                               "why": "disqualified: a test"}]
+    assert any(out in (f"{r['bots'][0]}@1", f"{r['bots'][1]}@1") for r in manifest["matches"])
+    assert out not in {p["player"] for p in manifest["final"]["places"]}
+    assert len(manifest["final"]["places"]) == 2
+
+    def hidden(m: dict[str, Any]) -> None:
+        m["final"]["withdrawn"] = []
+
+    published = {"out": publication.directory, "competition": final.competition}
+    _verify_fails(published, _resigned(published, tmp_path / "hidden", hidden), "standings")

@@ -68,6 +68,12 @@ def final_page(manifest: Mapping[str, Any]) -> str:
             if final["tie_break"] == "none" else
             "versions whose 95% intervals overlap are ordered by the rating estimate (the "
             "tie-break, not the matches, decides between them)")
+    withdrawn = "".join(
+        f"<li>{text(w['name'])}@{text(w['version'])}: {text(w['why'])}</li>"
+        for w in final.get("withdrawn", []))
+    if withdrawn:
+        withdrawn = ("<p>Taken out after the final began (their matches played stay in the "
+                     f"results; the standings are fitted without them):</p><ul>{withdrawn}</ul>")
     state = ("every scheduled match was played" if final.get("complete") else
              "not every scheduled match was played (the final was closed before its end)")
     return (
@@ -81,8 +87,8 @@ def final_page(manifest: Mapping[str, Any]) -> str:
         f"pair; {text(state)}. Tie rule: {text(rule)}.</p>"
         "<table><thead><tr><th>Place</th><th>Version</th><th>Rating</th><th>95%</th>"
         "<th>Interval</th><th>Games</th><th></th></tr></thead><tbody>"
-        + "".join(rows) + "</tbody></table>"
-        f"<p>Seeds: committed before the first match to the SHA-256 "
+        + "".join(rows) + "</tbody></table>" + withdrawn
+        + f"<p>Seeds: committed before the first match to the SHA-256 "
         f"<code>{text(final['commitment'])}</code> of a secret, revealed here: "
         f"<code>{text(final['secret'])}</code>. Every deal is computed from it; "
         f"<code>arena verify</code> checks each one, the commitment's signature, and these "
