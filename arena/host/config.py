@@ -51,6 +51,7 @@ top = 0                              # 0: every entrant given (the selected vers
 encounters = 2                       # duplicate encounters (two matches, one deal) per pair
 tie_break = "none"                   # "none": versions whose 95% intervals overlap share their
                                      # places; "rating": the rating estimate orders them (said)
+house = false                        # true: the house bots play in the season's final too
 
 [games.lost-cities]                  # one table per hosted game (at least one)
 reference = "greedy"                 # sample_bots/<game>/<reference>: every submission's
@@ -126,7 +127,7 @@ _SECTIONS: dict[str, set[str]] = {
     "site": {"dir", "refresh_s"},
     "visibility": {"logs"},
     "quotas": {"max_upload_mb", "max_image_upload_mb", "submissions_per_day", "active_bots"},
-    "final": {"format", "top", "encounters", "tie_break"},
+    "final": {"format", "top", "encounters", "tie_break", "house"},
     "games": set(),
 }
 _GAME_KEYS = {"reference", "house", "ladder"}
@@ -217,6 +218,9 @@ class FinalSettings:
     """Duplicate encounters per pair of entrants (each two matches on one deal)."""
     tie_break: str = "none"
     """One of ``arena.stats.places.TIE_BREAKS`` (the tie rule: its module doc)."""
+    house: bool = False
+    """The house bots play in the season's final beside the selected versions (a reference
+    for the places)."""
 
 
 @dataclass(frozen=True)
@@ -485,6 +489,7 @@ class _CompetitionParser(TomlKeys):
             top=top,
             encounters=self.positive(table, "final", "encounters", d.encounters),
             tie_break=self.one_of(table, "final", "tie_break", TIE_BREAKS),
+            house=self.get(table, "final", "house", bool, d.house),
         )
 
     def path(self, table: Mapping[str, Any], section: str, key: str, default: str) -> Path:

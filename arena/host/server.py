@@ -142,6 +142,7 @@ class CompetitionServer:
         self.finals = {game: Final(competition, game, self.store, self.signing)
                        for game in self.configs}
         """Each game's final tournament (begun by `arena final` or the season)."""
+        self._finals_linked: set[str] = set()
         self.port = 0
         self.metrics_port = 0
         self._grpc: grpc.Server | None = None
@@ -296,6 +297,9 @@ class CompetitionServer:
         if state is None or final.published():
             return
         final.publish_commitment(state)
+        if game not in self._finals_linked:  # the front page links the commitment
+            self._finals_linked.add(game)
+            self._site_due = True
         if final.remaining(state):
             log.info(json.dumps({"event": "final_playing", "game": game,
                                  "remaining": final.remaining(state),

@@ -214,6 +214,8 @@ def test_the_final_table_and_its_defaults(tmp_path: Path) -> None:
     c = load_competition(_file(tmp_path, '[final]\ntop = 4\nencounters = 3\n'
                                          'tie_break = "rating"\n'))
     assert c.final == FinalSettings("round-robin", 4, 3, "rating")
+    c = load_competition(_file(tmp_path, '[final]\nhouse = true\n'))
+    assert c.final.house is True
 
 
 @pytest.mark.unit
@@ -222,6 +224,7 @@ def test_the_final_table_and_its_defaults(tmp_path: Path) -> None:
     ('format = "lottery"', "final.format"),
     ("encounters = 0", "final.encounters"),
     ('tie_break = "coin"', "final.tie_break"),
+    ('house = "yes"', "final.house"),
     ("rounds = 3", "rounds"),
 ])
 def test_a_bad_final_table_is_one_line(tmp_path: Path, table: str, expected: str) -> None:
