@@ -11,6 +11,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -293,6 +294,44 @@ def test_an_entry_is_pinned_to_its_version(tmp_path: Path) -> None:
     run(cfg, bots, lambda event, finished: finished >= 10, entries=feed)
     assert [(r["ref"], r["name"], r["version"]) for r in versions(cfg)] == [
         ("alpha", "alpha", "1"), ("beta", "beta", "1"), ("gamma", "gamma", "2")]
+
+
+def test_two_selected_versions_of_one_bot_both_play_after_the_freeze(tmp_path: Path) -> None:
+    """What a competition's freeze sends (``arena.host.server.sync_entries``): each name's
+    entrant withdrawn, then each selected version entered as its own entrant ``name@version``
+    (pinned to itself). Two versions of one bot both play (a name's entrants are versions of
+    it, not two bots claiming one name); the versions not selected play no more; the version
+    that was playing keeps its results (it is the same player, not a new one)."""
+    cfg = ladder(tmp_path, schedule="placement = 1\nrefresh_s = 0.02")
+    bots = Bots(alpha="1", beta="1", **{"gamma@1": "1", "gamma@2": "2", "beta@1": "1"})
+    bots.names.update({"gamma@1": "gamma", "gamma@2": "gamma", "beta@1": "beta"})
+
+    def catalogue(ref: str, base_dir: Path) -> BotSpec:  # a version is one code, by any ref
+        spec = bots(ref, base_dir)
+        return replace(spec, digest=f"fake:{spec.name}:{spec.version}")
+
+    feed = EntryFeed([Entered("alpha"), Entered("beta"), Entered("gamma", "gamma@2")])
+    frozen: list[int] = []
+
+    def until(event: LadderEvent, finished: int) -> bool:
+        if event.kind is LadderEventKind.MATCH_FINISHED and finished == 8 and not frozen:
+            frozen.append(finished)
+            for ref in ("beta", "gamma"):
+                feed.send(Withdrawn(ref))
+            for ref in ("gamma@1", "gamma@2", "beta@1"):
+                feed.send(Entered(ref, ref))
+        return finished >= 40
+
+    run(cfg, catalogue, until, entries=feed)  # type: ignore[arg-type]
+    adopted = [(r["ref"], r["version"]) for r in versions(cfg) if r["event"] == "adopted"]
+    assert adopted[-3:] == [("gamma@1", "1"), ("gamma@2", "2"), ("beta@1", "1")], adopted
+    assert not [r for r in versions(cfg) if r["event"] == "refused"]
+    pairs = [d["pair"] for d in decisions(cfg)]
+    late = [p for d, p in zip(decisions(cfg), pairs, strict=True)
+            if encounter_number("cont", d["encounter"]) >= 12]
+    assert any("gamma@1" in p for p in late) and any("gamma@2" in p for p in late)
+    assert any("beta@1" in p for p in late)
+    assert not any("beta@1+" in k for p in pairs for k in p)  # beta@1 is the same player
 
 
 @pytest.mark.parametrize("refresh_s", [10.0])

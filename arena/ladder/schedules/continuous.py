@@ -22,7 +22,9 @@ resolved; a new code identity of an entrant is a new **version**, a player of it
   (0755 when executable): a separated process bot reads it below the private state directory
   (``arena.sandbox.isolation`` hides closed parents and brings back only the bot's own path);
 * a version the sandbox refuses (``Sandbox.check``), one of another game, one whose name is
-  another entrant's, or an entrant that does not resolve is listed as refused in the status,
+  another entrant's (unless both entrants are versions, ``name@version``, of that name: a
+  competition's frozen ladder plays two selected versions of one bot), or an entrant that does
+  not resolve is listed as refused in the status,
   never played, and the ladder goes on;
 * an entrant removed from the list retires its version ("withdrawn").
 
@@ -505,7 +507,8 @@ class ContinuousSource(AdaptiveSource):
             return
         refused = found.refused
         owner = self.book.owner(spec.name) if spec is not None else None
-        if not refused and owner is not None and owner != ref:
+        if not refused and owner is not None and owner != ref and not (
+                spec is not None and self.versions_apart(ref, owner, spec)):
             refused = f"the name {spec.name if spec else ''} is entrant {owner!r}'s"
         if refused:
             if spec is not None and spec.digest and found.refused:
@@ -519,6 +522,14 @@ class ContinuousSource(AdaptiveSource):
             return  # the new version waits for its turn (a later look takes it)
         self.write({"event": ADOPTED, "ref": ref, "after": self.encounters(),
                     **spec_record(spec)})
+
+    def versions_apart(self, ref: str, owner: str, spec: BotSpec) -> bool:
+        """Whether ``ref`` and ``owner``, two entrants whose versions share a name, are each
+        that very version (``name@version``: a competition's frozen ladder plays the versions
+        contestants selected, two of one bot may be among them), so may both play."""
+        held = self.book.bots[self.book.current[owner]]
+        return ref == f"{spec.name}@{spec.version}" and owner == f"{held.name}@{held.version}" \
+            and spec.version != held.version
 
     def may_replace(self, current: int) -> bool:
         """Whether an entrant's current version may be replaced now: once it has played its
