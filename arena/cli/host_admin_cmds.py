@@ -1,6 +1,8 @@
 """The operator's commands of a competition server: `arena contestants add|list|revoke|reissue|
 assign` (contestants, their tokens and the bot names they own, in the competition's database:
-they work while the server runs) and `arena host-certs` (the server's CA and certificate)."""
+they work while the server runs), `arena phase` (the season's phase: shown, or started now; the
+running server takes it from the database) and `arena host-certs` (the server's CA and
+certificate)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import typer
 from rich.text import Text
 
 from arena.cli.common import console, err_console, handle_errors, notice
+from arena.errors import ConfigError
 from arena.host.accounts import Accounts
 from arena.host.config import Competition, load_competition
 from arena.render.competition import contestants_table
@@ -32,6 +35,7 @@ def register(app: typer.Typer) -> None:
     for command in (add, list_contestants, revoke, reissue, assign):
         group.command(command.__name__.removesuffix("_contestants"))(command)
     app.add_typer(group, name="contestants")
+    app.command("phase")(phase)
     app.command("host-certs")(host_certs)
 
 
@@ -114,6 +118,44 @@ def assign(
     accounts.assign(bot, name)
     was = "" if before is None else f" (was {before}'s)"
     console.print(plain(f"{bot} is {accounts.contestant(name)}'s{was}"))
+
+
+@handle_errors
+def phase(
+    competition: CompetitionFile,
+    start: Annotated[str | None, typer.Argument(
+        metavar="[PHASE]", help="Start this phase now: frozen, final or closed (the phases "
+        "before it too, if they have not begun). Left out: show the season.")] = None,
+) -> None:
+    """Show the competition's season (each phase, when it began or is scheduled, the time
+    left), or start a phase now, before or without its time in [season]. Phases only go
+    forward: open, frozen (no new submissions or selections), final, closed. The running
+    server takes the new phase from the database within a second."""
+    # start-up: `arena` imports it for this command only (the season over the database)
+    from arena.host.season import PHASES, Phase, Season, utc
+    from arena.ladder.store import LadderStore
+
+    c = load_competition(competition)
+    season = Season(LadderStore(c.database).engine, c.season, c.selections)
+    if start is not None:
+        if start not in {p.value for p in PHASES}:
+            raise ConfigError(f"{start!r} is no phase: frozen, final or closed")
+        for moved in season.start(Phase(start)):
+            console.print(Text.assemble(("started", "green"), plain(
+                f" {moved.phase.value} at {utc(moved.at)}")))
+    status = season.status()
+    console.print(plain(f"{c.name}: {status.words()}"))
+    if c.season is None:
+        return
+    began = {t.phase: t for t in season.transitions()}
+    for p in PHASES[1:]:
+        done = began.get(p)
+        planned = c.season.start_of(p.value)
+        how = "" if done is None else "scheduled" if done.how == "schedule" else "by the operator"
+        when = (f"began {utc(done.at)} ({how})" if done is not None
+                else f"scheduled {utc(planned)}" if planned is not None
+                else "when the operator starts it")
+        console.print(plain(f"  {p.value:<7} {when}"))
 
 
 @handle_errors

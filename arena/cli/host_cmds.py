@@ -94,6 +94,7 @@ def _check(config: object) -> None:
     rows: list[tuple[str, str, str]] = []
     rows.append(("competition file", "ok", f"{config.path}: {len(config.games)} game(s)"))
     rows.extend(_check_ladders(config))
+    rows.append(_check_season(config))
     rows.append(_check_certificate(config))
     rows.append(_check_signing_key(config))
     rows.extend(_check_docker(config))
@@ -125,6 +126,21 @@ def _check_ladders(config: object) -> list[tuple[str, str, str]]:
         rows.append(_check_gate(game.game, config.allow_ungated_games))
         rows.append(_check_deals(config, game.game, ladder.duplicate))
     return rows
+
+
+def _check_season(config: object) -> tuple[str, str, str]:
+    """The season's schedule as the file gives it (the phase itself is the database's:
+    `arena phase -c FILE`)."""
+    # start-up: `arena` imports it for this command only (the season's words)
+    from arena.host.season import STARTED, utc
+
+    assert isinstance(config, Competition)
+    plan = config.season
+    if plan is None:
+        return ("season", "ok", "none: a continuous ladder without end")
+    times = [f"{p.value} {utc(at)}" if (at := plan.start_of(p.value)) is not None
+             else f"{p.value} by the operator" for p in STARTED]
+    return ("season", "ok", f"{'; '.join(times)}; {config.selections} selections per game")
 
 
 def _check_deals(config: object, game: str, duplicate: bool) -> tuple[str, str, str]:

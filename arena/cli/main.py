@@ -73,8 +73,8 @@ PANELS: dict[str, tuple[str, ...]] = {
     "Results: a ladder's (its file), a competition's (--server)": ("standings", "matches",
                                                                    "verify"),
     "Ladders (their operators)": ("ladder", "sprt", "cluster", "worker", "keys", "serve"),
-    "A competition (its contestants)": ("login", "submissions", "logs"),
-    "A competition (its operator)": ("host", "host-certs", "contestants", "final"),
+    "A competition (its contestants)": ("login", "submissions", "select", "logs"),
+    "A competition (its operator)": ("host", "host-certs", "contestants", "phase", "final"),
     "Bots, images, games": ("games", "bots", "images"),
 }
 """`arena --help` by audience: the mission's verbs first, then each audience's commands (every

@@ -64,6 +64,7 @@ def register(app: typer.Typer) -> None:
     --server are in ``results_cmds``)."""
     app.command("login")(login)
     app.command("submissions")(submissions)
+    app.command("select")(select)
     app.command("logs")(logs)
 
 
@@ -135,6 +136,16 @@ def _print_account(me: Any) -> None:
     console.print(plain(f"  logs of others' matches: {me.logs} (see docs/contestants.md)"))
     if me.bots:
         console.print(plain(f"  your bots: {', '.join(me.bots)}"))
+    console.print(plain(f"  season: {client().season_words(me.season)}"))
+    if me.season.seasonal:
+        console.print(plain(_selection_words(me.selected, me.season)))
+
+
+def _selection_words(selected: Iterable[str], season: Any) -> str:
+    chosen = ", ".join(selected) or "nothing yet (you have no entered version)"
+    until = "until the freeze, `arena select`" if season.phase == "open" else "closed"
+    return (f"  selected for the final: {chosen} (at most {season.selections} per game; "
+            f"{until})")
 
 
 # --- standings and matches -------------------------------------------------------------------
@@ -152,6 +163,7 @@ def standings(
     if output is OutputFormat.json:
         print_json_lines(_as_json(ladder) for ladder in reply.games)
         return
+    console.print(plain(f"season: {hc.season_words(reply.season)}"))
     for ladder in reply.games:
         console.print(standings_table(ladder))
     if not reply.games:
@@ -213,6 +225,30 @@ def submissions(
     quotas = me.quotas
     console.print(plain(f"{quotas.used_today} of {quotas.submissions_per_day} submissions used "
                         f"in the last 24 hours; at most {quotas.active_bots} active bots"))
+
+
+@handle_errors
+def select(
+    versions: Annotated[list[str] | None, typer.Argument(
+        help="Your versions for the final, NAME@VERSION (e.g. mybot@s12; `arena submissions` "
+             "lists them): they replace your selection of their game. None: show it.")] = None,
+    server: ServerOption = None,
+) -> None:
+    """Select the versions of your bots the final plays (at most the competition's number
+    per game), until the freeze. Without a selection, your latest entered version plays.
+    Without VERSIONS: show your selection, the season's phase and the time left."""
+    hc = client()
+    with hc.connect(hc.profile(server)) as connection:
+        if versions:
+            reply = connection.select(versions)
+            selected, season = list(reply.selected), reply.season
+            console.print(Text.assemble(("selected", "green"), plain(
+                f" for the final: {', '.join(selected)}")))
+        else:
+            me = connection.who_am_i()
+            selected, season = list(me.selected), me.season
+            console.print(plain(_selection_words(selected, season).strip()))
+    console.print(plain(f"season: {hc.season_words(season)}"))
 
 
 def show_events(events: Iterable[Any], server: str,

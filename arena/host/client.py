@@ -411,6 +411,10 @@ class Connection:
         """A finished match's log (or the caller's seat's view of it), in chunks."""
         return self._stream(self.stub.GetLog(pb.LogRequest(match_id=match_id)))
 
+    def select(self, versions: Iterable[str]) -> Any:
+        """Select the caller's versions for the final (``NAME@VERSION``); the selection now."""
+        return self._unary(self.stub.Select, pb.SelectRequest(versions=list(versions)))
+
     def bot_output(self, match_id: str) -> Any:
         """The seat and last output of the caller's own bot in a match."""
         return self._unary(self.stub.GetBotOutput, pb.BotOutputRequest(match_id=match_id))
@@ -430,6 +434,22 @@ def _requests(start: Any, path: Path, sent: Callable[[int], None] | None) -> Ite
             total += len(chunk)
             if sent is not None:
                 sent(total)
+
+
+def season_words(season: Any) -> str:
+    """A ``Season`` message in words: the phase, since when, and the next phase with the time
+    left (``frozen since 2027-03-01 12:00:00 UTC; final in 6 d 23 h (at ...)``)."""
+    from arena.host.season import Phase, Status  # the words are the server's own
+
+    if not season.phase:  # a server from before seasons
+        return "open (the server says nothing of a season)"
+    try:
+        phase = Phase(season.phase)
+        after = Phase(season.next) if season.next else None
+    except ValueError:
+        return plain_text(season.phase)
+    return Status(phase, season.since, after, season.next_at or None,
+                  season.seconds_left if season.next_at else None, season.seasonal).words()
 
 
 # --- payloads --------------------------------------------------------------------------------

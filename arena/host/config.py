@@ -44,7 +44,14 @@ max_image_upload_mb = 512            # a `docker save` stream (MiB); 0: no image
 submissions_per_day = 5              # per contestant, a rolling 24 hours
 active_bots = 3                      # distinct bot names with an entered version, per contestant
 
+[season]                             # optional: a competition that ends (arena.host.season);
+frozen = 2027-03-01T12:00:00Z        # each phase's UTC time (a TOML date-time with its
+final = 2027-03-08T12:00:00Z         # offset); one left out starts when the operator starts
+closed = 2027-03-10T12:00:00Z        # it (`arena phase PHASE -c FILE`); without [season]:
+                                     # open for good, a continuous ladder
+
 [final]                              # the final tournament (arena.host.final), when it is played
+selections = 2                       # versions a contestant may select per game (default 2)
 format = "round-robin"               # every entrant meets every other (the one format so far)
 top = 0                              # 0: every entrant given (the selected versions); N: the N
                                      # of them the game's ladder rates highest
@@ -87,6 +94,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +127,11 @@ HANDLER_THREADS = 128
 """The API's handler threads: calls served at once (each open stream holds one)."""
 UNARY_RESERVE = 8
 """Handler threads streams can never take (``max_streams`` is at most the rest)."""
+DEFAULT_SELECTIONS = 2
+"""Versions a contestant may select per game for the final when ``[final] selections`` is not
+set."""
+SEASON_PHASES = ("frozen", "final", "closed")
+"""The ``[season]`` keys: the phases that start at a time (``arena.host.season``)."""
 _SECTIONS: dict[str, set[str]] = {
     "competition": {"name", "state_dir", "database", "sandbox", "signing_key",
                     "allow_ungated_games"},
@@ -127,7 +140,8 @@ _SECTIONS: dict[str, set[str]] = {
     "site": {"dir", "refresh_s"},
     "visibility": {"logs"},
     "quotas": {"max_upload_mb", "max_image_upload_mb", "submissions_per_day", "active_bots"},
-    "final": {"format", "top", "encounters", "tie_break", "house"},
+    "season": set(SEASON_PHASES),
+    "final": {"selections", "format", "top", "encounters", "tie_break", "house"},
     "games": set(),
 }
 _GAME_KEYS = {"reference", "house", "ladder"}
@@ -224,6 +238,21 @@ class FinalSettings:
 
 
 @dataclass(frozen=True)
+class SeasonPlan:
+    """``[season]``: when each phase after ``open`` starts (UTC, seconds since the epoch; None:
+    when the operator starts it). The phases themselves: ``arena.host.season``."""
+
+    frozen: float | None = None
+    final: float | None = None
+    closed: float | None = None
+
+    def start_of(self, phase: str) -> float | None:
+        """When ``phase`` ("frozen", "final", "closed") is scheduled to start; None: by the
+        operator (and for "open", the season's start)."""
+        return getattr(self, phase) if phase in SEASON_PHASES else None
+
+
+@dataclass(frozen=True)
 class Competition:
     """A parsed, validated competition file."""
 
@@ -260,6 +289,10 @@ class Competition:
     signing_key: Path | None = None
     """The private key that signs every ladder match log (absolute); None: ``referee_key``, made
     when the server starts."""
+    season: SeasonPlan | None = None
+    """``[season]``: when its phases start; None: no season (open for good)."""
+    selections: int = DEFAULT_SELECTIONS
+    """``[final] selections``: versions a contestant may select per game for the final."""
     allow_ungated_games: bool = False
     """Host a game that fails the conformance gate (``arena.gate``), with a warning
     line; by default the server refuses to start with one (and every ladder it runs has
@@ -477,6 +510,9 @@ class _CompetitionParser(TomlKeys):
             allow_ungated_games=self.get(table, "competition", "allow_ungated_games", bool,
                                          False),
             final=self.final(data.get("final", {})),
+            season=self.season(data["season"]) if "season" in data else None,
+            selections=self.positive(data.get("final", {}), "final", "selections",
+                                     DEFAULT_SELECTIONS),
         )
 
     def final(self, table: Mapping[str, Any]) -> FinalSettings:
@@ -491,6 +527,25 @@ class _CompetitionParser(TomlKeys):
             tie_break=self.one_of(table, "final", "tie_break", TIE_BREAKS),
             house=self.get(table, "final", "house", bool, d.house),
         )
+
+    def season(self, table: Mapping[str, Any]) -> SeasonPlan:
+        """``[season]``: a UTC time (with its offset) per phase given, in the phases' order."""
+        times: dict[str, float] = {}
+        for key in SEASON_PHASES:
+            if key not in table:
+                continue
+            value = table[key]
+            if not isinstance(value, datetime) or value.utcoffset() is None:
+                got = value.isoformat() if isinstance(value, date) else repr(value)
+                raise self.error("season", key, "must be a UTC date-time with its offset, "
+                                 f"unquoted (e.g. 2027-03-01T12:00:00Z), got {got}")
+            at = value.timestamp()
+            earlier = [k for k in times if times[k] >= at]
+            if earlier:
+                raise self.error("season", key, f"must come after {earlier[0]} (the phases go "
+                                 "open, frozen, final, closed)")
+            times[key] = at
+        return SeasonPlan(**times)
 
     def path(self, table: Mapping[str, Any], section: str, key: str, default: str) -> Path:
         value: str = self.get(table, section, key, str, default)

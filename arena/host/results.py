@@ -165,3 +165,9 @@ class LadderResults:
         """How many matches are being played."""
         with self._lock:
             return len(self._running)
+
+    def dropped(self) -> None:
+        """The ladder stopped for good (the season's final): its matches in flight were
+        dropped, never to be recorded."""
+        with self._lock:
+            self._running.clear()

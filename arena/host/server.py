@@ -15,6 +15,13 @@ Threads, each with one job:
   version first plays its placement encounters). ``<state>/ladders/<game>.toml`` is the same
   ladder written for people (``arena ladder standings FILE``); nothing reads it back;
 * the pipeline thread: uploaded submissions, one at a time (build, validation, entry);
+* the season thread (``arena.host.season``): records each phase as its time comes and acts on
+  each phase entered, whoever started it (its time, or the operator's ``arena phase`` in
+  another process, seen in the database within ``SEASON_POLL_S``): in ``frozen`` the ladders'
+  entrants become the house bots and the selected versions (``Withdrawn`` and ``Entered``
+  events: ``name@version`` entrants, so two versions of one bot may both play), in ``final``
+  and ``closed`` the ladders stop (matches in flight are dropped, never recorded); then the
+  ``phase_listeners`` are told;
 * the results thread: reads new results into memory (``arena.host.results``), marks each entered
   submission RATED at its first rated match, and rewrites the public page at most every
   ``site_refresh_s`` seconds while results arrive;
@@ -31,7 +38,8 @@ signing_key``, else ``keys/referee.key`` in the state directory, made at the fir
 start line and ``server.json`` name its key id and public key, which the public page offers as
 ``referee.pub`` (``arena replay LOG --key referee.pub``).
 
-Restarted after a crash or ``kill -9``, the server loses nothing recorded: the ladder resumes
+Restarted after a crash or ``kill -9``, the server loses nothing recorded: it is in the phase it
+was in (or a later one whose time came meanwhile: ``Season``), the ladder resumes
 (matches in flight are replayed with their deals) with its entrants read from the database
 (``SubmissionBook.entries``), the pipeline's ``recover`` cancels uploads
 that were half-way (their files removed) and takes up submissions that were uploaded but not
@@ -41,6 +49,7 @@ yet entered again, and quotas are counted from the database.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -49,7 +58,7 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,11 +79,19 @@ from arena.host.metrics import Metrics
 from arena.host.names import name_refusal
 from arena.host.pipeline import Pipeline
 from arena.host.results import LadderResults, bot_name
+from arena.host.season import (
+    LADDER_STOPS,
+    PHASES,
+    Phase,
+    Season,
+    SeasonRefusal,
+    Transition,
+)
 from arena.host.service import CompetitionService
 from arena.host.site import refresh_competition_site
 from arena.host.submissions import StageEvent, SubmissionBook
 from arena.ladder.config import LadderConfig
-from arena.ladder.entrants import Entered, EntryFeed
+from arena.ladder.entrants import Entered, EntryFeed, Withdrawn
 from arena.ladder.runner import LadderEvent, LadderEventKind, run_ladder, signing_of
 from arena.ladder.schedules.sources import write_private
 from arena.ladder.store import LadderStore, StoredMatch
@@ -93,6 +110,8 @@ RESULTS_POLL_S = 1.0
 """How often the results thread looks for new results."""
 FINAL_POLL_S = 1.0
 """How often the final thread looks for a final begun."""
+SEASON_POLL_S = 0.25
+"""How often the season thread looks at the clock and the database for a new phase."""
 PUBLIC_KEY_FILE = "referee.pub"
 """The referee's public key on the public page (a convenience: a verifier should get the key
 from the operator)."""
@@ -143,6 +162,14 @@ class CompetitionServer:
                        for game in self.configs}
         """Each game's final tournament (begun by `arena final` or the season)."""
         self._finals_linked: set[str] = set()
+        self.season = Season(self.store.engine, competition.season, competition.selections)
+        self.phase = Phase.OPEN
+        """The phase the server acts in (``_enter_phase``); ``season.phase()`` is the truth."""
+        self.phase_listeners: list[Callable[[Transition], None]] = []
+        """Called with each phase the server enters (a ``Transition``, every phase passed, in
+        order), after its own acts, in the season thread; at the start, with the phase it
+        starts in (how: "start"). Add to it before ``start``."""
+        self._phase_lock = threading.Lock()
         self.port = 0
         self.metrics_port = 0
         self._grpc: grpc.Server | None = None
@@ -151,6 +178,8 @@ class CompetitionServer:
         self._queue: queue.Queue[tuple[int, Path] | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._ladder_stops: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+        self._continuous: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+        """The continuous ladders' runs (the season's final stops them)."""
         self._site_written = 0.0
         self._site_due = True
         self._owners: tuple[float, dict[str, str]] = (-OWNERS_TTL_S, {})
@@ -164,6 +193,8 @@ class CompetitionServer:
             path.mkdir(parents=True, exist_ok=True, mode=0o700)
         for results in self.results.values():
             results.refresh()
+        self.season.advance()
+        self.phase = self.season.phase()
         for game in self.configs:
             self.entries[game] = EntryFeed(self.entrants(game))
             self._export(game)
@@ -188,23 +219,89 @@ class CompetitionServer:
             self.metrics_port = self.metrics.serve(c.metrics)
         self._spawn("pipeline", self._pipeline_loop)
         self._spawn("results", self._results_loop)
-        for game in self.configs:
-            self._spawn(f"ladder-{game}", self._ladder_loop, game)
+        self._spawn("season", self._season_loop)
+        if self.phase not in LADDER_STOPS:
+            for game in self.configs:
+                self._spawn(f"ladder-{game}", self._ladder_loop, game)
         self._spawn("final", self._final_loop)
         public = self.signing.public_key
         started = {"competition": c.name, "port": self.port, "metrics_port": self.metrics_port,
-                   "pid": os.getpid(), "key_id": self.signing.key_id,
+                   "pid": os.getpid(), "phase": self.phase.value, "key_id": self.signing.key_id,
                    "public_key": None if public is None else str(public)}
         write_private(c.state_dir / SERVER_FILE, json.dumps(started) + "\n")
         log.info(json.dumps({"event": "started", **started}))
 
     def entrants(self, game: str) -> list[Entered]:
-        """The game's ladder entrants as the database has them: the house bots, then every
-        entered submission's latest version (pinned: ``name@s<id>``)."""
+        """The game's ladder entrants as the database has them in the server's phase: the
+        house bots, then, while open, every entered submission's latest version (pinned:
+        ``name@s<id>``), once frozen the selected versions (each its own entrant,
+        ``name@s<id>``); none in final and closed (the ladder does not run)."""
         settings = self.competition.game(game)
-        return [*(Entered(str(d)) for d in settings.house_dirs),
-                *(Entered(name, f"{name}@{version}")
-                  for name, version in self.book.entries(game))]
+        house = [Entered(str(d)) for d in settings.house_dirs]
+        if self.phase is Phase.OPEN:
+            return [*house, *(Entered(name, f"{name}@{version}")
+                              for name, version in self.book.entries(game))]
+        if self.phase is Phase.FROZEN:
+            return [*house, *(Entered(s.ref, s.ref) for s in self.season.selected(game))]
+        return []
+
+    def sync_entries(self, game: str) -> None:
+        """Bring the game's running ladder to ``entrants``: ``Withdrawn`` for each entrant it
+        should no longer have (first), then ``Entered`` for each new or changed one."""
+        feed = self.entries.get(game)
+        if feed is None:
+            return
+        wanted = {e.ref: e.pinned or e.ref for e in self.entrants(game)}
+        for ref in feed.refs():
+            if ref not in wanted:
+                feed.send(Withdrawn(ref))
+        have = set(feed.refs())
+        for ref, pinned in wanted.items():
+            if ref not in have or feed.pinned(ref) != pinned:
+                feed.send(Entered(ref, pinned))
+
+    # --- the season --------------------------------------------------------------------------
+    def _season_loop(self) -> None:
+        for listener in self.phase_listeners:  # the phase the server starts in
+            self._tell(listener, Transition(self.phase, time.time(), "start"))
+        while not self._stop.wait(SEASON_POLL_S):
+            try:
+                self.season.advance()
+                phase = self.season.phase()
+                if phase.rank > self.phase.rank:
+                    self._enter_phase(phase)
+            except (ArenaError, OSError) as exc:
+                log.error(json.dumps({"event": "season_error", "error": str(exc)}))
+            except Exception as exc:  # the database away: say so, look again
+                log.error(json.dumps({"event": "season_error", "error": repr(exc)}))
+
+    def _enter_phase(self, phase: Phase) -> None:
+        """Act on the season reaching ``phase`` (module doc), then tell the listeners."""
+        with self._phase_lock:
+            before, self.phase = self.phase, phase
+        recorded = {t.phase: t for t in self.season.transitions()}
+        passed = [recorded.get(p) or Transition(p, time.time(), "")
+                  for p in PHASES[before.rank + 1:phase.rank + 1]]
+        entered = passed[-1]
+        log.info(json.dumps({"event": "phase", "phase": phase.value, "was": before.value,
+                             "at": entered.at, "how": entered.how}))
+        if phase in LADDER_STOPS:
+            for loop, event in list(self._continuous):  # the ladders, not a final
+                with contextlib.suppress(RuntimeError):  # that run has ended
+                    loop.call_soon_threadsafe(event.set)
+        else:
+            for game in self.configs:
+                self.sync_entries(game)
+        for transition in passed:  # each phase passed, in order (open to final: two)
+            for listener in self.phase_listeners:
+                self._tell(listener, transition)
+
+    @staticmethod
+    def _tell(listener: Callable[[Transition], None], transition: Transition) -> None:
+        try:
+            listener(transition)
+        except Exception:  # a listener's failure is its own
+            log.exception("a phase listener failed on %s", transition.phase.value)
 
     def _export(self, game: str) -> None:
         """Write the game's ladder file for people (``ladder_file``); one warning line when it
@@ -263,19 +360,25 @@ class CompetitionServer:
         async def main() -> None:
             stop = asyncio.Event()
             self._ladder_stops.append((asyncio.get_running_loop(), stop))
-            if self._stop.is_set():
+            self._continuous.append((asyncio.get_running_loop(), stop))
+            if self._stop.is_set() or self.phase in LADDER_STOPS:
                 return
             await run_ladder(config, sandbox=self.competition.sandbox, on_event=on_event,
                              stop=stop, store=self.store, signing=self.signing,
                              entries=self.entries[game])
 
-        while not self._stop.is_set():
+        while not self._stop.is_set() and self.phase not in LADDER_STOPS:
             try:
                 asyncio.run(main())
             except ArenaError as exc:  # e.g. the cluster could not start: say so, try again
                 log.error(json.dumps({"event": "ladder_error", "game": game,
                                       "error": str(exc)}))
                 self._stop.wait(10.0)
+        if self.phase in LADDER_STOPS:  # for good: what was in flight is never recorded
+            results.dropped()
+            self.metrics.in_flight.labels(game).set(0)
+            log.info(json.dumps({"event": "ladder_stopped", "game": game,
+                                 "phase": self.phase.value}))
 
     # --- finals ------------------------------------------------------------------------------
     def _final_loop(self) -> None:
@@ -374,6 +477,9 @@ class CompetitionServer:
         ``ConfigError`` (a refused name or game) or ``QuotaRefusal``. The quotas are checked as
         the submission is recorded (``SubmissionBook.open``)."""
         c = self.competition
+        refusal = self.season.submission_refusal()
+        if refusal is not None:
+            raise SeasonRefusal(refusal)
         if start.kind not in ("directory", "image"):
             raise ConfigError("kind: 'directory' or 'image'")
         if start.game:
@@ -426,8 +532,12 @@ class CompetitionServer:
         """An entered submission joins its game's ladder (an ``Entered`` event: the ladder
         takes it at once)."""
         row = self.book.get(sid)
-        if row is not None and row.game in self.entries:
+        if row is None or row.game not in self.entries:
+            return
+        if self.phase is Phase.OPEN:
             self.entries[row.game].send(Entered(row.name, f"{row.name}@{row.version}"))
+        else:  # sent before the deadline, entered after it: a selection by default may change
+            self.sync_entries(row.game)
 
     # --- lookups -----------------------------------------------------------------------------
     def owners(self) -> dict[str, str]:

@@ -424,7 +424,30 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
                              submissions_per_day=q.submissions_per_day,
                              active_bots=q.active_bots,
                              used_today=self.server.book.used_today(caller, time.time())),
-            logs=c.logs, bots=list(self.server.accounts.bots_of(caller)))
+            logs=c.logs, bots=list(self.server.accounts.bots_of(caller)),
+            season=self._season(),
+            selected=[s.ref for s in self.server.season.selection_of(caller)])
+
+    def _season(self) -> pb.Season:
+        season = self.server.season
+        status = season.status()
+        return pb.Season(phase=status.phase.value, since=status.since,
+                         next=status.next.value if status.next is not None else "",
+                         next_at=status.next_at or 0.0, seconds_left=status.left_s or 0.0,
+                         selections=season.selections, seasonal=status.seasonal)
+
+    @api_call
+    def Select(self, request: pb.SelectRequest, context: grpc.ServicerContext, caller: str
+               ) -> pb.SelectReply:
+        try:
+            chosen = self.server.season.select(caller, list(request.versions))
+        except ConfigError as exc:
+            log.info(json.dumps({"event": "selection_refused", "contestant": caller,
+                                 "why": str(exc)}))
+            _abort(context, grpc.StatusCode.FAILED_PRECONDITION, plain_text(str(exc)))
+        log.info(json.dumps({"event": "selection", "contestant": caller,
+                             "selected": [s.ref for s in chosen]}))
+        return pb.SelectReply(selected=[s.ref for s in chosen], season=self._season())
 
     # --- submissions -------------------------------------------------------------------------
     @api_call
@@ -490,12 +513,15 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
     def ListSubmissions(self, request: pb.SubmissionsRequest, context: grpc.ServicerContext,
                         caller: str) -> pb.SubmissionsReply:
         limit = min(request.limit or 20, MAX_PAGE)
+        chosen = {(s.game, s.name.lower(), s.version)
+                  for s in self.server.season.selection_of(caller)}
         return pb.SubmissionsReply(submissions=[
             pb.Submission(submission_id=row.id, game=row.game, name=row.name,
                           version=row.version or "", stage=pb.SubmissionStage.Value(row.stage),
                           message=plain_text(row.message), created=row.created,
                           updated=row.updated, size=row.size, match_ids=list(row.match_ids),
-                          counted=bool(row.counted))
+                          counted=bool(row.counted),
+                          selected=(row.game, row.name.lower(), row.version) in chosen)
             for row in self.server.book.list(caller, limit)])
 
     @api_call
@@ -516,7 +542,7 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
     @api_call
     def Standings(self, request: pb.StandingsRequest, context: grpc.ServicerContext,
                   caller: str) -> pb.StandingsReply:
-        reply = pb.StandingsReply()
+        reply = pb.StandingsReply(season=self._season())
         owners = self.server.owners()
         for results in self._ladders(request.game, context):
             snap = results.snapshot

@@ -80,15 +80,17 @@ def submissions_table(rows: Sequence[Any], stages: Mapping[int, str], contestant
     """A contestant's submissions (``Submission`` messages): the id (for `arena submissions
     --follow`) whole, and the first matches' ids (for `arena watch --match`) whole in the
     table or, when the table would not fit, each on its own line below it; then at 80 columns
-    the size, the counted flag, the game, the time and the version go first."""
+    the size, the counted flag, the game, the time and the version go first. A version the
+    final plays (selected, or the latest by default) has "· selected" after its stage."""
     columns = [Col("id", justify="right", keep=True), Col("game", drop=3), Col("bot"),
                Col("version", drop=5), Col("stage"), Col("message"), Col("submitted", drop=4),
                Col("size", justify="right", drop=1), Col("counted", drop=2)]
     cells = []
     for row in rows:
         stage = stages.get(row.stage, str(row.stage))
+        chosen = " · selected" if getattr(row, "selected", False) else ""
         cells.append((str(row.submission_id), plain(row.game), plain(row.name),
-                      plain(row.version), Text(stage, style=STAGE_STYLES.get(stage, "")),
+                      plain(row.version), Text(stage + chosen, style=STAGE_STYLES.get(stage, "")),
                       plain(row.message), when(row.created), mib(row.size),
                       "yes" if row.counted else "no"))
     title = plain_text(f"submissions of {contestant}")

@@ -1,0 +1,293 @@
+"""A season on a real competition server (``arena host`` in its own process, TLS on 127.0.0.1,
+real Docker for the bots), its phases started by the operator (``arena phase PHASE -c FILE``,
+from another process than the server's) and the server killed with SIGKILL in each phase:
+
+* open: alice submits alpha twice, bob beta once; alice selects her first version (not her
+  latest), bob selects nothing (his latest is his by default); `arena submissions` marks what
+  is selected; a selection of someone else's version or of too many is one line, exit 2;
+  `arena login` and `arena standings` say the phase and that the freeze waits for the operator;
+* frozen: a submission and a selection are one line each, exit 2, nothing recorded; the ladder
+  plays only the selected versions (alpha's second version never again), also after kill -9;
+* final: the ladder stops (nothing in flight, no new pairing), also after kill -9;
+* closed: the refusals say so; the standings are still served.
+
+One server for the module, in order (the phases only go forward)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from arena.cli.main import app
+from arena.host import client as hc
+from arena.ladder.schedules.continuous import VERSIONS_FILE
+from arena.ladder.schedules.sources import PAIRINGS_FILE
+from arena.v1 import competition_pb2 as pb
+from tests.support.competition import RunningServer, make_server
+from tests.support.containers import require_docker
+from tests.support.terminal import flat
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(1200)]
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM_BOT = ROOT / "sample_bots" / "lost-cities" / "random"
+runner = CliRunner(env={"COLUMNS": "400"})
+SEASON = "\n[season]\n\n[final]\nselections = 2\n"
+
+
+class People:
+    """The contestants' profile file and the operator's competition file, and commands run
+    with them (in this process)."""
+
+    def __init__(self, server: RunningServer, root: Path) -> None:
+        self.server = server
+        self.config = root / "client.toml"
+        self.env = {hc.CONFIG_ENV: str(self.config), hc.SERVER_ENV: None, hc.CA_ENV: None,
+                    hc.TOKEN_ENV: None}
+
+    def run(self, *args: str, input: str | None = None) -> Result:
+        """``arena ARGS``; the server's address now (a restart takes another port)."""
+        return runner.invoke(app, list(args), input=input,
+                             env={**self.env, hc.SERVER_ENV: self.server.address})
+
+    def login(self, who: str) -> Result:
+        return self.run("login", who, "--address", self.server.address, "--ca",
+                        str(self.server.ca), "--token-stdin",
+                        input=self.server.tokens[who] + "\n")
+
+    def operator(self, *args: str) -> Result:
+        return self.run(*args, "--competition", str(self.server.file))
+
+
+def bot_dir(root: Path, name: str, variant: int) -> Path:
+    """The random sample bot as ``name``, its code told apart by ``variant``."""
+    bot = root / f"{name}-{variant}"
+    shutil.copytree(RANDOM_BOT, bot)
+    toml = (bot / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"')
+    (bot / "bot.toml").write_text(toml)
+    with (bot / "bot.py").open("a") as handle:
+        handle.write(f"\n# variant {variant}\n")
+    return bot
+
+
+def one_line_exit_2(result: Result, *words: str) -> str:
+    """The refusal's one line (its words checked), nothing on stdout."""
+    said = flat(result.stderr).strip()
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert result.stdout.strip() == "", result.stdout
+    for word in words:
+        assert word in said, said
+    return said
+
+
+def wait_for(what: str, check: Any, timeout: float = 300, every: float = 0.2) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def phase_of(server: RunningServer) -> str:
+    """The phase the server acts in: its log's last word of it since its last start (the
+    start line names the phase it started in, each phase it entered since has a line)."""
+    text = server.log()
+    return str(re.findall(r'"phase": "(\w+)"', text[text.rfind('"event": "started"'):])[-1])
+
+
+def versions(server: RunningServer) -> list[dict[str, Any]]:
+    path = server.state_dir / "ladders" / "lost-cities" / VERSIONS_FILE
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def only(keys: set[str], played: list[dict[str, Any]]) -> bool:
+    """Whether every encounter of ``played`` is between ``keys`` and the house's random."""
+    return all(k in keys or k.startswith("random@") for d in played for k in d["pair"])
+
+
+def in_flight(server: RunningServer) -> float:
+    url = f"http://127.0.0.1:{server.metrics_port}/metrics"
+    text = urllib.request.urlopen(url, timeout=10).read().decode()
+    found = re.search(r'arena_matches_in_flight\{game="lost-cities"\} (\d+)', text)
+    return float(found.group(1)) if found else 0.0
+
+
+def pairings(server: RunningServer) -> list[dict[str, Any]]:
+    path = server.state_dir / "ladders" / "lost-cities" / PAIRINGS_FILE
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def submissions(server: RunningServer, who: str) -> list[Any]:
+    return list(server.stub(who).ListSubmissions(pb.SubmissionsRequest(), timeout=30)
+                .submissions)
+
+
+@pytest.fixture(scope="module")
+def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The server in its open phase, alice's and bob's bots entered, alice's selection made."""
+    require_docker()
+    root = tmp_path_factory.mktemp("season")
+    server = make_server(root / "competition")
+    server.file.write_text(server.file.read_text().replace(  # a loaded host starts slowly
+        "time_bank_ms = 5000\n", "time_bank_ms = 5000\nstartup_ms = 60000\n") + SEASON)
+    server.start()
+    people = People(server, root)
+    try:
+        for who in ("alice", "bob"):
+            assert people.login(who).exit_code == 0
+        entered = {}
+        for who, name, variant in (("alice", "alpha", 1), ("alice", "alpha", 2),
+                                   ("bob", "beta", 1)):
+            out = people.run("submit", str(bot_dir(root, name, variant)), "--server", who,
+                             "--until", "entered")
+            assert out.exit_code == 0, out.output + server.log()[-3000:]
+            found = re.search(rf"entered: submission \d+, ({name}@s\d+)", flat(out.stdout))
+            assert found, out.stdout
+            entered[(name, variant)] = found.group(1)
+        yield {"server": server, "people": people, "root": root, "entered": entered}
+    finally:
+        server.stop()
+
+
+def test_open_selections_and_the_book(season: dict[str, Any]) -> None:
+    people: People = season["people"]
+    first, second = season["entered"][("alpha", 1)], season["entered"][("alpha", 2)]
+    beta = season["entered"][("beta", 1)]
+    shown = people.run("select", "--server", "alice")
+    assert shown.exit_code == 0, shown.output
+    assert f"selected for the final: {second} (at most 2 per game" in flat(shown.stdout)
+    chose = people.run("select", first, "--server", "alice")
+    assert chose.exit_code == 0, chose.output
+    assert f"selected for the final: {first}" in flat(chose.stdout)
+    assert "season: open; frozen when the operator starts it" in flat(chose.stdout)
+    book = people.run("submissions", "--server", "alice", "--format", "json")
+    marked = {f"{s['name']}@{s['version']}": s.get("selected", False)
+              for s in map(json.loads, book.stdout.splitlines())}
+    assert marked == {first: True, second: False}, marked
+    table = people.run("submissions", "--server", "alice")
+    assert flat(table.stdout).count("· selected") == 1, table.stdout
+    one_line_exit_2(people.run("select", beta, "--server", "alice"),
+                    f"{beta} is not one of your entered versions")
+    one_line_exit_2(people.run("select", first, second, beta, "--server", "bob"),
+                    "is not one of your entered versions")
+    login = people.login("bob")
+    assert f"selected for the final: {beta} (at most 2 per game; until the freeze" in flat(
+        login.stdout)
+    assert "season: open; frozen when the operator starts it" in flat(login.stdout)
+
+
+def test_kill9_in_open_keeps_the_selection(season: dict[str, Any]) -> None:
+    server: RunningServer = season["server"]
+    server.kill9()
+    server.start()
+    reply = server.stub("alice").WhoAmI(pb.WhoAmIRequest(), timeout=30)
+    assert reply.season.phase == "open" and reply.season.seasonal
+    assert list(reply.selected) == [season["entered"][("alpha", 1)]]
+
+
+def test_frozen_refuses_and_plays_only_the_selected(season: dict[str, Any]) -> None:
+    server: RunningServer = season["server"]
+    people: People = season["people"]
+    first, second = season["entered"][("alpha", 1)], season["entered"][("alpha", 2)]
+    beta = season["entered"][("beta", 1)]
+    started = people.operator("phase", "frozen")
+    assert started.exit_code == 0, started.output
+    assert "started frozen at" in flat(started.stdout)
+    wait_for("the server to freeze", lambda: phase_of(server) == "frozen")
+    wait_for("the ladder to take the selected versions", lambda: {first, beta} <= {
+        r["ref"] for r in versions(server) if r["event"] == "adopted"})
+    frozen_at = len(pairings(server))
+    before = len(submissions(server, "alice"))
+    late = people.run("submit", str(bot_dir(season["root"], "alpha", 3)), "--server", "alice")
+    said = one_line_exit_2(late, "submissions closed at the deadline",
+                           "the competition is frozen now")
+    assert "the server refused" in said
+    assert len(submissions(server, "alice")) == before  # nothing recorded, nothing counted
+    one_line_exit_2(people.run("select", second, "--server", "alice"),
+                    "selections closed at the freeze")
+    standings = people.run("standings", "--server", "bob")
+    assert "season: frozen since" in flat(standings.stdout)
+    assert "final when the operator starts it" in flat(standings.stdout)
+    # the ladder hands out encounters of the selected versions (and the house's) only
+    wanted = {first, beta}
+    played = wait_for("two encounters after the freeze", lambda: (
+        p := pairings(server)[frozen_at:]) and len(p) >= 2 and p)
+    assert only(wanted, played), played
+    server.kill9()
+    server.start()
+    assert phase_of(server) == "frozen"
+    assert server.stub("bob").WhoAmI(pb.WhoAmIRequest(), timeout=30).season.phase == "frozen"
+    restarted = len(pairings(server))
+    again = wait_for("an encounter after the restart",
+                     lambda: pairings(server)[restarted:])
+    assert only(wanted, again), again
+    assert not any(second in d["pair"] for d in pairings(server)[frozen_at:])
+    one_line_exit_2(people.run("select", first, "--server", "alice"),
+                    "selections closed at the freeze")
+
+
+def test_final_stops_the_ladder(season: dict[str, Any]) -> None:
+    server: RunningServer = season["server"]
+    people: People = season["people"]
+    assert people.operator("phase", "final").exit_code == 0
+    wait_for("the server to enter the final", lambda: phase_of(server) == "final")
+    wait_for("the ladder to stop", lambda: '"event": "ladder_stopped"' in server.log(),
+             timeout=60)
+    for restarted in (False, True):
+        if restarted:
+            server.kill9()
+            server.start()
+            assert phase_of(server) == "final"
+        handed = len(pairings(server))
+        deadline = time.monotonic() + 4
+        while time.monotonic() < deadline:  # a ladder hands out its next match at once
+            assert in_flight(server) == 0
+            time.sleep(0.1)
+        assert len(pairings(server)) == handed
+    one_line_exit_2(people.run("submit", str(bot_dir(season["root"], "beta", 4)), "--server",
+                               "bob"), "the competition is final now")
+    one_line_exit_2(people.run("select", season["entered"][("beta", 1)], "--server", "bob"),
+                    "selections closed at the freeze")
+
+
+def test_closed_refuses_and_still_shows_the_standings(season: dict[str, Any]) -> None:
+    server: RunningServer = season["server"]
+    people: People = season["people"]
+    again = people.operator("phase", "final")
+    one_line_exit_2(again, "the season is final already")
+    assert people.operator("phase", "closed").exit_code == 0
+    wait_for("the server to close", lambda: phase_of(server) == "closed")
+    server.kill9()
+    server.start()
+    assert phase_of(server) == "closed"
+    one_line_exit_2(people.run("submit", str(bot_dir(season["root"], "beta", 5)), "--server",
+                               "bob"), "the competition is closed now",
+                    "the results are published")
+    one_line_exit_2(people.run("select", season["entered"][("beta", 1)], "--server", "bob"),
+                    "selections closed at the freeze")
+    standings = people.run("standings", "--server", "alice")
+    assert standings.exit_code == 0, standings.output
+    assert "season: closed since" in flat(standings.stdout) and "alpha" in standings.stdout
+    shown = people.operator("phase")
+    assert shown.exit_code == 0, shown.output
+    text = flat(shown.stdout)
+    assert "t: closed since" in text and "(by the operator)" in text
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for name in (hc.SERVER_ENV, hc.CA_ENV, hc.TOKEN_ENV):
+        monkeypatch.delenv(name, raising=False)
+    yield
