@@ -17,121 +17,33 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import time
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from arena.cli.main import app
 from arena.host import client as hc
-from arena.ladder.schedules.continuous import VERSIONS_FILE
-from arena.ladder.schedules.sources import PAIRINGS_FILE
 from arena.v1 import competition_pb2 as pb
 from tests.support.competition import RunningServer, make_server
 from tests.support.containers import require_docker
+from tests.support.season import (
+    People,
+    bot_dir,
+    in_flight,
+    one_line_exit_2,
+    only,
+    pairings,
+    phase_of,
+    submissions,
+    versions,
+    wait_for,
+)
 from tests.support.terminal import flat
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(1200)]
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM_BOT = ROOT / "sample_bots" / "lost-cities" / "random"
-runner = CliRunner(env={"COLUMNS": "400"})
 SEASON = "\n[season]\n\n[final]\nselections = 2\n"
-
-
-class People:
-    """The contestants' profile file and the operator's competition file, and commands run
-    with them (in this process)."""
-
-    def __init__(self, server: RunningServer, root: Path) -> None:
-        self.server = server
-        self.config = root / "client.toml"
-        self.env = {hc.CONFIG_ENV: str(self.config), hc.SERVER_ENV: None, hc.CA_ENV: None,
-                    hc.TOKEN_ENV: None}
-
-    def run(self, *args: str, input: str | None = None) -> Result:
-        """``arena ARGS``; the server's address now (a restart takes another port)."""
-        return runner.invoke(app, list(args), input=input,
-                             env={**self.env, hc.SERVER_ENV: self.server.address})
-
-    def login(self, who: str) -> Result:
-        return self.run("login", who, "--address", self.server.address, "--ca",
-                        str(self.server.ca), "--token-stdin",
-                        input=self.server.tokens[who] + "\n")
-
-    def operator(self, *args: str) -> Result:
-        return self.run(*args, "--competition", str(self.server.file))
-
-
-def bot_dir(root: Path, name: str, variant: int) -> Path:
-    """The random sample bot as ``name``, its code told apart by ``variant``."""
-    bot = root / f"{name}-{variant}"
-    shutil.copytree(RANDOM_BOT, bot)
-    toml = (bot / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"')
-    (bot / "bot.toml").write_text(toml)
-    with (bot / "bot.py").open("a") as handle:
-        handle.write(f"\n# variant {variant}\n")
-    return bot
-
-
-def one_line_exit_2(result: Result, *words: str) -> str:
-    """The refusal's one line (its words checked), nothing on stdout."""
-    said = flat(result.stderr).strip()
-    assert result.exit_code == 2, result.output
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert result.stdout.strip() == "", result.stdout
-    for word in words:
-        assert word in said, said
-    return said
-
-
-def wait_for(what: str, check: Any, timeout: float = 300, every: float = 0.2) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def phase_of(server: RunningServer) -> str:
-    """The phase the server acts in: its log's last word of it since its last start (the
-    start line names the phase it started in, each phase it entered since has a line)."""
-    text = server.log()
-    return str(re.findall(r'"phase": "(\w+)"', text[text.rfind('"event": "started"'):])[-1])
-
-
-def versions(server: RunningServer) -> list[dict[str, Any]]:
-    path = server.state_dir / "ladders" / "lost-cities" / VERSIONS_FILE
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def only(keys: set[str], played: list[dict[str, Any]]) -> bool:
-    """Whether every encounter of ``played`` is between ``keys`` and the house's random."""
-    return all(k in keys or k.startswith("random@") for d in played for k in d["pair"])
-
-
-def in_flight(server: RunningServer) -> float:
-    url = f"http://127.0.0.1:{server.metrics_port}/metrics"
-    text = urllib.request.urlopen(url, timeout=10).read().decode()
-    found = re.search(r'arena_matches_in_flight\{game="lost-cities"\} (\d+)', text)
-    return float(found.group(1)) if found else 0.0
-
-
-def pairings(server: RunningServer) -> list[dict[str, Any]]:
-    path = server.state_dir / "ladders" / "lost-cities" / PAIRINGS_FILE
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def submissions(server: RunningServer, who: str) -> list[Any]:
-    return list(server.stub(who).ListSubmissions(pb.SubmissionsRequest(), timeout=30)
-                .submissions)
 
 
 @pytest.fixture(scope="module")
