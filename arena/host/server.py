@@ -359,13 +359,18 @@ class CompetitionServer:
 
         async def main() -> None:
             stop = asyncio.Event()
-            self._ladder_stops.append((asyncio.get_running_loop(), stop))
-            self._continuous.append((asyncio.get_running_loop(), stop))
-            if self._stop.is_set() or self.phase in LADDER_STOPS:
-                return
-            await run_ladder(config, sandbox=self.competition.sandbox, on_event=on_event,
-                             stop=stop, store=self.store, signing=self.signing,
-                             entries=self.entries[game])
+            entry = (asyncio.get_running_loop(), stop)
+            self._ladder_stops.append(entry)
+            self._continuous.append(entry)
+            try:
+                if self._stop.is_set() or self.phase in LADDER_STOPS:
+                    return
+                await run_ladder(config, sandbox=self.competition.sandbox, on_event=on_event,
+                                 stop=stop, store=self.store, signing=self.signing,
+                                 entries=self.entries[game])
+            finally:  # its loop closes: nothing to stop (`stop` would find it closed)
+                self._ladder_stops.remove(entry)
+                self._continuous.remove(entry)
 
         while not self._stop.is_set() and self.phase not in LADDER_STOPS:
             try:

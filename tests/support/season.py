@@ -9,7 +9,6 @@ import json
 import re
 import shutil
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -99,13 +98,6 @@ def versions(server: RunningServer) -> list[dict[str, Any]]:
 def only(keys: set[str], played: list[dict[str, Any]]) -> bool:
     """Whether every encounter of ``played`` is between ``keys`` and the house's random."""
     return all(k in keys or k.startswith("random@") for d in played for k in d["pair"])
-
-
-def in_flight(server: RunningServer) -> float:
-    url = f"http://127.0.0.1:{server.metrics_port}/metrics"
-    text = urllib.request.urlopen(url, timeout=10).read().decode()
-    found = re.search(r'arena_matches_in_flight\{game="lost-cities"\} (\d+)', text)
-    return float(found.group(1)) if found else 0.0
 
 
 def pairings(server: RunningServer) -> list[dict[str, Any]]:
