@@ -12,6 +12,7 @@ on stderr and exit 2 (``arena.cli.common.handle_errors``)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import sys
 import time
@@ -406,20 +407,39 @@ def _write_text(out: Path, text: str) -> None:
 
 
 def watch_remote(server: str | None, match_id: str, *, seat: int | None, follow: bool,
-                 delay: float) -> None:
-    """``arena watch --server``: a match's frames as the server allows them (the whole board
-    without ``seat``), animated on a terminal (``delay`` seconds a move when replaying), only
-    the last frame otherwise."""
+                 delay: float, interactive: bool = False) -> None:
+    """``arena watch --server``: a match as the server allows it (the whole board without
+    ``seat``). ``interactive``: in the watch app (``arena.tui.watch``), built from the records
+    the frames carry and following the match as they come; otherwise (or from a server that
+    sends no records) its frames animated on a terminal (``delay`` seconds a move when
+    replaying), only the last frame when not on one."""
     hc = client()
     try:
         with hc.connect(hc.profile(server)) as connection:
-            _show_frames(connection.watch(match_id, -1 if seat is None else seat, follow),
-                         delay=0.0 if follow else delay)
+            frames = connection.watch(match_id, -1 if seat is None else seat, follow,
+                                      records=interactive)
+            if interactive:
+                first = next(frames, None)
+                frames = itertools.chain(() if first is None else [first], frames)
+                if first is not None and first.record:
+                    _watch_app((f.record for f in frames if f.record), delay=delay)
+                    return
+            _show_frames(frames, delay=0.0 if follow else delay)
     except hc.ServerError as exc:
         if exc.code == "PERMISSION_DENIED" and seat is None:
             raise hc.ServerError(f"{exc} (the whole board was asked for: to watch your own "
                                  "bot, add --seat N, its seat)", exc.code) from None
         raise
+
+
+def _watch_app(records: Iterable[str], *, delay: float) -> None:
+    """The watch app on a competition server's records: from the newest position, following
+    the match (`End` goes back to the newest)."""
+    # start-up: `arena` imports it for this command only (Textual)
+    from arena.tui.watch import open_records, run_watch
+
+    timeline, arrivals = open_records(records)
+    run_watch(timeline, view=timeline.views[0], delay=delay, live=arrivals)
 
 
 def _show_frames(frames: Iterable[Any], delay: float) -> None:

@@ -106,13 +106,15 @@ def watch(
     unfinished. A seat view that `arena logs` wrote (FILE.seat-view.jsonl) replays as that
     seat saw it, in the terminal or as a page, and nothing else.
 
-    With --server NAME --match ID the match comes from a competition server: while it runs you
-    see only your own bot's seat (--seat N), after it ends what the competition allows.
+    With --server NAME --match ID the match comes from a competition server (on a terminal in
+    the app, following it as it is played): while it runs you see only your own bot's seat
+    (--seat N), after it ends what the competition allows.
     """
     remote = _remote_match(log, referee, html, server, match_id)
     if remote is not None:
         watch_remote(server, remote, seat=seat, follow=follow,
-                     delay=replay_pace(None) if delay is None else delay)
+                     delay=replay_pace(None) if delay is None else delay,
+                     interactive=console.is_terminal and not plain_output)
         return
     interactive = console.is_terminal and not plain_output
     if log is not None and is_seat_view(log):

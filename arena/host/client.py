@@ -402,10 +402,12 @@ class Connection:
                                kind=payload.kind, size=payload.size, sha256=payload.sha256)
         return self._stream(self.stub.Submit(_requests(start, payload.path, sent)))
 
-    def watch(self, match_id: str, seat: int = -1, follow: bool = False) -> Iterator[Any]:
-        """A match's frames from ``seat`` (-1: the whole board) as the server allows them."""
+    def watch(self, match_id: str, seat: int = -1, follow: bool = False, *,
+              records: bool = False) -> Iterator[Any]:
+        """A match's frames from ``seat`` (-1: the whole board) as the server allows them;
+        ``records``: each frame's record without its board (``WatchFrame.record``)."""
         return self._stream(self.stub.WatchMatch(pb.WatchRequest(
-            match_id=match_id, seat=seat, follow=follow)))
+            match_id=match_id, seat=seat, follow=follow, records=records)))
 
     def log(self, match_id: str) -> Iterator[Any]:
         """A finished match's log (or the caller's seat's view of it), in chunks."""

@@ -3,7 +3,9 @@
 A ``Feed`` is one (match, point of view): its frames are drawn once, only as far as its
 furthest watcher has read (plus ``LOOKAHEAD`` frames), in chunks, by the feeds' **drawing
 process**: a process of its own at the lowest CPU priority (``nice`` 19), which replays the log
-from its start (about 15 µs an event) and draws the chunk's frames (about 5 ms each). So an
+from its start (about 15 µs an event) and draws the chunk's frames (about 5 ms each; a watcher
+who asks for records only, as `arena watch --server`'s app does, gets each event as a record
+they may have instead, ``views.watch_records``, no board drawn). So an
 audience gets the CPU the matches leave: on a busy host the frames come later, the matches do
 not slow down (a thread of the server could not be given a lower priority without holding the
 interpreter's lock from the ladder's thread). Every watcher of that view iterates the same
@@ -24,6 +26,7 @@ import collections
 import concurrent.futures
 import concurrent.futures.process
 import contextlib
+import dataclasses
 import itertools
 import logging
 import multiprocessing
@@ -35,8 +38,10 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.host.errors import FeedsFull
+from arena.host.views import watch_records
 from arena.record.log import follow_events, read_events
-from arena.render.frames import Frame, seat_frames
+from arena.record.replay import replay_events
+from arena.render.frames import Frame, step_frames
 
 log = logging.getLogger(__name__)
 
@@ -68,36 +73,48 @@ def _lowest_priority() -> None:
         Path("/proc/self/autogroup").write_text("19")
 
 
-def draw(path: str, seat: int | None, start: int, follow: bool) -> tuple[list[Frame], bool]:
+def draw(path: str, seat: int | None, start: int, follow: bool, boards: bool = True
+         ) -> tuple[list[Frame], bool]:
     """In the drawing process: frames ``start`` to ``start + CHUNK`` of the log at ``path`` as
-    it is now (a growing log: its complete lines), and whether the match has ended."""
+    it is now (a growing log: its complete lines), and whether the match has ended. Without
+    ``boards``, nothing is drawn: each frame has its caption and its record for the watcher
+    (``views.watch_records``) instead."""
     log_path = Path(path)
     if follow and not log_path.exists():
         return [], False
     events = (follow_events(log_path, poll_s=0.05, idle_timeout_s=0.0) if follow
               else read_events(log_path))
-    frames = list(itertools.islice(seat_frames(events, seat, start), CHUNK))
+    steps = replay_events(events)
+    if boards:
+        frames = list(itertools.islice(step_frames(steps, seat, start), CHUNK))
+    else:  # the records (one replay for both), with the captions
+        captioned, recorded = itertools.tee(steps)
+        frames = [dataclasses.replace(frame, record=record.decode().rstrip("\n"))
+                  for frame, record in itertools.islice(
+                      zip(step_frames(captioned, seat, start, boards=False),
+                          watch_records(recorded, seat, start=start), strict=True), CHUNK)]
     ended = bool(frames) and frames[-1].final
     return frames, ended or (not follow and len(frames) < CHUNK)
 
 
 class Feed:
-    """One match seen from one seat (None: the whole board)."""
+    """One match seen from one seat (None: the whole board), with its boards drawn or only its
+    records."""
 
     def __init__(self, pool: concurrent.futures.Executor, path: Path, seat: int | None,
-                 follow: bool) -> None:
+                 follow: bool, boards: bool = True) -> None:
         self.frames: list[Frame] = []
         self.demand = 1
         """Frames some watcher has asked for: the feed draws up to ``LOOKAHEAD`` beyond."""
         self.done = False
         self.error = ""
         self._changed = threading.Condition()
-        self._thread = threading.Thread(target=self._run, args=(pool, path, seat, follow),
+        self._thread = threading.Thread(target=self._run, args=(pool, path, seat, follow, boards),
                                         daemon=True, name=f"feed-{path.stem}-{seat}")
         self._thread.start()
 
     def _run(self, pool: concurrent.futures.Executor, path: Path, seat: int | None,
-             follow: bool) -> None:
+             follow: bool, boards: bool) -> None:
         idle = 0.0
         try:
             while True:
@@ -107,7 +124,7 @@ class Feed:
                             self.error = "nobody watched it for a while"
                             return
                     start = len(self.frames)
-                frames, ended = pool.submit(draw, str(path), seat, start, follow).result()
+                frames, ended = pool.submit(draw, str(path), seat, start, follow, boards).result()
                 with self._changed:
                     self.frames.extend(frames)
                     self._changed.notify_all()
@@ -180,7 +197,7 @@ class Feeds:
     """The feeds of the server (module doc)."""
 
     def __init__(self) -> None:
-        self._feeds: collections.OrderedDict[tuple[str, int | None], Feed] = (
+        self._feeds: collections.OrderedDict[tuple[str, int | None, bool], Feed] = (
             collections.OrderedDict())
         self._lock = threading.Lock()
         # spawned, not forked: the server's process runs gRPC threads
@@ -188,9 +205,11 @@ class Feeds:
             max_workers=1, mp_context=multiprocessing.get_context("spawn"),
             initializer=_lowest_priority)
 
-    def feed(self, match_id: str, path: Path, seat: int | None, follow: bool) -> Feed:
-        """The feed of ``match_id`` seen from ``seat`` (started if there is none)."""
-        key = (match_id, seat)
+    def feed(self, match_id: str, path: Path, seat: int | None, follow: bool,
+             boards: bool = True) -> Feed:
+        """The feed of ``match_id`` seen from ``seat``, its boards drawn or not (started if
+        there is none)."""
+        key = (match_id, seat, boards)
         with self._lock:
             feed = self._feeds.get(key)
             if feed is not None and not (feed.done and feed.error):
@@ -199,7 +218,7 @@ class Feeds:
             self._trim()
             if len(self._feeds) >= MAX_FEEDS:
                 raise FeedsFull(f"{MAX_FEEDS} matches are being watched: try again later")
-            feed = self._feeds[key] = Feed(self._pool, path, seat, follow)
+            feed = self._feeds[key] = Feed(self._pool, path, seat, follow, boards)
             return feed
 
     def close(self) -> None:

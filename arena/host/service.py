@@ -605,7 +605,8 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
                           NOT_YOURS.format(what="match", ident=plain_text(request.match_id)[:80]))
         try:
             # a running match is followed to its end (its frames come as they are played)
-            feed = self.feeds.feed(request.match_id, found.path, seat, found.running)
+            feed = self.feeds.feed(request.match_id, found.path, seat, found.running,
+                                   boards=not request.records)
         except FeedsFull as exc:
             _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         metrics = self.server.metrics
@@ -616,7 +617,7 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
                 sent = self.pacer.wait(sent, context.is_active)
                 yield pb.WatchFrame(board=frame.board, caption=frame.caption,
                                     seat=-1 if frame.seat is None else frame.seat,
-                                    final=frame.final)
+                                    final=frame.final, record=frame.record)
             if feed.done and feed.error and not (feed.frames and feed.frames[-1].final):
                 _abort(context, grpc.StatusCode.UNAVAILABLE,
                               f"the match's log ended early: {plain_text(feed.error)[:200]}")

@@ -16,6 +16,12 @@ decides what a seat sees, so no hidden card can slip through a caption or a head
 which determines every deal, is never in a seat's view; the opponent's moves are captioned
 "moved", the board shows what of them the seat saw).
 
+What a watcher of a match gets as records (``watch_records``, the app of `arena watch --server`
+builds from them) is the same, one event at a time: a seat's view line by line (the fault's
+detail left out: the owner and an audience share one feed), or the log as shared with someone
+who owns neither seat, its header with the seed (a whole board is only ever shown of a finished
+match, whose end reveals the seed anyway).
+
 What a contestant downloads of a finished match (``download``) is the log as they may have it
 (``shared_log``) or their seat's view, ending with the referee's signed statement of exactly
 those bytes (``arena.record.signing.statement_for``), so they can check it offline with the
@@ -50,7 +56,7 @@ from arena.model import (
     plain_text,
 )
 from arena.record.log import read_events
-from arena.record.replay import SeedCheck, replay_events, replay_log, verify_log
+from arena.record.replay import ReplayStep, SeedCheck, replay_events, replay_log, verify_log
 from arena.record.signing import (
     LOG_DOCUMENT,
     SEAT_VIEW_DOCUMENT,
@@ -102,13 +108,26 @@ def seat_view_lines(events: Iterable[MatchEvent], seat: int) -> Iterator[bytes]:
     observation that seat was given before its decisions (the wire's JSON form) with the action
     it took, each round's scores and the result (no seed, no head paths; a fault's detail, the
     faulty bot's last output, only for the seat's own fault)."""
+    return (line for line in seat_view_records(replay_events(events), seat) if line)
+
+
+def seat_view_records(steps: Iterable[ReplayStep], seat: int, *, start: int = 0,
+                      detail: bool = True) -> Iterator[bytes]:
+    """``seat_view_lines`` one step of a replay (``replay_events``) at a time, from the
+    ``start``-th step: the step's line, or ``b""`` for an event the seat's view has no line
+    for (a deal). Without ``detail``, a fault's detail is left out even for the seat's own
+    fault (what a watcher of the seat gets: the owner and a public audience share one feed)."""
     header: HeaderEvent | None = None
     game: Any = None
     before: Any = None
-    for step in replay_events(events):
+    for number, step in enumerate(steps):
         event = step.event
         if isinstance(event, HeaderEvent):
             header, game = event, get_game(event.game)
+        if number < start:
+            before = step.state
+            continue
+        if isinstance(event, HeaderEvent):
             data = event.to_json()
             data.pop("seed", None)
             data.update(type="seat_header", seat=seat)
@@ -126,13 +145,40 @@ def seat_view_lines(events: Iterable[MatchEvent], seat: int) -> Iterator[bytes]:
                          "scores": list(event.scores), "totals": list(event.totals)})
         elif isinstance(event, MatchEndEvent):
             result = event.result
+            shown = detail and result.faulty_seat == seat
             yield _line({"type": event.type, "result": {
                 "winner": result.winner, "totals": list(result.totals),
                 "rounds": [list(r) for r in result.rounds],
                 "termination": str(result.termination), "faulty_seat": result.faulty_seat,
                 "void": result.void,
-                "detail": plain_text(result.detail) if result.faulty_seat == seat else ""}})
+                "detail": plain_text(result.detail) if shown else ""}})
+        else:
+            yield b""
         before = step.state
+
+
+def log_records(steps: Iterable[ReplayStep], *, start: int = 0) -> Iterator[bytes]:
+    """The match log's records one step of a replay at a time, from the ``start``-th step, as
+    ``shared_log`` gives them to someone who owns neither seat (a fault's detail and the head's
+    paths left out), the header with its seed: a watcher of the whole board (a finished match
+    only, ``sight``) replays the match as the records come, before the match end's reveal."""
+    for number, step in enumerate(steps):
+        if number < start:
+            continue
+        event = step.event
+        data = event.to_json()
+        if isinstance(event, HeaderEvent) and event.seed is not None:
+            data["seed"] = event.seed
+        yield _shared_line(_line(data), frozenset())
+
+
+def watch_records(steps: Iterable[ReplayStep], seat: int | None, *, start: int = 0
+                  ) -> Iterator[bytes]:
+    """The records a watcher of ``seat`` (None: the whole board) gets, one a step (module doc):
+    ``log_records`` or ``seat_view_records`` without a fault's detail."""
+    if seat is None:
+        return log_records(steps, start=start)
+    return seat_view_records(steps, seat, start=start, detail=False)
 
 
 def _line(data: dict[str, Any]) -> bytes:
@@ -149,18 +195,23 @@ def shared_log(data: bytes, own_seats: frozenset[int]) -> bytes:
     for line in io.BytesIO(data):  # lines end at "\n" only, as the referee writes them
         if b'"signature"' in line and line.startswith(b'{"type":"signature"'):
             continue
-        if b'"match_end"' in line:
-            record = json.loads(line)
-            if record.get("type") == "match_end":
-                record["bot_logs"] = [None, None]
-                result = record.get("result") or {}
-                if "log" in result:
-                    result["log"] = None
-                if result.get("faulty_seat") not in own_seats:
-                    result["detail"] = ""
-                line = _line(record)
-        out.append(line)
+        out.append(_shared_line(line, own_seats))
     return b"".join(out)
+
+
+def _shared_line(line: bytes, own_seats: frozenset[int]) -> bytes:
+    """One line of a log as ``shared_log`` gives it."""
+    if b'"match_end"' in line:
+        record = json.loads(line)
+        if record.get("type") == "match_end":
+            record["bot_logs"] = [None, None]
+            result = record.get("result") or {}
+            if "log" in result:
+                result["log"] = None
+            if result.get("faulty_seat") not in own_seats:
+                result["detail"] = ""
+            line = _line(record)
+    return line
 
 
 def download(path: Path, seen: Sight, own_seats: frozenset[int], signer: Signer | None

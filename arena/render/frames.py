@@ -27,7 +27,7 @@ from arena.model import (
     RoundEndEvent,
     plain_text,
 )
-from arena.record.replay import replay_events
+from arena.record.replay import ReplayStep, replay_events
 from arena.render import renderer_for
 
 BOARD_WIDTH = 78
@@ -44,6 +44,9 @@ class Frame:
     seat: int | None
     """The seat it is seen from; None: the whole board."""
     final: bool
+    record: str = ""
+    """The event as a record the watcher may have (the competition server's feeds fill it in:
+    ``arena.host.views.watch_records``); empty: none."""
 
 
 def _text(renderable: Any) -> str:
@@ -59,11 +62,18 @@ def seat_frames(events: Iterable[MatchEvent], seat: int | None, start: int = 0
     """A frame after every event of a match log from the ``start``-th on, seen from ``seat``
     (None: the whole board), the log verified by the rules engine as it is read (from the
     first event: a replay is cheap, a drawing is not, so only the frames asked for are drawn)."""
+    return step_frames(replay_events(events), seat, start)
+
+
+def step_frames(steps: Iterable[ReplayStep], seat: int | None, start: int = 0, *,
+                boards: bool = True) -> Iterator[Frame]:
+    """``seat_frames`` of a replay's steps (``replay_events``), all of them from the header;
+    without ``boards``, each frame's board left empty (nothing drawn: the caption only)."""
     header: HeaderEvent | None = None
     renderer: Any = None
     game: Any = None
     totals = (0, 0)
-    for number, step in enumerate(replay_events(events)):
+    for number, step in enumerate(steps):
         event = step.event
         if isinstance(event, HeaderEvent):
             header, game, renderer = event, get_game(event.game), renderer_for(event.game)
@@ -72,11 +82,14 @@ def seat_frames(events: Iterable[MatchEvent], seat: int | None, start: int = 0
             totals = event.totals
         if number < start:
             continue
+        caption = _caption(event, header, seat)
+        if not boards:
+            yield Frame("", caption, seat, isinstance(event, MatchEndEvent))
+            continue
         if seat is None:
             board = renderer.render_state(step.state)
         else:
             board = renderer.render_view(game.observation(step.state, seat))
-        caption = _caption(event, header, seat)
         names = header.bot_names
         title = (f"{header.game} · {names[0]} vs {names[1]} · "
                  + ("whole board" if seat is None else f"seat {seat} view ({names[seat]})")

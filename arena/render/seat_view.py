@@ -88,11 +88,11 @@ def read_seat_view(path: Path) -> SeatView:
             if header is None:
                 if kind != SEAT_HEADER:
                     raise LogFormatError("a seat view starts with its seat_header")
-                header, seat = _header(data)
+                header, seat = seat_header(data)
             elif kind in (SIGNATURE_TYPE, STATEMENT_TYPE):
                 continue  # checked by `arena verify FILE --key referee.pub`
             else:
-                events.append(_event(data, header, seat))
+                events.append(seat_record(data, header, seat))
         except LogFormatError as exc:
             raise LogFormatError(f"{path}, line {number}: {exc}") from None
         except (KeyError, TypeError, ValueError, IndexError, json_format.ParseError) as exc:
@@ -103,7 +103,9 @@ def read_seat_view(path: Path) -> SeatView:
     return SeatView(header, seat, tuple(events))
 
 
-def _header(data: dict[str, Any]) -> tuple[HeaderEvent, int]:
+def seat_header(data: dict[str, Any]) -> tuple[HeaderEvent, int]:
+    """A seat view's ``seat_header`` record (decoded JSON): the match's header, no seed, and the
+    seat (``LogFormatError``, ``KeyError``, ``TypeError``, ``ValueError``: not one)."""
     seat = data["seat"]
     if seat not in (0, 1):
         raise LogFormatError(f"seat {seat!r} is not 0 or 1")
@@ -114,7 +116,11 @@ def _header(data: dict[str, Any]) -> tuple[HeaderEvent, int]:
     return header, seat
 
 
-def _event(data: dict[str, Any], header: HeaderEvent, seat: int) -> tuple[MatchEvent, Any]:
+def seat_record(data: dict[str, Any], header: HeaderEvent, seat: int) -> tuple[MatchEvent, Any]:
+    """One record of a seat view after its header, as an event with the seat's observation
+    (decoded) when it is one of the seat's own decisions, else None (``LogFormatError``,
+    ``KeyError``, ``TypeError``, ``ValueError``, ``IndexError``, protobuf's ``ParseError``: not
+    one)."""
     kind = data.get("type")
     if kind == "observation":
         message = json_format.ParseDict(data["observation"], bot_pb2.Observation())

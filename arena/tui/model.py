@@ -6,8 +6,9 @@ mover's view of it in a seat view), that decision's move and times; the last pos
 match as it ends (or as far as a running log goes). A view is ``None`` (everything) or a seat.
 
 Two sources: a match log (``Timeline.add`` with each ``ReplayStep`` of ``replay_events``, so
-every position was checked by the rules engine), and a seat view downloaded with `arena logs`
-(``Timeline.of_seat_view``: only that seat's observations, before each of its decisions).
+every position was checked by the rules engine), and a seat view, downloaded with `arena logs`
+or sent by a competition server as the match is watched (``Timeline.of_seat_view``, then
+``add_seen``: only that seat's observations, before each of its decisions).
 
 Seeking is fast on long matches through keyframes: the engine state is kept every
 ``KEYFRAME_EVERY`` decisions; a position between two is rebuilt from the one before by applying
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,9 +108,11 @@ class Timeline:
     end: MatchEndEvent | None = None
     keyframe_every: int = KEYFRAME_EVERY
     log: Path | None = None
-    seat_view: bool = False
-    """Built from a downloaded seat view: observations, no engine states."""
     """The match log (its bots' output files are beside it), if any."""
+    seat_view: bool = False
+    """Built from a seat view: observations, no engine states."""
+    hidden_move: str = ""
+    """A seat view's text for the other seat's moves."""
     events: int = 0
     """The events of the log added so far (a follower skips as many)."""
     _keyframes: list[Any] = field(default_factory=list)
@@ -178,31 +181,39 @@ class Timeline:
 
     @classmethod
     def of_seat_view(cls, header: HeaderEvent, seat: int,
-                     events: Sequence[tuple[MatchEvent, Any]], hidden_move: str,
+                     events: Iterable[tuple[MatchEvent, Any]], hidden_move: str,
                      log: Path | None = None) -> Timeline:
-        """The timeline of a downloaded seat view: ``events`` as `arena logs` wrote them, each
-        with the seat's observation before its own decisions (None for the other events);
-        the other seat's moves are ``hidden_move`` (the file records only that they
-        happened)."""
-        timeline = cls(header, views=(seat,), log=log, seat_view=True)
+        """The timeline of a seat view (downloaded with `arena logs`, or coming from a
+        competition server as it is watched): ``events`` as the seat view holds them, each with
+        the seat's observation before its own decisions (None for the other events); the other
+        seat's moves are ``hidden_move`` (the view records only that they happened). More
+        events come with ``add_seen``."""
+        timeline = cls(header, views=(seat,), log=log, seat_view=True, hidden_move=hidden_move)
         for event, observation in events:
-            if isinstance(event, DecisionEvent):
-                if observation is not None:
-                    timeline._observations.append((len(timeline.moves), observation))
-                mine = event.seat == seat
-                shown = _answer(event) if mine else hidden_move
-                texts = (shown, shown, shown)
-                timeline._add_move(event, texts)
-                if not mine:  # the file has no time of the other seat's moves
-                    last = timeline.moves[-1]
-                    timeline.moves[-1] = Move(last.n, last.round, last.seat, texts, None, None)
-                else:  # nor any state to rebuild
-                    timeline.moves[-1] = dataclasses.replace(timeline.moves[-1], action=None)
-            elif isinstance(event, RoundEndEvent):
-                timeline.round_ends.append((len(timeline.moves), event))
-            elif isinstance(event, MatchEndEvent):
-                timeline.end = event
+            timeline.add_seen(event, observation)
         return timeline
+
+    def add_seen(self, event: MatchEvent, observation: Any) -> None:
+        """The next event of a seat view, with the seat's observation before it (its own
+        decisions; None otherwise)."""
+        seat = self.views[0]
+        self.events += 1
+        if isinstance(event, DecisionEvent):
+            if observation is not None:
+                self._observations.append((len(self.moves), observation))
+            mine = event.seat == seat
+            shown = _answer(event) if mine else self.hidden_move
+            texts = (shown, shown, shown)
+            self._add_move(event, texts)
+            if not mine:  # the view has no time of the other seat's moves
+                last = self.moves[-1]
+                self.moves[-1] = Move(last.n, last.round, last.seat, texts, None, None)
+            else:  # nor any state to rebuild
+                self.moves[-1] = dataclasses.replace(self.moves[-1], action=None)
+        elif isinstance(event, RoundEndEvent):
+            self.round_ends.append((len(self.moves), event))
+        elif isinstance(event, MatchEndEvent):
+            self.end = event
 
     # reading
 

@@ -1,4 +1,5 @@
-"""The interactive `arena watch`: a match log (or a downloaded seat view) in a Textual app.
+"""The interactive `arena watch`: a match log (or a downloaded seat view, or a match live from
+`arena serve` or a competition server: ``open_live``, ``open_records``) in a Textual app.
 
 The board of the current decision (the game's own terminal renderer: nothing here knows a
 game), the list of moves (select one to go there), the score by round, each seat's wall and CPU
@@ -11,13 +12,16 @@ the output pane, ``q`` quit.
 
 from __future__ import annotations
 
+import itertools
+import json
 import queue
 import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from google.protobuf import json_format
 from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
@@ -28,9 +32,10 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 
 from arena.errors import ArenaError, LogFormatError
-from arena.model import MatchEndEvent, MatchEvent, plain_text
+from arena.model import HeaderEvent, MatchEndEvent, MatchEvent, event_from_json, plain_text
 from arena.record.log import follow_events, read_events
 from arena.record.replay import ReplayStep, replay_events
+from arena.render.seat_view import HIDDEN_MOVE, SEAT_HEADER, seat_header, seat_record
 from arena.render.text import plain
 from arena.tui.model import Timeline, View, view_name
 from arena.tui.widgets import (
@@ -50,8 +55,14 @@ FOLLOW_POLL_S = 0.1
 """How often a followed log is read for new lines, and new moves shown."""
 
 
-Arrivals = queue.Queue[ReplayStep | ArenaError | None]
-"""What the follower thread hands the app: the next step, why it stopped, or None (the end)."""
+Seen = tuple[MatchEvent, Any]
+"""The next event of a seat view with the seat's observation before it (its own decisions;
+else None): what a competition server sends a watcher of one seat."""
+Arrival = ReplayStep | Seen
+"""What a live match brings: a step of the match log's replay, or of a seat view."""
+Arrivals = queue.Queue[Arrival | ArenaError | None]
+"""What the follower thread hands the app: the next arrival, why it stopped, or None (the
+end)."""
 
 
 def nearest_speed(delay: float) -> int:
@@ -104,10 +115,11 @@ class WatchApp(App[None]):
     ]
 
     def __init__(self, timeline: Timeline, *, view: View = None, delay: float | None = None,
-                 follow: bool = False, live: Iterator[ReplayStep] | None = None) -> None:
-        """``follow``: follow the timeline's log from the start; ``live``: the steps still to
-        come of a match streamed live (the referee's: `arena watch --referee`), followed from
-        the start until it ends."""
+                 follow: bool = False, live: Iterator[Arrival] | None = None) -> None:
+        """``follow``: follow the timeline's log from the start; ``live``: what is still to
+        come of a match streamed live (the referee's steps, `arena watch --referee`; a
+        competition server's, `arena watch --server`: steps, or a seat view's events), followed
+        from the start until it ends."""
         super().__init__()
         self.timeline = timeline
         if view not in timeline.views:
@@ -409,10 +421,10 @@ class WatchApp(App[None]):
             return
         if live is not None:
             self._live = None  # a stream is read once: following it again is not possible
-            steps: Iterator[ReplayStep] = live
+            steps: Iterator[Arrival] = live
         elif log is None or self.timeline.seat_view:
-            self.say("only a match log on this machine, or a match live from --referee, can "
-                     "be followed", error=True)
+            self.say("only a match log on this machine, or a match live from --referee or "
+                     "--server, can be followed", error=True)
             return
         else:
             steps = self._log_steps(log, self.timeline.events, stop)
@@ -438,14 +450,15 @@ class WatchApp(App[None]):
                 yield step
 
     @staticmethod
-    def _follow(steps: Iterator[ReplayStep], stop: threading.Event, out: Arrivals) -> None:
-        """(A thread) queue each step as it comes; None when the match ends."""
+    def _follow(steps: Iterator[Arrival], stop: threading.Event, out: Arrivals) -> None:
+        """(A thread) queue each arrival as it comes; None when the match ends."""
         try:
             for step in steps:
                 if stop.is_set():
                     return
                 out.put(step)
-                if isinstance(step.event, MatchEndEvent):
+                event = step.event if isinstance(step, ReplayStep) else step[0]
+                if isinstance(event, MatchEndEvent):
                     break  # (a stream may stay open after it)
         except ArenaError as exc:
             out.put(exc)
@@ -460,6 +473,10 @@ class WatchApp(App[None]):
                 break
             if isinstance(item, ReplayStep):
                 self.timeline.add(item)
+                changed = True
+                continue
+            if isinstance(item, tuple):
+                self.timeline.add_seen(*item)
                 changed = True
                 continue
             if item is not None:
@@ -520,7 +537,58 @@ def open_live(events: Iterable[MatchEvent]) -> tuple[Timeline, Iterator[ReplaySt
     return Timeline.of_steps([first]), steps
 
 
+def open_records(records: Iterable[str]) -> tuple[Timeline, Iterator[Arrival]]:
+    """A match as a competition server sends it to a watcher (``WatchFrame.record``, one JSON
+    record each): the whole match log's records (every event checked by the rules engine as it
+    comes), or one seat's view (its ``seat_header`` first: that seat's observations, the other
+    seat's moves hidden). Its timeline from the first record and what is still to come."""
+    iterator = iter(records)
+    first = next(iterator, None)
+    if first is None:
+        raise LogFormatError("the match stream ended before its header")
+    data = _record(first)
+    if data.get("type") != SEAT_HEADER:
+        return open_live(itertools.chain([_log_event(data)],
+                                         (_log_event(_record(r)) for r in iterator)))
+    try:
+        header, seat = seat_header(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LogFormatError(f"the server sent a seat view header that is none: {exc}"
+                             ) from None
+    timeline = Timeline.of_seat_view(header, seat, (), HIDDEN_MOVE)
+    return timeline, _seen(iterator, header, seat)
+
+
+def _seen(records: Iterator[str], header: HeaderEvent, seat: int) -> Iterator[Seen]:
+    for text in records:
+        try:
+            yield seat_record(_record(text), header, seat)
+        except LogFormatError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, json_format.ParseError) as exc:
+            raise LogFormatError(f"the server sent a seat view record that is none "
+                                 f"({type(exc).__name__}: {exc})") from None
+
+
+def _record(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise LogFormatError(f"the server sent a record that is no JSON object: "
+                             f"{plain_text(text)[:80]!r}")
+    return data
+
+
+def _log_event(data: dict[str, Any]) -> MatchEvent:
+    try:
+        return event_from_json(data)
+    except LogFormatError as exc:
+        raise LogFormatError(f"the server sent a record that is none: {exc}") from None
+
+
 def run_watch(timeline: Timeline, *, view: View = None, delay: float | None = None,
-              follow: bool = False, live: Iterator[ReplayStep] | None = None) -> None:
+              follow: bool = False, live: Iterator[Arrival] | None = None) -> None:
     """Run the app on the terminal until the viewer quits."""
     WatchApp(timeline, view=view, delay=delay, follow=follow, live=live).run()

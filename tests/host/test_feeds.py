@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.host.feeds import CHUNK, LOOKAHEAD, Feeds, Pacer
+from arena.host.feeds import CHUNK, LOOKAHEAD, Feeds, Pacer, draw
+from arena.host.views import seat_view_lines
 from arena.record.log import read_events
 from tests.support.pages import logged_match
 
@@ -65,3 +66,19 @@ def test_the_pacer_never_sends_faster_than_allowed() -> None:
     gone = time.monotonic()
     assert pacer.wait(gone + 100, lambda: False) == 0.0  # a stream gone stops waiting
     assert time.monotonic() - gone < 5
+
+
+def test_a_feed_of_records_only_draws_no_board(tmp_path: Path) -> None:
+    """What the watch app asks for (WatchRequest.records): the captions of a feed of boards,
+    no board drawn, a record instead; one seat's records are its seat view's lines."""
+    path = logged_match("lost-cities", tmp_path)
+    total = sum(1 for _ in read_events(path))
+    start = total - CHUNK // 2
+    drawn, ended = draw(str(path), 1, start, follow=False)
+    bare, bare_ended = draw(str(path), 1, start, follow=False, boards=False)
+    assert ended and bare_ended and len(bare) == len(drawn) == total - start
+    assert all(frame.board for frame in drawn) and not any(frame.board for frame in bare)
+    assert [(f.caption, f.final) for f in bare] == [(f.caption, f.final) for f in drawn]
+    assert not any(frame.record for frame in drawn)
+    lines = b"".join(seat_view_lines(read_events(path), 1)).decode().splitlines()
+    assert [f.record for f in bare if f.record] == lines[-len([f for f in bare if f.record]):]

@@ -4,24 +4,50 @@ operator assigns `greedy` to alice). Under `own-seat`, alice downloads her seat'
 `arena logs` and `arena verify` checks it against the `referee.pub` the public page offers;
 under `public`, bob, who played nothing, downloads the whole log, and the public page offers the
 signed log beside the replay. A changed result, score, seed commitment, decision of the seat or
-claim of the statement: `arena verify` says NOT verified in one line, exit 1."""
+claim of the statement: `arena verify` says NOT verified in one line, exit 1.
+
+The same servers serve `arena watch --server`'s app (WatchRequest.records): alice follows her
+seat of a running match in the app (pilot), bob the whole board of a finished one under
+`public` (pilot, and the CLI in tmux), and whoever may not watch a match gets the refusal
+before any record."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import io
 import json
 import re
+import shlex
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
+from rich.console import Console
+from textual.pilot import Pilot
 from typer.testing import CliRunner, Result
 
 from arena.cli.main import app
+from arena.cli.remote_cmds import watch_remote
+from arena.games import get_game
 from arena.host import client as hc
 from arena.host.config import load_competition
+from arena.host.views import seat_view_records
+from arena.model import DecisionEvent
+from arena.record.log import read_events
+from arena.record.replay import replay_events
+from arena.render import renderer_for
+from arena.tui.model import Timeline
+from arena.tui.watch import WatchApp, open_records
+from arena.tui.widgets import BoardView
+from arena.v1 import competition_pb2 as pb
 from tests.support.competition import RunningServer, finished_match, house_server
+from tests.support.tui import screen_text
+from tests.tui.test_watch_terminal import Tmux
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 runner = CliRunner(env={"COLUMNS": "400"})
@@ -188,3 +214,190 @@ def test_the_public_page_offers_the_signed_log_next_to_the_replay(public: Runnin
     assert end["result"]["detail"] == "" and end["bot_logs"] == [None, None]
     index = (load_competition(public.file).site_dir / "index.html").read_text()
     assert 'href="referee.pub"' in index
+
+
+# --- `arena watch --server`: the watch app on the records a WatchFrame carries ------------------
+def _env(server: RunningServer, who: str) -> dict[str, str]:
+    return {hc.CONFIG_ENV: str(server.state_dir.parent / "no-profiles.toml"),
+            hc.SERVER_ENV: server.address, hc.CA_ENV: str(server.ca),
+            hc.TOKEN_ENV: server.tokens[who]}
+
+
+def _log_of(server: RunningServer, match_id: str) -> Path:
+    return load_competition(server.file).logs_dir / "lost-cities" / f"{match_id}.jsonl"
+
+
+def _running_match(server: RunningServer) -> tuple[str, int]:
+    """A match greedy (alice's) plays, caught while it runs (its log has no match end yet) if
+    one is found within a minute, else the newest recorded one; and greedy's seat."""
+    logs = load_competition(server.file).logs_dir / "lost-cities"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for path in logs.glob("*.jsonl"):
+            if "." in path.stem:  # an aborted match set aside
+                continue
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                data = path.read_bytes()
+                header = json.loads(data.split(b"\n", 1)[0])
+                names = [bot["name"] for bot in header["bots"]]
+                if b'"match_end"' not in data and "greedy" in names:
+                    return path.stem, names.index("greedy")
+        time.sleep(0.05)
+    return finished_match(server)
+
+
+async def _until(pilot: Pilot[None], done: Callable[[], bool], what: str,
+                 timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, f"never: {what}"
+        await pilot.pause(0.05)
+
+
+def _text_of(renderable: Any) -> str:
+    out = io.StringIO()
+    Console(file=out, width=100, color_system=None).print(renderable)
+    return out.getvalue()
+
+
+def test_a_contestant_follows_her_own_seat_live_in_the_watch_app(own_seat: RunningServer
+                                                                 ) -> None:
+    """alice (greedy's owner, own-seat) watches greedy's match from its start while it runs:
+    the app grows as the records come, keeps the position she chose while moves arrive, End
+    goes to the newest and stays with it; every board her seat was shown is the one the app
+    shows; the records are her seat's view (no seed, no deal, no move of the other seat), the
+    bytes `arena logs` downloads for it."""
+    match_id, seat = _running_match(own_seat)
+    records: list[str] = []
+    with hc.connect(hc.profile(None, environ=_env(own_seat, "alice"))) as connection:
+
+        def kept() -> Iterator[str]:
+            for frame in connection.watch(match_id, seat, records=True):
+                assert frame.board == ""  # nothing drawn: the app draws
+                assert frame.seat == seat
+                if frame.record:
+                    records.append(frame.record)
+                    yield frame.record
+
+        timeline, arrivals = open_records(kept())
+        assert timeline.views == (seat,) and timeline.seat_view
+        app = WatchApp(timeline, view=seat, delay=0.1, live=arrivals)
+        asyncio.run(_follow_live(app, seat, _log_of(own_seat, match_id)))
+    lines = [json.loads(r) for r in records]
+    assert lines[0]["type"] == "seat_header" and "seed" not in lines[0]
+    assert {line["type"] for line in lines} <= {"seat_header", "observation", "opponent_moved",
+                                                 "round_end", "match_end"}
+    assert all(set(line) == {"type", "n", "round"} for line in lines
+               if line["type"] == "opponent_moved")
+    log = _log_of(own_seat, match_id)
+    assert "".join(r + "\n" for r in records).encode() == b"".join(
+        seat_view_records(replay_events(read_events(log)), seat, detail=False))
+
+
+async def _follow_live(app: WatchApp, seat: int, log: Path) -> None:
+    timeline = app.timeline
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _until(pilot, lambda: timeline.last >= 4, "four moves")
+        await pilot.press("home")
+        await pilot.pause()
+        assert app.position == 0 and not app.pinned
+        seen = timeline.last
+        await _until(pilot, lambda: timeline.last >= seen + 3, "three more moves")
+        assert app.position == 0  # kept while the moves came
+        await pilot.press("end")
+        await pilot.pause()
+        assert app.position == timeline.last and app.pinned
+        await _until(pilot, lambda: timeline.end is not None and not app.following,
+                     "the match end")
+        await pilot.pause()
+        assert app.position == timeline.last  # it stayed with the newest
+        assert "end: " in screen_text(app)
+        # what the seat saw, before each of its decisions, as the app shows it
+        steps = list(replay_events(read_events(log)))
+        game, renderer = get_game("lost-cities"), renderer_for("lost-cities")
+        made, shown = 0, []
+        for before, step in zip(steps, steps[1:], strict=False):
+            if isinstance(step.event, DecisionEvent):
+                if step.event.seat == seat:
+                    shown.append((made, renderer.render_view(game.observation(before.state,
+                                                                              seat))))
+                made += 1
+        assert made == timeline.last and len(shown) > 10
+        for position, board in shown:
+            assert _text_of(timeline.board(position, seat)[0]) == _text_of(board), position
+        for position, board in shown[::len(shown) // 4]:
+            app.seek(position)
+            await pilot.pause()
+            assert _text_of(app.query_one(BoardView).board) == _text_of(board), position
+
+
+def test_the_whole_board_in_the_watch_app_where_visibility_allows_it(public: RunningServer
+                                                                     ) -> None:
+    """Under `public`, bob (no bot) watches a finished match: the app gets every view (Tab),
+    each board as the log on the operator's disk replays, every move."""
+    match_id, _ = finished_match(public)
+    with hc.connect(hc.profile(None, environ=_env(public, "bob"))) as connection:
+        frames = connection.watch(match_id, -1, records=True)
+        timeline, arrivals = open_records(f.record for f in frames if f.record)
+        app = WatchApp(timeline, delay=0.1, live=arrivals)
+
+        async def script() -> None:
+            async with app.run_test(size=(100, 40)) as pilot:
+                await _until(pilot, lambda: timeline.end is not None and not app.following,
+                             "the match end")
+                await pilot.press("home", "right", "right", "tab")
+                await pilot.pause()
+                assert (app.position, app.view) == (2, 0)
+                assert "view: seat 0" in screen_text(app)
+
+        asyncio.run(script())
+    assert timeline.views == (None, 0, 1) and not timeline.seat_view
+    local = Timeline.of_steps(replay_events(read_events(_log_of(public, match_id))))
+    assert timeline.moves == local.moves and timeline.end is not None and local.end is not None
+    assert (timeline.end.result.winner, timeline.end.result.totals) == (
+        local.end.result.winner, local.end.result.totals)
+    for position in range(0, local.last + 1, 7):
+        for view in (None, 0, 1):
+            assert (_text_of(timeline.board(position, view)[0])
+                    == _text_of(local.board(position, view)[0]))
+
+
+def test_a_match_one_may_not_watch_gets_the_refusal_and_no_record(
+        own_seat: RunningServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under own-seat, bob (no bot) asks for alice's match from every seat, alice for the whole
+    board and the other seat: each call is refused before a single frame; `arena watch --server`
+    on a terminal says so in one line and opens no app."""
+    match_id, seat = finished_match(own_seat)
+    bob, alice = own_seat.stub("bob"), own_seat.stub("alice")
+    asks = [(bob, 0), (bob, 1), (bob, -1), (alice, -1), (alice, 1 - seat)]
+    for stub, asked in asks:
+        got: list[Any] = []
+        with pytest.raises(grpc.RpcError) as caught:
+            for frame in stub.WatchMatch(pb.WatchRequest(match_id=match_id, seat=asked),
+                                         timeout=60):
+                got.append(frame)
+        assert caught.value.code() is grpc.StatusCode.PERMISSION_DENIED, asked
+        assert got == [], asked
+    for name, value in _env(own_seat, "bob").items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(hc.ServerError) as refused:
+        watch_remote(None, match_id, seat=None, follow=True, delay=0.1, interactive=True)
+    assert refused.value.code == "PERMISSION_DENIED"
+    assert "add --seat N" in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_arena_watch_server_opens_the_app_on_a_terminal(public: RunningServer,
+                                                         tmp_path: Path) -> None:
+    """`arena watch --server --match` in a real terminal (tmux): the app, not frames."""
+    match_id, _ = finished_match(public)
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in _env(public, "bob").items())
+    command = f"{env} {shlex.quote(sys.executable)} -m arena.cli.main watch --match {match_id}"
+    pane = Tmux(tmp_path, ["sh", "-c", f"{command}; echo EXIT=$?; sleep 60"], (100, 40))
+    try:
+        pane.wait_for("view: everything")
+        screen = pane.wait_for("end: ", timeout_s=180)
+        assert "(Tab:" in screen  # every view: the whole match
+        pane.keys("q")
+        assert "EXIT=0" in pane.wait_for("EXIT=")
+    finally:
+        pane.close()

@@ -4,16 +4,17 @@ seat's observations alone (real logged matches of every game)."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
 from google.protobuf import json_format
 
 from arena.games import game_ids, get_game
-from arena.host.views import Sight, seat_view_lines, sight
+from arena.host.views import Sight, seat_view_lines, shared_log, sight, watch_records
 from arena.model import DecisionEvent, HeaderEvent
 from arena.record.log import read_events
-from arena.record.replay import replay_events
+from arena.record.replay import ReplayStep, replay_events
 from arena.render.frames import seat_frames
 from arena.wire import encode_observation
 from tests.support.pages import logged_match
@@ -90,3 +91,49 @@ def test_a_seat_view_log_holds_the_seats_observations_and_no_seed(game_id: str,
     assert lines[-1]["type"] == "match_end" and "bot_logs" not in lines[-1]
     assert {line["type"] for line in lines} <= {"seat_header", "observation", "opponent_moved",
                                                  "round_end", "match_end"}
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_a_watchers_records_of_one_seat_do_not_change_with_what_it_cannot_see(
+        game_id: str, tmp_path: Path) -> None:
+    """The records a watcher of seat 1 gets (``watch_records``, what WatchFrame.record carries)
+    are the seat view `arena logs` downloads, one a step; with everything seat 1 cannot see
+    redrawn at every decision (``determinize``: the rival's hand, the deck, hidden treasures)
+    they are the same bytes, while seat 0's change (the control: the change is real)."""
+    path = logged_match(game_id, tmp_path)
+    game = get_game(game_id)
+    steps = list(replay_events(read_events(path)))
+    rng = random.Random(5)
+    redrawn = [step if game.to_move(step.state) is None else ReplayStep(
+        step.event, game.determinize(game.observation(step.state, 1), rng)) for step in steps]
+    assert sum(a.state != b.state for a, b in zip(steps, redrawn, strict=True)) > len(steps) // 2
+    real = list(watch_records(steps, 1))
+    assert len(real) == len(steps)
+    assert b"".join(real) == b"".join(seat_view_lines(read_events(path), 1))
+    assert list(watch_records(redrawn, 1)) == real
+    assert list(watch_records(steps[:40], 1, start=7)) == real[7:40]
+
+    def seat_0_saw(of: list[ReplayStep]) -> list[bytes]:  # before each of seat 0's decisions
+        return [encode_observation(game_id, game.observation(a.state, 0)).SerializeToString()
+                for a, b in zip(of[:60], of[1:60], strict=False)
+                if isinstance(b.event, DecisionEvent) and b.event.seat == 0]
+
+    # the control: where the redraw changed what seat 0 saw (in Lost Cities and Haggis seat 1's
+    # hand; in Goofspiel and Portas it changes only what neither seat sees), seat 0's records
+    # change with it
+    changed = seat_0_saw(redrawn) != seat_0_saw(steps)
+    assert changed or game_id not in ("lost-cities", "haggis")
+    assert (list(watch_records(redrawn[:60], 0)) != list(watch_records(steps[:60], 0))
+            ) == changed
+
+
+def test_a_watcher_of_the_whole_board_gets_the_shared_log_with_the_seed(tmp_path: Path
+                                                                        ) -> None:
+    """The whole board's records are the log as someone who owns no seat downloads it, the
+    header with its seed (the match is over: a watcher replays it as it comes)."""
+    path = logged_match("lost-cities", tmp_path)
+    records = list(watch_records(replay_events(read_events(path)), None))
+    shared = shared_log(path.read_bytes(), frozenset()).splitlines(keepends=True)
+    assert records[1:] == shared[1:]
+    header = json.loads(records[0])
+    assert header == {**json.loads(shared[0]), "seed": next(iter(read_events(path))).seed}
