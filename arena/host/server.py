@@ -26,9 +26,11 @@ Threads, each with one job:
   submission RATED at its first rated match, and rewrites the public page at most every
   ``site_refresh_s`` seconds while results arrive;
 * the final thread: once a game's final tournament has begun (``arena.host.final``: `arena
-  final FILE`, or the season's phase), plays what it has not recorded yet on the competition's
-  players, then publishes its signed results on the public page; after a restart it takes the
-  final up where it was.
+  final FILE`, or the season entering ``final``: ``begin_final`` among the selected versions),
+  plays what it has not recorded yet on the competition's players, then publishes its signed
+  results on the public page: at once, or in a season once it closes (``closed`` stops a final
+  still playing and publishes what it played); after a restart it takes the final up where it
+  was.
 
 The admin socket of ``arena serve`` and the bots' seat sockets are not part of this process's
 public side: the API can only do what ``CompetitionService`` says.
@@ -162,6 +164,8 @@ class CompetitionServer:
                        for game in self.configs}
         """Each game's final tournament (begun by `arena final` or the season)."""
         self._finals_linked: set[str] = set()
+        self._final_runs: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+        """The final's run in progress (stopped when the season closes)."""
         self.season = Season(self.store.engine, competition.season, competition.selections)
         self.phase = Phase.OPEN
         """The phase the server acts in (``_enter_phase``); ``season.phase()`` is the truth."""
@@ -170,6 +174,7 @@ class CompetitionServer:
         order), after its own acts, in the season thread; at the start, with the phase it
         starts in (how: "start"). Add to it before ``start``."""
         self._phase_lock = threading.Lock()
+        self.phase_listeners.append(self._final_phase)  # the finals: begun, stopped
         self.port = 0
         self.metrics_port = 0
         self._grpc: grpc.Server | None = None
@@ -399,8 +404,53 @@ class CompetitionServer:
                                           "error": str(exc)}))
                     self._stop.wait(10.0)
 
+    def _final_phase(self, transition: Transition) -> None:
+        """The season's phases for the finals: entering ``final`` (or starting in it) begins
+        each game's final among the selected versions (``begin_final``); entering ``closed``
+        stops a final still playing (the final thread then publishes what it played)."""
+        if transition.phase is Phase.FINAL:
+            for game, final in self.finals.items():
+                if final.state() is None:
+                    self.begin_final(game)
+        elif transition.phase is Phase.CLOSED:
+            for loop, event in list(self._final_runs):
+                with contextlib.suppress(RuntimeError):  # that run has ended
+                    loop.call_soon_threadsafe(event.set)
+
+    def final_entrants(self, game: str) -> list[str]:
+        """Who plays the season's final of ``game``: each contestant's selected versions
+        (``arena.host.season``; ``name@s<id>``), after the house bots when ``[final] house``."""
+        house = [str(d) for d in self.competition.game(game).house_dirs] \
+            if self.competition.final.house else []
+        return [*house, *(s.ref for s in self.season.selected(game))]
+
+    def begin_final(self, game: str) -> None:
+        """Begin the game's final (``Final.begin``) among ``final_entrants``, the ladder's
+        ratings choosing ``[final] top``; one error line when it cannot (fewer than two
+        entrants: no final)."""
+        results = self.results[game]
+        results.refresh()
+        standings = results.snapshot.standings
+        ratings = {} if standings is None else {r.name: r.rating
+                                                 for r in standings.fit.ratings}
+        try:
+            state = self.finals[game].begin(self.final_entrants(game), ratings)
+        except ArenaError as exc:
+            log.error(json.dumps({"event": "final_not_begun", "game": game,
+                                  "error": str(exc)}))
+            return
+        log.info(json.dumps({"event": "final_begun", "game": game,
+                             "entrants": [e.key for e in state.entrants],
+                             "commitment": state.commitment}))
+
+    def _closed(self) -> bool:
+        """Whether the season has closed (nothing plays)."""
+        return self.phase is Phase.CLOSED
+
     def _final_step(self, game: str, final: Final) -> None:
-        """Play what the game's final has not recorded yet, then publish it (once)."""
+        """Play what the game's final has not recorded yet, then publish it (once): at once
+        when it is complete, in a season's ``final`` phase only once it closes (``closed``
+        publishes, what was played, complete or not; nothing plays then)."""
         state = final.state()
         if state is None or final.published():
             return
@@ -408,7 +458,7 @@ class CompetitionServer:
         if game not in self._finals_linked:  # the front page links the commitment
             self._finals_linked.add(game)
             self._site_due = True
-        if final.remaining(state):
+        if final.remaining(state) and not self._closed():
             log.info(json.dumps({"event": "final_playing", "game": game,
                                  "remaining": final.remaining(state),
                                  "commitment": state.commitment}))
@@ -417,15 +467,19 @@ class CompetitionServer:
                 stop = asyncio.Event()
                 entry = (asyncio.get_running_loop(), stop)
                 self._ladder_stops.append(entry)
+                self._final_runs.append(entry)
                 try:
-                    if not self._stop.is_set():
+                    if not self._stop.is_set() and not self._closed():
                         await final.play(stop=stop)
                 finally:
                     self._ladder_stops.remove(entry)  # its loop closes: nothing to stop
+                    self._final_runs.remove(entry)
 
             asyncio.run(main())
-            if self._stop.is_set() or final.remaining(state):
+            if self._stop.is_set() or (final.remaining(state) and not self._closed()):
                 return
+        if self.phase is Phase.FINAL:
+            return  # played: published when the season closes
         publication = final.publish()
         log.info(json.dumps({"event": "final_published", "game": game,
                              "directory": str(publication.directory),
