@@ -428,9 +428,7 @@ class CompetitionServer:
         """Begin the game's final (``Final.begin``) among ``final_entrants``, the ladder's
         ratings choosing ``[final] top``; one error line when it cannot (fewer than two
         entrants: no final)."""
-        results = self.results[game]
-        results.refresh()
-        standings = results.snapshot.standings
+        standings = self.results[game].snapshot.standings  # the results thread's last fit
         ratings = {} if standings is None else {r.name: r.rating
                                                  for r in standings.fit.ratings}
         try:
