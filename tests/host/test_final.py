@@ -376,3 +376,33 @@ def test_the_seasons_final_phase_begins_the_final_and_closed_publishes_it(
         ["random@1", "greedy@1"]
     report = verify_publication(out, load_trusted([c.state_dir / "keys" / "referee.pub"]))
     assert report.ok, report.differences
+
+
+def test_a_final_closed_before_its_end_publishes_what_it_played_and_says_so(
+        tmp_path: Path) -> None:
+    import asyncio
+
+    from arena.ladder.runner import LadderEventKind, default_play
+
+    final = _final(tmp_path, "encounters = 1")
+    final.begin(ENTRANTS[:2])
+    stop = asyncio.Event()
+
+    def on_event(event: Any) -> None:
+        if event.kind is LadderEventKind.MATCH_FINISHED:
+            stop.set()
+
+    asyncio.run(final.play(stop=stop, on_event=on_event, play=default_play()))
+    publication = final.publish()
+    assert publication.verification.ok, publication.verification.differences
+    manifest = json.loads((publication.directory / MANIFEST).read_text())
+    assert len(manifest["matches"]) == 1 and manifest["final"]["complete"] is False
+    assert "not every scheduled match was played" in \
+        (publication.directory / "index.html").read_text()
+
+    def complete(m: dict[str, Any]) -> None:
+        m["final"]["complete"] = True
+
+    published = {"out": publication.directory, "competition": final.competition}
+    _verify_fails(published, _resigned(published, tmp_path / "complete", complete),
+                  "said to be complete")
