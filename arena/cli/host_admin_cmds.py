@@ -1,7 +1,9 @@
 """The operator's commands of a competition server: `arena contestants add|list|revoke|reissue|
-assign` (contestants, their tokens and the bot names they own, in the competition's database:
-they work while the server runs), `arena phase` (the season's phase: shown, or started now; the
-running server takes it from the database) and `arena host-certs` (the server's CA and
+assign|disqualify` (contestants, their tokens and the bot names they own, in the competition's
+database: they work while the server runs), `arena phase` (the season's phase: shown, or
+started now; the running server takes it from the database), `arena host void|rerun`
+(moderation: entries of the audit log, applied by the running server within a second; the
+`host` group is ``arena.cli.host_cmds``) and `arena host-certs` (the server's CA and
 certificate)."""
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from rich.text import Text
 from arena.cli.common import console, err_console, handle_errors, notice
 from arena.errors import ConfigError
 from arena.host.accounts import Accounts
+from arena.host.audit import Entry
 from arena.host.config import Competition, load_competition
+from arena.host.moderation import Moderator
 from arena.render.competition import contestants_table
 from arena.render.text import plain
 
@@ -32,7 +36,7 @@ def register(app: typer.Typer) -> None:
              "owns which bot name. Each command opens the competition file's database, also "
              "while `arena host` runs.",
         no_args_is_help=True)
-    for command in (add, list_contestants, revoke, reissue, assign):
+    for command in (add, list_contestants, revoke, reissue, assign, disqualify):
         group.command(command.__name__.removesuffix("_contestants"))(command)
     app.add_typer(group, name="contestants")
     app.command("phase")(phase)
@@ -118,6 +122,56 @@ def assign(
     accounts.assign(bot, name)
     was = "" if before is None else f" (was {before}'s)"
     console.print(plain(f"{bot} is {accounts.contestant(name)}'s{was}"))
+
+
+Why = Annotated[str | None, typer.Option(
+    "--why", help="Why, in one line: published in the audit log with the results.")]
+
+
+def _applied(entry: Entry) -> str:
+    return (f"audit entry {entry.seq}: a running server applies it within a second (else at "
+            "its next start)")
+
+
+@handle_errors
+def disqualify(
+    name: Annotated[str, typer.Argument(help="The contestant.")],
+    competition: CompetitionFile,
+    why: Why = None,
+) -> None:
+    """Disqualify a contestant: its bots leave the ladders at once and the final; their
+    matches stay in the record, marked, and the standings are fitted without them. Its token
+    still opens its own results; it may no longer submit nor challenge."""
+    moderator = Moderator(load_competition(competition))
+    entry = moderator.disqualify(name, why)
+    bots = ", ".join(entry.detail.get("bots", ())) or "no bot"
+    console.print(Text.assemble(("disqualified", "red"),
+                                plain(f" {entry.subject} ({bots}); {_applied(entry)}")))
+
+
+@handle_errors
+def void(
+    match: Annotated[str, typer.Argument(help="The match id (`arena matches --server`).")],
+    competition: CompetitionFile,
+    why: Why = None,
+) -> None:
+    """Void a recorded match: it leaves the standings and stays in the record, marked void
+    (`arena host rerun MATCH` plays it again with the same deal)."""
+    entry = Moderator(load_competition(competition)).void(match, why)
+    console.print(Text.assemble(("voided", "yellow"), plain(f" {match}; {_applied(entry)}")))
+
+
+@handle_errors
+def rerun(
+    match: Annotated[str, typer.Argument(help="A void match's id.")],
+    competition: CompetitionFile,
+    why: Why = None,
+) -> None:
+    """Play a void match again: the same bots (the very versions) in the same seats with the
+    same deal seed, on the ladder's players, as MATCH-rerun<n>; once recorded, it stands in
+    the standings where the void match stood."""
+    entry = Moderator(load_competition(competition)).rerun(match, why)
+    console.print(plain(f"rerun {match} as {entry.detail['rerun']}; {_applied(entry)}"))
 
 
 @handle_errors

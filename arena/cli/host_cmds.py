@@ -7,12 +7,13 @@ import os
 import shutil
 import signal
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
+from typer.core import TyperGroup
 
 from arena.bots.images.build import FLAVORS, docker_client, find_base_image
 from arena.cli.common import console, handle_errors
@@ -28,8 +29,33 @@ MIN_FREE_GIB = 5.0
 """Free disk under the state directory below which `--check` fails (images, logs, uploads)."""
 
 
+GROUP_HELP = (
+    "Run a competition server (`arena host FILE`, the default command: `arena host run FILE`) "
+    "and moderate it while it runs: `arena host void MATCH --why TEXT` takes a match out of "
+    "the standings, `arena host rerun MATCH` plays a void match again with the same deal. "
+    "Each action is an entry of the competition's audit log, published with its results.")
+
+
 def register(app: typer.Typer) -> None:
-    app.command("host")(host)
+    """Add the `host` group to the root app: `run` (the default command), `void`, `rerun`."""
+    from arena.cli.host_admin_cmds import rerun, void
+
+    group = typer.Typer(cls=HostGroup, help=GROUP_HELP, no_args_is_help=True)
+    group.command("run")(host)
+    group.command("void")(void)
+    group.command("rerun")(rerun)
+    app.add_typer(group, name="host")
+
+
+class HostGroup(TyperGroup):
+    """The `host` group, whose default command is `run`: `arena host FILE` is `arena host run
+    FILE` (a competition file named like a subcommand needs the explicit `run`)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Put `run` in front of arguments that do not start with a subcommand or help."""
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
 
 
 @handle_errors

@@ -73,7 +73,7 @@ PANELS: dict[str, tuple[str, ...]] = {
     "Results: a ladder's (its file), a competition's (--server)": ("standings", "matches",
                                                                    "verify"),
     "Ladders (their operators)": ("ladder", "sprt", "cluster", "worker", "keys", "serve"),
-    "A competition (its contestants)": ("login", "submissions", "select", "logs"),
+    "A competition (its contestants)": ("login", "submissions", "select", "logs", "challenge"),
     "A competition (its operator)": ("host", "host-certs", "contestants", "phase", "final"),
     "Bots, images, games": ("games", "bots", "images"),
 }

@@ -61,12 +61,13 @@ FormatOption = Annotated[OutputFormat, typer.Option("--format", help="human or j
 
 
 def register(app: typer.Typer) -> None:
-    """Add `login`, `submissions` and `logs` to the root app (`standings` and `matches` with
-    --server are in ``results_cmds``)."""
+    """Add `login`, `submissions`, `logs` and `challenge` to the root app (`standings` and
+    `matches` with --server are in ``results_cmds``)."""
     app.command("login")(login)
     app.command("submissions")(submissions)
     app.command("select")(select)
     app.command("logs")(logs)
+    app.command("challenge")(challenge)
 
 
 def client() -> ModuleType:
@@ -133,7 +134,9 @@ def _print_account(me: Any) -> None:
     console.print(plain(
         f"  quotas: {mib(quotas.max_upload_bytes)} a bot directory, "
         f"{quotas.submissions_per_day} submissions a day ({quotas.used_today} used in the last "
-        f"24 hours), {quotas.active_bots} active bots"))
+        f"24 hours), {quotas.active_bots} active bots"
+        + (f", {quotas.scrimmages_per_hour} scrimmages an hour ({quotas.scrimmages_outstanding}"
+           " waiting against one opponent at most)" if quotas.scrimmages_per_hour else "")))
     console.print(plain(f"  logs of others' matches: {me.logs} (see docs/contestants.md)"))
     if me.bots:
         console.print(plain(f"  your bots: {', '.join(me.bots)}"))
@@ -182,12 +185,14 @@ def matches(
     page: Annotated[str, typer.Option(help="The cursor a previous page printed (older "
                                       "matches).")] = "",
     output: FormatOption = OutputFormat.human,
+    kind: str = "",
 ) -> None:
     """A competition's recorded matches, newest first, a page at a time: seats with their
     versions, points, winner, termination, and whether it was a validation or a ladder match."""
     hc = client()
     with hc.connect(hc.profile(server)) as connection:
-        reply = connection.matches(game=game, bot=bot, mine=mine, limit=limit, before=page)
+        reply = connection.matches(game=game, bot=bot, mine=mine, limit=limit, before=page,
+                                   kind=kind)
     if output is OutputFormat.json:  # the matches on stdout, the next page's cursor on stderr
         print_json_lines(_as_json(match) for match in reply.matches)
         if reply.next:
@@ -196,6 +201,32 @@ def matches(
     console.print(matches_table(reply.matches))
     if reply.next:
         console.print(plain(f"older matches: add --page {reply.next}"))
+
+
+# --- scrimmages ------------------------------------------------------------------------------
+@handle_errors
+def challenge(
+    bot: Annotated[str, typer.Argument(help="One of your bots: NAME@VERSION (a version the "
+                                       "ladder has played) or NAME (its current version).")],
+    rival: Annotated[str, typer.Argument(help="The opponent: a bot of the ladder (any the "
+                                         "standings list), at its current version.")],
+    server: ServerOption = None,
+    game: Annotated[str, typer.Option(help="The game (needed when the competition hosts "
+                                      "several).")] = "",
+) -> None:
+    """Ask for a scrimmage: an unrated duplicate encounter (two matches, one deal, the seats
+    swapped) of your bot against a bot of the ladder, played beside the ladder's matches.
+
+    Within the competition's quota (a number an hour, and a few waiting against one opponent
+    at once: `arena login` shows them); over it, one line says when the next is possible
+    (exit 2). Never rated. Its matches are listed by `arena matches --server ... --scrimmages`
+    once played; watch them and download their logs as for any match."""
+    hc = client()
+    with hc.connect(hc.profile(server)) as connection:
+        reply = connection.challenge(bot, rival, game=game)
+    console.print(plain(reply.message))
+    console.print(plain(f"  matches: {' '.join(reply.match_ids)}; {reply.left_this_hour} more "
+                        "this hour"))
 
 
 # --- submissions -----------------------------------------------------------------------------

@@ -96,18 +96,28 @@ def matches(
         help="A competition: matches a page.", min=1, max=500)] = 20,
     page: Annotated[str, typer.Option(
         help="A competition: the cursor a previous page printed (older matches).")] = "",
+    scrimmages: Annotated[bool, typer.Option(
+        "--scrimmages", help="A competition: the scrimmages you may see (`arena challenge`) "
+                             "instead of the ladder's matches.")] = False,
+    reruns: Annotated[bool, typer.Option(
+        "--reruns", help="A competition: the reruns of void matches (`arena host rerun`).")
+    ] = False,
     output: FormatOption = OutputFormat.human,
 ) -> None:
     """The recorded matches: a ladder's (LADDER, a ladder file) or a competition's (--server).
 
     A competition's: newest first, a page at a time: seats with their versions, points,
-    winner, termination, and whether it was a validation or a ladder match.
+    winner, termination, the kind of match and what the operator's moderation says of it.
     """
     remote_only = tuple(name for name, given in (
         ("--bot", bool(bot)), ("--mine", mine), ("--game", bool(game)),
-        ("--limit", limit != 20), ("--page", bool(page))) if given)
+        ("--limit", limit != 20), ("--page", bool(page)), ("--scrimmages", scrimmages),
+        ("--reruns", reruns)) if given)
+    if scrimmages and reruns:
+        raise ConfigError("--scrimmages or --reruns, not both")
     if on_server(ladder, server, remote_only=remote_only):
         remote_cmds.matches(server=server, bot=bot, mine=mine, game=game, limit=limit,
-                            page=page, output=output)
+                            page=page, output=output,
+                            kind="scrimmage" if scrimmages else "rerun" if reruns else "")
     else:
         ladder_cmds.matches(local_ladder(ladder, "matches"), output=output)

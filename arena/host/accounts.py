@@ -91,6 +91,8 @@ class Contestant:
     """When its token was revoked (None: it is valid)."""
     bots: tuple[str, ...]
     """The bot names it owns."""
+    disqualified: str | None = None
+    """Why it was disqualified (``arena.host.audit``); None: it was not."""
 
 
 def token_id(token: str) -> str | None:
@@ -177,9 +179,20 @@ class Accounts:
             rows = conn.execute(select(contestants_t).order_by(contestants_t.c.id)).all()
             owned = conn.execute(select(owners_t.c.contestant, owners_t.c.bot)
                                  .order_by(owners_t.c.bot)).all()
+        out = self.disqualified()
         return [Contestant(r.name, r.created, r.revoked,
-                           tuple(o.bot for o in owned if o.contestant == r.name))
+                           tuple(o.bot for o in owned if o.contestant == r.name),
+                           out.get(r.name))
                 for r in rows]
+
+    def disqualified(self) -> dict[str, str]:
+        """Every disqualified contestant (its name as added) → why (the audit log's say,
+        ``arena.host.audit``): the final and the ladders leave their bots out."""
+        # the audit log keeps its own table beside these (imported here: it is below us)
+        from arena.host.audit import AuditLog
+
+        entries = AuditLog(self.engine).moderation().disqualified.values()
+        return {entry.subject: entry.why for entry in entries}
 
     def revoke(self, name: str) -> None:
         """Revoke a contestant's token (its bots stay its own and keep playing; a revoked

@@ -379,10 +379,16 @@ class Connection:
         return self._unary(self.stub.Standings, pb.StandingsRequest(game=game))
 
     def matches(self, *, game: str = "", bot: str = "", mine: bool = False, limit: int = 0,
-                before: str = "") -> Any:
-        """A page of recorded matches, newest first (``reply.next``: the next page's cursor)."""
+                before: str = "", kind: str = "") -> Any:
+        """A page of recorded matches, newest first (``reply.next``: the next page's cursor);
+        ``kind``: "" (the ladder's), "rerun" or "scrimmage"."""
         return self._unary(self.stub.ListMatches, pb.MatchesRequest(
-            game=game, bot=bot, mine=mine, limit=limit, before=before))
+            game=game, bot=bot, mine=mine, limit=limit, before=before, kind=kind))
+
+    def challenge(self, bot: str, rival: str, game: str = "") -> Any:
+        """Ask for a scrimmage of ``bot`` (NAME or NAME@VERSION) against ``rival``."""
+        return self._unary(self.stub.Challenge, pb.ChallengeRequest(game=game, bot=bot,
+                                                                    rival=rival))
 
     def submissions(self, limit: int = 0) -> Any:
         """The token's own submissions, newest first."""

@@ -60,6 +60,12 @@ tie_break = "none"                   # "none": versions whose 95% intervals over
                                      # places; "rating": the rating estimate orders them (said)
 house = false                        # true: the house bots play in the season's final too
 
+[scrimmages]                         # unrated matches a contestant asks for (arena challenge)
+per_hour = 10                        # challenges per contestant, a rolling hour (0: off)
+outstanding = 3                      # challenges not played yet against one opponent
+share = 0.25                         # the most of the ladder's matches that go to scrimmages
+                                     # and reruns while the ladder has matches to play
+
 [games.lost-cities]                  # one table per hosted game (at least one)
 reference = "greedy"                 # sample_bots/<game>/<reference>: every submission's
                                      # validation opponent (default "greedy")
@@ -142,6 +148,7 @@ _SECTIONS: dict[str, set[str]] = {
     "quotas": {"max_upload_mb", "max_image_upload_mb", "submissions_per_day", "active_bots"},
     "season": set(SEASON_PHASES),
     "final": {"selections", "format", "top", "encounters", "tie_break", "house"},
+    "scrimmages": {"per_hour", "outstanding", "share"},
     "games": set(),
 }
 _GAME_KEYS = {"reference", "house", "ladder"}
@@ -197,6 +204,21 @@ class Quotas:
     server do not)."""
     active_bots: int = 3
     """Distinct bot names with an entered version, per contestant."""
+
+
+@dataclass(frozen=True)
+class Scrimmages:
+    """What a contestant may ask of unrated matches (``[scrimmages]``,
+    ``arena.host.scrimmages``)."""
+
+    per_hour: int = 10
+    """Challenges per contestant in a rolling hour (``per_hour``; 0: scrimmages are off)."""
+    outstanding: int = 3
+    """Challenges of one contestant against one opponent not played yet (``outstanding``)."""
+    share: float = 0.25
+    """The most of the matches the ladder's players take that go to scrimmages and reruns
+    while the ladder has matches to play (``share``, above 0 and below 1): the ladder is never
+    starved; an idle player takes them whatever the share."""
 
 
 @dataclass(frozen=True)
@@ -284,6 +306,8 @@ class Competition:
     """The hosted games (at least one), in file order."""
     quotas: Quotas = Quotas()
     """What a contestant may send."""
+    scrimmages: Scrimmages = Scrimmages()
+    """What a contestant may ask of unrated matches."""
     streams: StreamLimits = StreamLimits()
     """How many streams may be open and for how long."""
     signing_key: Path | None = None
@@ -504,6 +528,7 @@ class _CompetitionParser(TomlKeys):
             logs=self.one_of(data.get("visibility", {}), "visibility", "logs", VISIBILITIES),
             games=self.games(data.get("games", {})),
             quotas=self.quotas(data.get("quotas", {})),
+            scrimmages=self.scrimmages(data.get("scrimmages", {})),
             streams=self.streams(server),
             signing_key=(self.path(table, "competition", "signing_key", "")
                          if "signing_key" in table else None),
@@ -602,6 +627,18 @@ class _CompetitionParser(TomlKeys):
                                               d.submissions_per_day),
             active_bots=self.positive(table, "quotas", "active_bots", d.active_bots),
         )
+
+    def scrimmages(self, table: Mapping[str, Any]) -> Scrimmages:
+        d = Scrimmages()
+        per_hour: int = self.get(table, "scrimmages", "per_hour", int, d.per_hour)
+        if per_hour < 0:
+            raise self.error("scrimmages", "per_hour", f"must be 0 (off) or more, got {per_hour}")
+        share: float = self.get(table, "scrimmages", "share", float, d.share)
+        if not 0 < share < 1:
+            raise self.error("scrimmages", "share", f"must be above 0 and below 1, got {share}")
+        return Scrimmages(per_hour=per_hour, share=share,
+                          outstanding=self.positive(table, "scrimmages", "outstanding",
+                                                    d.outstanding))
 
     def streams(self, table: Mapping[str, Any]) -> StreamLimits:
         d = StreamLimits()

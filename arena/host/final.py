@@ -40,6 +40,7 @@ from typing import Any
 from arena.bots.home import HOME_ENV
 from arena.bots.resolve import resolve_bot
 from arena.errors import ConfigError
+from arena.host.audit import AuditLog, entrant_name
 from arena.host.config import Competition, ladder_config
 from arena.host.submissions import SubmissionBook
 from arena.ladder.config import LadderConfig
@@ -123,10 +124,13 @@ class FinalState:
 
 def default_entrants(competition: Competition, game: str, store: LadderStore) -> list[str]:
     """What the game's ladder plays now: the house bots' directories, then every entered
-    submission's latest version (``name@s<id>``)."""
+    submission's latest version (``name@s<id>``); none of a disqualified contestant
+    (``arena.host.audit``)."""
     book = SubmissionBook(store.engine)
-    return [*(str(d) for d in competition.game(game).house_dirs),
+    moderation = AuditLog(store.engine).moderation()  # a disqualified contestant's: left out
+    refs = [*(str(d) for d in competition.game(game).house_dirs),
             *(f"{name}@{version}" for name, version in book.entries(game))]
+    return [ref for ref in refs if moderation.out([entrant_name(ref)]) is None]
 
 
 def ladder_ratings(competition: Competition, game: str, store: LadderStore) -> dict[str, float]:
@@ -204,14 +208,20 @@ class Final:
               now: float | None = None) -> FinalState:
         """Begin the final among ``refs`` (module doc); the final already begun, as it is.
         ``ratings``: the game's ladder's rating of each version (``name@version``), for
-        ``[final] top``. ``ConfigError`` (one line) for fewer than two entrants or one that
-        does not resolve to a bot of the game."""
+        ``[final] top``. ``ConfigError`` (one line) for fewer than two entrants, one that
+        does not resolve to a bot of the game, or one of a disqualified contestant."""
         found = self.state()
         if found is not None:
             self.publish_commitment(found)
             return found
         settings = self.competition.final
         entrants = self.entrants(refs)
+        moderation = AuditLog(self.store.engine).moderation()
+        for _, entrant in entrants:
+            who = moderation.out([entrant.name])
+            if who is not None:
+                raise ConfigError(f"{entrant.key} is a bot of {who}, who is disqualified: "
+                                  "leave it out of the final")
         if settings.top:
             rated = ratings or {}
             ranked = sorted(entrants, key=lambda e: -rated.get(e[1].key, float("-inf")))

@@ -1,7 +1,8 @@
 """The server's Prometheus metrics (``prometheus_client``), in a registry of their own, served on
 the competition file's ``[server] metrics`` address (a loopback port by default).
 
-* ``arena_matches_total{game,outcome}``: matches recorded (outcome ``rated`` or ``void``);
+* ``arena_matches_total{game,outcome}``: matches recorded (outcome ``rated`` or ``void``; a
+  scrimmage ``scrimmage``, a rerun ``rerun``);
 * ``arena_matches_in_flight{game}``; ``arena_time_losses_total{game}``: matches lost on time;
 * ``arena_submissions_total{outcome}``: submissions by how they ended (entered, refused, failed,
   cancelled), ``arena_upload_bytes_total``;
@@ -14,7 +15,12 @@ the competition file's ``[server] metrics`` address (a loopback port by default)
 * streams: ``arena_streams_open``; ``arena_streams_refused_total{limit}`` (``server``: the
   server's ``max_streams``, ``contestant``: ``streams_per_contestant``);
   ``arena_streams_closed_total{why}``, closed by the server (``idle``, ``total``, ``revoked``);
-* ``arena_watchers{}``: watch streams open.
+* ``arena_watchers{}``: watch streams open;
+* moderation: ``arena_moderation_total{action}``, the audit log's entries the server applied
+  (``disqualify``, ``void``, ``rerun``; a restarted server counts the whole log again);
+  ``arena_scrimmages_total{outcome}``, challenges (``accepted``, ``refused``: over a quota
+  or not allowed); the matches played, ``arena_matches_total{outcome="scrimmage"}`` and
+  ``{outcome="rerun"}``.
 """
 
 from __future__ import annotations
@@ -50,6 +56,10 @@ class Metrics:
         self.streams_closed = Counter("arena_streams_closed", "Streams closed by the server",
                                       ["why"], registry=r)
         self.watchers = Gauge("arena_watchers", "Watch streams open", registry=r)
+        self.moderation = Counter("arena_moderation", "Audit log entries applied, by action",
+                                  ["action"], registry=r)
+        self.scrimmages = Counter("arena_scrimmages", "Challenges by outcome", ["outcome"],
+                                  registry=r)
 
     def serve(self, listen: str) -> int:
         """Serve the metrics over HTTP on ``host:port``; returns the port bound."""

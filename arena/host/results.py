@@ -20,6 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from arena.host.audit import Moderation
 from arena.ladder.config import LadderConfig
 from arena.ladder.reports import Standings, rates_versions, standings_of
 from arena.ladder.store import LadderStore, StoredMatch
@@ -62,10 +63,21 @@ def bot_name(key: str) -> str:
 class LadderResults:
     """One hosted ladder's results (module doc)."""
 
-    def __init__(self, game: str, config: LadderConfig, store: LadderStore) -> None:
+    def __init__(self, game: str, config: LadderConfig, store: LadderStore, *,
+                 ladder: str = "", kind: str = "ladder",
+                 reruns: LadderResults | None = None) -> None:
+        """``ladder``: the store's ladder to read ("": the config's); ``kind``: what its
+        matches are ("ladder", "rerun", "scrimmage": only a ladder's are fitted);
+        ``reruns``: the results of the ladder's reruns (a rerun stands where its void match
+        stood, ``Moderation.standing``)."""
         self.game = game
         self.config = config
         self.store = store
+        self.ladder = ladder or config.name
+        self.kind = kind
+        self.reruns = reruns
+        self.moderation = Moderation()
+        """What the audit log says (``moderate``): the fit goes by it."""
         self.snapshot = Snapshot()
         self._last_row = -1
         self._by_bot: dict[str, list[int]] = {}
@@ -84,12 +96,13 @@ class LadderResults:
         """Read the matches recorded since the last refresh and refit the standings when they
         are stale and the last fit is old enough (``FIT_SHARE``); returns how many were new."""
         old = self.snapshot
-        last = self.store.last_row(self.config.name)
+        last = self.store.last_row(self.ladder)
         new: list[StoredMatch] = []
-        if last != self._last_row or old.standings is None:
-            new = self.store.matches(self.config.name, skip=len(old.matches))
+        fitted = self.kind == "ladder"
+        if last != self._last_row or (fitted and old.standings is None):
+            new = self.store.matches(self.ladder, skip=len(old.matches))
             self._last_row = last
-        self._stale = self._stale or bool(new) or old.standings is None
+        self._stale = fitted and (self._stale or bool(new) or old.standings is None)
         due = self._stale and time.monotonic() - self._fitted >= self._fit_s / FIT_SHARE
         if not new and not due:
             return 0
@@ -102,8 +115,11 @@ class LadderResults:
         standings = old.standings
         if due:
             began = time.monotonic()
+            reruns = {} if self.reruns is None else {
+                m.match_id: m for m in self.reruns.snapshot.matches}
             standings = standings_of(
-                self.config.name, matches, prior=self.config.rating.prior,
+                self.config.name, self.moderation.standing(matches, reruns),
+                prior=self.config.rating.prior,
                 live=self.store.live_elo(self.config.name),
                 given_up=len(self.store.void_attempts(self.config.name)),
                 versions=rates_versions(self.config))
@@ -117,6 +133,15 @@ class LadderResults:
             for match in new:
                 self._running.pop(match.match_id, None)
         return len(new)
+
+    def moderate(self, moderation: Moderation) -> None:
+        """Fit the standings by ``moderation`` from now on (at the next refresh)."""
+        self.moderation = moderation
+        self.stale()
+
+    def stale(self) -> None:
+        """Fit the standings again at the next refresh (its reruns changed)."""
+        self._stale = self.kind == "ladder"
 
     def find(self, match_id: str) -> StoredMatch | None:
         """A recorded match of this ladder by id."""

@@ -74,13 +74,26 @@ from arena.errors import ArenaError, ConfigError
 from arena.gate import require_gated
 from arena.host import views
 from arena.host.accounts import Accounts
+from arena.host.audit import (
+    DISQUALIFY,
+    RERUN,
+    RERUNS,
+    SCRIMMAGES,
+    AuditLog,
+    Entry,
+    Moderation,
+    entrant_name,
+    extra_ladder,
+)
 from arena.host.config import HANDLER_THREADS, Competition, ladder_config, ladder_file
 from arena.host.errors import QuotaRefusal
+from arena.host.extras import Extra, ExtraMatches, ExtraSource, Seat, wrap_with
 from arena.host.final import Final
 from arena.host.metrics import Metrics
 from arena.host.names import name_refusal
 from arena.host.pipeline import Pipeline
 from arena.host.results import LadderResults, bot_name
+from arena.host.scrimmages import Scrimmage, ScrimmageBook
 from arena.host.season import (
     LADDER_STOPS,
     PHASES,
@@ -94,7 +107,14 @@ from arena.host.site import refresh_competition_site
 from arena.host.submissions import StageEvent, SubmissionBook
 from arena.ladder.config import LadderConfig
 from arena.ladder.entrants import Entered, EntryFeed, Withdrawn
-from arena.ladder.runner import LadderEvent, LadderEventKind, run_ladder, signing_of
+from arena.ladder.runner import (
+    LadderEvent,
+    LadderEventKind,
+    ladder_secret,
+    run_ladder,
+    signing_of,
+)
+from arena.ladder.schedules.schedule import encounter_seed, slug
 from arena.ladder.schedules.sources import write_private
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.model import Termination
@@ -157,8 +177,27 @@ class CompetitionServer:
             g.game: ladder_config(competition, g.game) for g in competition.games}
         self.entries: dict[str, EntryFeed] = {}
         """Each game's ladder entrants (``start``), fed as the pipeline enters submissions."""
-        self.results = {game: LadderResults(game, config, self.store)
+        self.audit = AuditLog(self.store.engine)
+        self.moderation = Moderation()
+        """What the audit log says (``_apply_audit``, every ``RESULTS_POLL_S``)."""
+        self._audit_seq = 0
+        self.reruns = {game: LadderResults(game, config, self.store, kind="rerun",
+                                           ladder=extra_ladder(config.name, RERUNS))
+                       for game, config in self.configs.items()}
+        """Each game's reruns of void matches (``arena host rerun``)."""
+        self.scrimmage_results = {
+            game: LadderResults(game, config, self.store, kind="scrimmage",
+                                ladder=extra_ladder(config.name, SCRIMMAGES))
+            for game, config in self.configs.items()}
+        """Each game's scrimmages (``arena challenge``): never fitted."""
+        self.results = {game: LadderResults(game, config, self.store,
+                                            reruns=self.reruns[game])
                         for game, config in self.configs.items()}
+        self.scrimmages = ScrimmageBook(self.store.engine)
+        self.extras = {game: ExtraMatches(self._dropped) for game in self.configs}
+        """Each game's reruns and scrimmages waiting for the ladder's players."""
+        self.sources: dict[str, ExtraSource] = {}
+        """Each game's running ladder source (the lineup the extras are played from)."""
         self.pipeline = Pipeline(competition, self.accounts, self.book)
         self.finals = {game: Final(competition, game, self.store, self.signing)
                        for game in self.configs}
@@ -196,13 +235,16 @@ class CompetitionServer:
         os.environ[HOME_ENV] = str(c.home)  # the catalogue: the pipeline writes, ladders read
         for path in (c.state_dir, c.home, c.uploads, c.logs_dir):
             path.mkdir(parents=True, exist_ok=True, mode=0o700)
-        for results in self.results.values():
+        self._apply_audit()  # before the ladders: a disqualified bot never enters again
+        for results in self._all_results():
             results.refresh()
         self.season.advance()
         self.phase = self.season.phase()
         for game in self.configs:
             self.entries[game] = EntryFeed(self.entrants(game))
+            self._queue_reruns(game)
             self._export(game)
+        self._scrimmages_played(queue=True)
         for sid in self.pipeline.recover():
             self._queue.put((sid, self.pipeline.payload(sid)))
         server = grpc.server(
@@ -240,15 +282,18 @@ class CompetitionServer:
         """The game's ladder entrants as the database has them in the server's phase: the
         house bots, then, while open, every entered submission's latest version (pinned:
         ``name@s<id>``), once frozen the selected versions (each its own entrant,
-        ``name@s<id>``); none in final and closed (the ladder does not run)."""
+        ``name@s<id>``); none in final and closed (the ladder does not run); none of a
+        disqualified contestant's."""
         settings = self.competition.game(game)
         house = [Entered(str(d)) for d in settings.house_dirs]
         if self.phase is Phase.OPEN:
-            return [*house, *(Entered(name, f"{name}@{version}")
-                              for name, version in self.book.entries(game))]
-        if self.phase is Phase.FROZEN:
-            return [*house, *(Entered(s.ref, s.ref) for s in self.season.selected(game))]
-        return []
+            out = [*house, *(Entered(name, f"{name}@{version}")
+                             for name, version in self.book.entries(game))]
+        elif self.phase is Phase.FROZEN:
+            out = [*house, *(Entered(s.ref, s.ref) for s in self.season.selected(game))]
+        else:
+            return []
+        return [e for e in out if self.moderation.out([entrant_name(e.ref)]) is None]
 
     def sync_entries(self, game: str) -> None:
         """Bring the game's running ladder to ``entrants``: ``Withdrawn`` for each entrant it
@@ -346,21 +391,33 @@ class CompetitionServer:
     def _ladder_loop(self, game: str) -> None:
         config = self.configs[game]
         results = self.results[game]
+        by_ladder = {config.name: results, self.reruns[game].ladder: self.reruns[game],
+                     self.scrimmage_results[game].ladder: self.scrimmage_results[game]}
+        kinds = {self.reruns[game].ladder: "rerun",
+                 self.scrimmage_results[game].ladder: "scrimmage"}
 
         def on_event(event: LadderEvent) -> None:
-            if event.kind is LadderEventKind.MATCH_STARTED and event.match is not None:
-                flight = next((f for f in event.progress.in_flight
-                               if f.match_id == event.match.match_id), None)
-                if flight is not None:
-                    results.started(flight.match_id, flight.bots)
-            elif event.kind is LadderEventKind.MATCH_FINISHED and event.match is not None:
-                results.finished(event.match.match_id)
-                if event.result is not None:
-                    outcome = "void" if event.result.void else "rated"
-                    self.metrics.matches.labels(game, outcome).inc()
-                    if event.result.termination is Termination.TIMEOUT:
-                        self.metrics.time_losses.labels(game).inc()
-            self.metrics.in_flight.labels(game).set(results.in_flight())
+            match = event.match
+            if match is not None:
+                kept = by_ladder.get(match.ladder or config.name, results)
+                if event.kind is LadderEventKind.MATCH_STARTED:
+                    flight = next((f for f in event.progress.in_flight
+                                   if f.match_id == match.match_id), None)
+                    if flight is not None:
+                        kept.started(flight.match_id, flight.bots)
+                elif event.kind is LadderEventKind.MATCH_FINISHED:
+                    kept.finished(match.match_id)
+                    if event.result is not None:
+                        outcome = kinds.get(match.ladder) or (
+                            "void" if event.result.void else "rated")
+                        self.metrics.matches.labels(game, outcome).inc()
+                        if event.result.termination is Termination.TIMEOUT:
+                            self.metrics.time_losses.labels(game).inc()
+            self.metrics.in_flight.labels(game).set(
+                sum(r.in_flight() for r in by_ladder.values()))
+
+        def opened(source: ExtraSource) -> None:
+            self.sources[game] = source
 
         async def main() -> None:
             stop = asyncio.Event()
@@ -372,10 +429,15 @@ class CompetitionServer:
                     return
                 await run_ladder(config, sandbox=self.competition.sandbox, on_event=on_event,
                                  stop=stop, store=self.store, signing=self.signing,
-                                 entries=self.entries[game])
+                                 entries=self.entries[game],
+                                 wrap=wrap_with(self.extras[game],
+                                                self.competition.scrimmages.share, opened))
             finally:  # its loop closes: nothing to stop (`stop` would find it closed)
                 self._ladder_stops.remove(entry)
                 self._continuous.remove(entry)
+                source = self.sources.pop(game, None)
+                if source is not None:
+                    source.close()
 
         while not self._stop.is_set() and self.phase not in LADDER_STOPS:
             try:
@@ -385,7 +447,8 @@ class CompetitionServer:
                                       "error": str(exc)}))
                 self._stop.wait(10.0)
         if self.phase in LADDER_STOPS:  # for good: what was in flight is never recorded
-            results.dropped()
+            for kept in by_ladder.values():  # its scrimmages and reruns too
+                kept.dropped()
             self.metrics.in_flight.labels(game).set(0)
             log.info(json.dumps({"event": "ladder_stopped", "game": game,
                                  "phase": self.phase.value}))
@@ -485,12 +548,81 @@ class CompetitionServer:
         self._site_due = True
         self._site_written = 0.0
 
+    # --- moderation --------------------------------------------------------------------------
+    def _all_results(self) -> list[LadderResults]:
+        """Every game's results: reruns first (a ladder's fit reads its reruns')."""
+        return [*self.reruns.values(), *self.scrimmage_results.values(),
+                *self.results.values()]
+
+    def _apply_audit(self) -> None:
+        """Apply the audit log's new entries (``arena.host.audit``): at the start, the whole
+        log; then what an operator's command appended since the last look."""
+        new = self.audit.entries(self._audit_seq)
+        if not new:
+            return
+        self.moderation = self.audit.moderation()
+        for entry in new:
+            self._audit_seq = entry.seq
+            self.metrics.moderation.labels(entry.action).inc()
+            if entry.action == DISQUALIFY:
+                self._withdraw(entry)
+            elif entry.action == RERUN:
+                for game in self.configs:
+                    self._queue_reruns(game)
+            log.info(json.dumps({"event": "moderation", **entry.public()}))
+        for results in self.results.values():
+            results.moderate(self.moderation)
+        self._site_due = True
+
+    def _withdraw(self, entry: Entry) -> None:
+        """A disqualified contestant's bots leave every running ladder (``Withdrawn``) and
+        every final begun (``Final.withdraw``: its matches not played yet never are; applied
+        again at each start, a final takes each withdrawal once)."""
+        for feed in self.entries.values():
+            for ref in feed.refs():
+                if self.moderation.out([entrant_name(ref)]) == entry.subject:
+                    feed.send(Withdrawn(ref))
+        for game, final in self.finals.items():
+            try:
+                state = final.state()
+                keys = {} if state is None else {
+                    e.key: f"disqualified: {entry.why}" for e in state.entrants
+                    if self.moderation.out([e.name]) == entry.subject}
+                if keys:
+                    final.withdraw(keys)
+            except ArenaError as exc:  # a final's state the server cannot read: said
+                log.error(json.dumps({"event": "final_error", "game": game,
+                                      "error": str(exc)}))
+
+    def _queue_reruns(self, game: str) -> None:
+        """Every rerun of the game's ladder the audit log asks for and the store does not
+        hold yet, queued for its players (at the start: those a kill -9 left unplayed)."""
+        if game not in self.entries:  # before the start: ``start`` queues them
+            return
+        ladder = self.configs[game].name
+        recorded = self.store.recorded_ids(extra_ladder(ladder, RERUNS))
+        for original, reruns in self.moderation.reruns.items():
+            match = self.results[game].find(original)
+            if match is None or not reruns or reruns[-1] in recorded:
+                continue
+            seats = tuple(Seat(match.bots[s].split("@", 1)[0], match.versions[s],
+                               match.identities[s]) for s in (0, 1))
+            self.extras[game].add(Extra(
+                reruns[-1], match.encounter_id, match.cycle, match.leg, match.seed,
+                (seats[0], seats[1]), extra_ladder(ladder, RERUNS), "rerun"))
+
     # --- results -----------------------------------------------------------------------------
     def _results_loop(self) -> None:
         for results in self.results.values():  # a first rated match recorded before a crash
             self._mark_rated(results, results.snapshot.matches)
         while not self._stop.wait(RESULTS_POLL_S):
             try:
+                self._apply_audit()
+                for game, reruns in self.reruns.items():
+                    if reruns.refresh():
+                        self.results[game].stale()
+                if sum([r.refresh() for r in self.scrimmage_results.values()]):
+                    self._scrimmages_played()
                 for results in self.results.values():
                     new = results.refresh()
                     if new:
@@ -518,13 +650,119 @@ class CompetitionServer:
         c = self.competition
         if not self._site_due or time.monotonic() - self._site_written < c.site_refresh_s:
             return
-        refresh_competition_site(c, self.configs, self.store)
+        refresh_competition_site(c, self.configs, self.store, self._site_views(),
+                                 self.audit.published())
         key = c.site_dir / PUBLIC_KEY_FILE
         pem = self.signing.signer.public.pem()
         if not key.is_file() or key.read_bytes() != pem:
             write_public(key, pem)
         self._site_written = time.monotonic()
         self._site_due = False
+
+    # --- scrimmages -------------------------------------------------------------------------
+    def challenge(self, caller: str, game: str, bot: str, rival: str
+                  ) -> tuple[Scrimmage, list[str], int]:
+        """Record and queue a scrimmage (``arena.host.scrimmages``): returns it, its match ids
+        and how many more the caller may ask for this hour. ``ConfigError`` (one line) for
+        one that may not be played, ``QuotaExceeded`` over the quota."""
+        c = self.competition
+        quota = c.scrimmages
+        if quota.per_hour == 0:
+            raise ConfigError("this competition has no scrimmages ([scrimmages] per_hour = 0)")
+        refusal = self.disqualified(caller)
+        if refusal is not None:
+            raise ConfigError(refusal)
+        if game:
+            game = c.game(game).game
+        elif len(c.games) == 1:
+            game = c.games[0].game
+        else:
+            raise ConfigError("this competition hosts several games: say which (--game)")
+        name, _, version = bot.partition("@")
+        name = check_name("your bot", name, "challenge")
+        mine = {name_key(b): b for b in self.accounts.bots_of(caller)}
+        if name_key(name) not in mine:
+            owned = ", ".join(mine.values()) or "none yet"
+            raise ConfigError(f"{name} is not one of your bots (yours: {owned})")
+        rival = check_name("the rival", rival, "challenge")
+        if name_key(rival) == name_key(name):
+            raise ConfigError("a bot does not challenge itself: name another bot of the ladder "
+                              "(`arena standings --server ...` lists them)")
+        feed = self.entries.get(game)
+        players = {name_key(entrant_name(ref)): entrant_name(ref)
+                   for ref in (feed.refs() if feed is not None else ())}
+        if name_key(rival) not in players or self.moderation.out([rival]) is not None:
+            raise ConfigError(f"no bot {rival} plays in the {game} ladder now (`arena standings "
+                              "--server ...` lists those that do)")
+        if self.phase in LADDER_STOPS:
+            raise ConfigError(f"the {game} ladder has stopped (the season is in its "
+                              f"{self.phase.value} phase): no scrimmage is played now")
+        source = self.sources.get(game)
+        if source is None:
+            raise ConfigError(f"the {game} ladder is starting: try again in a minute")
+        versions = source.versions(name)
+        if version and version not in versions:
+            played = ", ".join(versions) or "none"
+            raise ConfigError(f"{name}@{version} has not played in the {game} ladder (its "
+                              f"versions there: {played})")
+        if not version and name_key(name) not in players:
+            raise ConfigError(f"{name} does not play in the {game} ladder now: name one of "
+                              f"its versions ({name}@VERSION)")
+        scrimmage, left = self.scrimmages.open(caller, game, mine[name_key(name)], version,
+                                               players[name_key(rival)], quota)
+        return scrimmage, self._queue_scrimmage(scrimmage), left
+
+    def _queue_scrimmage(self, scrimmage: Scrimmage, skip: frozenset[str] = frozenset()
+                         ) -> list[str]:
+        """Queue a scrimmage's two matches for its ladder's players (but those in ``skip``:
+        recorded already); returns their ids."""
+        config = self.configs[scrimmage.game]
+        ladder = extra_ladder(config.name, SCRIMMAGES)
+        encounter = scrimmage.encounter(slug(config.name))
+        seed = encounter_seed(ladder, config.seed, 0, encounter, ladder_secret(config))
+        own, rival = Seat(scrimmage.bot, scrimmage.version), Seat(scrimmage.rival)
+        ids = [f"{encounter}-l0", f"{encounter}-l1"]
+        for leg, seats in enumerate(((own, rival), (rival, own))):
+            if ids[leg] not in skip:
+                self.extras[scrimmage.game].add(Extra(ids[leg], encounter, 0, leg, seed, seats,
+                                                      ladder, "scrimmage", scrimmage.id))
+        return ids
+
+    def _scrimmages_played(self, queue: bool = False) -> None:
+        """End the waiting scrimmages whose two matches are recorded; with ``queue`` (at the
+        start), queue the matches of the others that are not."""
+        waiting = self.scrimmages.waiting()
+        if not waiting:
+            return
+        recorded = {game: self.store.recorded_ids(r.ladder)
+                    for game, r in self.scrimmage_results.items()}
+        for scrimmage in waiting:
+            if scrimmage.game not in self.configs:
+                self.scrimmages.end(scrimmage.id, "its game is no longer hosted")
+                continue
+            slug_ = slug(self.configs[scrimmage.game].name)
+            encounter = scrimmage.encounter(slug_)
+            ids = {f"{encounter}-l0", f"{encounter}-l1"}
+            done = ids & recorded[scrimmage.game]
+            if done == ids:
+                self.scrimmages.end(scrimmage.id, "played")
+            elif queue:
+                self._queue_scrimmage(scrimmage, frozenset(done))
+
+    def _dropped(self, extra: Extra, why: str) -> None:
+        """An extra match could not be played: its scrimmage ends, saying why."""
+        if extra.kind == "scrimmage":
+            self.scrimmages.end(extra.ref, f"dropped: {why}")
+
+    def _site_views(self) -> dict[str, Any]:
+        """Each game's matches as its public page shows them (moderated: ``site``)."""
+        moderation = self.moderation
+
+        def view(game: str) -> Any:
+            reruns = {m.match_id: m for m in self.reruns[game].snapshot.matches}
+            return lambda matches: moderation.standing(matches, reruns, drop=False)
+
+        return {game: view(game) for game in self.configs}
 
     # --- submissions -------------------------------------------------------------------------
     def admit(self, caller: str, start: pb.SubmitStart) -> tuple[str, str, int]:
@@ -548,6 +786,9 @@ class CompetitionServer:
         if not start.name:
             raise ConfigError("the bot's name is missing (bot.toml's name, or --name)")
         name = check_name("the bot's name", start.name, "submit")
+        refusal = self.disqualified(caller)
+        if refusal is not None:
+            raise ConfigError(refusal)
         taken = name_refusal(self.accounts, self.pipeline.house_names(game), name, caller)
         if taken is not None:
             raise ConfigError(taken)
@@ -591,10 +832,19 @@ class CompetitionServer:
         row = self.book.get(sid)
         if row is None or row.game not in self.entries:
             return
+        if self.moderation.out([row.name]) is not None:
+            return  # disqualified meanwhile: it stays out
         if self.phase is Phase.OPEN:
             self.entries[row.game].send(Entered(row.name, f"{row.name}@{row.version}"))
         else:  # sent before the deadline, entered after it: a selection by default may change
             self.sync_entries(row.game)
+
+    def disqualified(self, contestant: str) -> str | None:
+        """Why ``contestant`` may not submit nor challenge (disqualified), else None."""
+        entry = self.moderation.disqualified.get(name_key(contestant))
+        if entry is None:
+            return None
+        return f"you are disqualified from this competition: {entry.why}"
 
     # --- lookups -----------------------------------------------------------------------------
     def owners(self) -> dict[str, str]:
@@ -620,7 +870,7 @@ class CompetitionServer:
         def own(names: Sequence[str]) -> frozenset[int]:
             return frozenset(seat for seat, name in enumerate(names) if name_key(name) in mine)
 
-        for results in self.results.values():
+        for results in self._all_results():
             match = results.find(match_id)
             if match is not None and match.log_path:
                 seats = own([bot_name(b) for b in match.bots])

@@ -47,6 +47,7 @@ import grpc
 from arena.errors import ConfigError
 from arena.host import views
 from arena.host.accounts import token_id
+from arena.host.audit import Moderation
 from arena.host.config import StreamLimits
 from arena.host.errors import FeedsFull, QuotaExceeded, QuotaRefusal, Revoked
 from arena.host.feeds import Feeds, Pacer
@@ -419,7 +420,9 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
         return pb.WhoAmIReply(
             contestant=caller, competition=c.name,
             games=[pb.GameInfo(game=g.game, reference=g.reference) for g in c.games],
-            quotas=pb.Quotas(max_upload_bytes=q.max_upload_bytes,
+            quotas=pb.Quotas(scrimmages_per_hour=c.scrimmages.per_hour,
+                             scrimmages_outstanding=c.scrimmages.outstanding,
+                             max_upload_bytes=q.max_upload_bytes,
                              max_image_upload_bytes=q.max_image_upload_bytes,
                              submissions_per_day=q.submissions_per_day,
                              active_bots=q.active_bots,
@@ -567,10 +570,25 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
         if len(ladders) != 1:
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT,
                           "this competition hosts several games: name one (--game)")
-        results = ladders[0]
+        kind = request.kind or "ladder"
+        server = self.server
+        if kind == "ladder":
+            results = ladders[0]
+        elif kind == "rerun":
+            results = server.reruns[ladders[0].game]
+        elif kind == "scrimmage":
+            results = server.scrimmage_results[ladders[0].game]
+        else:
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT,
+                   f"kind: \"ladder\", \"rerun\" or \"scrimmage\", not {plain_text(kind)[:40]!r}")
         names = [request.bot] if request.bot else []
+        only: str | None = None
+        if kind == "scrimmage" and server.competition.logs != views.PUBLIC:
+            only, names = request.bot or None, list(server.accounts.bots_of(caller))
+            if not names:  # the scrimmages of the caller's bots, and no others
+                return pb.MatchesReply()
         if request.mine:
-            mine = list(self.server.accounts.bots_of(caller))
+            mine = list(server.accounts.bots_of(caller))
             names = [n for n in names if n.lower() in {m.lower() for m in mine}] if names \
                 else mine
             if not names:
@@ -583,7 +601,10 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
                 _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "not a page cursor")
         page, after = results.page(names=names, limit=min(request.limit or 50, MAX_PAGE),
                                    before=before)
-        return pb.MatchesReply(matches=[_match_row(m) for m in page],
+        if only is not None:
+            page = [m for m in page if only.lower() in {bot_name(b).lower() for b in m.bots}]
+        moderation = server.moderation
+        return pb.MatchesReply(matches=[_match_row(m, kind, moderation) for m in page],
                                next="" if after is None else str(after))
 
     def _ladders(self, game: str, context: grpc.ServicerContext) -> list[LadderResults]:
@@ -640,6 +661,32 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
         for offset in range(0, max(len(data), 1), CHUNK):
             yield pb.LogChunk(data=data[offset:offset + CHUNK], kind=kind)
 
+    # --- scrimmages ---------------------------------------------------------------------------
+    @api_call
+    def Challenge(self, request: pb.ChallengeRequest, context: grpc.ServicerContext,
+                  caller: str) -> pb.ChallengeReply:
+        metrics = self.server.metrics
+        try:
+            scrimmage, ids, left = self.server.challenge(caller, request.game, request.bot,
+                                                         request.rival)
+        except QuotaExceeded as exc:
+            metrics.scrimmages.labels("refused").inc()
+            _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        except ConfigError as exc:
+            metrics.scrimmages.labels("refused").inc()
+            _abort(context, grpc.StatusCode.FAILED_PRECONDITION, plain_text(str(exc)))
+        metrics.scrimmages.labels("accepted").inc()
+        ahead = self.server.extras[scrimmage.game].waiting() - 2
+        version = f"@{scrimmage.version}" if scrimmage.version else ""
+        log.info(json.dumps({"event": "scrimmage", "id": scrimmage.id, "contestant": caller,
+                             "bot": scrimmage.bot + version, "rival": scrimmage.rival}))
+        return pb.ChallengeReply(
+            scrimmage_id=scrimmage.id, match_ids=ids, left_this_hour=max(0, left),
+            message=plain_text(
+                f"scrimmage {scrimmage.id}: {scrimmage.bot}{version} against "
+                f"{scrimmage.rival}, one deal with the seats swapped, unrated; "
+                f"{max(0, ahead)} other extra match(es) ahead of it"))
+
     @api_call
     def GetBotOutput(self, request: pb.BotOutputRequest, context: grpc.ServicerContext,
                      caller: str) -> pb.BotOutputReply:
@@ -671,11 +718,14 @@ def _event(event: Any, name: str) -> pb.SubmissionEvent:
         final=event.stage in FINAL_STAGES)
 
 
-def _match_row(m: StoredMatch) -> pb.MatchRow:
+def _match_row(m: StoredMatch, kind: str = "ladder",
+               moderation: Moderation | None = None) -> pb.MatchRow:
+    note = "" if moderation is None or kind == "scrimmage" else moderation.mark(m)
+    void = m.void or (moderation is not None and m.match_id in moderation.voided)
     return pb.MatchRow(
         match_id=m.match_id, game=m.game, names=[bot_name(b) for b in m.bots],
         versions=list(m.versions), points=list(m.totals),
-        winner=-1 if m.winner is None or m.void else m.winner, termination=str(m.termination),
+        winner=-1 if m.winner is None or void else m.winner, termination=str(m.termination),
         finished_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(m.finished_at)),
-        void=m.void, kind="ladder")
+        void=void, kind=kind, note=plain_text(note))
 

@@ -1,5 +1,8 @@
 """A competition's public page: one ladder site per game (``arena.site.refresh.refresh_site``,
-incremental and atomic) under ``<site dir>/<game>/``, and an index linking them.
+incremental and atomic) under ``<site dir>/<game>/``, an index linking them, and the audit log
+of the operator's moderation (``audit.json``). Each game's site shows its matches as moderated:
+a voided match, and every match of a disqualified contestant's bots, marked void (out of the
+standings), a rerun in its void match's place.
 
 What is public follows the visibility setting: with ``logs = "public"`` each match has its
 replay page and, beside it, its signed log (``replays/<match>.jsonl``: the log as a contestant
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from arena.errors import ConfigError, SignatureError
@@ -24,7 +27,7 @@ from arena.host.final import COMMITMENT_SUFFIX
 from arena.host.final import SITE_DIR as FINAL_SITE_DIR
 from arena.host.views import PUBLIC, shared_log
 from arena.ladder.config import LadderConfig
-from arena.ladder.store import LadderStore
+from arena.ladder.store import LadderStore, StoredMatch
 from arena.record.signing import LOG_DOCUMENT, Signer, load_signer, statement_for
 from arena.render.html.competition import front_page, with_signed_log
 from arena.site.match_pages import REPLAY_DIR, replay_name
@@ -32,21 +35,32 @@ from arena.site.refresh import ReplayMaker, SiteSummary, refresh_site, site_repl
 
 PUBLIC_KEY = "referee.pub"
 """The referee's public key at the top of the site (the server writes it)."""
+AUDIT_FILE = "audit.json"
+"""The competition's audit log (``arena.host.audit``: every moderation action, why and when)
+at the top of the site."""
+View = Callable[[list[StoredMatch]], list[StoredMatch]]
 SIGNED_LOG = ".jsonl"
 """A signed log's suffix, beside its replay page (``<match>.html``)."""
 
 
 def refresh_competition_site(competition: Competition, ladders: Mapping[str, LadderConfig],
-                             store: LadderStore) -> dict[str, SiteSummary]:
-    """Bring every game's site up to date, then the index; what each refresh did, by game."""
+                             store: LadderStore,
+                             views: Mapping[str, View] | None = None,
+                             audit: bytes | None = None) -> dict[str, SiteSummary]:
+    """Bring every game's site up to date, then the index; what each refresh did, by game.
+    ``views``: by game, the matches its site shows from the store's (moderation); ``audit``:
+    the audit log as published (``AUDIT_FILE``)."""
     out = competition.site_dir
     public = competition.logs == PUBLIC
     signer = _signer(competition) if public else None
     done = {game: refresh_site(config, out / game, store=store, replays=public, detail=False,
-                               make_replay=signed_replay(out / game / REPLAY_DIR, signer))
+                               make_replay=signed_replay(out / game / REPLAY_DIR, signer),
+                               view=(views or {}).get(game))
             for game, config in ladders.items()}
     for game in ladders:
         remove_unlinked_logs(out / game / REPLAY_DIR)
+    if audit is not None:
+        write_public(out / AUDIT_FILE, audit)
     write_public(out / "index.html", index_page(competition).encode())
     return done
 

@@ -480,7 +480,7 @@ class _Run:
         spec = self.lineup_of().match(m.seats, seed=m.seed, options=self.config.options,
                                       time_control=self.config.time_control,
                                       match_id=m.match_id)
-        slot = LadderSlot(self.config.name, m.encounter_id, m.cycle, m.leg)
+        slot = LadderSlot(m.ladder or self.config.name, m.encounter_id, m.cycle, m.leg)
         return dataclasses.replace(spec, slot=slot)
 
     async def worker(self, source: MatchSource) -> None:
@@ -526,11 +526,12 @@ class _Run:
             return
         sign_played(result, self.signing.signer, log)  # before it is recorded
         rec = self.store.record_match(
-            self.config.name, result, spec.bots, encounter_id=m.encounter_id, cycle=m.cycle,
-            leg=m.leg, started_at=started_at, elo_k=self.config.rating.elo_k,
+            m.ladder or self.config.name, result, spec.bots, encounter_id=m.encounter_id,
+            cycle=m.cycle, leg=m.leg, started_at=started_at, elo_k=self.config.rating.elo_k,
             elo_start=self.config.rating.start,
         )
-        self.elo.update(rec.elo)
+        if not m.ladder:  # a match recorded apart (``ScheduledMatch.ladder``) moves no Elo here
+            self.elo.update(rec.elo)
         self.done += 1
         self.void += int(result.void)
         self.last = result
@@ -541,7 +542,8 @@ class _Run:
                 source: MatchSource) -> None:
         """Record a match the cluster gave up on as a void attempt: never rated and not a
         recorded match, so the next run plays it again (a source may replay it sooner)."""
-        self.store.record_void_attempt(self.config.name, result, encounter_id=m.encounter_id,
+        self.store.record_void_attempt(m.ladder or self.config.name, result,
+                                       encounter_id=m.encounter_id,
                                        cycle=m.cycle, leg=m.leg, started_at=started_at)
         self.void += 1
         self.given_up += 1
@@ -564,13 +566,16 @@ async def run_ladder(
     signing: Signing | None = None,
     on_note: NoteSink | None = None,
     entries: EntryFeed | None = None,
+    wrap: Callable[[ScheduleSource], MatchSource] | None = None,
 ) -> RunSummary:
     """Play the ladder's unrecorded matches (see the module doc); returns when the schedule
     (or the ``max_matches`` bound) is done or ``stop`` is set (a continuous ladder: only then).
     ``signing``: the key that signs the logs (default: ``ladder_signing``, before any match).
     ``on_note``: told what the run checks and decides before its first match (``Note``).
     ``entries``: a continuous ladder's entrants handed over in memory (``EntryFeed``), instead
-    of its file's and the catalogue's.
+    of its file's and the catalogue's. ``wrap``: a schedule that decides as it goes is played
+    through ``wrap(source)`` (a program's own matches handed out besides the schedule's, each
+    recorded under its ``ScheduledMatch.ladder``: the competition server's scrimmages).
     Raises ``ConfigError`` for bad entrants, a bad signing key, a clock that cannot be had
     (``resolve_run_clock``: a fixed schedule's before its store is made), a game that fails
     the conformance gate (``check_gated``, before anything is made), an SPRT test's
@@ -588,8 +593,8 @@ async def run_ladder(
         return await _run_schedule(config, play=play, resolve=resolve, max_matches=max_matches,
                                    concurrency=concurrency, sandbox=sandbox, on_event=on_event,
                                    stop=stop, store=store, signing=signing,
-                                   entries=entries)
-    if entries is not None:
+                                   entries=entries, wrap=wrap)
+    if entries is not None or wrap is not None:
         raise ConfigError(f"ladder {config.name!r} is a {config.schedule.kind}: a fixed plan "
                           "(entries are for a continuous ladder)")
     # with the real referee, the sandbox checks that every entrant can run in it at all
@@ -614,7 +619,9 @@ async def _run_schedule(config: LadderConfig, *, play: PlayMatch | None,
                         concurrency: int | None, sandbox: str | None,
                         on_event: EventSink | None, stop: asyncio.Event | None,
                         store: LadderStore | None, signing: Signing | None,
-                        entries: EntryFeed | None = None) -> RunSummary:
+                        entries: EntryFeed | None = None,
+                        wrap: Callable[[ScheduleSource], MatchSource] | None = None
+                        ) -> RunSummary:
     """``run_ladder`` for the schedule types that decide as they go
     (``arena.ladder.schedules``): their source, opened over the store, hands out the
     matches."""
@@ -625,7 +632,8 @@ async def _run_schedule(config: LadderConfig, *, play: PlayMatch | None,
         size = schedule_size(config, len(source.lineup().bots))
         already = len(source.matches)
         return await run_matches(
-            config, source.lineup(), source, db, play=play, concurrency=concurrency,
+            config, source.lineup(), source if wrap is None else wrap(source), db, play=play,
+            concurrency=concurrency,
             on_event=on_event, stop=stop, scheduled=size, already=min(already, size),
             planned=max(size - already, 0) if max_matches is None else max_matches,
             signing=signing)

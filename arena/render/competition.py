@@ -71,7 +71,8 @@ def matches_table(rows: Sequence[Any]) -> Fitted:
                   else seats[row.winner] if row.winner < len(seats) else "")
         cells.append((plain(row.match_id), plain(row.finished_at), plain(seats[0]),
                       plain(seats[1]), ":".join(str(p) for p in row.points), plain(winner),
-                      plain(row.termination), plain(row.kind)))
+                      plain(row.termination),
+                      plain(f"{row.kind}: {row.note}" if getattr(row, "note", "") else row.kind)))
     return fitted_table(columns, cells, title="matches, newest first")
 
 
@@ -122,16 +123,20 @@ class ContestantRow(Protocol):
     def revoked(self) -> float | None: ...
     @property
     def bots(self) -> Sequence[str]: ...
+    @property
+    def disqualified(self) -> str | None: ...
 
 
 def contestants_table(contestants: Sequence[ContestantRow]) -> Fitted:
-    """The contestants: each name whole, when added, when revoked, the bot names they own (at
-    80 columns the time added goes first)."""
+    """The contestants: each name whole, when added, when revoked, the bot names they own,
+    why they were disqualified (at 80 columns the time added goes first)."""
     columns = (Col("contestant", keep=True), Col("added", drop=1), Col("revoked"),
-               Col("bots"))
+               Col("bots"), Col("disqualified", drop=2))
     cells = [(plain(who.name), _local(who.created),
               Text("-") if who.revoked is None else Text(_local(who.revoked), "red"),
-              plain(", ".join(who.bots) or "-")) for who in contestants]
+              plain(", ".join(who.bots) or "-"),
+              Text("-") if who.disqualified is None else plain(who.disqualified, "red"))
+             for who in contestants]
     return fitted_table(columns, cells)
 
 

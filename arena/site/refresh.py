@@ -126,19 +126,23 @@ class SiteSummary:
 
 def refresh_site(config: LadderConfig, out: Path, *, store: LadderStore | None = None,
                  page_size: int = PAGE_SIZE, replays: bool = True, detail: bool = True,
-                 make_replay: ReplayMaker = site_replay) -> SiteSummary:
+                 make_replay: ReplayMaker = site_replay,
+                 view: Callable[[list[StoredMatch]], list[StoredMatch]] | None = None
+                 ) -> SiteSummary:
     """Bring the site of a ladder in ``out`` (created) up to date with its store: write what
     changed since the last refresh (see the module doc). ``store``: an open store to read
     (else the ladder's own, ``ConfigError`` when it has no results yet). ``replays``: False
     writes no replay page (a competition whose logs are not public). ``detail``: False leaves
     the results' details out of the replay pages (they may quote a bot's last output line).
+    ``view``: the matches the site shows, from the store's (the competition server's
+    moderation: voided matches and a disqualified contestant's marked void, reruns in place).
     Raises ``OSError`` when the site cannot be written."""
     started = time.perf_counter()
     with open_store(config, store) as db:  # no results yet: refused before anything is made
         out.mkdir(parents=True, exist_ok=True)
         with _locked(out):
             return _refresh(config, out, db, started, _Options(page_size, replays, detail,
-                                                                make_replay))
+                                                                make_replay, view))
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,7 @@ class _Options:
     replays: bool
     detail: bool
     make_replay: ReplayMaker
+    view: Callable[[list[StoredMatch]], list[StoredMatch]] | None = None
 
 
 def _refresh(config: LadderConfig, out: Path, db: LadderStore, started: float,
@@ -154,6 +159,8 @@ def _refresh(config: LadderConfig, out: Path, db: LadderStore, started: float,
     """One refresh, under the site's lock."""
     page_size = options.page_size
     matches = db.matches(config.name)
+    if options.view is not None:
+        matches = options.view(matches)
     live = db.live_elo(config.name)
     given_up = db.void_attempts(config.name)
     status = schedule_status(config, db)

@@ -92,8 +92,8 @@ def test_every_cli_command_is_in_the_cli_reference() -> None:
                 if not sub.hidden:  # an old spelling, kept for a release
                     walk(sub, (*path, name))
             return
-        if path[-1] == "run" and path[:-1] == ("sprt",):
-            path = ("sprt",)  # the group's default command: `arena sprt A B`
+        if path[-1] == "run" and path[:-1] in (("sprt",), ("host",)):
+            path = path[:-1]  # the group's default command: `arena sprt A B`, `arena host F`
         if path == ("ladder",) or not _names(text, path):
             missing.append("arena " + " ".join(path))
 

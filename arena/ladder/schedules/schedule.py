@@ -47,6 +47,10 @@ class ScheduledMatch:
     """The deal seed (shared by both legs of a duplicate encounter)."""
     seats: tuple[int, int]
     """Entrant indexes in seat 0 and seat 1."""
+    ladder: str = ""
+    """The ladder its result is recorded under ("": the run's own). A program that hands a
+    run matches of its own besides the schedule's (the competition server's scrimmages and
+    reruns) records them apart, so the schedule and the ladder's ratings never see them."""
 
 
 @dataclass(frozen=True)

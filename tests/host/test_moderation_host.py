@@ -1,0 +1,283 @@
+"""Scrimmages and moderation on a real `arena host` (its own process, TLS on 127.0.0.1, the
+process sandbox: no Docker): three house bots, alice owns greedy.
+
+One season of it, in order: alice challenges within and over her quota (one line, exit 2,
+saying when the next is possible); her scrimmages are played beside the ladder, listed to her and
+not to bob, and never rated (the server's standings are the fit of the ladder's own matches, and
+would differ with the scrimmages in); the operator voids a ladder match on the running server
+(it leaves the standings, stays listed, marked) and reruns it, the server is killed (-9) before
+the rerun is played, and after its restart the rerun is played with the very deal of the void
+match and stands in its place; the operator disqualifies alice on the running server: greedy
+leaves the ladder at once (Withdrawn), her further challenges are refused, the standings equal
+the fit of the ladder's matches without greedy's, which stay listed, marked; the metrics count
+each action and the public page publishes the audit log. And a contestant disqualified once
+the final has begun is withdrawn from it, once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import grpc
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from arena.cli import host_admin_cmds, host_cmds
+from arena.host.accounts import Accounts
+from arena.host.audit import AuditLog, extra_ladder
+from arena.host.config import ladder_config, load_competition
+from arena.host.final import Final
+from arena.host.moderation import Moderator
+from arena.host.server import CompetitionServer
+from arena.ladder.reports import standings_of
+from arena.ladder.runner import signing_of
+from arena.ladder.schedules.continuous import VERSIONS_FILE
+from arena.ladder.store import LadderStore, StoredMatch
+from arena.v1 import competition_pb2 as pb
+from tests.support.competition import RunningServer, make_server
+from tests.support.paths import ROOT
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+T = TypeVar("T")
+runner = CliRunner(env={"COLUMNS": "200"})
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer(rich_markup_mode="rich")
+
+    @app.callback()
+    def root() -> None:
+        """Test root."""
+
+    host_cmds.register(app)
+    host_admin_cmds.register(app)
+    return app
+
+
+APP = _app()
+
+
+def _wait(what: str, probe: Callable[[], T | None], server: RunningServer,
+          timeout: float = 180.0) -> T:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = probe()
+        if found:
+            return found
+        time.sleep(0.25)
+    raise AssertionError(f"{what}: not within {timeout:.0f} s\n" + server.log()[-3000:])
+
+
+def _operator(server: RunningServer, *args: str) -> str:
+    done = runner.invoke(APP, [*args, "--competition", str(server.file)])
+    assert done.exit_code == 0, done.output
+    return " ".join(done.output.split())
+
+
+def _challenge_cli(server: RunningServer, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ARENA_SERVER": server.address, "ARENA_SERVER_CA": str(server.ca),
+           "ARENA_TOKEN": server.tokens["alice"], "COLUMNS": "300"}
+    return subprocess.run([sys.executable, "-m", "arena.cli.main", "challenge", *args],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+
+
+def _rows(standings: Any) -> list[tuple[Any, ...]]:
+    """Comparable rows of the API's standings or of a fit (rating to 6 places)."""
+    rows = []
+    for r in standings.rows:
+        low = getattr(r, "low", None)
+        ci = (r.rating - low) if low is not None else r.ci95
+        rows.append((r.rank, r.name, r.version, round(r.rating, 6), round(ci, 6), r.matches,
+                     r.wins, r.draws, r.losses))
+    return rows
+
+
+def _fit_equals(server: RunningServer, matches_of: Callable[[list[StoredMatch]],
+                list[StoredMatch]]) -> bool:
+    """The server's standings are the fit of ``matches_of(the ladder's first n matches)``,
+    n as the server counts them."""
+    c = load_competition(server.file)
+    config = ladder_config(c, "lost-cities")
+    (game,) = server.stub("bob").Standings(pb.StandingsRequest(), timeout=30).games
+    with LadderStore(c.database) as store:
+        recorded = store.matches(config.name)[:game.matches]
+    fit = standings_of(config.name, matches_of(recorded), prior=config.rating.prior,
+                       versions=True)
+    return _rows(game) == _rows(fit)
+
+
+def _metric(server: RunningServer, name: str, labels: str) -> float:
+    url = f"http://127.0.0.1:{server.metrics_port}/metrics"
+    with urllib.request.urlopen(url, timeout=10) as reply:
+        text = reply.read().decode()
+    line = next((ln for ln in text.splitlines() if ln.startswith(f"{name}{{{labels}}}")), "")
+    return float(line.rsplit(" ", 1)[1]) if line else 0.0
+
+
+def _first_deal(path: str) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as handle:
+        return next(json.loads(ln) for ln in handle if '"type":"deal"' in ln)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    server = make_server(tmp_path_factory.mktemp("moderation"), sandbox="process")
+    text = server.file.read_text().replace('house = ["random"]',
+                                           'house = ["random", "greedy", "strong"]')
+    server.file.write_text(text + "\n[scrimmages]\nper_hour = 2\noutstanding = 1\n")
+    Accounts.open(load_competition(server.file).database).assign("greedy", "alice")
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_scrimmages_moderation_and_kill_9(server: RunningServer) -> None:
+    c = load_competition(server.file)
+    ladder = c.ladder_name("lost-cities")
+    alice, bob = server.stub("alice"), server.stub("bob")
+    _wait("a ladder match", lambda: bob.ListMatches(pb.MatchesRequest(limit=5),
+                                                    timeout=30).matches, server)
+
+    # --- scrimmages: within and over the quota ---------------------------------------------
+    first = alice.Challenge(pb.ChallengeRequest(bot="greedy", rival="random"), timeout=30)
+    assert first.left_this_hour == 1 and len(first.match_ids) == 2
+    assert "unrated" in first.message
+    with pytest.raises(grpc.RpcError) as waiting:
+        alice.Challenge(pb.ChallengeRequest(bot="greedy", rival="random"), timeout=30)
+    assert waiting.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "1 of your scrimmages against random wait to be played" in waiting.value.details()
+    second = alice.Challenge(pb.ChallengeRequest(bot="greedy@1", rival="strong"), timeout=30)
+    assert second.left_this_hour == 0
+    over = _challenge_cli(server, "greedy", "strong")
+    lines = over.stderr.strip().splitlines()
+    assert over.returncode == 2 and len(lines) == 1, over
+    assert "2 scrimmages an hour is the quota" in lines[0]
+    assert "the next is possible at 20" in lines[0], lines
+    refused = _challenge_cli(server, "random", "strong")  # not hers
+    assert refused.returncode == 2 and "random is not one of your bots" in refused.stderr
+
+    ids = [*first.match_ids, *second.match_ids]
+    scrimmages = _wait("the scrimmages played", lambda: (lambda page: page if len(page) == 4
+                       else None)(alice.ListMatches(pb.MatchesRequest(kind="scrimmage"),
+                                                    timeout=30).matches), server)
+    assert sorted(m.match_id for m in scrimmages) == sorted(ids)
+    assert all(m.kind == "scrimmage" and "greedy" in m.names for m in scrimmages)
+    assert not bob.ListMatches(pb.MatchesRequest(kind="scrimmage"), timeout=30).matches
+    log = b"".join(chunk.data for chunk in alice.GetLog(pb.LogRequest(match_id=ids[0]),
+                                                        timeout=60))
+    assert log  # her seat's view (own-seat logs)
+    with pytest.raises(grpc.RpcError) as hidden:
+        list(bob.GetLog(pb.LogRequest(match_id=ids[0]), timeout=60))
+    assert hidden.value.code() is grpc.StatusCode.PERMISSION_DENIED
+    assert _metric(server, "arena_scrimmages_total", 'outcome="accepted"') == 2
+    assert _metric(server, "arena_scrimmages_total", 'outcome="refused"') == 3
+    assert _metric(server, "arena_matches_total",
+                   'game="lost-cities",outcome="scrimmage"') == 4
+
+    with LadderStore(c.database) as store:
+        played = store.matches(extra_ladder(ladder, "scrimmages"))
+        assert not set(ids) & store.recorded_ids(ladder)  # never the ladder's matches
+    _wait("the standings: the ladder's matches alone", lambda: _fit_equals(
+        server, lambda matches: matches), server, timeout=60)
+    assert not _fit_equals(server, lambda matches: [*matches, *played])  # would differ
+
+    # --- void and rerun; kill -9 before the rerun is played --------------------------------
+    target = bob.ListMatches(pb.MatchesRequest(limit=50), timeout=30).matches[-1]
+    assert "voided" not in target.note
+    out = _operator(server, "host", "void", target.match_id, "--why", "power cut")
+    assert out.startswith(f"voided {target.match_id}; audit entry 1")
+
+    def voided() -> Any:
+        rows = bob.ListMatches(pb.MatchesRequest(limit=500), timeout=30).matches
+        row = next(m for m in rows if m.match_id == target.match_id)
+        return row if row.void and row.note == "voided: power cut" else None
+
+    _wait("the void match marked", voided, server, timeout=30)
+    out = _operator(server, "host", "rerun", target.match_id)
+    rerun_id = f"{target.match_id}-rerun1"
+    assert f"rerun {target.match_id} as {rerun_id}" in out
+    server.kill9()
+    server.start()
+    alice, bob = server.stub("alice"), server.stub("bob")  # its new port
+    rerun = _wait("the rerun played after kill -9", lambda: [
+        m for m in bob.ListMatches(pb.MatchesRequest(kind="rerun"), timeout=30).matches
+        if m.match_id == rerun_id], server)[0]
+    assert (list(rerun.names), list(rerun.versions)) == (list(target.names),
+                                                         list(target.versions))
+    assert rerun.note == f"rerun of {target.match_id}"
+    with LadderStore(c.database) as store:
+        original = next(m for m in store.matches(ladder) if m.match_id == target.match_id)
+        (again,) = store.matches(extra_ladder(ladder, "reruns"))
+    assert again.seed == original.seed and again.bots == original.bots
+    assert original.log_path and again.log_path
+    assert _first_deal(again.log_path) == _first_deal(original.log_path)  # the same deal
+    reruns = {again.match_id: again}
+    moderation = AuditLog(LadderStore(c.database).engine).moderation()
+    _wait("the standings with the rerun in its place", lambda: _fit_equals(
+        server, lambda matches: moderation.standing(matches, reruns)), server, timeout=60)
+
+    # --- disqualify alice on the running server --------------------------------------------
+    versions = c.ladders / "lost-cities" / VERSIONS_FILE
+    out = _operator(server, "contestants", "disqualify", "alice", "--why", "shared code")
+    assert "disqualified alice (greedy); audit entry 3" in out
+    dq_at = time.time()
+    _wait("greedy withdrawn", lambda: any(
+        r.get("event") == "withdrawn" and "greedy" in r.get("ref", "")
+        for r in map(json.loads, versions.read_text().splitlines())), server, timeout=30)
+    moderation = AuditLog(LadderStore(c.database).engine).moderation()
+    _wait("the standings without greedy", lambda: _fit_equals(
+        server, lambda matches: moderation.standing(matches, reruns)), server, timeout=60)
+    (game,) = bob.Standings(pb.StandingsRequest(), timeout=30).games
+    assert {r.name for r in game.rows} == {"random", "strong"}
+    rows = bob.ListMatches(pb.MatchesRequest(bot="greedy", limit=500), timeout=30).matches
+    assert rows and all(r.note.startswith("disqualified: alice (shared code)") for r in rows)
+    with pytest.raises(grpc.RpcError) as out_now:
+        alice.Challenge(pb.ChallengeRequest(bot="greedy", rival="random"), timeout=30)
+    assert "you are disqualified from this competition: shared code" in \
+        out_now.value.details()
+    time.sleep(3)
+    with LadderStore(c.database) as store:
+        later = [m for m in store.matches(ladder) if m.finished_at > dq_at + 1.5
+                 and any(b.startswith("greedy") for b in m.bots)]
+    assert len(later) <= 2, later  # at most the encounter in flight when it was withdrawn
+
+    # --- counted and published -------------------------------------------------------------
+    for action in ("void", "rerun", "disqualify"):
+        assert _metric(server, "arena_moderation_total", f'action="{action}"') == 1, action
+    assert _metric(server, "arena_matches_total", 'game="lost-cities",outcome="rerun"') == 1
+    audit = _wait("the published audit log", lambda: (lambda data: data if len(
+        data.get("audit", [])) == 3 else None)(json.loads(
+            (c.site_dir / "audit.json").read_text()) if (c.site_dir / "audit.json").exists()
+        else {}), server, timeout=30)
+    assert [(e["seq"], e["action"], e["subject"], e["why"]) for e in audit["audit"]] == [
+        (1, "void", target.match_id, "power cut"), (2, "rerun", target.match_id, ""),
+        (3, "disqualify", "alice", "shared code")]
+    assert "operator" not in audit["audit"][0]
+
+
+def test_a_contestant_disqualified_during_the_final_is_withdrawn_from_it(
+        tmp_path: Path) -> None:
+    """The server applies a disqualification to a final begun (``Final.withdraw``), and
+    applies it once however often it reads the log again (a restart)."""
+    server = make_server(tmp_path / "c", sandbox="process")
+    server.file.write_text(server.file.read_text().replace(
+        'house = ["random"]', 'house = ["random", "greedy", "strong"]'))
+    c = load_competition(server.file)
+    Accounts.open(c.database).assign("greedy", "alice")
+    with LadderStore(c.database) as store:
+        final = Final(c, "lost-cities", store, signing_of(None, c.state_dir))
+        state = final.begin([str(d) for d in c.game("lost-cities").house_dirs])
+        greedy = next(e.key for e in state.entrants if e.name == "greedy")
+        Moderator(c).disqualify("alice", "shared code")
+        for _ in range(2):  # a server, then the same server started again
+            CompetitionServer(c)._apply_audit()
+        assert final.withdrawn() == {greedy: "disqualified: shared code"}
