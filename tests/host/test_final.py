@@ -233,31 +233,6 @@ def test_a_bad_final_table_is_one_line(tmp_path: Path, table: str, expected: str
     assert expected in str(caught.value) and "\n" not in str(caught.value)
 
 
-@pytest.mark.docker
-def test_a_final_in_containers_publishes_results_that_verify(tmp_path: Path) -> None:
-    """The same final in the Docker sandbox a real competition uses (two house bots, one
-    encounter): played in containers, published, verified."""
-    from tests.support.containers import require_docker
-
-    require_docker()
-    server = make_server(tmp_path / "docker", sandbox="docker")
-    server.file.write_text(server.file.read_text() + "\n[final]\nencounters = 1\n")
-    c = load_competition(server.file)
-    server.start()
-    try:
-        begun = _arena("final", str(server.file), *ENTRANTS[:2])
-        assert begun.returncode == 0, begun.stdout + begun.stderr
-        out = c.site_dir / "final" / "lost-cities"
-        _wait("the final published", lambda: (out / MANIFEST).is_file(), server)
-    finally:
-        server.stop()
-    manifest = json.loads((out / MANIFEST).read_text())
-    assert len(manifest["matches"]) == 2 and manifest["final"]["complete"] is True
-    assert all(not row["void"] for row in manifest["matches"])
-    report = verify_publication(out, load_trusted([c.state_dir / "keys" / "referee.pub"]))
-    assert report.ok, report.differences
-
-
 def _final(tmp_path: Path, table: str) -> Any:
     from arena.host.final import Final
     from arena.ladder.runner import signing_of
@@ -344,38 +319,6 @@ def test_an_entrant_withdrawn_mid_final_plays_no_more_and_leaves_the_standings(
 
     published = {"out": publication.directory, "competition": final.competition}
     _verify_fails(published, _resigned(published, tmp_path / "hidden", hidden), "standings")
-
-
-def test_the_seasons_final_phase_begins_the_final_and_closed_publishes_it(
-        tmp_path: Path) -> None:
-    """With a season: `arena phase final` begins the final among the selected versions (here
-    none: `[final] house = true` puts the house bots in), the server plays it but publishes
-    nothing while the phase is final; `arena phase closed` publishes it, and it verifies."""
-    server = make_server(tmp_path / "season", sandbox="process")
-    text = server.file.read_text().replace('house = ["random"]', 'house = ["random", "greedy"]')
-    server.file.write_text(text + "\n[season]\n\n[final]\nencounters = 1\nhouse = true\n")
-    c = load_competition(server.file)
-    out = c.site_dir / "final" / "lost-cities"
-    server.start()
-    try:
-        moved = _arena("phase", "final", "--competition", str(server.file))
-        assert moved.returncode == 0, moved.stdout + moved.stderr
-        _wait("the final's commitment", (c.site_dir / "final" /
-                                         "lost-cities-commitment.json").is_file, server)
-        _wait("the final played", lambda: len(_recorded(server)) == 2, server)
-        time.sleep(3 * 1.0)  # three turns of the final thread (FINAL_POLL_S): still unpublished
-        assert not (out / MANIFEST).exists()
-        closed = _arena("phase", "closed", "--competition", str(server.file))
-        assert closed.returncode == 0, closed.stdout + closed.stderr
-        _wait("the final published", lambda: (out / MANIFEST).is_file(), server)
-    finally:
-        server.stop()
-    manifest = json.loads((out / MANIFEST).read_text())
-    assert manifest["final"]["complete"] is True
-    assert [f"{e['name']}@{e['version']}" for e in manifest["final"]["entrants"]] == \
-        ["random@1", "greedy@1"]
-    report = verify_publication(out, load_trusted([c.state_dir / "keys" / "referee.pub"]))
-    assert report.ok, report.differences
 
 
 def test_a_final_closed_before_its_end_publishes_what_it_played_and_says_so(
