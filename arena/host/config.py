@@ -68,8 +68,11 @@ share = 0.25                         # the most of the ladder's matches that go 
 
 [games.lost-cities]                  # one table per hosted game (at least one)
 reference = "greedy"                 # sample_bots/<game>/<reference>: every submission's
-                                     # validation opponent (default "greedy")
-house = ["random", "greedy"]         # sample bots the house enters (default: [reference])
+                                     # validation opponent (default "greedy"); a game package's
+                                     # game: a bot beside its declared reference bot (default:
+                                     # that one, GamePlugin.reference_bot)
+house = ["random", "greedy"]         # bots the house enters, named the same way (default:
+                                     # [reference])
 
 [games.lost-cities.ladder]           # the ladder file's own keys (arena.ladder.config) ...
 concurrency = 2
@@ -110,7 +113,7 @@ from sqlalchemy.exc import ArgumentError
 from arena.bots.images.wheels import source_root
 from arena.bots.names import name_problem
 from arena.errors import ConfigError
-from arena.games import game_ids
+from arena.games import game_ids, plugin
 from arena.ladder.config import LadderConfig, LadderParser
 from arena.ladder.schedules.schedule import CONTINUOUS
 from arena.ladder.schedules.sources import write_private
@@ -167,18 +170,17 @@ class GameSettings:
     game: str
     """A registered game id (``arena.games``)."""
     reference: str = DEFAULT_REFERENCE
-    """The sample bot (``sample_bots/<game>/<reference>``) every submission is validated
+    """The bot (a directory name in :func:`bots_folder`) every submission is validated
     against."""
     house: tuple[str, ...] = (DEFAULT_REFERENCE,)
-    """The sample bots the house enters in the ladder (directory names under
-    ``sample_bots/<game>``)."""
+    """The bots the house enters in the ladder (directory names in :func:`bots_folder`)."""
     ladder: Mapping[str, Any] = field(default_factory=dict)
     """The ``[games.<game>.ladder]`` table: extra ladder-file keys (checked by the ladder's
     parser when the file is loaded)."""
 
     def sample_dir(self, bot: str) -> Path:
-        """The directory of one of this game's sample bots."""
-        return source_root() / "sample_bots" / self.game / bot
+        """The directory of one of this game's bots (:func:`bots_folder`)."""
+        return bots_folder(self.game) / bot
 
     @property
     def reference_dir(self) -> Path:
@@ -189,6 +191,31 @@ class GameSettings:
     def house_dirs(self) -> tuple[Path, ...]:
         """The house bots' directories (the ladder's entrants)."""
         return tuple(self.sample_dir(bot) for bot in self.house)
+
+
+def bots_folder(game: str) -> Path:
+    """Where a hosted game's bots are named: ``sample_bots/<game>`` of the arena's source tree
+    for a built-in game; for a game package's, the folder of the reference bot its plugin
+    declares (``GamePlugin.reference_bot``, shipped in the package: that bot and any beside it).
+    ``ConfigError`` (one line) for a game package that declares none."""
+    found = plugin(game)
+    if found.builtin:
+        return source_root() / "sample_bots" / game
+    declared = found.reference_bot_dir()
+    if declared is None:
+        raise ConfigError(
+            f"game {game} ({found.distribution or found.entry_point}) declares no reference bot "
+            "(GamePlugin.reference_bot), which validates every submission: it cannot be hosted "
+            "until its package declares one")
+    return declared.parent
+
+
+def default_reference(game: str) -> str:
+    """A hosted game's validation opponent when its table names none: ``greedy`` of the
+    built-in games, the reference bot a game package declares."""
+    found = plugin(game)
+    declared = found.reference_bot_dir()
+    return DEFAULT_REFERENCE if found.builtin or declared is None else declared.name
 
 
 @dataclass(frozen=True)
@@ -680,8 +707,13 @@ class _CompetitionParser(TomlKeys):
 
     def game(self, game: str, section: str, table: Mapping[str, Any]) -> GameSettings:
         self.unknown(table, section, _GAME_KEYS)
+        try:
+            bots_folder(game)
+        except ConfigError as exc:
+            raise self.error("games", game, str(exc)) from None
         reference = self.sample(game, section, "reference",
-                                self.get(table, section, "reference", str, DEFAULT_REFERENCE))
+                                self.get(table, section, "reference", str,
+                                         default_reference(game)))
         house = self.get(table, section, "house", list, [reference])
         if not all(isinstance(bot, str) for bot in house):
             raise self.error(section, "house", "must be a list of sample bot names")
@@ -693,12 +725,13 @@ class _CompetitionParser(TomlKeys):
         return GameSettings(game, reference, tuple(house), ladder)
 
     def sample(self, game: str, section: str, key: str, bot: str) -> str:
-        """``bot`` if it names a sample bot of ``game``."""
-        folder = source_root() / "sample_bots" / game
+        """``bot`` if it names a bot of ``game`` (:func:`bots_folder`)."""
+        folder = bots_folder(game)
         if name_problem(bot) is not None or not (folder / bot / "bot.toml").is_file():
             known = sorted(p.name for p in folder.iterdir() if (p / "bot.toml").is_file()) \
                 if folder.is_dir() else []
-            raise self.error(section, key, f"{bot!r} is not a sample bot of {game} (known: "
+            kind = "a sample bot" if plugin(game).builtin else f"a bot of its package ({folder})"
+            raise self.error(section, key, f"{bot!r} is not {kind} of {game} (known: "
                              f"{', '.join(known) or 'none'})")
         return bot
 

@@ -284,7 +284,8 @@ def competition(tmp_path: Path, allow: bool) -> Competition:
         listen="127.0.0.1:0", tls_cert=tmp_path / "server.pem", tls_key=tmp_path / "server.key",
         database=f"sqlite:///{state / 'competition.sqlite3'}", metrics="",
         site_dir=state / "site", site_refresh_s=30.0, sandbox="process", logs="own-seat",
-        games=(GameSettings("leaky-lost-cities"),), allow_ungated_games=allow)
+        # no house bots: the copy declares no reference bot (a file could not host it at all)
+        games=(GameSettings("leaky-lost-cities", house=()),), allow_ungated_games=allow)
 
 
 def test_the_competition_server_refuses_a_leaking_game_before_opening_anything(

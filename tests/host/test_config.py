@@ -20,6 +20,7 @@ from arena.host.config import (
 )
 from arena.ladder.config import load_ladder
 from arena.ladder.schedules.schedule import CONTINUOUS
+from tests.support.goofspiel import goofspiel
 from tests.support.paths import ROOT, SAMPLE_BOTS
 
 pytestmark = pytest.mark.unit
@@ -277,3 +278,47 @@ def test_duplicate_deals_on_one_host_are_said_in_one_line(tmp_path: Path) -> Non
     example = load_competition(ROOT / "ladder" / "competition.toml")
     assert deals_note(example, "lost-cities") is None
     assert load_ladder(ladder_file(example, "lost-cities")).duplicate is False
+
+
+GOOFSPIEL = '[competition]\nname = "spring"\n\n[games.goofspiel]\n'
+
+
+def test_a_game_packages_game_is_hosted_with_its_declared_reference_bot(tmp_path: Path) -> None:
+    """A game package's game names its bots where the package ships them: by default the
+    reference bot it declares (GamePlugin.reference_bot), validation opponent and house bot."""
+    from arena.games import plugin
+
+    goofspiel()
+    declared = plugin("goofspiel").reference_bot_dir()
+    assert declared is not None and (declared / "bot.toml").is_file()
+    c = load_competition(write(tmp_path, GOOFSPIEL))
+    (g,) = c.games
+    assert (g.game, g.reference, g.house) == ("goofspiel", declared.name, (declared.name,))
+    assert g.reference_dir == declared and g.house_dirs == (declared,)
+    ladder = load_ladder(ladder_file(c, "goofspiel"))
+    assert ladder.game == "goofspiel"
+    assert list(ladder.entrants) == [str(declared)]
+    message = refused(tmp_path, GOOFSPIEL + 'reference = "greedy"\n')
+    assert "games.goofspiel.reference" in message
+    assert f"'greedy' is not a bot of its package ({declared.parent})" in message
+    assert "(known: random)" in message
+
+
+def test_a_game_package_declaring_no_reference_bot_is_refused_in_one_line(
+        tmp_path: Path) -> None:
+    """Nothing could validate its submissions: `arena host` says what is missing and exits 2."""
+    from dataclasses import replace
+
+    from typer.testing import CliRunner
+
+    from arena.cli.main import app
+    from arena.games import plugin, registered
+
+    goofspiel()
+    with registered(replace(plugin("goofspiel"), reference_bot="")):
+        message = refused(tmp_path, GOOFSPIEL)
+        out = CliRunner().invoke(app, ["host", str(write(tmp_path, GOOFSPIEL))])
+    assert "games.goofspiel" in message and "declares no reference bot" in message
+    assert "GamePlugin.reference_bot" in message and "cannot be hosted" in message
+    assert out.exit_code == 2, out.output
+    assert "declares no reference bot" in " ".join(out.output.split())
