@@ -120,6 +120,12 @@ def node_base_image(docker_client: Any, run_dir: Path) -> BaseImage:
     return base_image_for(docker_client, "node", run_dir)
 
 
+@pytest.fixture(scope="session")
+def lab_base_image(docker_client: Any, run_dir: Path) -> BaseImage:
+    """The local lab base image (numpy and OpenSpiel; bots with ``base = "lab"``)."""
+    return base_image_for(docker_client, "lab", run_dir)
+
+
 @pytest.fixture(scope="module")
 def docker_sandbox(base_image: BaseImage, docker_client: Any) -> RecordingSandbox:
     """One Docker sandbox for a test module (it builds each bot directory's image once)."""

@@ -181,8 +181,9 @@ def build_base(
         bool, typer.Option(help="Rebuild even when the inputs are unchanged.")
     ] = False,
     flavor: Annotated[
-        str, typer.Option(help="python (the arena's Python runtime and SDK) or node (Node.js, "
-                          "for bots in JavaScript: `base = \"node\"` in their bot.toml).")
+        str, typer.Option(help="python (the arena's Python runtime and SDK), lab (the same "
+                          "with numpy and OpenSpiel: `base = \"lab\"`) or node (Node.js, for "
+                          "bots in JavaScript: `base = \"node\"` in their bot.toml).")
     ] = "python",
 ) -> None:
     """Build a bot base image locally (debootstrap of Debian, no container registry; needs root).

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.unit
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "sample_bots" / "lost-cities" / "random"
 JS_RANDOM = ROOT / "sample_bots" / "lost-cities" / "js-random"
+LAB_EXAMPLE = ROOT / "examples" / "lab" / "openspiel-mcts"
 
 
 def _manifest(tmp_path: Path, text: str) -> Path:
@@ -30,6 +31,25 @@ def test_sample_bots_load() -> None:
     assert python.directory == str(RANDOM) and python.image is None and python.digest == ""
     node = load_bot_dir(JS_RANDOM)
     assert (node.base, node.command) == ("node", ("node", "bot.js"))
+    lab = load_bot_dir(LAB_EXAMPLE)  # OpenSpiel's MCTS: numpy and OpenSpiel from its base
+    assert (lab.base, lab.command) == ("lab", ("python3", "bot.py"))
+
+
+def test_the_lab_flavor_packs_the_installed_libraries_or_names_the_missing_one() -> None:
+    from importlib.metadata import version
+
+    from arena.bots.images.build import FLAVORS
+    from arena.bots.images.wheels import library_requirements
+
+    lab = FLAVORS["lab"]
+    assert lab.tag == "arena/base:py311-lab" and lab.python_runtime
+    assert library_requirements(lab.libraries) == tuple(
+        f"{dist}=={version(dist)}" for dist in ("numpy", "open_spiel", "absl-py"))
+    with pytest.raises(ConfigError) as caught:
+        library_requirements(("numpy", "no-such-distribution"))
+    message = str(caught.value)
+    assert "\n" not in message and "no-such-distribution is not installed" in message
+    assert "pip install 'arena[lab]'" in message
 
 
 def test_defaults_and_normalisation(tmp_path: Path) -> None:
@@ -48,7 +68,8 @@ def test_defaults_and_normalisation(tmp_path: Path) -> None:
         ('name = "x"\ngame = "haggis"\ncommand = []\n', "'command' must be a non-empty list"),
         ('name = "x"\ngame = "haggis"\ncommand = ["a", ""]\n', "'command' must be a non-empty"),
         ('name = "x"\ngame = "haggis"\nversion = [1]\n', "'version' must be a string"),
-        ('name = "x"\ngame = "haggis"\nbase = "java"\n', "'base' must be one of python, node"),
+        ('name = "x"\ngame = "haggis"\nbase = "java"\n',
+         "'base' must be one of python, node, lab"),
         ('name = "x\n', "bot.toml: "),
     ],
 )

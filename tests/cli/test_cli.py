@@ -77,7 +77,7 @@ def test_bad_input_is_one_clear_error(tmp_path: Path) -> None:
     (bad_base / "bot.toml").write_text('name = "b"\ngame = "lost-cities"\nbase = "java"\n')
     wrong = runner.invoke(app, ["match", str(bad_base), RANDOM_BOT])
     assert wrong.exit_code == 2
-    assert "'base' must be one of python, node" in " ".join(wrong.output.split())
+    assert "'base' must be one of python, node, lab" in " ".join(wrong.output.split())
     # A submitted (image-only) bot cannot run in the process sandbox: said before playing.
     catalogue.add("imgonly", "1", "lost-cities", "sha256:" + "0" * 64, "sha256:0",
                       home=tmp_path / "home")

@@ -66,12 +66,24 @@ class Flavor:
     """Whether the runtime wheels are installed."""
     command: str
     """The image's default command."""
+    libraries: tuple[str, ...] = ()
+    """Python distributions added to the runtime, at the versions installed here (their cp311
+    wheels are downloaded on the host, never inside a build)."""
 
+
+LAB_LIBRARIES = ("numpy", "open_spiel", "absl-py")
+"""The lab flavor's libraries: numpy and OpenSpiel, and absl (OpenSpiel's algorithms log through
+it). Not OpenSpiel's scipy and ml-collections (its MCTS and ISMCTS import neither, and scipy
+alone is 113 MB), nor PettingZoo (a trained policy runs through ``arena.lab.adapter.run_policy``,
+which needs numpy only)."""
 
 FLAVORS = {
     "python": Flavor("python", BASE_TAG, PACKAGES, python_runtime=True, command="python3"),
     # Debian's Node.js (18 on bookworm): bots bring their own node_modules (see js-random).
     "node": Flavor("node", "arena/base:node", ("nodejs",), python_runtime=False, command="node"),
+    # The Python base plus the lab's libraries (docs/lab.md): OpenSpiel bots in containers.
+    "lab": Flavor("lab", "arena/base:py311-lab", PACKAGES, python_runtime=True,
+                  command="python3", libraries=LAB_LIBRARIES),
 }
 """The base images ``arena images build-base --flavor`` builds; a bot picks one in bot.toml
 (``base = "node"``; default ``python``)."""
@@ -240,9 +252,10 @@ def build_base_image(
     with tempfile.TemporaryDirectory(prefix="arena-base-") as tmp:
         work = Path(tmp)
         if kind.python_runtime and wheels_dir is None:
-            progress("packing the installed game packages, downloading grpcio and protobuf wheels, "
-                     "building the arena wheel")
-            wheels_dir = prepare_wheels(work / "wheels")
+            more = f", {', '.join(kind.libraries)}" if kind.libraries else ""
+            progress(f"packing the installed game packages, downloading grpcio, protobuf{more} "
+                     "wheels, building the arena wheel")
+            wheels_dir = prepare_wheels(work / "wheels", kind.libraries)
         wheels = sorted(wheels_dir.glob("*.whl")) if kind.python_runtime and wheels_dir else []
         key = inputs_key(mirror, wheels, kind.packages)
         existing = None if force else _existing(client, key)

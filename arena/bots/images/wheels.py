@@ -47,12 +47,34 @@ def runtime_requirements() -> tuple[str, ...]:
     return tuple(f"{dist}=={importlib.metadata.version(dist)}" for dist in ("grpcio", "protobuf"))
 
 
-def _download_wheels(dest: Path) -> None:
-    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:"]
+def library_requirements(libraries: tuple[str, ...]) -> tuple[str, ...]:
+    """``dist==version`` of each library at the version installed here; ``ConfigError`` naming
+    the ones that are not installed (a base image packs what the arena here runs with)."""
+    pinned, missing = [], []
+    for dist in libraries:
+        try:
+            pinned.append(f"{dist}=={importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            missing.append(dist)
+    if missing:
+        raise ConfigError(f"this base image packs the versions of {', '.join(libraries)} "
+                          f"installed here, and {', '.join(missing)} is not installed: "
+                          "pip install 'arena[lab]' (or the missing ones), then build it again")
+    return tuple(pinned)
+
+
+def _pip_download(dest: Path, requirements: tuple[str, ...], what: str, *extra: str) -> None:
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", *extra]
     cmd += ["--python-version", "3.11", "--implementation", "cp", "--abi", "cp311"]
     for platform in _WHEEL_PLATFORMS:
         cmd += ["--platform", platform]
-    run_tool([*cmd, "-d", str(dest), *runtime_requirements()], "downloading grpcio/protobuf wheels")
+    run_tool([*cmd, "-d", str(dest), *requirements], f"downloading {what} wheels")
+
+
+def _download_wheels(dest: Path, libraries: tuple[str, ...] = ()) -> None:
+    _pip_download(dest, runtime_requirements(), "grpcio/protobuf")
+    if libraries:  # exactly these (their own requirements are the flavor's choice)
+        _pip_download(dest, library_requirements(libraries), ", ".join(libraries), "--no-deps")
 
 
 def _arena_wheel(dest: Path, work: Path) -> None:
@@ -168,12 +190,15 @@ def source_wheel(dest: Path, work: Path) -> None:
     )
 
 
-def prepare_wheels(dest: Path) -> Path:
-    """Download the grpcio/protobuf wheels, build the arena wheel and pack the installed game
-    plugins' wheels into ``dest``."""
+def prepare_wheels(dest: Path, libraries: tuple[str, ...] = ()) -> Path:
+    """Download the grpcio/protobuf wheels (and those of ``libraries``, a flavor's, at the
+    versions installed here), build the arena wheel and pack the installed game plugins' wheels
+    into ``dest``."""
     dest.mkdir(parents=True, exist_ok=True)
     plugin_wheels(dest)  # first: an editable game install is refused before any download
-    _download_wheels(dest)
+    if libraries:
+        library_requirements(libraries)  # one line naming a missing one, before any download
+    _download_wheels(dest, libraries)
     with tempfile.TemporaryDirectory(prefix="arena-wheel-") as tmp:
         _arena_wheel(dest, Path(tmp))
     return dest
