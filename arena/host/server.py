@@ -482,10 +482,13 @@ class CompetitionServer:
 
     def final_entrants(self, game: str) -> list[str]:
         """Who plays the season's final of ``game``: each contestant's selected versions
-        (``arena.host.season``; ``name@s<id>``), after the house bots when ``[final] house``."""
+        (``arena.host.season``; ``name@s<id>``), after the house bots when ``[final] house``;
+        none of a disqualified contestant (``arena.host.audit``: one would stop the final from
+        beginning)."""
         house = [str(d) for d in self.competition.game(game).house_dirs] \
             if self.competition.final.house else []
-        return [*house, *(s.ref for s in self.season.selected(game))]
+        refs = [*house, *(s.ref for s in self.season.selected(game))]
+        return [ref for ref in refs if self.moderation.out([entrant_name(ref)]) is None]
 
     def begin_final(self, game: str) -> None:
         """Begin the game's final (``Final.begin``) among ``final_entrants``, the ladder's

@@ -74,3 +74,30 @@ def test_a_final_in_containers_publishes_results_that_verify(tmp_path: Path) -> 
     assert all(not row["void"] for row in manifest["matches"])
     report = verify_publication(out, load_trusted([c.state_dir / "keys" / "referee.pub"]))
     assert report.ok, report.differences
+
+
+def test_the_seasons_final_leaves_out_a_disqualified_contestants_versions(
+        tmp_path: Path) -> None:
+    """A disqualified contestant's version (here the house bot greedy, assigned to alice) is
+    not among the final's entrants when the season's final begins: the others play it."""
+    from typer.testing import CliRunner
+
+    from arena.cli.main import app
+    from arena.host.server import CompetitionServer
+
+    server = make_server(tmp_path / "dq", sandbox="process")
+    text = server.file.read_text().replace('house = ["random"]',
+                                           'house = ["random", "greedy", "strong"]')
+    server.file.write_text(text + "\n[season]\n\n[final]\nencounters = 1\nhouse = true\n")
+    runner = CliRunner(env={"COLUMNS": "400"})
+    for args in (["contestants", "assign", "greedy", "alice"],
+                 ["contestants", "disqualify", "alice", "--why", "shared a hand"]):
+        said = runner.invoke(app, [*args, "--competition", str(server.file)])
+        assert said.exit_code == 0, said.output
+    c = load_competition(server.file)
+    host = CompetitionServer(c)
+    host._apply_audit()
+    assert [Path(ref).name for ref in host.final_entrants("lost-cities")] == ["random", "strong"]
+    host.begin_final("lost-cities")
+    state = host.finals["lost-cities"].state()
+    assert state is not None and [e.key for e in state.entrants] == ["random@1", "strong@1"]
