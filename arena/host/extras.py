@@ -6,7 +6,8 @@ need no player of their own and cannot hold one the ladder needs: ``ExtraSource`
 ladder's schedule (``run_ladder(wrap=...)``) and hands its workers an extra match instead of
 the schedule's next one only while extras stay within ``share`` of the matches handed out
 (at most 2 of every ``round(2 / share)``: with the default 0.25, 2 of every 8), or when the
-schedule has nothing to hand out at that moment (an idle player takes one whatever the share).
+schedule has had nothing to hand out for ``IDLE_S`` (an idle player takes one whatever the
+share).
 So the ladder keeps at least ``1 - share`` of its players' time however many extras wait, and
 extras wait at most a few ladder matches.
 
@@ -41,6 +42,9 @@ from arena.referee.service import Lineup
 
 log = logging.getLogger("arena.host")
 
+IDLE_S = 1.0
+"""The schedule has had nothing to hand out for this long: its player is idle, and takes a
+waiting extra whatever the share (a look at the entrants takes milliseconds, a match seconds)."""
 MAX_ATTEMPTS = 3
 """An extra the cluster gives up on this many times is dropped (``ExtraMatches.failed``)."""
 
@@ -168,9 +172,13 @@ def share_window(share: float) -> int:
 class ExtraSource:
     """A ladder's schedule with extra matches handed out besides it (module doc)."""
 
-    def __init__(self, inner: ScheduleSource, extras: ExtraMatches, share: float) -> None:
+    def __init__(self, inner: ScheduleSource, extras: ExtraMatches, share: float,
+                 idle_s: float = IDLE_S) -> None:
         self.inner = inner
         self.extras = extras
+        self.idle_s = idle_s
+        self._pull_since = 0.0
+        """loop.time() when the pending ``_pull`` was asked."""
         self._window: collections.deque[bool] = collections.deque(maxlen=share_window(share))
         self._stash: collections.deque[ScheduledMatch] = collections.deque()
         """Matches the schedule handed out that no worker has taken yet."""
@@ -213,7 +221,8 @@ class ExtraSource:
                     return self._hand_extra() if self.extras.waiting() else None
                 self._stash.append(match)
                 continue
-            idle = pull is not None  # the schedule is waiting for something to hand out
+            now = self._loop.time()
+            idle = pull is not None and now - self._pull_since >= self.idle_s
             if self.extras.waiting() and (idle or self._share_allows()):
                 extra = self._hand_extra()
                 if extra is not None:
@@ -224,12 +233,17 @@ class ExtraSource:
                 return self._stash.popleft()
             if pull is None:
                 self._pull = asyncio.ensure_future(self.inner.next_match())
+                self._pull_since = now
                 await asyncio.sleep(0)  # its answer, when it has one at once
                 continue
+            # extras wait (over the share): until the schedule answers or is idle long enough
+            timeout = (max(0.0, self._pull_since + self.idle_s - now)
+                       if self.extras.waiting() else None)
             self._wake.clear()
             woken: asyncio.Future[Any] = asyncio.ensure_future(self._wake.wait())
             try:
-                await asyncio.wait([pull, woken], return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait([pull, woken], timeout=timeout,
+                                   return_when=asyncio.FIRST_COMPLETED)
             finally:
                 woken.cancel()
 

@@ -236,14 +236,15 @@ def _extra(n: int) -> Extra:
 
 def test_extras_never_take_more_than_their_share_of_a_busy_ladder() -> None:
     """Twelve extras waiting and a ladder that always has a match: of every window of 8 matches
-    handed out (share 0.25) at most 2 are extras; once the ladder is idle, extras go at once;
+    handed out (share 0.25) at most 2 are extras; once the ladder is idle (``idle_s``), extras
+    go whatever the share;
     each is recorded under its own ladder, its seats resolved in the lineup."""
     bots = (bot("alpha", "1"), bot("beta", "1"), bot("alpha", "2"))
     ladder = _Ladder(bots)
 
     async def main() -> tuple[list[ScheduledMatch], list[ScheduledMatch]]:
         extras = ExtraMatches()
-        source = ExtraSource(ladder, extras, 0.25)  # type: ignore[arg-type]
+        source = ExtraSource(ladder, extras, 0.25, idle_s=0.05)  # type: ignore[arg-type]
         for n in range(12):
             extras.add(_extra(n))
         busy = [await source.next_match() for _ in range(40)]

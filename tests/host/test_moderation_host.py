@@ -133,7 +133,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     server = make_server(tmp_path_factory.mktemp("moderation"), sandbox="process")
     text = server.file.read_text().replace('house = ["random"]',
                                            'house = ["random", "greedy", "strong"]')
-    server.file.write_text(text + "\n[scrimmages]\nper_hour = 2\noutstanding = 1\n")
+    server.file.write_text(text + "\n[scrimmages]\nper_hour = 2\noutstanding = 1\n"
+                                  "share = 0.5\n")
     Accounts.open(load_competition(server.file).database).assign("greedy", "alice")
     server.start()
     yield server
@@ -148,6 +149,8 @@ def test_scrimmages_moderation_and_kill_9(server: RunningServer) -> None:
                                                     timeout=30).matches, server)
 
     # --- scrimmages: within and over the quota ---------------------------------------------
+    asked = time.monotonic()
+    ladder_before = len(bob.ListMatches(pb.MatchesRequest(limit=500), timeout=30).matches)
     first = alice.Challenge(pb.ChallengeRequest(bot="greedy", rival="random"), timeout=30)
     assert first.left_this_hour == 1 and len(first.match_ids) == 2
     assert "unrated" in first.message
@@ -169,6 +172,11 @@ def test_scrimmages_moderation_and_kill_9(server: RunningServer) -> None:
     scrimmages = _wait("the scrimmages played", lambda: (lambda page: page if len(page) == 4
                        else None)(alice.ListMatches(pb.MatchesRequest(kind="scrimmage"),
                                                     timeout=30).matches), server)
+    ladder_during = len(bob.ListMatches(pb.MatchesRequest(limit=500),
+                                        timeout=30).matches) - ladder_before
+    print(f"2 scrimmages (4 matches) played {time.monotonic() - asked:.1f} s after the first "
+          f"challenge; the ladder recorded {ladder_during} matches meanwhile")
+    assert ladder_during >= 2  # share 0.5: 2 of every 4 matches handed out at most
     assert sorted(m.match_id for m in scrimmages) == sorted(ids)
     assert all(m.kind == "scrimmage" and "greedy" in m.names for m in scrimmages)
     assert not bob.ListMatches(pb.MatchesRequest(kind="scrimmage"), timeout=30).matches
@@ -230,9 +238,12 @@ def test_scrimmages_moderation_and_kill_9(server: RunningServer) -> None:
     out = _operator(server, "contestants", "disqualify", "alice", "--why", "shared code")
     assert "disqualified alice (greedy); audit entry 3" in out
     dq_at = time.time()
+    withdrawn = time.monotonic()
     _wait("greedy withdrawn", lambda: any(
         r.get("event") == "withdrawn" and "greedy" in r.get("ref", "")
         for r in map(json.loads, versions.read_text().splitlines())), server, timeout=30)
+    print(f"disqualify -> greedy withdrawn from the running ladder: "
+          f"{time.monotonic() - withdrawn:.2f} s")
     moderation = AuditLog(LadderStore(c.database).engine).moderation()
     _wait("the standings without greedy", lambda: _fit_equals(
         server, lambda matches: moderation.standing(matches, reruns)), server, timeout=60)
