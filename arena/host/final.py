@@ -19,7 +19,8 @@ results that `arena verify` checks.
 - ``publish()`` writes ``<site>/final/<game>/``: the signed publication
   (``arena.site.publish`` with its ``final`` section, ``arena.site.final``): every log, the
   manifest with the commitment, the revealed secret, the standings with 95% intervals and the
-  places under the tie rule (``arena.stats.places``), and the page that shows them.
+  places under the tie rule (``arena.stats.places``), the competition's audit log (every
+  moderation action, ``arena.host.audit``), and the page that shows them.
 
 The final's ladder is ``<competition>-<game>-final``; its logs go to ``<logs>/<game>-final/``.
 Every version is a player of its own (two selected versions of one bot are two rows).
@@ -350,7 +351,9 @@ class Final:
         section = {**state.to_json(), "secret": self.secret(state),
                    "complete": self.remaining(state) == 0,
                    "withdrawn": [{"name": e.name, "version": e.version, "why": withdrawn[e.key]}
-                                 for e in state.entrants if e.key in withdrawn]}
+                                 for e in state.entrants if e.key in withdrawn],
+                   # the operator's moderation (arena.host.audit), signed with the results
+                   "audit": [entry.public() for entry in AuditLog(self.store.engine).entries()]}
         section.pop("began_at")
 
         def site(directory: Path, manifest: dict[str, Any]) -> None:

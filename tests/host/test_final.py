@@ -24,6 +24,7 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.host.config import FinalSettings, load_competition
+from arena.host.moderation import Moderator
 from arena.ladder.store import LadderStore
 from arena.record.signing import load_signer, load_trusted, sign_bytes
 from arena.site.publish import DOMAIN, MANIFEST, SIGNATURE, manifest_bytes, verify_publication
@@ -71,6 +72,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
     server = make_server(tmp_path_factory.mktemp("final"), sandbox="process")
     server.file.write_text(server.file.read_text() + "\n[final]\nencounters = 1\n")
     c = load_competition(server.file)
+    Moderator(c).disqualify("bob", "an entry of the audit log")  # bob has no bot here
     server.start()
     try:
         begun = _arena("final", str(server.file), *ENTRANTS)
@@ -349,3 +351,13 @@ def test_a_final_closed_before_its_end_publishes_what_it_played_and_says_so(
     published = {"out": publication.directory, "competition": final.competition}
     _verify_fails(published, _resigned(published, tmp_path / "complete", complete),
                   "said to be complete")
+
+
+def test_the_published_final_includes_the_audit_log_signed(published: dict[str, Any]) -> None:
+    """The operator's moderation is part of the signed results (the manifest `arena verify`
+    checked above)."""
+    manifest = json.loads((published["out"] / MANIFEST).read_text())
+    (entry,) = manifest["final"]["audit"]
+    assert (entry["seq"], entry["action"], entry["subject"], entry["why"]) == (
+        1, "disqualify", "bob", "an entry of the audit log")
+    assert "operator" not in entry
