@@ -10,11 +10,13 @@ the rerun is played, and after its restart the rerun is played with the very dea
 match and stands in its place; the operator disqualifies alice on the running server: greedy
 leaves the ladder at once (Withdrawn), her further challenges are refused, the standings equal
 the fit of the ladder's matches without greedy's, which stay listed, marked; the metrics count
-each action and the public page publishes the audit log. And a contestant disqualified once
-the final has begun is withdrawn from it, once."""
+each action and the public page publishes the audit log; killed (-9) again, the server keeps
+greedy out. And a contestant disqualified once the final has begun is withdrawn from it,
+once."""
 
 from __future__ import annotations
 
+import calendar
 import json
 import os
 import subprocess
@@ -273,6 +275,27 @@ def test_scrimmages_moderation_and_kill_9(server: RunningServer) -> None:
         (1, "void", target.match_id, "power cut"), (2, "rerun", target.match_id, ""),
         (3, "disqualify", "alice", "shared code")]
     assert "operator" not in audit["audit"][0]
+
+    # --- kill -9 again: the disqualification holds, the log is counted again, once ----------
+    versions_before = versions.read_text()
+    server.kill9()
+    restarted = time.time()
+    server.start()
+    bob = server.stub("bob")
+    _wait("a ladder match after the restart", lambda: [
+        m for m in bob.ListMatches(pb.MatchesRequest(limit=20), timeout=30).matches
+        if calendar.timegm(time.strptime(m.finished_at, "%Y-%m-%dT%H:%M:%SZ")) > restarted],
+        server)
+    assert versions.read_text().startswith(versions_before)
+    assert not any(json.loads(line).get("event") == "adopted" and "greedy" in line
+                   for line in versions.read_text()[len(versions_before):].splitlines())
+    with LadderStore(c.database) as store:
+        assert not [m for m in store.matches(ladder) if m.finished_at > restarted
+                    and any(b.startswith("greedy") for b in m.bots)]
+    _wait("the standings without greedy after the restart", lambda: _fit_equals(
+        server, lambda matches: moderation.standing(matches, reruns)), server, timeout=60)
+    for action in ("void", "rerun", "disqualify"):
+        assert _metric(server, "arena_moderation_total", f'action="{action}"') == 1, action
 
 
 def test_a_contestant_disqualified_during_the_final_is_withdrawn_from_it(
