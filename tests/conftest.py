@@ -26,9 +26,17 @@ def pytest_configure(config: pytest.Config) -> None:
     """Each test process (each pytest-xdist worker) keeps the deal epochs of the matches it
     plays to itself: a worker's duplicate deals never wait for another's (or another run's)
     matches to drain. The processes it starts inherit the directory. A worker's terminal size
-    is the tests' own, as in a plain run."""
+    is the tests' own, as in a plain run. Competition servers draw and send watch streams
+    without holding back."""
     from arena.sandbox.epochs import DIR_ENV
 
+    # a competition server a test starts draws watched frames at an ordinary priority and sends
+    # them unpaced: at the default lowest priority a suite that keeps both cores busy starved the
+    # drawing process (minutes for one match's frames), and 10 frames a second made every watch
+    # of a match 40 s; tests/host/test_feeds.py checks the priority and the pacer themselves
+    os.environ.setdefault("ARENA_WATCH_NICE", "0")
+    os.environ.setdefault("ARENA_WATCH_FPS", "10000")
+    os.environ.setdefault("ARENA_WATCH_TOTAL_FPS", "10000")
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     os.environ[DIR_ENV] = tempfile.mkdtemp(prefix=f"arena-epochs-{worker}-")  # mode 0700
     config.add_cleanup(lambda: shutil.rmtree(os.environ.pop(DIR_ENV), ignore_errors=True))

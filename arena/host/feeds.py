@@ -2,13 +2,14 @@
 
 A ``Feed`` is one (match, point of view): its frames are drawn once, only as far as its
 furthest watcher has read (plus ``LOOKAHEAD`` frames), in chunks, by the feeds' **drawing
-process**: a process of its own at the lowest CPU priority (``nice`` 19), which replays the log
-from its start (about 15 µs an event) and draws the chunk's frames (about 5 ms each; a watcher
-who asks for records only, as `arena watch --server`'s app does, gets each event as a record
-they may have instead, ``views.watch_records``, no board drawn). So an
-audience gets the CPU the matches leave: on a busy host the frames come later, the matches do
-not slow down (a thread of the server could not be given a lower priority without holding the
-interpreter's lock from the ladder's thread). Every watcher of that view iterates the same
+process**: a process of its own at the lowest CPU priority (``nice`` 19, unless the server's
+``ARENA_WATCH_NICE`` says otherwise), which replays the log from its start (about 15 µs an
+event) and draws the chunk's frames (about 5 ms each; a watcher who asks for records only, as
+`arena watch --server`'s app does, gets each event as a record they may have instead,
+``views.watch_records``, no board drawn). So an audience gets the CPU the matches leave: on a
+busy host the frames come later, the matches do not slow down (a thread of the server could not
+be given a lower priority without holding the interpreter's lock from the ladder's thread).
+Every watcher of that view iterates the same
 list: fifty watchers of a match cost one drawing, not fifty, and a watcher who leaves early
 costs only what they saw. ``Feeds`` keeps the live feeds
 and the last ``KEEP_FINISHED`` finished ones (a popular replay is rendered once), and caps how
@@ -61,16 +62,20 @@ IDLE_TIMEOUT_S = 600.0
 """A followed log that grows no line for this long ends its feed (a match that will not end)."""
 
 
-def _lowest_priority() -> None:
-    """The drawing process's initializer: the lowest CPU priority. Where the kernel groups the
-    processes of a session (autogroup scheduling, Linux's default on desktops and many
-    servers), a process's nice value counts only within its session, and each session (each
-    sandboxed bot is one) gets an equal share: so the drawing process also becomes a session
-    of its own whose group is at the lowest priority."""
-    os.nice(19)
+LOWEST_NICE = 19
+"""The drawing process's nice value unless the server is told otherwise (``ARENA_WATCH_NICE``)."""
+
+
+def _low_priority(nice: int) -> None:
+    """The drawing process's initializer: a low CPU priority (``nice``; the lowest, 19, by
+    default). Where the kernel groups the processes of a session (autogroup scheduling, Linux's
+    default on desktops and many servers), a process's nice value counts only within its
+    session, and each session (each sandboxed bot is one) gets an equal share: so the drawing
+    process also becomes a session of its own whose group has that priority."""
+    os.nice(nice)
     with contextlib.suppress(OSError):
         os.setsid()
-        Path("/proc/self/autogroup").write_text("19")
+        Path("/proc/self/autogroup").write_text(str(nice))
 
 
 def draw(path: str, seat: int | None, start: int, follow: bool, boards: bool = True
@@ -196,14 +201,16 @@ class Pacer:
 class Feeds:
     """The feeds of the server (module doc)."""
 
-    def __init__(self) -> None:
+    def __init__(self, nice: int = LOWEST_NICE) -> None:
+        if not 0 <= nice <= LOWEST_NICE:
+            raise ValueError(f"the drawing process's nice value {nice} is not within 0-19")
         self._feeds: collections.OrderedDict[tuple[str, int | None, bool], Feed] = (
             collections.OrderedDict())
         self._lock = threading.Lock()
         # spawned, not forked: the server's process runs gRPC threads
         self._pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_lowest_priority)
+            initializer=_low_priority, initargs=(nice,))
 
     def feed(self, match_id: str, path: Path, seat: int | None, follow: bool,
              boards: bool = True) -> Feed:

@@ -50,7 +50,7 @@ from arena.host.accounts import token_id
 from arena.host.audit import Moderation
 from arena.host.config import StreamLimits
 from arena.host.errors import FeedsFull, QuotaExceeded, QuotaRefusal, Revoked
-from arena.host.feeds import Feeds, Pacer
+from arena.host.feeds import LOWEST_NICE, Feeds, Pacer
 from arena.host.metrics import Metrics
 from arena.host.results import LadderResults, bot_name
 from arena.ladder.store import StoredMatch
@@ -75,6 +75,9 @@ WATCH_FPS_ENV = "ARENA_WATCH_FPS"
 """Environment variable: frames a second one watch stream receives at most (default 10)."""
 WATCH_TOTAL_FPS_ENV = "ARENA_WATCH_TOTAL_FPS"
 """Environment variable: frames a second all watch streams together receive (default 100)."""
+WATCH_NICE_ENV = "ARENA_WATCH_NICE"
+"""Environment variable: the nice value (0-19) of the process that draws watched frames (default
+19, the lowest priority: an audience gets only the CPU the matches leave)."""
 MAX_FAILURES_ENV = "ARENA_MAX_FAILED_TOKENS"
 """Environment variable: refused tokens an address (or a token id) may send in the window
 (default 10); its further refused tokens are turned away until the oldest leaves it."""
@@ -349,6 +352,15 @@ def _env_float(name: str, default: float) -> float:
     return number
 
 
+def _env_nice(name: str) -> int:
+    value = os.environ.get(name, "")
+    if not value:
+        return LOWEST_NICE
+    if not value.isdigit() or int(value) > LOWEST_NICE:
+        raise ConfigError(f"{name}={value!r}: give a nice value from 0 to {LOWEST_NICE}")
+    return int(value)
+
+
 def _peer_host(peer: str) -> str:
     """``ipv4:127.0.0.1:5000`` → ``ipv4:127.0.0.1`` (the address without the port)."""
     return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
@@ -407,7 +419,7 @@ class CompetitionService(pb_grpc.CompetitionServiceServicer):  # type: ignore[mi
     def __init__(self, server: CompetitionServer) -> None:
         self.server = server
         self.auth = Auth(server.accounts.authenticate, server.metrics)
-        self.feeds = Feeds()
+        self.feeds = Feeds(_env_nice(WATCH_NICE_ENV))
         self.pacer = Pacer(_env_float(WATCH_FPS_ENV, 10.0), _env_float(WATCH_TOTAL_FPS_ENV, 100.0))
         self.streams = Streams(server.competition.streams, server.metrics, self.auth.valid)
 

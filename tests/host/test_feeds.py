@@ -3,13 +3,14 @@ and paced so that no audience can take the host from the matches (real logged ma
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from arena.host.feeds import CHUNK, LOOKAHEAD, Feeds, Pacer, draw
+from arena.host.feeds import CHUNK, LOOKAHEAD, LOWEST_NICE, Feeds, Pacer, draw
 from arena.host.views import seat_view_lines
 from arena.record.log import read_events
 from tests.support.pages import logged_match
@@ -22,11 +23,24 @@ def test_watchers_of_one_view_share_one_feed_rendered_as_far_as_they_read(
     path = logged_match("lost-cities", tmp_path)
     total = sum(1 for _ in read_events(path))
     assert total > 2 * (LOOKAHEAD + CHUNK)
-    feeds = Feeds()
+    feeds = Feeds(nice=0)  # the lowest priority would wait for a busy machine's spare CPU
     try:
         _shared_and_lazy(feeds, path, total)
     finally:
         feeds.close()
+
+
+def test_the_drawing_process_runs_at_the_priority_it_is_given() -> None:
+    for nice in (LOWEST_NICE, 5):
+        feeds = Feeds(nice=nice)
+        try:
+            # os.nice adds to the nice value the process inherits (the test's own)
+            drawn_at = feeds._pool.submit(os.nice, 0).result(timeout=120)
+            assert drawn_at == min(LOWEST_NICE, os.nice(0) + nice)
+        finally:
+            feeds.close()
+    with pytest.raises(ValueError, match="not within 0-19"):
+        Feeds(nice=20)
 
 
 def _shared_and_lazy(feeds: Feeds, path: Path, total: int) -> None:
