@@ -6,8 +6,9 @@ uniform-random playouts, actions per second of CPU time, one core.
                chance nodes of the deal included, counted as steps)
   pettingzoo   the same through the AEC environment as an agent loop runs it: ``last()`` (the
                observation's features and the action mask), a random id of the mask, ``step``
-  pettingzoo_step   the environment without observing: ``step`` with a random legal id (what
-               the wrapper itself adds; the observation is what a learner pays on top)
+  pettingzoo_step   the environment without observing: ``step`` with a random id of
+               ``legal_ids()`` (what the wrapper itself adds; the observation is what a learner
+               pays on top)
 
 and, in the same run, OpenSpiel's own C++ ``goofspiel`` and python ``python_kuhn_poker`` through
 the same loop as the openspiel figure: the yardsticks of what an OpenSpiel step costs from
@@ -107,7 +108,7 @@ def pettingzoo_steps(game_id: str) -> Callable[[int], int]:
         game.reset(seed=seed)
         steps = 0
         while not game.terminations[game.agent_selection]:
-            game.step(rng.choice(game.encoding.legal_ids(game.state)))
+            game.step(rng.choice(game.legal_ids()))
             steps += 1
         return steps
     return play

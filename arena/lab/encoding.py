@@ -99,10 +99,11 @@ class ActionEncoding:
             return self._index[action]
         return list(self.game.legal_actions(state)).index(action)
 
-    def text(self, state: Any, action_id: int) -> str:
-        """The action text of ``action_id`` in ``state`` (``#<id>`` when it names none)."""
+    def text(self, state: Any, action_id: int, legal: Sequence[Any] | None = None) -> str:
+        """The action text of ``action_id`` in ``state`` (``#<id>`` when it names none;
+        ``legal``: its legal actions, when known)."""
         try:
-            return str(self.game.format_action(self.action(state, action_id)))
+            return str(self.game.format_action(self.action(state, action_id, legal)))
         except ValueError:
             return f"#{action_id}"
 

@@ -53,6 +53,9 @@ MAX_GAME_LENGTH = 100_000
 """The longest match OpenSpiel is told of (a loose bound, chance nodes included)."""
 RETURNS = ("margin", "win")
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_OUTCOMES = tuple((byte, 1.0 / 256) for byte in range(256))
+_BYTES = tuple(range(256))
 
 
 def short_name(game_id: str) -> str:
@@ -79,7 +82,8 @@ class _Node:
     """One point of a match (immutable: a clone shares it): the seed bytes dealt so far, the
     arena state once all are, the node before, and each seat's recall (computed on demand)."""
 
-    __slots__ = ("game", "seed_bytes", "state", "parent", "action", "recall", "mover", "legal")
+    __slots__ = ("game", "seed_bytes", "state", "parent", "action", "recall", "mover", "legal",
+                 "ids")
 
     def __init__(self, game: ArenaGame, seed_bytes: tuple[int, ...], state: Any,
                  parent: _Node | None, action: Any = None) -> None:
@@ -89,11 +93,13 @@ class _Node:
         self.parent = parent
         self.action = action
         """The engine's action that led here (None after a chance outcome)."""
-        self.mover = (int(pyspiel.PlayerId.CHANCE) if state is None
-                      else _mover(game.engine.to_move(state)))
+        seat = None if state is None else game.engine.to_move(state)
+        self.mover = _CHANCE if state is None else _TERMINAL if seat is None else seat
         """OpenSpiel's current player."""
         self.legal: Any = None
         """The engine's legal actions here, once asked for."""
+        self.ids: tuple[int, ...] | None = None
+        """Their ids, once asked for."""
         self.recall: dict[int, tuple[bytes, bytes, str]] = {}
         """seat -> (digest of its view here, digest of its distinct views so far, view text)."""
 
@@ -118,10 +124,6 @@ class _Node:
         return (_replay, (self.game.name, self.game.params, self.seed_bytes, tuple(texts)))
 
 
-def _mover(seat: int | None) -> int:
-    return int(pyspiel.PlayerId.TERMINAL) if seat is None else seat
-
-
 def _game_named(name: str, params: dict[str, Any]) -> ArenaGame:
     game: ArenaGame = pyspiel.load_game(name, params)
     return game
@@ -130,7 +132,7 @@ def _game_named(name: str, params: dict[str, Any]) -> ArenaGame:
 def _replay(name: str, params: dict[str, Any], seed_bytes: tuple[int, ...],
             texts: tuple[str, ...]) -> _Node:
     game = _game_named(name, params)
-    node = _Node(game, (), None, None)
+    node = game.root
     for byte in seed_bytes:
         node = game.deal(node, byte)
     for text in texts:
@@ -178,6 +180,8 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
             min_utility=-bound, max_utility=bound, utility_sum=0.0,
             max_game_length=MAX_GAME_LENGTH)
         super().__init__(game_type, info, params)
+        self.root = _Node(self, (), None, None)
+        """The match before its deal (every initial state's node: a node never changes)."""
 
     def new_initial_state(self) -> ArenaState:
         """The match before its deal (the first chance node)."""
@@ -231,7 +235,7 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: ArenaGame) -> None:
         super().__init__(game)
-        self._node = _Node(game, (), None, None)
+        self._node = game.root
 
     # the arena's own view of the state
     @property
@@ -242,14 +246,42 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
     def current_player(self) -> int:
         return self._node.mover
 
+    # OpenSpiel's C++ State answers these by calling back into Python up to five times (is
+    # terminal? is chance? current player? _legal_actions...): a python caller (OpenSpiel's
+    # python algorithms, an agent loop) gets the same answers here without the crossings; C++
+    # callers still take the C++ path, which ends in _legal_actions
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """OpenSpiel's ``legal_actions``: the mover's ids (ascending), the chance outcomes at a
+        chance node, none at the end or for a seat not to move."""
+        node = self._node
+        mover = node.mover
+        if mover == _TERMINAL:
+            return []
+        if mover == _CHANCE:
+            return list(_BYTES)
+        if player is None or player == mover:
+            return self._legal_actions(mover)
+        if player < 0:
+            return list(pyspiel.State.legal_actions(self, player))  # OpenSpiel's own error
+        return []
+
+    def is_chance_node(self) -> bool:
+        return self._node.mover == _CHANCE
+
+    def is_player_node(self) -> bool:
+        return self._node.mover >= 0
+
     def _legal_actions(self, player: int) -> list[int]:
         node = self._node
-        if node.legal is None:
-            node.legal = node.game.engine.legal_actions(node.state)
-        return node.game.encoding.legal_ids(node.state, node.legal)
+        ids = node.ids
+        if ids is None:
+            if node.legal is None:
+                node.legal = node.game.engine.legal_actions(node.state)
+            ids = node.ids = tuple(node.game.encoding.legal_ids(node.state, node.legal))
+        return list(ids)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return [(byte, 1.0 / 256) for byte in range(256)]
+        return list(_OUTCOMES)
 
     def _apply_action(self, action: int) -> None:
         node = self._node
@@ -264,9 +296,14 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
 
     def _action_to_string(self, player: int, action: int) -> str:
         node = self._node
-        if player == pyspiel.PlayerId.CHANCE or node.state is None:
+        if player == _CHANCE or node.state is None:
             return f"seed byte {len(node.seed_bytes)}: {action}"
-        return node.game.encoding.text(node.state, int(action))
+        encoding = node.game.encoding
+        if encoding.fixed or node.mover != player:
+            return encoding.text(node.state, int(action))
+        if node.legal is None:
+            node.legal = node.game.engine.legal_actions(node.state)
+        return encoding.text(node.state, int(action), node.legal)
 
     def is_terminal(self) -> bool:
         return self._node.mover == _TERMINAL

@@ -69,6 +69,7 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         self._random = random.Random()
         self._state: Any = None
         self._legal: Any = None
+        self._mover: int | None = None
         self.reset()
 
     @property
@@ -80,6 +81,7 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
     def state(self, state: Any) -> None:
         self._state = state
         self._legal = None
+        self._mover = self.engine.to_move(state)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._observation_space
@@ -101,20 +103,27 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._rounds = len(self.engine.finished_rounds(self.state))
         self._featurizers = (Featurizer(self.size), Featurizer(self.size))
-        self.agent_selection = AGENTS[self.engine.to_move(self.state) or 0]
+        self.agent_selection = AGENTS[self._mover or 0]
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         seat = AGENTS.index(agent)
+        state = self._state
         mask = np.zeros(self.encoding.size, np.int8)
-        mover = self.engine.to_move(self.state)
-        if mover == seat:
-            mask[self.encoding.legal_ids(self.state, self._legal_actions())] = 1
-        return {"observation": self._featurizers[seat](self.engine.observation(self.state, seat)),
+        if self._mover == seat:
+            mask[self.legal_ids()] = 1
+        return {"observation": self._featurizers[seat](self.engine.observation(state, seat)),
                 "action_mask": mask}
+
+    def legal_ids(self) -> list[int]:
+        """The ids of the legal actions of the agent to move (where its ``action_mask`` is
+        1), without computing an observation: for a loop that steps without observing."""
+        if self._mover is None:
+            return []
+        return self.encoding.legal_ids(self._state, self._legal_actions())
 
     def _legal_actions(self) -> Any:
         if self._legal is None:
-            self._legal = self.engine.legal_actions(self.state)
+            self._legal = self.engine.legal_actions(self._state)
         return self._legal
 
     def step(self, action: Any) -> None:
@@ -122,27 +131,34 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
-        move = self.encoding.action(self.state, int(action), self._legal_actions())
+        engine = self.engine
+        move = self.encoding.action(self._state, int(action), self._legal_actions())
         try:
-            self.state = self.engine.apply(self.state, move)  # it checks the action
+            state = engine.apply(self._state, move)  # it checks the action
         except IllegalActionError:
             raise IllegalActionError(f"action id {int(action)} "
-                                     f"({self.engine.format_action(move)}) is not legal now: "
+                                     f"({engine.format_action(move)}) is not legal now: "
                                      "choose one where action_mask is 1") from None
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        finished = self.engine.finished_rounds(self.state)
-        for first, second in finished[self._rounds:]:
-            self.rewards[AGENTS[0]] += float(first - second)
-            self.rewards[AGENTS[1]] += float(second - first)
-        self._rounds = len(finished)
-        mover = self.engine.to_move(self.state)
+        self.state = state
+        cumulative = self._cumulative_rewards
+        cumulative[agent] = 0.0
+        rewards = self.rewards
+        if any(rewards.values()):  # the last step's: a new dict, as PettingZoo's own envs
+            rewards = self.rewards = dict.fromkeys(self.agents, 0.0)
+        finished = engine.finished_rounds(state)
+        if len(finished) > self._rounds:
+            for first, second in finished[self._rounds:]:
+                rewards[AGENTS[0]] += float(first - second)
+                rewards[AGENTS[1]] += float(second - first)
+            self._rounds = len(finished)
+            for name, reward in rewards.items():
+                cumulative[name] += reward
+        mover = self._mover
         if mover is None:
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = AGENTS[1 - AGENTS.index(agent)]
         else:
             self.agent_selection = AGENTS[mover]
-        self._accumulate_rewards()
 
     def render(self) -> str | None:
         """The view of the seat to move (``ansi``), as text."""

@@ -155,3 +155,26 @@ def test_max_actions_is_a_parameter() -> None:
     assert load("lost-cities", max_actions=128).num_distinct_actions() == 128
     assert load("lost-cities").num_distinct_actions() == 32768
     assert load("goofspiel", max_actions=128).num_distinct_actions() == 13  # a fixed encoding
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_python_answers_are_openspiels_own(game_id: str) -> None:
+    """``legal_actions``, ``is_chance_node`` and ``is_player_node`` are answered in Python (no
+    crossing into C++ and back): at every node of a match, chance and end included, they are
+    what OpenSpiel's C++ State answers through ``_legal_actions``."""
+    state = load(game_id).new_initial_state()
+    rng = random.Random(game_id)
+    while True:
+        assert state.legal_actions() == pyspiel.State.legal_actions(state)
+        for player in (0, 1):
+            assert state.legal_actions(player) == pyspiel.State.legal_actions(state, player)
+        assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+        assert state.is_player_node() == pyspiel.State.is_player_node(state)
+        if state.is_chance_node():
+            assert state.chance_outcomes() == pyspiel.State.chance_outcomes(state)
+        elif not state.is_terminal():
+            with pytest.raises(pyspiel.SpielError, match="pseudo-player"):
+                state.legal_actions(-1)
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))

@@ -140,3 +140,18 @@ def test_max_actions_sizes_the_legal_index_encoding() -> None:
     too_small = env("lost-cities", max_actions=4)
     with pytest.raises(ValueError, match="more than the 4 its legal-index encoding holds"):
         too_small.observe(too_small.agent_selection)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_legal_ids_are_the_masks_ones(game_id: str) -> None:
+    game = env(game_id, SMALL.get(game_id))
+    game.reset(seed=9)
+    rng = random.Random(9)
+    for _agent in game.agent_iter():
+        observation, _, terminated, truncated, _ = game.last()
+        assert game.legal_ids() == list(np.flatnonzero(observation["action_mask"]))
+        if terminated or truncated:
+            game.step(None)
+            continue
+        game.step(rng.choice(game.legal_ids()))
+    assert game.legal_ids() == []
