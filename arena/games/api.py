@@ -33,6 +33,11 @@ Contract (checked by ``tests/games/test_conformance.py`` for every registered ga
 * ``legal_texts(s)`` (optional): ``format_action`` of each of ``legal_actions(s)``, in that
   order; an engine that keeps its legal lists in tables can keep their texts there too (the
   referee sends the texts with every decision: ``legal_texts_of``).
+* ``playout(s, rng)`` (optional; searches find it with ``getattr``): the score pair of the
+  running round of ``s`` once the game's own cheap default policy has played it to its end for
+  both seats: what a search plays from the worlds it draws instead of uniformly random moves
+  (``arena.sdk.ismcts``). It may read all of ``s`` (a search's world is drawn by
+  ``determinize``) and should cost about as much as a few dozen ``apply``; Lost Cities has one.
 * ``determinize(observation(s, seat), rng)`` (``s`` running) is a full state consistent with
   what ``seat`` observed: everything the seat cannot see (the opponent's hidden cards, the deck
   order, hidden treasures) redrawn from ``rng`` (OpenSpiel's ``resample_from_infostate``). The

@@ -1,13 +1,15 @@
 """Information-set Monte-Carlo tree search for any game, written only against the game protocol
 (``arena.games.api``: ``determinize``, ``legal_actions``, ``apply``, ``to_move``,
-``finished_rounds``), with a CPU budget per decision.
+``finished_rounds``, the optional ``playout``), with a CPU budget per decision.
 
 Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012): every iteration draws a world the
 bot cannot tell from the real one (``determinize`` of its observation), walks one tree of
 actions through it — a child is chosen by UCB1 among the actions legal in that world, counted
-by how often each was available — adds one node, plays uniformly random moves to the end of the
-round, and credits each node with the round's margin from its mover's side, squashed to [0, 1]
-by the margins seen so far. The answer is the root's most visited legal action.
+by how often each was available — adds one node, plays the round to its end, and credits each
+node with the round's margin from its mover's side, squashed to [0, 1] by the margins seen so
+far. The answer is the root's most visited legal action. The round is played out by the game's
+own default policy when its engine has the optional ``playout`` hook (arena/games/api.py; Lost
+Cities has one), else by uniformly random moves.
 
 The budget is CPU time of this process (``time.process_time``): what the arena's CPU clock
 charges a decision. ``max_iterations`` bounds it further, and alone (``budget_ms=0``) makes a
@@ -79,6 +81,7 @@ class Ismcts:
                  scale: list[float]) -> None:
         rounds = len(game.finished_rounds(state))
         seen_as = getattr(game, "action_text_for", None)
+        playout = getattr(game, "playout", None)
         node, path = root, []
         while (mover := game.to_move(state)) is not None:  # selection and expansion
             legal = game.legal_actions(state)
@@ -106,10 +109,15 @@ class Ismcts:
                 else seen_as(state, action, following)
             node = node.after.get(key) or node.after.setdefault(key, _Node())
             state = after
-        while game.to_move(state) is not None and len(game.finished_rounds(state)) == rounds:
-            state = game.apply(state, rng.choice(game.legal_actions(state)))  # the rollout
-        finished = game.finished_rounds(state)
-        scores = finished[rounds] if len(finished) > rounds else (0, 0)
+        if playout is not None and game.to_move(state) is not None \
+                and len(game.finished_rounds(state)) == rounds:
+            scores = playout(state, rng)  # the game's own default policy
+        else:
+            while game.to_move(state) is not None \
+                    and len(game.finished_rounds(state)) == rounds:
+                state = game.apply(state, rng.choice(game.legal_actions(state)))  # the rollout
+            finished = game.finished_rounds(state)
+            scores = finished[rounds] if len(finished) > rounds else (0, 0)
         margin = scores[me] - scores[1 - me]
         mean, seen = scale
         scale[0], scale[1] = (mean * seen + abs(margin)) / (seen + 1), seen + 1

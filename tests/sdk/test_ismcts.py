@@ -58,3 +58,30 @@ def test_it_searches() -> None:
 
 SMALL_SEARCH = Ismcts(budget_ms=0, max_iterations=60)
 """What test_it_searches loads by reference."""
+
+
+def test_lost_cities_playout_follows_the_rules_and_scores_as_the_engine() -> None:
+    """The engine's search hook (``playout``) plays the rest of a round on plain lists: every
+    turn it records is legal in the engine, and the engine scores the round it played as the
+    hook did, from the start of a round, the middle, and its last turns (and past the stall
+    guard, where only the deck may be drawn from)."""
+    import random
+
+    from arena.games.lost_cities import GAME
+    from arena.games.lost_cities.playout import playout
+
+    rng = random.Random(4)
+    checked = 0
+    for seed in range(12):
+        state = GAME.new_match(seed, {"rounds": 1, "stall_guard_turns": 150 if seed % 3 else 30})
+        for _ in range(rng.choice((0, 20, 40))):
+            state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
+        world = GAME.determinize(GAME.observation(state, state.player), rng)
+        turns: list[Any] = []
+        scores = playout(world, turns)
+        assert GAME.playout(world, rng) == scores
+        for action in turns:
+            world = GAME.apply(world, action)  # raises on an illegal turn
+        assert GAME.finished_rounds(world) == (scores,)
+        checked += len(turns)
+    assert checked > 200

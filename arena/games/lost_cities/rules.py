@@ -794,6 +794,13 @@ class LostCitiesGame:
     def to_move(self, state: State) -> int | None:
         return state.player
 
+    def playout(self, state: State, rng: random.Random) -> tuple[int, int]:
+        """The score pair of the running round of ``state`` once a cheap heuristic has played
+        it out for both seats (the protocol's optional search hook; ``playout``)."""
+        from arena.games.lost_cities.playout import playout
+
+        return playout(state)
+
     def round_index(self, state: State) -> int:
         return state.round_index
 
