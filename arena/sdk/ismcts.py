@@ -29,6 +29,8 @@ from arena.sdk.decision import Decision
 
 EXPLORATION = 0.7
 """UCB1's exploration constant (rewards are in [0, 1])."""
+CHECK_S = 0.002
+"""How often the CPU budget is looked at, in seconds of search."""
 
 
 class _Node:
@@ -65,11 +67,19 @@ class Ismcts:
         rng = random.Random(f"{decision.match.match_id}:{me}:{decision.decision_id}")
         root = _Node()
         budget = min(self.budget_s, decision.time_left_ms / 4000) if self.budget_s else 0.0
-        deadline = time.process_time() + budget
+        started = time.process_time()
+        deadline = started + budget
         scale = [1.0, 0]  # the mean |margin| seen so far, and how many
-        iterations = 0
-        while iterations < self.max_iterations and (not budget or iterations < 2
-                                                     or time.process_time() < deadline):
+        iterations, check = 0, 2
+        while iterations < self.max_iterations:
+            if budget and iterations >= check:
+                # the CPU clock is a system call (14 µs here): read it about every CHECK_S
+                now = time.process_time()
+                if now >= deadline:
+                    break
+                each = (now - started) / iterations
+                check = iterations + max(1, min(int(CHECK_S / each) if each > 0 else 1,
+                                                int((deadline - now) / each) if each > 0 else 1))
             iterations += 1
             self._iterate(game, game.determinize(decision.observation, rng), root, me, rng,
                           scale)
@@ -86,18 +96,28 @@ class Ismcts:
         while (mover := game.to_move(state)) is not None:  # selection and expansion
             legal = game.legal_actions(state)
             stats = node.stats
-            untried = [action for action in legal if action not in stats]
-            for action in legal:
+            untried = []
+            best, best_ucb = None, -1.0
+            chosen: list[float] | None = None
+            exploration = self.exploration
+            for action in legal:  # (one look-up each: an action's hash may be dear)
                 known = stats.get(action)
-                if known is not None:
+                if known is None:
+                    untried.append(action)
+                else:
                     known[2] += 1
+                    if not untried:
+                        ucb = known[1] / known[0] \
+                            + exploration * math.sqrt(math.log(known[2]) / known[0])
+                        if ucb > best_ucb:
+                            best, best_ucb, chosen = action, ucb, known
             if untried:
                 action = rng.choice(untried)
-                stats[action] = [0, 0.0, 1]
+                chosen = stats[action] = [0, 0.0, 1]
             else:
-                exploration = self.exploration
-                action = max(legal, key=lambda a: _ucb(stats[a], exploration))
-            path.append((stats[action], mover))
+                action = best
+            assert chosen is not None  # (a UCB value is never negative)
+            path.append((chosen, mover))
             after = game.apply(state, action)
             if untried or len(game.finished_rounds(after)) > rounds:
                 state = after
@@ -126,7 +146,3 @@ class Ismcts:
             known[0] += 1
             known[1] += reward if mover == me else 1.0 - reward
 
-
-def _ucb(known: list[float], exploration: float) -> float:
-    visits, reward, avail = known
-    return reward / visits + exploration * math.sqrt(math.log(avail) / visits)

@@ -54,6 +54,7 @@ def playout(state: Any, record: list[Action] | None = None) -> tuple[int, int]:
         turns_left = (left + 1) // 2
         best = -1
         best_gap = 99
+        opening = 20 - 8 * left / 44
         for code in hand:
             colour = code // 10
             top = mine[colour]
@@ -63,10 +64,15 @@ def playout(state: Any, record: list[Action] | None = None) -> tuple[int, int]:
                     if gap < best_gap:
                         best, best_gap = code, gap
             elif best_gap > 1:
-                same = [c for c in hand if c // 10 == colour]
-                total = sum(c % 10 + 1 for c in same if c % 10)
-                if total >= 20 - 8 * left / 44 and len(same) <= turns_left:
-                    low = min(same)
+                low, total, cards = 99, 0, 0
+                for card in hand:
+                    if card // 10 == colour:
+                        cards += 1
+                        if card < low:
+                            low = card
+                        if card % 10:
+                            total += card % 10 + 1
+                if total >= opening and cards <= turns_left:
                     if low % 10 == 0 and (left < 20 or total < 25):
                         continue
                     if low == code:
