@@ -14,13 +14,13 @@ on (``BEGIN IMMEDIATE``: two operators acting at once are put in order):
   standings where the void match stood.
 
 Nothing else changes any table: the record is append-only (``arena.ladder.store``) and so is
-this log (a trigger refuses UPDATE and DELETE on SQLite), so the state of every action is a
-function of the log and the matches (``Moderation``). The operator's commands only append an
-entry; the running server reads new entries every second and applies them
-(``arena.host.server``), and a server started again (after ``kill -9`` too) applies the whole log
-before its ladders start: nothing an operator did is lost or applied twice. The log is
-published with the results (``audit.json`` on the competition's public page, every entry but
-the operator's login name).
+this log (triggers refuse UPDATE and DELETE, and TRUNCATE on PostgreSQL, as for the store),
+so the state of every action is a function of the log and the matches (``Moderation``). The
+operator's commands only append an entry; the running server reads new entries every second
+and applies them (``arena.host.server``), and a server started again (after ``kill -9`` too)
+applies the whole log before its ladders start: nothing an operator did is lost or applied
+twice. The log is published with the results (``audit.json`` on the competition's public page,
+and in a final's signed manifest: every entry but the operator's login name).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from arena.bots.manifest import load_bot_dir
 from arena.bots.names import name_key
 from arena.errors import ArenaError, ConfigError
-from arena.ladder.store import StoredMatch, StoreError
+from arena.ladder.store import StoredMatch, StoreError, postgres_append_only, writer_lock
 
 DISQUALIFY, VOID, RERUN = "disqualify", "void", "rerun"
 ACTIONS = (DISQUALIFY, VOID, RERUN)
@@ -224,6 +224,8 @@ class AuditLog:
                 if engine.dialect.name == "sqlite":
                     for ddl in _TRIGGERS:
                         conn.exec_driver_sql(ddl)
+                elif engine.dialect.name == "postgresql":
+                    postgres_append_only(conn, ("competition_audit",))
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot create the audit log's table: {exc}") from exc
 
@@ -234,8 +236,10 @@ class AuditLog:
 
     @contextmanager
     def writing(self) -> Iterator[Connection]:
-        """A write transaction (the checks of an action, then its entry, in one)."""
+        """A write transaction (the checks of an action, then its entry, in one), one writer
+        at a time (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: the store's writer lock)."""
         with self.engine.begin() as conn:
+            writer_lock(conn)
             yield conn
 
     def append(self, conn: Connection, action: str, subject: str, why: str,

@@ -172,13 +172,17 @@ BEGIN
         MESSAGE = TG_TABLE_NAME || ' is append-only';
 END $$
 """
-_PG_APPEND_ONLY_TRIGGERS = {
-    f"{table}_append_only_{kind}": f"CREATE TRIGGER {table}_append_only_{kind} BEFORE {ops} "
-    f"ON {table} FOR EACH {each} EXECUTE FUNCTION arena_append_only()"
-    for table in APPEND_ONLY_TABLES
-    for kind, ops, each in (("rows", "UPDATE OR DELETE", "ROW"), ("truncate", "TRUNCATE",
-                                                                   "STATEMENT"))
-}
+def _pg_append_only_triggers(tables: Sequence[str]) -> dict[str, str]:
+    return {
+        f"{table}_append_only_{kind}": f"CREATE TRIGGER {table}_append_only_{kind} BEFORE "
+        f"{ops} ON {table} FOR EACH {each} EXECUTE FUNCTION arena_append_only()"
+        for table in tables
+        for kind, ops, each in (("rows", "UPDATE OR DELETE", "ROW"), ("truncate", "TRUNCATE",
+                                                                       "STATEMENT"))
+    }
+
+
+_PG_APPEND_ONLY_TRIGGERS = _pg_append_only_triggers(APPEND_ONLY_TABLES)
 _PG_WRITER_LOCK = 0x6172656E61  # "arena": the advisory lock key every writer takes
 
 
@@ -262,18 +266,37 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
 
 
-def _create_postgres_triggers(conn: Connection) -> None:
+def _create_postgres_triggers(conn: Connection,
+                              tables: Sequence[str] = APPEND_ONLY_TABLES) -> None:
     """Create whichever append-only triggers the tables lack (none: no DDL at all, so a role
-    without DDL rights can still open an existing store)."""
-    tables = ", ".join(f"'{table}'::regclass" for table in APPEND_ONLY_TABLES)
+    without DDL rights can still open an existing store). Another append-only table of the
+    database (the competition's audit log) is given them the same way
+    (``postgres_append_only``)."""
+    names = ", ".join(f"'{table}'::regclass" for table in tables)
     existing = set(conn.execute(text(
-        f"SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgrelid IN ({tables})"
+        f"SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgrelid IN ({names})"
     )).scalars())
-    missing = [ddl for name, ddl in _PG_APPEND_ONLY_TRIGGERS.items() if name not in existing]
+    wanted = (_PG_APPEND_ONLY_TRIGGERS if tuple(tables) == APPEND_ONLY_TABLES
+              else _pg_append_only_triggers(tables))
+    missing = [ddl for name, ddl in wanted.items() if name not in existing]
     if missing:
         conn.exec_driver_sql(_PG_APPEND_ONLY_FUNCTION)
         for ddl in missing:
             conn.exec_driver_sql(ddl)
+
+
+def postgres_append_only(conn: Connection, tables: Sequence[str]) -> None:
+    """Refuse UPDATE, DELETE and TRUNCATE on ``tables`` of a PostgreSQL database, as on the
+    store's own (the triggers they lack are created in ``conn``)."""
+    _create_postgres_triggers(conn, tables)
+
+
+def writer_lock(conn: Connection) -> None:
+    """On PostgreSQL, take the database's writer lock in ``conn``'s transaction (every writer
+    of the store takes it: writers queue one at a time, as under SQLite's ``BEGIN
+    IMMEDIATE``); elsewhere nothing."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(select(func.pg_advisory_xact_lock(_PG_WRITER_LOCK)))
 
 
 def private_sqlite_file(path: Path) -> None:
