@@ -285,9 +285,13 @@ class Accounts:
 
     def assign(self, bot: str, contestant: str) -> None:
         """The operator's say: ``bot`` is ``contestant``'s from now on (whoever owned it).
-        ``ConfigError`` if the bot name is not one or the contestant unknown."""
+        ``ConfigError`` if the bot name is not one, the contestant unknown or disqualified."""
         check_name("the bot name", bot, "contestants assign")
         who = self.contestant(contestant)
+        out = self.disqualified().get(who)
+        if out is not None:
+            raise ConfigError(f"{who} is disqualified ({out}): a bot name given to it would "
+                              "not play")
         with self.engine.begin() as conn:
             conn.execute(delete(owners_t).where(owners_t.c.name_key == name_key(bot)))
             conn.execute(owners_t.insert().values(name_key=name_key(bot), bot=bot,

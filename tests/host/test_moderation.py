@@ -111,6 +111,8 @@ def test_a_disqualification_refits_the_standings_as_if_the_bot_never_played(
     assert _rows(after.standings) == _rows(alone)
     assert "beta" not in {r.name for r in after.standings.rows}
     assert sum("beta" in m.bots for m in after.matches) == 16  # still in the record
+    code, out = _run(competition, "contestants", "assign", "gamma", "alice")
+    assert code == 2 and "alice is disqualified (shared code): a bot name given to it" in out
     listed = _run(competition, "contestants", "list")[1]
     assert "alice" in listed and "shared code" in listed, listed
     assert Accounts.open(load_competition(competition).database).disqualified() == {

@@ -257,6 +257,12 @@ def test_scrimmages_moderation_and_kill_9(server: RunningServer) -> None:
         alice.Challenge(pb.ChallengeRequest(bot="greedy", rival="random"), timeout=30)
     assert "you are disqualified from this competition: shared code" in \
         out_now.value.details()
+    start = pb.SubmitRequest(start=pb.SubmitStart(name="greedy2", kind="directory", size=10,
+                                                  sha256="0" * 64))
+    with pytest.raises(grpc.RpcError) as no_submission:
+        list(alice.Submit(iter([start]), timeout=30))
+    assert no_submission.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+    assert "you are disqualified from this competition" in no_submission.value.details()
     time.sleep(3)
     with LadderStore(c.database) as store:
         later = [m for m in store.matches(ladder) if m.finished_at > dq_at + 1.5
