@@ -47,6 +47,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from arena.bots.names import NAME_MAX, NAME_RULE, check_name, name_key, name_problem, shown
 from arena.errors import ConfigError
+from arena.host.audit import AuditLog
 from arena.ladder.store import LadderStore, StoreError
 
 TOKEN_PREFIX = "arena_"
@@ -117,6 +118,8 @@ class Accounts:
                 metadata.create_all(conn)
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot create the contestants' tables: {exc}") from exc
+        self._audit: AuditLog | None = None
+        """The audit log (``disqualified``), opened on first use."""
 
     @classmethod
     def open(cls, url: str) -> Accounts:
@@ -188,10 +191,9 @@ class Accounts:
     def disqualified(self) -> dict[str, str]:
         """Every disqualified contestant (its name as added) → why (the audit log's say,
         ``arena.host.audit``): the final and the ladders leave their bots out."""
-        # the audit log keeps its own table beside these (imported here: it is below us)
-        from arena.host.audit import AuditLog
-
-        entries = AuditLog(self.engine).moderation().disqualified.values()
+        if self._audit is None:  # its table is made once (a write), then only read
+            self._audit = AuditLog(self.engine)
+        entries = self._audit.moderation().disqualified.values()
         return {entry.subject: entry.why for entry in entries}
 
     def revoke(self, name: str) -> None:
