@@ -72,7 +72,7 @@ def certs(
 
     Writes ca.pem and ca-key.pem (kept on the head only; an existing CA in DIRECTORY is reused,
     so hosts can be added later), HEAD.pem and HEAD-key.pem for --head (role arena-head: the
-    ladder's [cluster] cert and key) and HOST.pem and HOST-key.pem per --host (role
+    ladder's \\[cluster] cert and key) and HOST.pem and HOST-key.pem per --host (role
     arena-worker: they can play matches, never submit them). Copy ca.pem, HOST.pem and
     HOST-key.pem to each worker host. Keys are written readable by their owner only.
     """

@@ -182,7 +182,7 @@ def phase(
         "before it too, if they have not begun). Left out: show the season.")] = None,
 ) -> None:
     """Show the competition's season (each phase, when it began or is scheduled, the time
-    left), or start a phase now, before or without its time in [season]. Phases only go
+    left), or start a phase now, before or without its time in \\[season]. Phases only go
     forward: open, frozen (no new submissions or selections), final, closed. The running
     server takes the new phase from the database within a second."""
     # start-up: `arena` imports it for this command only (the season over the database)

@@ -70,12 +70,12 @@ def host(
     """Run a competition: contestants submit bots and follow their results from their own
     machines.
 
-    One process serves the public API (gRPC over TLS on the file's [server] listen address;
+    One process serves the public API (gRPC over TLS on the file's \\[server] listen address;
     contestants pin the CA that signed its certificate: `arena host-certs` makes both), runs one
     continuous ladder per game over the competition's database (every bot a contestant submits
     joins once it is built offline and has passed its validation matches against itself and the
-    game's reference bot), keeps the public page (the [site] dir) up to date, and serves
-    Prometheus metrics on the [server] metrics address (loopback by default).
+    game's reference bot), keeps the public page (the \\[site] dir) up to date, and serves
+    Prometheus metrics on the \\[server] metrics address (loopback by default).
 
     Contestants are added with `arena contestants add NAME --competition FILE` (it prints their
     token once). Stop the server with Ctrl-C or SIGTERM; started again (even after kill -9), it

@@ -102,7 +102,7 @@ def run_ladder(
                     "cycles.")] = None,
     concurrency: Annotated[int | None, typer.Option(
         min=1, help="Matches played at once (the embedded cluster's worker processes; with a "
-                    "[cluster] at least its workers' match slots). Default: the file's, else "
+                    "\\[cluster] at least its workers' match slots). Default: the file's, else "
                     "the number of cores.")
     ] = None,
     sandbox: Annotated[str | None, typer.Option(
@@ -117,7 +117,7 @@ def run_ladder(
     did, then the official standings and what the duplicate deals bought (as `arena ladder
     standings` prints them).
 
-    The schedule type ([schedule] type in the ladder file) decides which encounters are played.
+    The schedule type (\\[schedule] type in the ladder file) decides which encounters are played.
     round-robin and gauntlet: a fixed schedule of N cycles. adaptive: each encounter is chosen
     to learn the most about the order of the standings (the live view shows the last pairing
     reasons, each bot's matches in the last hour and how many adjacent pairs are separated); it
@@ -139,7 +139,7 @@ def run_ladder(
     deal twice with the seats swapped.
 
     Every match is one task on a Dask cluster: by default an embedded one of worker processes
-    on 127.0.0.1, started and stopped with the run; the ladder file's [cluster] section names a
+    on 127.0.0.1, started and stopped with the run; the ladder file's \\[cluster] section names a
     scheduler or hosts one for worker hosts (`arena worker`), with mutual TLS. The live view
     then also shows each worker's matches in flight and matches per minute.
     """

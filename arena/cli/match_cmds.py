@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
 @handle_errors
 def match(
     bot_a: Annotated[str, typer.Argument(help="Seat 0: a bot directory (with bot.toml) or a "
-                                              "submitted bot name[@version].")],
+                                              "submitted bot name\\[@version].")],
     bot_b: Annotated[str, typer.Argument(help="Seat 1: a bot directory or a submitted bot.")],
     game: Annotated[str | None, typer.Option(help="Game id (lost-cities, haggis, portas). "
                                                   "Default: the bots' game.")] = None,

@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
 @handle_errors
 def play(
     bot: Annotated[str, typer.Argument(help="The bot to play: a bot directory (with bot.toml) "
-                                            "or a submitted bot name[@version].")],
+                                            "or a submitted bot name\\[@version].")],
     game: Annotated[str | None, typer.Option(help="Game id. Default: the bot's game.")] = None,
     seat: Annotated[int, typer.Option(help="Your seat: 0 (moves first) or 1.", min=0, max=1)
                     ] = 0,

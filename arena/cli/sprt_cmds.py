@@ -67,7 +67,7 @@ RUN_HELP = (
     "control, bounds, alpha, beta, model and both bots' code), so running the same command "
     "again continues the same test, even after kill -9, and a changed bot or design is a new "
     "test. `arena matches ladder/state/.../sprt.toml` lists its matches; "
-    "`arena sprt --ladder FILE` runs a test written by hand (a ladder file with [sprt]).\n\n"
+    "`arena sprt --ladder FILE` runs a test written by hand (a ladder file with \\[sprt]).\n\n"
     "Exit 0: H1 accepted; 1: H0 accepted; 4: inconclusive; 130: stopped (run it again to "
     "continue); 2: bad input (nothing played); 3: the arena failed."
 )
@@ -115,7 +115,7 @@ class SprtGroup(TyperGroup):
 @handle_errors
 def run(
     candidate: Annotated[str | None, typer.Argument(
-        help="The candidate: a bot directory (with bot.toml) or a submitted bot name[@version].",
+        help="The candidate: a bot directory (with bot.toml) or a submitted bot name\\[@version].",
         show_default=False)] = None,
     baseline: Annotated[str | None, typer.Argument(
         help="The baseline it is measured against (may be the candidate itself).",
@@ -162,7 +162,7 @@ def run(
              "containers) or process (development only: a warning says what it does not "
              "separate).")] = None,
     ladder: Annotated[Path | None, typer.Option(
-        "--ladder", help="Run (or continue) the test of this ladder file (one with an [sprt] "
+        "--ladder", help="Run (or continue) the test of this ladder file (one with an \\[sprt] "
                          "section) instead of naming CANDIDATE and BASELINE.")] = None,
     state_root: Annotated[Path, typer.Option(
         "--state-root", help="Where tests named on the command line live.")] = DEFAULT_ROOT,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from rich.text import Text
 from typer.main import get_command
 from typer.testing import CliRunner
 
@@ -49,6 +50,19 @@ def test_help_texts_keep_paragraphs_but_not_the_source_s_line_breaks() -> None:
             command = command.commands[name]
         for paragraph in (command.help or "").split("\n\n"):
             assert "\n" not in paragraph.strip("\n"), (path, paragraph[:80])
+
+
+def test_no_help_text_loses_a_bracketed_word_to_rich_markup() -> None:
+    """Help is rendered as rich markup, where ``[season]`` or ``name[@version]`` is a tag and
+    vanishes ("before or without its time in ."): such brackets are written ``\\[``."""
+    root: Any = get_command(app)
+    for path in _commands(root):
+        command = root
+        for name in path:
+            command = command.commands[name]
+        texts = [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
+        for text in texts:
+            assert Text.from_markup(text).plain == text.replace("\\[", "["), (path, text[:80])
 
 
 @pytest.mark.integration  # pure, but renders every command's help: seconds
