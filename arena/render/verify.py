@@ -58,6 +58,8 @@ def render_verification(report: Verification) -> Group:
                            "replayed under the rules and as listed; the manifest signed by "
                            f"key {report.key_id}; the standings recomputed from the logs "
                            "agree")]
+    if report.final:
+        lines.append(Text(f"final: {report.final}"))
     if report.missing:
         lines.append(notice("warning", "yellow", f"{len(report.missing)} match"
                             f"{'es' if len(report.missing) > 1 else ''} listed without a log "

@@ -129,6 +129,8 @@ class Verification:
     """Logs without a ladder slot (format < 4): their rows' slots were taken."""
     differences: tuple[str, ...] = ()
     """Everything that does not hold, one line each (none: the directory verifies)."""
+    final: str = ""
+    """For a final's results: what its own checks covered, in words ("" : not a final)."""
 
     @property
     def ok(self) -> bool:
@@ -365,7 +367,7 @@ def _swap(staging: Path, out: Path) -> None:
 
 def _moved(report: Verification, out: Path) -> Verification:
     return Verification(out, report.ladder, report.key_id, report.matches, report.logs,
-                        report.missing, report.unslotted, report.differences)
+                        report.missing, report.unslotted, report.differences, report.final)
 
 
 def _more(count: int) -> str:
@@ -419,11 +421,14 @@ class _Check:
     """Each listed match as its log (or, without one, its row) says, in the manifest's order."""
     standings_found: Standings | None = None
     """The standings recomputed from the logs (once they are)."""
+    final_said: str = ""
+    """What a final's checks covered (``Verification.final``)."""
     differences: list[str] = field(default_factory=list)
 
     def report(self) -> Verification:
         return Verification(self.directory, self.ladder, self.key_id, self.listed, self.logs,
-                            tuple(self.missing), self.unslotted, tuple(self.differences))
+                            tuple(self.missing), self.unslotted, tuple(self.differences),
+                            self.final_said)
 
     def differ(self, line: str) -> None:
         self.differences.append(plain_text(line))
@@ -541,6 +546,12 @@ class _Check:
             return
         for line in _compare("final.places", section.get("places"), found):
             self.differ(line)
+        complete = "every scheduled match listed" if section.get("complete") else \
+            "closed before its end, as it says"
+        self.final_said = (f"the seed commitment signed before its first match and the secret "
+                           f"revealed agree, every deal is the secret's and every match the "
+                           f"schedule's ({complete}); the places under its tie rule "
+                           f"({section.get('tie_break')}) recomputed from the logs agree")
 
 
 def _log_problems(path: Path, row: dict[str, Any], ladder: str, trusted: TrustedKeys

@@ -31,7 +31,7 @@ from arena.site.publish import DOMAIN, MANIFEST, SIGNATURE, manifest_bytes, veri
 from tests.support.competition import COMPETITION, RunningServer, make_server
 from tests.support.paths import ROOT
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(900)]
 
 FINAL = "t-lost-cities-final"
 BOTS = ROOT / "sample_bots" / "lost-cities"
@@ -129,6 +129,9 @@ def test_arena_verify_passes_on_the_published_final_and_the_page_shows_it(
     key = c.state_dir / "keys" / "referee.pub"
     run = _arena("verify", str(out), "--key", str(key))
     assert run.returncode == 0, run.stdout + run.stderr
+    said = " ".join(run.stdout.split())
+    assert "final: the seed commitment signed before its first match and the secret revealed " \
+        "agree" in said and "(every scheduled match listed)" in said, said
     manifest = json.loads((out / MANIFEST).read_text())
     places = manifest["final"]["places"]
     assert {p["player"] for p in places} == {"random@1", "greedy@1", "strong@1"}
@@ -235,6 +238,39 @@ def test_a_bad_final_table_is_one_line(tmp_path: Path, table: str, expected: str
     assert expected in str(caught.value) and "\n" not in str(caught.value)
 
 
+def _first_match_only() -> tuple[Any, Any]:
+    """A player that plays the first match it is given (the real referee, in this process)
+    and starts no other, and the stop event set once that one is recorded: a run stopped
+    there cancels no match under way (a cancelled one would hold the host's deal epoch,
+    ``arena.sandbox.epochs``, until it gave up on it)."""
+    import asyncio
+
+    from arena.ladder.runner import default_play
+
+    real = default_play()
+    stop = asyncio.Event()
+    given: list[str] = []
+
+    async def play(spec: Any, **kwargs: Any) -> Any:
+        if given:
+            await asyncio.Event().wait()  # never starts: the stop cancels it
+        given.append(spec.match_id)
+        result = await real(spec, **kwargs)
+        return result
+
+    def on_event(event: Any) -> None:
+        from arena.ladder.runner import LadderEventKind
+
+        if event.kind is LadderEventKind.MATCH_FINISHED:
+            stop.set()
+
+    return play, (stop, on_event)
+
+
+def _recorded_in(final: Any) -> list[Any]:
+    return final.store.matches(final.ladder)
+
+
 def _final(tmp_path: Path, table: str) -> Any:
     from arena.host.final import Final
     from arena.ladder.runner import signing_of
@@ -289,20 +325,14 @@ def test_an_entrant_withdrawn_mid_final_plays_no_more_and_leaves_the_standings(
     and the results verify; a manifest that hides the withdrawal does not."""
     import asyncio
 
-    from arena.ladder.runner import LadderEventKind, default_play
+    from arena.ladder.runner import default_play
 
     final = _final(tmp_path, "encounters = 1")
     final.begin(ENTRANTS)
-    stop = asyncio.Event()
-    first: list[Any] = []
-
-    def on_event(event: Any) -> None:
-        if event.kind is LadderEventKind.MATCH_FINISHED and not first:
-            first.append(event.result)
-            stop.set()
-
-    asyncio.run(final.play(stop=stop, on_event=on_event, play=default_play()))
-    out = f"{first[0].bots[0]}@1"
+    play, (stop, on_event) = _first_match_only()
+    asyncio.run(final.play(stop=stop, on_event=on_event, play=play))
+    [first] = _recorded_in(final)
+    out = f"{first.bots[0]}@1"
     assert final.withdraw({out: "disqualified: a test"}) == [out]
     summary = asyncio.run(final.play(play=default_play()))
     assert summary.played == 2  # the one pair without it, both legs
@@ -327,17 +357,10 @@ def test_a_final_closed_before_its_end_publishes_what_it_played_and_says_so(
         tmp_path: Path) -> None:
     import asyncio
 
-    from arena.ladder.runner import LadderEventKind, default_play
-
     final = _final(tmp_path, "encounters = 1")
     final.begin(ENTRANTS[:2])
-    stop = asyncio.Event()
-
-    def on_event(event: Any) -> None:
-        if event.kind is LadderEventKind.MATCH_FINISHED:
-            stop.set()
-
-    asyncio.run(final.play(stop=stop, on_event=on_event, play=default_play()))
+    play, (stop, on_event) = _first_match_only()
+    asyncio.run(final.play(stop=stop, on_event=on_event, play=play))
     publication = final.publish()
     assert publication.verification.ok, publication.verification.differences
     manifest = json.loads((publication.directory / MANIFEST).read_text())

@@ -16,7 +16,7 @@ from arena.site.publish import MANIFEST, verify_publication
 from tests.host.test_final import ENTRANTS, _arena, _recorded, _wait
 from tests.support.competition import make_server
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 def test_the_seasons_final_phase_begins_the_final_and_closed_publishes_it(
