@@ -17,8 +17,8 @@ from open_spiel.python.algorithms import ismcts, mcts
 from arena.bots import load_bot_dir
 from arena.games import get_game
 from arena.lab.adapter import OpenSpielPolicy, PettingZooPolicy, masked_random
-from arena.lab.evaluate import DEFAULT_TIME_CONTROL, load_policy, play_in_process
-from arena.model import MatchSpec, Termination
+from arena.lab.evaluate import load_policy, play_in_process
+from arena.model import MatchSpec, Termination, TimeControl
 from arena.referee.match import play_match
 from arena.sdk.decision import Decision
 from tests.lab.conftest import SMALL
@@ -130,6 +130,12 @@ if __name__ == "__main__":
 '''
 
 
+SEARCH_TIME = TimeControl(move_time_ms=10_000, startup_ms=60_000)
+"""The lab bots' clock in these matches: what is tested is that they play legal matches to the
+end, not their speed. With the default clock (1 s a move, 10 s to start) a bot importing numpy
+and OpenSpiel on a machine at load 25 lost a match once (CI runs the suite at -n 3 on 2 cores)."""
+
+
 @pytest.mark.integration
 @pytest.mark.slow
 def test_lab_bots_play_twenty_matches_in_the_process_sandbox(tmp_path: Path) -> None:
@@ -149,10 +155,10 @@ def test_lab_bots_play_twenty_matches_in_the_process_sandbox(tmp_path: Path) -> 
                                    pz_source))
         for seed in range(5):
             pair = searchers if seed % 2 else searchers[::-1]
-            specs.append(MatchSpec(game, seed, pair, SMALL[game], DEFAULT_TIME_CONTROL,
+            specs.append(MatchSpec(game, seed, pair, SMALL[game], SEARCH_TIME,
                                    match_id=f"adapter-{game}-{seed}"))
         specs.append(MatchSpec(game, 9, (policy, searchers[0]), SMALL[game],
-                               DEFAULT_TIME_CONTROL, match_id=f"adapter-{game}-pz"))
+                               SEARCH_TIME, match_id=f"adapter-{game}-pz"))
 
     async def all_of() -> list[Any]:
         slots = asyncio.Semaphore(2)
