@@ -10,8 +10,10 @@ the app and waits for the person's text. What the screen shows of a decision is 
 
 Keys: type an action (the suggestion completes it: → or End accepts it; the list below keeps
 the legal actions that contain what you typed), Enter plays it; ↓ moves into the list, Enter
-there plays the highlighted action (a click too); Esc back to typing; Ctrl+Q quits (the match is
-cancelled). At the end the whole deal is shown; Enter or q leaves.
+there plays the highlighted action (a click too); Esc back to typing; PgUp/PgDn scroll the
+board when it is taller than its room (an 80x24 terminal: the input and the list then go
+without borders, and the input always shows); Ctrl+Q quits (the match is cancelled). At the end
+the whole deal is shown; Enter or q leaves.
 """
 
 from __future__ import annotations
@@ -95,14 +97,22 @@ class PlayApp(App[MatchResult | None]):
 
     TITLE = "arena play"
     CSS = """
-    #board { height: 2fr; min-height: 6; }
+    #board { height: 2fr; min-height: 4; }
     #status { height: auto; padding: 0 1; }
     #message { height: auto; padding: 0 1; }
     #typed { height: 3; }
     #actions { height: 1fr; min-height: 3; max-height: 10; }
+    .-short #typed { height: 1; border: none; padding: 0 1; background: $boost; }
+    .-short #actions { min-height: 2; max-height: 6; border: none; }
     """
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
+    """Under 36 lines (an 80x24 terminal) the input and the list lose their borders: the room
+    goes to the board."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit_match", "quit", priority=True),
+        Binding("pageup", "scroll_board(-1)", "board", key_display="PgUp/PgDn",
+                priority=True),
+        Binding("pagedown", "scroll_board(1)", "board down", show=False, priority=True),
         Binding("escape", "focus_typed", "type", show=False),
     ]
 
@@ -284,6 +294,15 @@ class PlayApp(App[MatchResult | None]):
         return out.getvalue()
 
     # --- actions ----------------------------------------------------------------------------
+    def action_scroll_board(self, step: int) -> None:
+        """A page of the board up or down (when it is taller than its room), whatever has the
+        focus: the typed action keeps it."""
+        board = self.query_one("#board", BoardView)
+        if step < 0:
+            board.scroll_page_up(animate=False)
+        else:
+            board.scroll_page_down(animate=False)
+
     def action_focus_typed(self) -> None:
         if not self.over:
             self.query_one("#typed", Input).focus()

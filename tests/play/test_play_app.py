@@ -22,6 +22,7 @@ from arena.referee.human import human_match
 from arena.tui.play import PlayApp
 from arena.tui.widgets import BoardView
 from tests.support.paths import SAMPLE_BOTS
+from tests.support.tui import screen_text
 
 pytestmark = pytest.mark.integration
 
@@ -156,3 +157,77 @@ async def _on_time() -> None:
         assert app.result.faulty_seat == 0 and app.result.winner == 1
         assert "You lost" in _text(app, "#board")
         assert "no answer within 1500 ms" in _text(app, "#board")
+
+
+@pytest.mark.parametrize("game", ["lost-cities", "haggis", "portas"])
+def test_every_part_is_reachable_on_an_80x24_terminal(game: str) -> None:
+    asyncio.run(_small_terminal(game))
+
+
+async def _small_terminal(game: str) -> None:
+    """At 80x24 (the bot in-process: this is about the screen): the board, the status, the
+    message, the typed input and the list are all on screen, the input with the focus; a board
+    taller than its room scrolls with PgUp/PgDn (its last line comes into view) while the input
+    keeps the focus, and what is typed then plays."""
+    from arena.model import BotSpec, HumanSeat, MatchResult, MatchSpec
+    from arena.referee.human import HumanPlayer
+    from arena.referee.local import LocalPlayer
+    from arena.referee.match import Match
+
+    spec = MatchSpec(game, 5, (BotSpec("human:ada", game), BotSpec("first", game)), {},
+                     TimeControl(), match_id="small", humans=(HumanSeat(0),))
+
+    async def runner(person: HumanPlayer) -> MatchResult:
+        match = Match(spec, sandbox_name="in-process", log_dir=None)
+        return await match.run((person, LocalPlayer(1, lambda d: d.legal_texts[0])))
+
+    app = PlayApp(spec, None, None, runner=runner)
+    async with app.run_test(size=(80, 24)) as pilot:
+        scrolled = False
+        for _ in range(2):
+            assert await your_move(pilot, app)
+            assert app.prompt is not None
+            typed, board = app.query_one("#typed", Input), app.query_one("#board", BoardView)
+            for selector in ("#board", "#status", "#message", "#typed", "#actions"):
+                region = app.query_one(selector).region
+                assert region.height >= 1 and region.y >= 0 and region.bottom <= 23, selector
+            assert app.query_one("#actions").region.height >= 2
+            screen = screen_text(app)
+            assert typed.has_focus and "your move" in screen and "PgUp/PgDn" in screen
+            assert app.prompt.legal_texts[0] in screen  # the list
+            if game == "lost-cities":  # the hand, without scrolling
+                assert "seat 0 (you) hand:" in screen
+            if board.max_scroll_y:
+                width = board.scrollable_content_region.width
+                lines = [line for line in _text_at(board.board, width).splitlines()
+                         if any(c.isalnum() for c in line)]
+                assert lines[-1].strip() not in screen
+                for _ in range(10):  # a page at a time, to the bottom
+                    await pilot.press("pagedown")
+                    await pilot.pause()
+                assert board.scroll_y == board.max_scroll_y
+                assert lines[-1].strip() in screen_text(app) and typed.has_focus
+                await pilot.press("pageup")
+                await pilot.pause()
+                assert board.scroll_y < board.max_scroll_y
+                scrolled = True
+            decision = app.prompt.decision
+            typed.value = app.prompt.legal_texts[-1]  # (typing key by key: the tests above)
+            await pilot.press("enter")
+            await _until_asked_past(pilot, app, decision)
+        assert scrolled or game == "haggis"  # Haggis's first boards fit in 14 lines
+        await pilot.press("ctrl+q")
+
+
+async def _until_asked_past(pilot: Pilot[object], app: PlayApp, decision: int) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not app.over and (app.prompt is None or app.prompt.decision <= decision
+                            or app.pending is None):
+        assert time.monotonic() < deadline, "the typed action was not played"
+        await pilot.pause(0.05)
+
+
+def _text_at(shown: object, width: int) -> str:
+    out = io.StringIO()
+    Console(file=out, width=width, color_system=None).print(shown)
+    return out.getvalue()

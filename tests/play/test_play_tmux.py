@@ -33,13 +33,14 @@ class Pane:
     """One tmux session of its own server (its socket in the test's directory: nothing of
     anyone else's)."""
 
-    def __init__(self, socket: Path, command: str) -> None:
+    def __init__(self, socket: Path, command: str, size: tuple[int, int] = (100, 45)) -> None:
         self.socket = str(socket)
         env = {**os.environ, "TERM": "xterm-256color"}
         env.pop("COLUMNS", None)  # the pane's own size, not the test process's
         env.pop("LINES", None)
-        subprocess.run(["tmux", "-S", self.socket, "new-session", "-d", "-s", "play", "-x", "100",
-                        "-y", "45", command], check=True, env=env, timeout=30)
+        subprocess.run(["tmux", "-S", self.socket, "new-session", "-d", "-s", "play",
+                        "-x", str(size[0]), "-y", str(size[1]), command],
+                       check=True, env=env, timeout=30)
 
     def _tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-S", self.socket, *args], check=True,
@@ -130,3 +131,36 @@ def test_a_person_plays_greedy_to_the_end_in_a_real_terminal(
     assert report.result.bots == ("human:ada", "greedy")
     header = next(iter(read_events(log)))
     assert isinstance(header, HeaderEvent) and header.sandbox == sandbox
+
+
+def test_every_part_of_arena_play_is_reachable_at_80x24(tmux: None, tmp_path: Path) -> None:
+    """An 80x24 terminal: the board (the hand in view; PgDn brings its last lines, the other
+    hand's count), the status, the message, the list and the typed input are all there; what is
+    typed plays; Ctrl+Q quits (the match cancelled)."""
+    bot = SAMPLE_BOTS / "lost-cities" / "greedy"
+    play = shlex.join([sys.executable, "-m", "arena.cli.main", "play", str(bot), "--name", "ada",
+                       "--sandbox", "process", "-o", "rounds=1", "--seed", "9",
+                       "--log-dir", str(tmp_path)])
+    command = (f"cd {shlex.quote(str(tmp_path))} && PYTHONPATH={shlex.quote(str(ROOT))} {play}; "
+               "echo EXIT=$?; sleep 600")
+    pane = Pane(tmp_path / "tmux.sock", command, (80, 24))
+    try:
+        pane.wait_for(r"decision 1 .*no clock")
+        pane.wait_for(r"your move")
+        screen = pane.screen()
+        assert "seat 0 (you) hand:" in screen and "type an action" in screen
+        assert "PgUp/PgDn" in screen and "opponent hand: 8 cards" not in screen
+        assert re.search(r"(play|discard) \w+ deck", screen)  # the list
+        pane.keys("NPage")
+        pane.wait_for(r"opponent hand: 8 cards")
+        pane.keys("PPage")
+        pane.wait_for(r"Round 1/1")
+        action = re.search(r"((play|discard) \w+ deck)", screen)
+        assert action is not None
+        pane.type(action.group(1))
+        pane.keys("Enter")
+        pane.wait_for(r"decision 3 .*no clock")  # the bot answered decision 2
+        pane.keys("C-q")
+        pane.wait_for(r"EXIT=\d+")
+    finally:
+        pane.close()
