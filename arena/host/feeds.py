@@ -229,8 +229,14 @@ class Feeds:
             return feed
 
     def close(self) -> None:
-        """Stop the drawing process."""
+        """Stop the drawing process, without waiting for the frames it is drawing: nobody will
+        read them, and at the lowest priority on a busy host they took tens of seconds, which
+        the server's exit waited for (the executor's exit handler joins its workers)."""
+        # the executor's own list of its processes: 3.11 has no public way to end a busy worker
+        workers = list((getattr(self._pool, "_processes", None) or {}).values())
         self._pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
 
     def _trim(self) -> None:
         finished = [k for k, f in self._feeds.items() if f.done]
