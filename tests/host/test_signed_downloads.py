@@ -56,6 +56,9 @@ runner = CliRunner(env={"COLUMNS": "400"})
 @pytest.fixture(scope="module")
 def own_seat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     server = house_server(tmp_path_factory.mktemp("own-seat"), "own-seat")
+    # the server's own watch pace (tests/conftest.py lifts it): following a match live, the
+    # moves must keep coming after the first ones even when the match caught has already ended
+    server.env.update(ARENA_WATCH_FPS="10", ARENA_WATCH_TOTAL_FPS="100")
     server.start()
     yield server
     server.stop()
