@@ -38,7 +38,8 @@ def final(
     running server (`arena host`) then plays the final (a round robin, E duplicate encounters
     per pair) and publishes its signed results in final/GAME/ of the page, the secret
     revealed, for `arena verify`. Begun once: the same command again prints the final as it
-    began.
+    began. In a competition with a season the final begins with the season's final phase, among
+    the selected versions: this command is refused while the season is open or frozen.
     """
     # start-up: the final's module (the runner, the referee) for this command only
     from arena.host.final import Final, default_entrants, ladder_ratings
@@ -46,6 +47,15 @@ def final(
     from arena.ladder.store import LadderStore
 
     c = load_competition(competition)
+    if c.season is not None:
+        from arena.host.season import Phase, Season
+
+        phase = Season(LadderStore(c.database).engine, c.season, c.selections).phase()
+        if phase in (Phase.OPEN, Phase.FROZEN):
+            raise ConfigError(
+                f"{c.name} has a season, now {phase.value}: its final begins when the season "
+                f"enters final (at its time in the file, or `arena phase final -c "
+                f"{competition}` to start it now), among the selected versions")
     if game is None:
         if len(c.games) > 1:
             raise ConfigError("this competition hosts several games: say which (--game)")

@@ -9,7 +9,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from arena.cli.main import app
 from arena.errors import ConfigError
 from arena.host.config import DEFAULT_SELECTIONS, SeasonPlan, load_competition
 from arena.host.season import (
@@ -190,3 +192,22 @@ def test_words() -> None:
     assert [duration(s) for s in (0, 40, 90, 700, 3 * HOUR + 300, 2 * 86400 + 3 * HOUR)] == [
         "0 s", "40 s", "1 min 30 s", "12 min", "3 h 05 min", "2 d 03 h"]
     assert utc(T0) == "2027-03-01 12:00:00 UTC"
+
+
+@pytest.mark.parametrize("start", [None, "frozen"])
+def test_arena_final_is_refused_before_the_season_s_final(tmp_path: Path,
+                                                           start: str | None) -> None:
+    """A season's final begins with its phase, among the selected versions: `arena final`
+    while the season is open or frozen is one line, exit 2, and begins nothing."""
+    path = tmp_path / "spring.toml"
+    path.write_text(MINIMAL.replace('name = "spring"', f'name = "spring"\nstate_dir = '
+                                    f'"{tmp_path / "state"}"')
+                    + '\n[season]\nfrozen = 2099-01-01T00:00:00Z\n', encoding="utf-8")
+    runner = CliRunner()
+    if start is not None:
+        assert runner.invoke(app, ["phase", start, "-c", str(path)]).exit_code == 0
+    result = runner.invoke(app, ["final", str(path)])
+    said = " ".join(result.output.split())  # one message (the console wraps it at its width)
+    assert result.exit_code == 2 and said.count("error:") == 1, result.output
+    assert f"now {start or 'open'}" in said and "arena phase final" in said, said
+    assert not list(tmp_path.rglob("*commitment*"))
