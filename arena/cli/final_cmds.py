@@ -43,14 +43,14 @@ def final(
     """
     # start-up: the final's module (the runner, the referee) for this command only
     from arena.host.final import Final, default_entrants, ladder_ratings
+    from arena.host.season import Phase, Season
     from arena.ladder.runner import signing_of
     from arena.ladder.store import LadderStore
 
     c = load_competition(competition)
     if c.season is not None:
-        from arena.host.season import Phase, Season
-
-        phase = Season(LadderStore(c.database).engine, c.season, c.selections).phase()
+        with LadderStore(c.database) as store:
+            phase = Season(store.engine, c.season, c.selections).phase()
         if phase in (Phase.OPEN, Phase.FROZEN):
             raise ConfigError(
                 f"{c.name} has a season, now {phase.value}: its final begins when the season "
