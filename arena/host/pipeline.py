@@ -154,6 +154,12 @@ class Pipeline:
         self.accounts = accounts
         self.book = book
         self._client = client
+        self._had: set[str] = set()
+        """The submission in hand's images that this pipeline did not see it make: the engine
+        had them before its build or load (a cached build of a directory another bot shares,
+        the house bot's copied; an upload of an image already there), or a restart found them
+        built. A refusal never removes them: they may be another bot's too (one submission at
+        a time: emptied as each begins)."""
         self.on_event = on_event
         self._sandbox: Any = None
         self._ladders: dict[str, LadderConfig] = {}
@@ -249,6 +255,7 @@ class Pipeline:
         row = self._row(sid)
         if row.final or row.stage not in IN_PIPELINE:
             return self._last(sid)
+        self._had.clear()
         if row.stage == RECEIVING:
             self._advance(sid, UPLOADED, f"uploaded {payload.stat().st_size} bytes")
         try:
@@ -302,21 +309,41 @@ class Pipeline:
         if not self.accounts.active(contestant):
             raise Revoked()
 
+    def _images(self) -> set[str]:
+        """The ids of the images the engine has now (one call; empty when it does not
+        answer)."""
+        try:
+            return {str(i) for i in self.client.api.images(quiet=True, all=True)}
+        except Exception:  # noqa: BLE001 — the engine away: the build or load will say so
+            return set()
+
+    def _note_had(self, image: str, before: set[str]) -> None:
+        if image in before or f"sha256:{image.removeprefix('sha256:')}" in before:
+            self._had.add(image)
+
     def _discard(self, image: str, tag: str = "") -> None:
-        """Remove a refused bot's image (and ``tag``, the entry's that was undone), unless a
-        tag keeps it (another bot's, the base's) or something uses it."""
+        """Remove a refused bot's image and ``tag`` (the entry's, undone) — only what this
+        submission made. Removing an image's last tag removes the image, so an image of
+        ``_had`` loses ``tag`` only while another tag keeps it (left, the tag keeps the image
+        for whoever shares it; ``arena images prune`` removes it once nothing pins the
+        image); an image is removed by id only when no tag keeps it (another bot's, the
+        base's), nothing uses it and this submission made it."""
         if not image:
             return
         with contextlib.suppress(Exception):  # gone already, in use, the engine away
-            if tag:
+            tags = set(self.client.images.get(image).tags)
+            shared = image in self._had
+            if tag and (not shared or tags - {tag}):
                 self.client.images.remove(tag)
-            if not self.client.images.get(image).tags:
+                tags.discard(tag)
+            if not shared and not tags:
                 self.client.images.remove(image)
 
     def _reuse(self, row: SubmissionRow) -> Candidate | None:
         """The candidate of a built submission whose image the engine still has, else None."""
         if not row.image or not image_present(self.client, row.image):
             return None
+        self._had.add(row.image)  # made before the restart, or by another bot: never removed
         return Candidate(row.name, row.game, None, None, row.image)
 
     # --- opening and building --------------------------------------------------------------
@@ -328,7 +355,9 @@ class Pipeline:
             candidate = self._named(row, None, None)
             self._check_engine()
             quota = self.competition.quotas.max_image_upload_bytes  # counts unpacked layers
+            before = self._images()
             image = self._refusing(lambda: load_image(payload, self.client, quota))
+            self._note_had(image, before)
             return Candidate(candidate.name, candidate.game, None, None, image)
         directory = self.workdir(row.id) / BOT_SUBDIR
         remove_tree(directory)  # an earlier attempt's
@@ -405,8 +434,10 @@ class Pipeline:
         if find_base_image(FLAVORS[flavor].tag, self.client) is None:
             raise Failed(f"the server has no {flavor} base image (not counted): the operator "
                          f"must build it (`arena images build-base --flavor {flavor}`)")
+        before = self._images()
         image = self._refusing(lambda: build_bot_image(directory, flavor_name=flavor,
                                                         client=self.client))
+        self._note_had(str(image.image_id), before)
         attrs = self.client.images.get(image.image_id).attrs
         problem = image_refusal(attrs, manifest)
         if problem is not None:

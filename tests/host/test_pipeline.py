@@ -19,6 +19,7 @@ import pytest
 
 from arena.bots import catalogue
 from arena.bots.files import add_to_tar, bot_files
+from arena.bots.images.build import build_bot_image
 from arena.host.accounts import Accounts
 from arena.host.config import Competition, load_competition
 from arena.host.pipeline import Pipeline, validation_log
@@ -232,6 +233,24 @@ def test_what_changed_during_the_build_or_validation_stops_the_next_stage(
     assert denv.accounts.owner("nimble") == (None if what == "revoke" else "bob")
     with pytest.raises(Exception, match="No such image|not found"):
         denv.client.images.get(row.image)
+
+
+@pytest.mark.docker
+def test_a_refused_copy_leaves_the_image_another_bot_shares(denv: Env) -> None:
+    """ATTACK: a directory the engine has built before (another bot's, the house bot's: a
+    build of the same files is Docker's cached image, the same id) is submitted and refused
+    (its name given to bob meanwhile). The refusal removed that image by id, taking it from
+    the bot that shares it; now it stays."""
+    directory = bot_dir(denv.root, "twin-of-house")
+    shared = build_bot_image(directory, client=denv.client).image_id  # the other bot's
+
+    def operator() -> None:
+        denv.accounts.assign("twin-of-house", "bob")
+
+    sid = denv.submit(tar_of(directory), then={BUILT: operator})
+    row = denv.book.get(sid)
+    assert row is not None and row.stage == REFUSED and row.image == shared, row
+    assert denv.client.images.get(shared).id == shared  # still there for the bot sharing it
 
 
 @pytest.mark.docker
