@@ -176,10 +176,13 @@ class LadderResults:
             self._running[match_id] = Running(match_id, (bot_name(keys[0]), bot_name(keys[1])),
                                               time.time())
 
-    def finished(self, match_id: str) -> None:
-        """The runner is done with a match (recorded, void, or dropped)."""
+    def finished(self, match_id: str, recorded: bool = False) -> None:
+        """The runner is done with a match (recorded, void, or dropped). A match just
+        ``recorded`` stays in flight until a refresh lists it: between the two it would be
+        neither, and a watcher asking for it told there is no such match."""
         with self._lock:
-            self._running.pop(match_id, None)
+            if not recorded or match_id in self.snapshot.index:  # else: refresh drops it
+                self._running.pop(match_id, None)
 
     def running(self, match_id: str) -> Running | None:
         """A match in flight by id."""

@@ -406,7 +406,7 @@ class CompetitionServer:
                     if flight is not None:
                         kept.started(flight.match_id, flight.bots)
                 elif event.kind is LadderEventKind.MATCH_FINISHED:
-                    kept.finished(match.match_id)
+                    kept.finished(match.match_id, recorded=event.applied)
                     if event.result is not None:
                         outcome = kinds.get(match.ladder) or (
                             "void" if event.result.void else "rated")
