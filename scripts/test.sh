@@ -22,7 +22,7 @@ fi
 # the suite in parallel, then the few tests that measure the host (`serial`) alone; exit 5
 # ("no tests collected": arguments that select no serial test) is no failure
 status=0
-.venv/bin/python -m pytest -q -p no:cacheprovider -n "${ARENA_TEST_WORKERS:-3}" --dist loadfile \
+.venv/bin/python -m pytest -q -p no:cacheprovider -n "${ARENA_TEST_WORKERS:-3}" --dist loadfile --no-loadscope-reorder \
   -m "not serial" "$@" || status=$?
 .venv/bin/python -m pytest -q -p no:cacheprovider -m serial "$@" || {
   code=$?

@@ -7,6 +7,7 @@ ARENA_REQUIRE_POSTGRES=1 or ARENA_REQUIRE_CHROMIUM=1 (set by .ci/run): then they
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -84,6 +85,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError("\n".join(problems))  # a worker cannot stop the run: below
     for node in {node for item in items for node in item.listchain()[:-1]}:
         node.own_markers[:] = [mark for mark in node.own_markers if mark.name not in TIERS]
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        _costliest_first(items)
+
+
+DURATIONS = Path(__file__).with_name("durations.json")
+"""Each test file's summed seconds in a whole run (``scripts/test-durations.py`` writes it)."""
+
+
+def _costliest_first(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadfile --no-loadscope-reorder``), the costliest files
+    first: the workers take files in this order, so the longest (a whole season, minutes) no
+    longer starts last while the others idle. A file missing from ``DURATIONS`` (a new one)
+    counts 10 s per ``slow`` test. A stable sort of a file read by every worker: the same
+    order in each, as xdist requires."""
+    try:
+        seconds = json.loads(DURATIONS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    guess: dict[str, float] = {}
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        if path not in seconds:
+            guess[path] = guess.get(path, 0.0) + 10.0 * bool(item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -float(seconds.get(path := item.nodeid.split("::", 1)[0],
+                                                   guess.get(path, 0.0))))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
