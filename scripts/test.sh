@@ -19,6 +19,9 @@ fi
 .venv/bin/ruff check arena tests benchmarks sample_bots examples setup.py arena_protogen.py
 .venv/bin/mypy arena
 .venv/bin/lint-imports   # the layering contract in pyproject.toml: rooms import only downwards
+# the checkout's bytecode, once: with PYTHONDONTWRITEBYTECODE set (as on these machines) every
+# `arena` command, server and worker a test starts compiled the modules it imports again
+.venv/bin/python -m compileall -q arena tests >/dev/null
 # the suite in parallel, then the few tests that measure the host (`serial`) alone; exit 5
 # ("no tests collected": arguments that select no serial test) is no failure
 status=0
