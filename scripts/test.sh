@@ -11,6 +11,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 bash .ci/docker-setup.sh
+# the bot base images (python, node, lab: minutes on a fresh machine, mostly Debian's downloads)
+# build while Chromium, PostgreSQL and the linters are set up and run: the tests then find them
+# instead of all waiting for the first to build them (a test builds one itself if this failed)
+images_log="$(mktemp)"
+( for flavor in python node lab; do
+    .venv/bin/arena images build-base --flavor "$flavor" || echo "test.sh: the $flavor base image did not build here"
+  done ) >"$images_log" 2>&1 &
+images=$!
 bash .ci/chromium-setup.sh
 if [ -z "${ARENA_TEST_POSTGRES_URL:-}" ]; then  # a local PostgreSQL for the ladder store tests
   ARENA_TEST_POSTGRES_URL="$(bash .ci/postgres-setup.sh)"
@@ -22,6 +30,9 @@ fi
 # the checkout's bytecode, once: with PYTHONDONTWRITEBYTECODE set (as on these machines) every
 # `arena` command, server and worker a test starts compiled the modules it imports again
 .venv/bin/python -m compileall -q arena tests >/dev/null
+wait "$images" || true
+grep -h "^test.sh: " "$images_log" >&2 || true
+rm -f "$images_log"
 # the suite in parallel, then the few tests that measure the host (`serial`) alone; exit 5
 # ("no tests collected": arguments that select no serial test) is no failure
 status=0
