@@ -13,10 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner
 
-from arena.cli import host_admin_cmds, host_cmds
 from arena.errors import ConfigError
 from arena.host.accounts import Accounts
 from arena.host.audit import AuditLog, extra_ladder
@@ -32,27 +29,10 @@ from arena.ladder.store import LadderStore
 from arena.model import BotSpec
 from arena.referee.service import Lineup
 from tests.support.competition import make_server
+from tests.support.moderation import moderated, operate, rows
 from tests.support.versioned import EARLY, LATE, bot, record_encounters, result
 
 pytestmark = pytest.mark.unit
-
-runner = CliRunner(env={"COLUMNS": "200"})
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer(rich_markup_mode="rich")
-
-    @app.callback()
-    def root() -> None:
-        """Test root."""
-
-    host_cmds.register(app)
-    host_admin_cmds.register(app)
-    return app
-
-
-APP = _app()
-
 
 @pytest.fixture
 def competition(tmp_path: Path) -> Path:
@@ -64,11 +44,6 @@ def competition(tmp_path: Path) -> Path:
         record_encounters(store, c.ladder_name("lost-cities"), [*EARLY, *LATE])
     Accounts.open(c.database).assign("beta", "alice")
     return server.file
-
-
-def _run(file: Path, *args: str) -> tuple[int, str]:
-    done = runner.invoke(APP, [*args, "--competition", str(file)])
-    return done.exit_code, " ".join(done.output.split())
 
 
 def _standing(file: Path) -> LadderResults:
@@ -85,18 +60,13 @@ def _standing(file: Path) -> LadderResults:
     return results
 
 
-def _rows(standings: object) -> list[tuple[object, ...]]:
-    return [(r.rank, r.name, r.version, round(r.rating, 9), round(r.ci95, 9), r.matches,
-             r.wins, r.draws, r.losses) for r in standings.rows]  # type: ignore[attr-defined]
-
-
 def test_a_disqualification_refits_the_standings_as_if_the_bot_never_played(
         competition: Path, tmp_path: Path) -> None:
     """The standings after `arena contestants disqualify alice` equal those of a ladder that
     never had beta, made from the same matches minus beta's; beta's matches stay recorded."""
     before = _standing(competition).snapshot.standings
     assert before is not None and "beta" in {r.name for r in before.rows}
-    code, out = _run(competition, "contestants", "disqualify", "alice", "--why", "shared code")
+    code, out = operate(competition, "contestants", "disqualify", "alice", "--why", "shared code")
     assert code == 0 and "disqualified alice (beta)" in out, out
 
     after = _standing(competition).snapshot
@@ -108,16 +78,16 @@ def test_a_disqualification_refits_the_standings_as_if_the_bot_never_played(
         config = ladder_config(load_competition(competition), "lost-cities")
         alone = standings_of("t-lost-cities", store.matches("t-lost-cities"),
                              prior=config.rating.prior, versions=True)
-    assert _rows(after.standings) == _rows(alone)
+    assert rows(after.standings) == rows(alone)
     assert "beta" not in {r.name for r in after.standings.rows}
     assert sum("beta" in m.bots for m in after.matches) == 16  # still in the record
-    code, out = _run(competition, "contestants", "assign", "gamma", "alice")
+    code, out = operate(competition, "contestants", "assign", "gamma", "alice")
     assert code == 2 and "alice is disqualified (shared code): a bot name given to it" in out
-    listed = _run(competition, "contestants", "list")[1]
+    listed = operate(competition, "contestants", "list")[1]
     assert "alice" in listed and "shared code" in listed, listed
     assert Accounts.open(load_competition(competition).database).disqualified() == {
         "alice": "shared code"}
-    code, out = _run(competition, "contestants", "disqualify", "ALICE", "--why", "again")
+    code, out = operate(competition, "contestants", "disqualify", "ALICE", "--why", "again")
     assert code == 2 and "alice is disqualified already (audit entry 1: shared code)" in out
 
 
@@ -126,19 +96,19 @@ def test_void_and_rerun_are_checked_and_logged(competition: Path) -> None:
     c = load_competition(competition)
     with LadderStore(c.database) as store:
         match = store.matches(c.ladder_name("lost-cities"))[3].match_id
-    assert _run(competition, "host", "void", "nope", "--why", "x")[1].startswith(
+    assert operate(competition, "host", "void", "nope", "--why", "x")[1].startswith(
         "error: no recorded match 'nope' in the competition t")
-    assert "say why (--why TEXT)" in _run(competition, "host", "void", match)[1]
-    assert "void it first (`arena host void" in _run(competition, "host", "rerun", match)[1]
-    code, out = _run(competition, "host", "void", match, "--why", "an outage")
+    assert "say why (--why TEXT)" in operate(competition, "host", "void", match)[1]
+    assert "void it first (`arena host void" in operate(competition, "host", "rerun", match)[1]
+    code, out = operate(competition, "host", "void", match, "--why", "an outage")
     assert code == 0 and out.startswith(f"voided {match}; audit entry 1"), out
-    code, out = _run(competition, "host", "void", match, "--why", "twice")
+    code, out = operate(competition, "host", "void", match, "--why", "twice")
     assert code == 2 and "voided already (audit entry 1: an outage)" in out
-    code, out = _run(competition, "host", "rerun", match)
+    code, out = operate(competition, "host", "rerun", match)
     assert code == 0 and f"rerun {match} as {match}-rerun1; audit entry 2" in out, out
-    code, out = _run(competition, "host", "rerun", match)
+    code, out = operate(competition, "host", "rerun", match)
     assert code == 2 and f"rerun already as {match}-rerun1 (waiting to be played)" in out
-    assert _run(competition, "host", "void", f"{match}-rerun1", "--why", "x")[0] == 2
+    assert operate(competition, "host", "void", f"{match}-rerun1", "--why", "x")[0] == 2
 
     entries = AuditLog(LadderStore(c.database).engine).entries()
     assert [(e.seq, e.action, e.subject) for e in entries] == [
@@ -160,7 +130,7 @@ def test_a_void_match_leaves_the_standings_and_its_rerun_takes_its_place(
     voided = _standing(competition)
     config = ladder_config(c, "lost-cities")
     expect = [replace(m, void=True) if m.match_id == target.match_id else m for m in matches]
-    assert _rows(voided.snapshot.standings) == _rows(standings_of(
+    assert rows(voided.snapshot.standings) == rows(standings_of(
         ladder, expect, prior=config.rating.prior, versions=True))
 
     Moderator(c).rerun(target.match_id, "")
@@ -173,7 +143,7 @@ def test_a_void_match_leaves_the_standings_and_its_rerun_takes_its_place(
         rerun_row = store.matches(extra_ladder(ladder, "reruns"))[0]
     instead = [replace(rerun_row, encounter_id=m.encounter_id, cycle=m.cycle, leg=m.leg)
                if m.match_id == target.match_id else m for m in matches]
-    assert _rows(_standing(competition).snapshot.standings) == _rows(standings_of(
+    assert rows(_standing(competition).snapshot.standings) == rows(standings_of(
         ladder, instead, prior=config.rating.prior, versions=True))
 
 
@@ -301,11 +271,7 @@ def test_the_final_leaves_a_disqualified_contestants_bots_out(tmp_path: Path) ->
     from arena.host.final import Final, default_entrants
     from arena.ladder.runner import signing_of
 
-    server = make_server(tmp_path / "c", sandbox="process")
-    server.file.write_text(server.file.read_text().replace(
-        'house = ["random"]', 'house = ["random", "greedy", "strong"]'))
-    c = load_competition(server.file)
-    Accounts.open(c.database).assign("greedy", "alice")
+    c = load_competition(moderated(tmp_path / "c").file)
     with LadderStore(c.database) as store:
         assert [Path(r).name for r in default_entrants(c, "lost-cities", store)] == [
             "random", "greedy", "strong"]

@@ -29,11 +29,7 @@ from typing import Any, TypeVar
 
 import grpc
 import pytest
-import typer
-from typer.testing import CliRunner
 
-from arena.cli import host_admin_cmds, host_cmds
-from arena.host.accounts import Accounts
 from arena.host.audit import AuditLog, extra_ladder
 from arena.host.config import ladder_config, load_competition
 from arena.host.final import Final
@@ -44,28 +40,13 @@ from arena.ladder.runner import signing_of
 from arena.ladder.schedules.continuous import VERSIONS_FILE
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.v1 import competition_pb2 as pb
-from tests.support.competition import RunningServer, make_server
+from tests.support.competition import RunningServer
+from tests.support.moderation import moderated, operate, rows
 from tests.support.paths import ROOT
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 T = TypeVar("T")
-runner = CliRunner(env={"COLUMNS": "200"})
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer(rich_markup_mode="rich")
-
-    @app.callback()
-    def root() -> None:
-        """Test root."""
-
-    host_cmds.register(app)
-    host_admin_cmds.register(app)
-    return app
-
-
-APP = _app()
 
 
 def _wait(what: str, probe: Callable[[], T | None], server: RunningServer,
@@ -80,9 +61,9 @@ def _wait(what: str, probe: Callable[[], T | None], server: RunningServer,
 
 
 def _operator(server: RunningServer, *args: str) -> str:
-    done = runner.invoke(APP, [*args, "--competition", str(server.file)])
-    assert done.exit_code == 0, done.output
-    return " ".join(done.output.split())
+    code, out = operate(server.file, *args)
+    assert code == 0, out
+    return out
 
 
 def _challenge_cli(server: RunningServer, *args: str) -> subprocess.CompletedProcess[str]:
@@ -90,17 +71,6 @@ def _challenge_cli(server: RunningServer, *args: str) -> subprocess.CompletedPro
            "ARENA_TOKEN": server.tokens["alice"], "COLUMNS": "300"}
     return subprocess.run([sys.executable, "-m", "arena.cli.main", "challenge", *args],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
-
-
-def _rows(standings: Any) -> list[tuple[Any, ...]]:
-    """Comparable rows of the API's standings or of a fit (rating to 6 places)."""
-    rows = []
-    for r in standings.rows:
-        low = getattr(r, "low", None)
-        ci = (r.rating - low) if low is not None else r.ci95
-        rows.append((r.rank, r.name, r.version, round(r.rating, 6), round(ci, 6), r.matches,
-                     r.wins, r.draws, r.losses))
-    return rows
 
 
 def _fit_equals(server: RunningServer, matches_of: Callable[[list[StoredMatch]],
@@ -114,7 +84,7 @@ def _fit_equals(server: RunningServer, matches_of: Callable[[list[StoredMatch]],
         recorded = store.matches(config.name)[:game.matches]
     fit = standings_of(config.name, matches_of(recorded), prior=config.rating.prior,
                        versions=True)
-    return _rows(game) == _rows(fit)
+    return rows(game, 6) == rows(fit, 6)
 
 
 def _metric(server: RunningServer, name: str, labels: str) -> float:
@@ -132,12 +102,9 @@ def _first_deal(path: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    server = make_server(tmp_path_factory.mktemp("moderation"), sandbox="process")
-    text = server.file.read_text().replace('house = ["random"]',
-                                           'house = ["random", "greedy", "strong"]')
-    server.file.write_text(text + "\n[scrimmages]\nper_hour = 2\noutstanding = 1\n"
-                                  "share = 0.5\n")
-    Accounts.open(load_competition(server.file).database).assign("greedy", "alice")
+    server = moderated(tmp_path_factory.mktemp("moderation"))
+    server.file.write_text(server.file.read_text() + "\n[scrimmages]\nper_hour = 2\n"
+                                                     "outstanding = 1\nshare = 0.5\n")
     server.start()
     yield server
     server.stop()
@@ -308,11 +275,7 @@ def test_a_contestant_disqualified_during_the_final_is_withdrawn_from_it(
         tmp_path: Path) -> None:
     """The server applies a disqualification to a final begun (``Final.withdraw``), and
     applies it once however often it reads the log again (a restart)."""
-    server = make_server(tmp_path / "c", sandbox="process")
-    server.file.write_text(server.file.read_text().replace(
-        'house = ["random"]', 'house = ["random", "greedy", "strong"]'))
-    c = load_competition(server.file)
-    Accounts.open(c.database).assign("greedy", "alice")
+    c = load_competition(moderated(tmp_path / "c").file)
     with LadderStore(c.database) as store:
         final = Final(c, "lost-cities", store, signing_of(None, c.state_dir))
         state = final.begin([str(d) for d in c.game("lost-cities").house_dirs])

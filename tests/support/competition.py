@@ -183,10 +183,13 @@ def make_server(root: Path, **settings: Any) -> RunningServer:
     return RunningServer(file, competition.state_dir, root / "certs" / "ca.pem", tokens)
 
 
-def house_server(root: Path, logs: str) -> RunningServer:
+def house_server(root: Path, logs: str = "own-seat",
+                 house: tuple[str, ...] = ("random", "greedy")) -> RunningServer:
+    """A competition in the process sandbox whose ladder plays the house's ``house`` sample
+    bots, greedy assigned to alice; not started."""
     server = make_server(root, sandbox="process", logs=logs)
-    text = server.file.read_text().replace('house = ["random"]', 'house = ["random", "greedy"]')
-    server.file.write_text(text)
+    server.file.write_text(server.file.read_text().replace('house = ["random"]',
+                                                          f"house = {json.dumps(list(house))}"))
     Accounts.open(load_competition(server.file).database).assign("greedy", "alice")
     return server
 
