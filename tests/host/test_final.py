@@ -11,11 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import shutil
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,36 +24,13 @@ from arena.host.moderation import Moderator
 from arena.ladder.store import LadderStore
 from arena.record.signing import load_signer, load_trusted, sign_bytes
 from arena.site.publish import DOMAIN, MANIFEST, SIGNATURE, manifest_bytes, verify_publication
-from tests.support.competition import COMPETITION, RunningServer, make_server
+from tests.support.competition import COMPETITION, make_server
+from tests.support.finals import ENTRANTS, arena, recorded, wait
 from tests.support.paths import ROOT
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(900)]
 
-FINAL = "t-lost-cities-final"
-BOTS = ROOT / "sample_bots" / "lost-cities"
-ENTRANTS = [str(BOTS / name) for name in ("random", "greedy", "strong")]
 SCHEDULED = 3 * 2  # three pairs, one duplicate encounter (two legs) each
-
-
-def _wait(what: str, check: Any, server: RunningServer, timeout: float = 600) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}:\n{server.log()[-3000:]}")
-
-
-def _arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena.cli.main", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "COLUMNS": "400"})
-
-
-def _recorded(server: RunningServer) -> dict[str, Any]:
-    with LadderStore(load_competition(server.file).database) as db:
-        return {m.match_id: m for m in db.matches(FINAL)}
 
 
 def _sha(path: Path) -> str:
@@ -75,21 +48,21 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
     Moderator(c).disqualify("bob", "an entry of the audit log")  # bob has no bot here
     server.start()
     try:
-        begun = _arena("final", str(server.file), *ENTRANTS)
+        begun = arena("final", str(server.file), *ENTRANTS)
         assert begun.returncode == 0, begun.stdout + begun.stderr
         commitment_file = c.site_dir / "final" / "lost-cities-commitment.json"
         # the commitment is public before the final's first match is recorded
         commitment = json.loads(commitment_file.read_text())
-        assert not _recorded(server)
-        before = _wait("two final matches recorded",
-                       lambda: len(_recorded(server)) >= 2 and _recorded(server), server)
+        assert not recorded(server)
+        before = wait("two final matches recorded",
+                       lambda: len(recorded(server)) >= 2 and recorded(server), server)
         server.kill9()
-        before = _recorded(server)
+        before = recorded(server)
         hashes = {m: _sha(Path(row.log_path)) for m, row in before.items()}
         assert len(before) < SCHEDULED, "the final ended before the kill: nothing to resume"
         server.start()
         out = c.site_dir / "final" / "lost-cities"
-        _wait("the final published", lambda: (out / MANIFEST).is_file(), server)
+        wait("the final published", lambda: (out / MANIFEST).is_file(), server)
         yield {"server": server, "out": out, "begun": begun.stdout, "before": before,
                "hashes": hashes, "commitment": commitment, "competition": c}
     finally:
@@ -112,7 +85,7 @@ def test_the_commitment_is_published_before_the_first_match_and_names_the_final(
 def test_kill_9_mid_final_resumes_without_playing_a_recorded_match_again(
         published: dict[str, Any]) -> None:
     server = published["server"]
-    after = _recorded(server)
+    after = recorded(server)
     assert len(after) == SCHEDULED
     for match_id, digest in published["hashes"].items():
         log = Path(after[match_id].log_path)
@@ -127,7 +100,7 @@ def test_arena_verify_passes_on_the_published_final_and_the_page_shows_it(
         published: dict[str, Any]) -> None:
     c, out = published["competition"], published["out"]
     key = c.state_dir / "keys" / "referee.pub"
-    run = _arena("verify", str(out), "--key", str(key))
+    run = arena("verify", str(out), "--key", str(key))
     assert run.returncode == 0, run.stdout + run.stderr
     said = " ".join(run.stdout.split())
     assert "final: the seed commitment signed before its first match and the secret revealed " \
@@ -141,7 +114,7 @@ def test_arena_verify_passes_on_the_published_final_and_the_page_shows_it(
     for p in places:
         assert p["player"] in page
     front = c.site_dir / "index.html"
-    _wait("the front page links the final",
+    wait("the front page links the final",
           lambda: "final/lost-cities/index.html" in front.read_text(), published["server"],
           timeout=60)
 
@@ -180,7 +153,7 @@ def test_arena_verify_fails_on_a_tampered_final(published: dict[str, Any],
     data = (copy / MANIFEST).read_bytes()
     (copy / MANIFEST).write_bytes(data.replace(b'"encounters": 1', b'"encounters": 2', 1))
     key = published["competition"].state_dir / "keys" / "referee.pub"
-    run = _arena("verify", str(copy), "--key", str(key))
+    run = arena("verify", str(copy), "--key", str(key))
     assert run.returncode == 1 and "manifest.sig" in run.stdout, run.stdout + run.stderr
 
     # places the tie rule does not give (one place for a version that shares them, or the

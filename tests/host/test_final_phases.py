@@ -13,8 +13,8 @@ import pytest
 from arena.host.config import load_competition
 from arena.record.signing import load_trusted
 from arena.site.publish import MANIFEST, verify_publication
-from tests.host.test_final import ENTRANTS, _arena, _recorded, _wait
 from tests.support.competition import make_server
+from tests.support.finals import ENTRANTS, arena, recorded, wait
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -31,16 +31,16 @@ def test_the_seasons_final_phase_begins_the_final_and_closed_publishes_it(
     out = c.site_dir / "final" / "lost-cities"
     server.start()
     try:
-        moved = _arena("phase", "final", "--competition", str(server.file))
+        moved = arena("phase", "final", "--competition", str(server.file))
         assert moved.returncode == 0, moved.stdout + moved.stderr
-        _wait("the final's commitment", (c.site_dir / "final" /
+        wait("the final's commitment", (c.site_dir / "final" /
                                          "lost-cities-commitment.json").is_file, server)
-        _wait("the final played", lambda: len(_recorded(server)) == 2, server)
+        wait("the final played", lambda: len(recorded(server)) == 2, server)
         time.sleep(3 * 1.0)  # three turns of the final thread (FINAL_POLL_S): still unpublished
         assert not (out / MANIFEST).exists()
-        closed = _arena("phase", "closed", "--competition", str(server.file))
+        closed = arena("phase", "closed", "--competition", str(server.file))
         assert closed.returncode == 0, closed.stdout + closed.stderr
-        _wait("the final published", lambda: (out / MANIFEST).is_file(), server)
+        wait("the final published", lambda: (out / MANIFEST).is_file(), server)
     finally:
         server.stop()
     manifest = json.loads((out / MANIFEST).read_text())
@@ -63,10 +63,10 @@ def test_a_final_in_containers_publishes_results_that_verify(tmp_path: Path) -> 
     c = load_competition(server.file)
     server.start()
     try:
-        begun = _arena("final", str(server.file), *ENTRANTS[:2])
+        begun = arena("final", str(server.file), *ENTRANTS[:2])
         assert begun.returncode == 0, begun.stdout + begun.stderr
         out = c.site_dir / "final" / "lost-cities"
-        _wait("the final published", lambda: (out / MANIFEST).is_file(), server)
+        wait("the final published", lambda: (out / MANIFEST).is_file(), server)
     finally:
         server.stop()
     manifest = json.loads((out / MANIFEST).read_text())
