@@ -16,7 +16,6 @@ One server for the module, in order (the phases only go forward)."""
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -25,15 +24,17 @@ import pytest
 
 from arena.host import client as hc
 from arena.v1 import competition_pb2 as pb
-from tests.support.competition import RunningServer, make_server
+from tests.support.competition import RunningServer
 from tests.support.containers import require_docker
 from tests.support.season import (
     People,
     bot_dir,
+    enter_bots,
     one_line_exit_2,
     only,
     pairings,
     phase_of,
+    season_server,
     submissions,
     versions,
     wait_for,
@@ -50,23 +51,11 @@ def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     """The server in its open phase, alice's and bob's bots entered, alice's selection made."""
     require_docker()
     root = tmp_path_factory.mktemp("season")
-    server = make_server(root / "competition")
-    server.file.write_text(server.file.read_text().replace(  # a loaded host starts slowly
-        "time_bank_ms = 5000\n", "time_bank_ms = 5000\nstartup_ms = 60000\n") + SEASON)
+    server = season_server(root, SEASON, duplicate=False)  # an encounter: one match
     server.start()
     people = People(server, root)
     try:
-        for who in ("alice", "bob"):
-            assert people.login(who).exit_code == 0
-        entered = {}
-        for who, name, variant in (("alice", "alpha", 1), ("alice", "alpha", 2),
-                                   ("bob", "beta", 1)):
-            out = people.run("submit", str(bot_dir(root, name, variant)), "--server", who,
-                             "--until", "entered")
-            assert out.exit_code == 0, out.output + server.log()[-3000:]
-            found = re.search(rf"entered: submission \d+, ({name}@s\d+)", flat(out.stdout))
-            assert found, out.stdout
-            entered[(name, variant)] = found.group(1)
+        entered = enter_bots(people, root)
         yield {"server": server, "people": people, "root": root, "entered": entered}
     finally:
         server.stop()

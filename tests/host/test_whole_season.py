@@ -1,23 +1,24 @@
 """A whole season on a real competition server (issue 37's "Done when"): ``arena host`` in its own
-process, TLS on 127.0.0.1, real Docker for the bots, the phases' UTC times in the competition
-file a few seconds apart.
+process, TLS on 127.0.0.1, real Docker for the bots, the freeze's and the final's UTC times in
+the competition file seconds apart.
 
 Two contestants submit (alice twice) and select (alice her first version, bob nothing: his
 latest is his), then the operator publishes the season's times and restarts the server (kill
 -9: nothing is lost). Bob misses the deadline once: his submission one second after it is
-refused in one line, exit 2, nothing recorded. The freeze, the final and the close come at
-their times while the server runs; it is killed with SIGKILL in the frozen phase and in the
-middle of the final and resumes in the right phase each time. The final plays the selected
-versions, the results publish, `arena verify` passes on them, and in every phase a refusal
-is one line with exit 2 (open: a selection of another's version; after the deadline: a
+refused in one line, exit 2, nothing recorded. The freeze and the final come at their times
+while the server runs; it is killed with SIGKILL in the frozen phase and in the middle of the
+final and resumes in the right phase each time. The final plays the selected versions and
+publishes nothing while the phase is final; the operator closes the season once it is played
+(`arena phase closed`: a scheduled close would have to guess how long two matches in
+containers take on a loaded host; tests/host/test_season_schedule.py has the close at its
+time), the results publish, `arena verify` passes on them, and in every phase a refusal is
+one line with exit 2 (open: a selection of another's version; after the deadline: a
 submission and a selection)."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -27,13 +28,16 @@ from typing import Any
 import pytest
 
 from arena.v1 import competition_pb2 as pb
-from tests.support.competition import RunningServer, make_server
+from tests.support.competition import RunningServer
 from tests.support.containers import require_docker
+from tests.support.finals import recorded
 from tests.support.season import (
     People,
     bot_dir,
+    enter_bots,
     one_line_exit_2,
     phase_of,
+    season_server,
     submissions,
     wait_for,
 )
@@ -41,8 +45,11 @@ from tests.support.terminal import flat
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(1800)]
 
-ROOT = Path(__file__).resolve().parents[2]
 FINAL = "\n[final]\nselections = 2\nencounters = 1\n"
+FREEZE_IN = 18
+"""Seconds from the times' publication to the freeze: the restart and bob's login come first."""
+FINAL_AFTER = 18
+"""Seconds from the freeze to the final: the refusals, a restart and the standings between."""
 
 
 def season_table(frozen: float, final: float, closed: float) -> str:
@@ -67,9 +74,8 @@ def refused_everything(people: People, root: Path, phase: str, variant: int, ver
 def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     require_docker()
     root = tmp_path_factory.mktemp("whole-season")
-    server = make_server(root / "competition")
-    base = server.file.read_text().replace(  # a loaded host starts containers slowly
-        "time_bank_ms = 5000\n", "time_bank_ms = 5000\nstartup_ms = 60000\n") + FINAL
+    server = season_server(root, FINAL)
+    base = server.file.read_text()
     later = time.time() + 24 * 3600  # the season's times are published once the bots are in
     server.file.write_text(base + season_table(later, later + 60, later + 120))
     server.start()
@@ -83,28 +89,19 @@ def test_a_whole_season(season: dict[str, Any]) -> None:
     server: RunningServer = season["server"]
     people: People = season["people"]
     root: Path = season["root"]
-    for who in ("alice", "bob"):
-        assert people.login(who).exit_code == 0
-    entered = {}
-    for who, name, variant in (("alice", "alpha", 1), ("alice", "alpha", 2),
-                               ("bob", "beta", 1)):
-        out = people.run("submit", str(bot_dir(root, name, variant)), "--server", who,
-                         "--until", "entered")
-        assert out.exit_code == 0, out.output + server.log()[-3000:]
-        found = re.search(rf"entered: submission \d+, ({name}@s\d+)", flat(out.stdout))
-        assert found, out.stdout
-        entered[(name, variant)] = found.group(1)
+    entered = enter_bots(people, root)
     alpha, beta = entered[("alpha", 1)], entered[("beta", 1)]
     one_line_exit_2(people.run("select", beta, "--server", "alice"),  # open: not hers
                     f"{beta} is not one of your entered versions")
     assert people.run("select", alpha, "--server", "alice").exit_code == 0
 
-    # the operator publishes the season: the freeze in 25 s, the final 30 s later, the close
-    # 150 s after it (the final's two matches played); the server is restarted on it
+    # the operator publishes the season: the freeze and the final seconds apart, the close a
+    # day later (started early once the final is played); the server is restarted on it
     # (killed: nothing is lost)
     start = time.time()
-    frozen, final, closed = start + 25, start + 55, start + 205
-    server.file.write_text(season["base"] + season_table(frozen, final, closed))
+    frozen = start + FREEZE_IN
+    final = frozen + FINAL_AFTER
+    server.file.write_text(season["base"] + season_table(frozen, final, final + 24 * 3600))
     server.kill9()
     server.start()
     said = flat(people.login("bob").stdout)
@@ -135,21 +132,30 @@ def test_a_whole_season(season: dict[str, Any]) -> None:
         (server.state_dir / "logs").glob("lost-cities-final/*.jsonl")), timeout=300)
     server.kill9()  # in the middle of the final
     server.start()
-    assert phase_of(server) in ("final", "closed")
+    assert phase_of(server) == "final"
+
+    # played (one encounter: two matches), unpublished until the operator closes the season
+    out = server.state_dir / "site" / "final" / "lost-cities"
+    wait_for("the final played", lambda: len(recorded(server)) == 2, timeout=900)
+    assert not (out / "manifest.json").exists()
+    closing = people.operator("phase", "closed")
+    assert closing.exit_code == 0, closing.output
 
     # the results publish, `arena verify` passes on them
-    out = server.state_dir / "site" / "final" / "lost-cities"
-    wait_for("the final's results", lambda: (out / "manifest.json").is_file(), timeout=900)
+    wait_for("the final's results", lambda: (out / "manifest.json").is_file(), timeout=120)
     wait_for("the close", lambda: phase_of(server) == "closed", timeout=120)
     manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["final"]["complete"] is True
     assert {p["player"] for p in manifest["final"]["places"]} >= {alpha, beta}
     key = server.state_dir / "keys" / "referee.pub"
-    verify = subprocess.run([sys.executable, "-m", "arena.cli.main", "verify", str(out),
-                             "--key", str(key)], capture_output=True, text=True, cwd=ROOT,
-                            timeout=300)
-    assert verify.returncode == 0, verify.stdout + verify.stderr
+    verify = people.run("verify", str(out), "--key", str(key))
+    assert verify.exit_code == 0, verify.output
     refused_everything(people, root, "closed", 4, alpha)
     closed_standings = people.run("standings", "--server", "bob")
     assert "season: closed since" in flat(closed_standings.stdout)
     reply = server.stub("alice").WhoAmI(pb.WhoAmIRequest(), timeout=30)
     assert (reply.season.phase, list(reply.selected)) == ("closed", [alpha])
+    shown = flat(people.operator("phase").stdout)
+    for phase, how in (("frozen", "scheduled"), ("final", "scheduled"),
+                       ("closed", "by the operator")):
+        assert re.search(rf"{phase} +began .*? \({how}\)", shown), shown

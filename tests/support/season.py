@@ -19,12 +19,27 @@ from arena.host import client as hc
 from arena.ladder.schedules.continuous import VERSIONS_FILE
 from arena.ladder.schedules.sources import PAIRINGS_FILE
 from arena.v1 import competition_pb2 as pb
-from tests.support.competition import RunningServer
+from tests.support.competition import RunningServer, make_server
 from tests.support.paths import ROOT
 from tests.support.terminal import flat
 
 RANDOM_BOT = ROOT / "sample_bots" / "lost-cities" / "random"
 runner = CliRunner(env={"COLUMNS": "400"})
+ENTRIES = (("alice", "alpha", 1), ("alice", "alpha", 2), ("bob", "beta", 1))
+"""Who submits what, in order: alice alpha twice (two versions), bob beta once."""
+
+
+def season_server(root: Path, tables: str, duplicate: bool = True) -> RunningServer:
+    """A competition in the Docker sandbox under ``root`` (alice and bob), the bots given 60 s
+    to start (a loaded host starts containers slowly), ``tables`` added; not started.
+    ``duplicate = False``: an encounter of its ladder is one match, not two legs."""
+    server = make_server(root / "competition")
+    text = server.file.read_text().replace(
+        "time_bank_ms = 5000\n", "time_bank_ms = 5000\nstartup_ms = 60000\n")
+    if not duplicate:
+        text = text.replace("duplicate = true\n", "duplicate = false\n")
+    server.file.write_text(text + tables)
+    return server
 
 
 class People:
@@ -49,6 +64,23 @@ class People:
 
     def operator(self, *args: str) -> Result:
         return self.run(*args, "--competition", str(self.server.file))
+
+
+def enter_bots(people: People, root: Path) -> dict[tuple[str, int], str]:
+    """alice and bob logged in, then ``ENTRIES`` submitted, each until it entered the ladder:
+    each one's version (``name@s<id>``) by its name and variant."""
+    server = people.server
+    for who in ("alice", "bob"):
+        assert people.login(who).exit_code == 0
+    entered = {}
+    for who, name, variant in ENTRIES:
+        out = people.run("submit", str(bot_dir(root, name, variant)), "--server", who,
+                         "--until", "entered")
+        assert out.exit_code == 0, out.output + server.log()[-3000:]
+        found = re.search(rf"entered: submission \d+, ({name}@s\d+)", flat(out.stdout))
+        assert found, out.stdout
+        entered[(name, variant)] = found.group(1)
+    return entered
 
 
 def bot_dir(root: Path, name: str, variant: int) -> Path:
