@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import calendar
 import json
-import os
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Callable
@@ -29,7 +26,9 @@ from typing import Any, TypeVar
 
 import grpc
 import pytest
+from typer.testing import Result
 
+from arena.host import client as hc
 from arena.host.audit import AuditLog, extra_ladder
 from arena.host.config import ladder_config, load_competition
 from arena.host.final import Final
@@ -41,8 +40,7 @@ from arena.ladder.schedules.continuous import VERSIONS_FILE
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.v1 import competition_pb2 as pb
 from tests.support.competition import RunningServer
-from tests.support.moderation import moderated, operate, rows
-from tests.support.paths import ROOT
+from tests.support.moderation import moderated, operate, rows, runner
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -66,11 +64,14 @@ def _operator(server: RunningServer, *args: str) -> str:
     return out
 
 
-def _challenge_cli(server: RunningServer, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ARENA_SERVER": server.address, "ARENA_SERVER_CA": str(server.ca),
-           "ARENA_TOKEN": server.tokens["alice"], "COLUMNS": "300"}
-    return subprocess.run([sys.executable, "-m", "arena.cli.main", "challenge", *args],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+def _challenge_cli(server: RunningServer, *args: str) -> Result:
+    """`arena challenge ARGS` as alice, in this process (the server runs in its own)."""
+    from arena.cli.main import app
+
+    env = {hc.SERVER_ENV: server.address, hc.CA_ENV: str(server.ca),
+           hc.TOKEN_ENV: server.tokens["alice"], "COLUMNS": "300",
+           hc.CONFIG_ENV: str(server.file.parent / "no-profile.toml")}
+    return runner.invoke(app, ["challenge", *args], env=env)
 
 
 def _fit_equals(server: RunningServer, matches_of: Callable[[list[StoredMatch]],
@@ -131,11 +132,11 @@ def test_scrimmages_moderation_and_kill_9(server: RunningServer) -> None:
     assert second.left_this_hour == 0
     over = _challenge_cli(server, "greedy", "strong")
     lines = over.stderr.strip().splitlines()
-    assert over.returncode == 2 and len(lines) == 1, over
+    assert over.exit_code == 2 and len(lines) == 1, over.output
     assert "2 scrimmages an hour is the quota" in lines[0]
     assert "the next is possible at 20" in lines[0], lines
     refused = _challenge_cli(server, "random", "strong")  # not hers
-    assert refused.returncode == 2 and "random is not one of your bots" in refused.stderr
+    assert refused.exit_code == 2 and "random is not one of your bots" in refused.stderr
 
     ids = [*first.match_ids, *second.match_ids]
     scrimmages = _wait("the scrimmages played", lambda: (lambda page: page if len(page) == 4
