@@ -7,13 +7,15 @@ latest is his), then the operator publishes the season's times and restarts the 
 -9: nothing is lost). Bob misses the deadline once: his submission one second after it is
 refused in one line, exit 2, nothing recorded. The freeze and the final come at their times
 while the server runs; it is killed with SIGKILL in the frozen phase and in the middle of the
-final and resumes in the right phase each time. The final plays the selected versions and
-publishes nothing while the phase is final; the operator closes the season once it is played
-(`arena phase closed`: a scheduled close would have to guess how long two matches in
-containers take on a loaded host; tests/host/test_season_schedule.py has the close at its
-time), the results publish, `arena verify` passes on them, and in every phase a refusal is
+final (its match under way) and resumes in the right phase each time. The final plays the
+selected versions and publishes nothing while the phase is final; the operator closes the
+season once it is played (`arena phase closed`: a scheduled close would have to guess how long
+a match in containers takes on a loaded host; tests/host/test_season_schedule.py has the close
+at its time), the results publish, `arena verify` passes on them, and in every phase a refusal is
 one line with exit 2 (open: a selection of another's version; after the deadline: a
-submission and a selection)."""
+submission and a selection). An encounter is one match here (``duplicate = false``): the two
+legs of a deal would close a deal epoch each time (``arena.sandbox.epochs``); a duplicate final
+in containers: tests/host/test_final_phases.py."""
 
 from __future__ import annotations
 
@@ -74,7 +76,7 @@ def refused_everything(people: People, root: Path, phase: str, variant: int, ver
 def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     require_docker()
     root = tmp_path_factory.mktemp("whole-season")
-    server = season_server(root, FINAL)
+    server = season_server(root, FINAL, duplicate=False)  # an encounter: one match
     base = server.file.read_text()
     later = time.time() + 24 * 3600  # the season's times are published once the bots are in
     server.file.write_text(base + season_table(later, later + 60, later + 120))
@@ -134,9 +136,9 @@ def test_a_whole_season(season: dict[str, Any]) -> None:
     server.start()
     assert phase_of(server) == "final"
 
-    # played (one encounter: two matches), unpublished until the operator closes the season
+    # played (one encounter, one match), unpublished until the operator closes the season
     out = server.state_dir / "site" / "final" / "lost-cities"
-    wait_for("the final played", lambda: len(recorded(server)) == 2, timeout=900)
+    wait_for("the final played", lambda: len(recorded(server)) == 1, timeout=900)
     assert not (out / "manifest.json").exists()
     closing = people.operator("phase", "closed")
     assert closing.exit_code == 0, closing.output
