@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -40,6 +41,10 @@ TOPICS = (EVENT_TOPIC, SCHEDULER_TOPIC, REFUSED_TOPIC, LOG_TOPIC)
 INFO_KEY = "arena"
 """The key of a worker's startup information (and of the scheduler's metadata) that holds the
 arena version and cluster protocol."""
+NANNY_WAIT_S = 30.0
+"""How long Dask's scheduler waits for the nanny of a silent worker to restart it before it
+removes the worker anyway (Dask's own fixed wait); the gate bounds it by the worker TTL, so a
+frozen host (its nanny frozen too) is given up within about twice the TTL."""
 
 
 def arena_info(worker: Any = None) -> dict[str, Any]:
@@ -92,6 +97,7 @@ class VersionGate(SchedulerPlugin):  # type: ignore[misc]
         """Publish the expected versions and check the workers already there."""
         self._scheduler = scheduler
         scheduler.worker_ttl = self.worker_ttl_s
+        _bound_nanny_wait(scheduler, min(self.worker_ttl_s, NANNY_WAIT_S))
         scheduler.allowed_failures = ALLOWED_FAILURES
         scheduler.set_metadata(keys=[INFO_KEY], value=self.expected)
         for address in list(scheduler.workers):
@@ -120,6 +126,21 @@ class VersionGate(SchedulerPlugin):  # type: ignore[misc]
             broker = getattr(self._scheduler, "_broker", None)
             if broker is not None:
                 broker.truncate(LOG_TOPIC)
+
+
+def _bound_nanny_wait(scheduler: Any, wait_s: float) -> None:
+    """Make the scheduler's worker-TTL check wait at most ``wait_s`` for the nanny of a silent
+    worker (the check calls ``restart_workers`` without a timeout, so Dask's 30 s applied);
+    a caller that gives a timeout keeps it."""
+    restart = getattr(scheduler, "_arena_restart_workers", None) or scheduler.restart_workers
+    scheduler._arena_restart_workers = restart
+
+    @functools.wraps(restart)
+    async def bounded(*args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("timeout", wait_s)
+        return await restart(*args, **kwargs)
+
+    scheduler.restart_workers = bounded
 
 
 def refusal(worker: str, found: Any, expected: dict[str, Any]) -> str:

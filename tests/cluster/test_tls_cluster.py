@@ -62,7 +62,7 @@ def _playing(proc: subprocess.Popen[bytes]) -> bool:
 def test_a_worker_killed_mid_match_loses_nothing(
         tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
     address = f"tls://{LOOPBACK}:{free_port()}"
-    bots = pacers(tmp_path / "bots", ["ann", "bob", "cid"])
+    bots = pacers(tmp_path / "bots", ["ann", "bob"])
     path = ladder_file(tmp_path / "tls.toml", "tls", bots, cycles=2, concurrency=1,
                        extra=cluster_section(address, certs))
     cfg = load_ladder(path)
@@ -73,7 +73,7 @@ def test_a_worker_killed_mid_match_loses_nothing(
     procs.extend(workers)
 
     deadline = time.monotonic() + 120
-    while not (_recorded(cfg) >= 2 and (busy := [w for w in workers if _playing(w)])):
+    while not (_recorded(cfg) >= 1 and (busy := [w for w in workers if _playing(w)])):
         assert head.poll() is None, (tmp_path / "head.log").read_text()
         assert time.monotonic() < deadline, "no progress"
         time.sleep(0.02)
@@ -84,22 +84,22 @@ def test_a_worker_killed_mid_match_loses_nothing(
     schedule = {m.match_id: m.seed for e in ladder_schedule(cfg) for m in e.matches}
     found = load_matches(cfg)
     ids = [m.match_id for m in found]
-    assert len(ids) == len(set(ids)) == len(schedule) == 12, "each match recorded once"
-    assert before < 12, "the kill landed mid-run"
+    assert len(ids) == len(set(ids)) == len(schedule) == 4, "each match recorded once"
+    assert 1 <= before < 4, "the kill landed mid-run"
     assert {m.match_id: m.seed for m in found} == schedule
     assert not any(m.void for m in found)
     for m in found:
         assert m.log_path and Path(m.log_path).parent == cfg.match_log_dir
         assert replay_log(Path(m.log_path)).finished
     output = (tmp_path / "head.log").read_text()
-    assert "Traceback" not in output and "done: 12 matches played" in output
+    assert "Traceback" not in output and "done: 4 matches played" in output
 
 
 def test_a_frozen_worker_is_given_up_and_its_late_result_ignored(
         tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
     address = f"tls://{LOOPBACK}:{free_port()}"
     bots = pacers(tmp_path / "bots", ["ann", "bob"])
-    path = ladder_file(tmp_path / "frozen.toml", "frozen", bots, cycles=3, concurrency=1,
+    path = ladder_file(tmp_path / "frozen.toml", "frozen", bots, cycles=2, concurrency=1,
                        extra=cluster_section(address, certs, worker_ttl_s=5))
     cfg = load_ladder(path)
     head = start(["run-ladder", str(path)], tmp_path / "head.log")
@@ -121,8 +121,10 @@ def test_a_frozen_worker_is_given_up_and_its_late_result_ignored(
     schedule = {m.match_id: m.seed for e in ladder_schedule(cfg) for m in e.matches}
     found = load_matches(cfg)
     assert [m.match_id for m in found].count(found[0].match_id) == 1
-    assert {m.match_id: m.seed for m in found} == schedule and len(found) == 6
+    assert {m.match_id: m.seed for m in found} == schedule and len(found) == 4
     assert not any(m.void for m in found)
+    # its frozen nanny was waited for as long as the TTL, not Dask's fixed 30 s
+    assert "did not shut down within 5.0s" in (tmp_path / "head.log").read_text()
 
 
 def test_a_worker_host_outlives_the_head_and_serves_its_next_run(
