@@ -31,7 +31,8 @@ def test_the_second_leg_of_a_deal_goes_to_another_host(
     for name, boot in kernels.items():
         procs.append(start(worker_args(address, certs, name, tmp_path / f"cache-{name}"),
                            tmp_path / f"{name}.log", prefix=own_host(boot)))
-    ann, bob = (load_bot_dir(p) for p in pacers(tmp_path / "bots", ["ann", "bob"]))
+    # quick pacers (1 ms a decision): where a leg runs is the point, not how long it lasts
+    ann, bob = (load_bot_dir(p) for p in pacers(tmp_path / "bots", ["ann", "bob"], pace_s=0.001))
     control = TimeControl(startup_ms=20000)
 
     async def head() -> dict[str, str]:

@@ -55,7 +55,7 @@ def _cpusets(client: Any, prefix: str) -> dict[tuple[str, str], str]:
 def test_container_seats_get_distinct_evenly_shared_cores(
         tmp_path: Path, client: Any, base: BaseImage) -> None:
     name = f"cores{secrets.token_hex(3)}"
-    bots = pacers(tmp_path / "bots", ["ann", "bob", "cid"])
+    bots = pacers(tmp_path / "bots", ["ann", "bob"])  # two matches, at once
     cfg = load_ladder(ladder_file(tmp_path / "l.toml", name, bots, sandbox="docker",
                                   concurrency=2))
     samples: list[dict[tuple[str, str], str]] = []
@@ -78,7 +78,7 @@ def test_container_seats_get_distinct_evenly_shared_cores(
     finally:
         done.set()
         sampler.join()
-    assert summary.played == 6 and summary.void == 0
+    assert summary.played == 2 and summary.void == 0
     assert all(str(m.termination) == "normal" for m in load_matches(cfg))
     cores = {str(c) for c in host_cores()}
     seen_pairs = 0
