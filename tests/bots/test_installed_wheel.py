@@ -32,7 +32,12 @@ def _pip(*args: str) -> None:
                    check=True)
 
 
-def test_the_arena_wheel_is_packed_from_an_installed_package(tmp_path: Path) -> None:
+def test_the_arena_wheel_is_packed_from_an_installed_package(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the build requirements (setuptools, grpcio-tools) are installed here: pip builds the
+    # wheel without first installing them again into an isolated environment (same wheel;
+    # pip reads PIP_NO_BUILD_ISOLATION backwards: a false value turns isolation off)
+    monkeypatch.setenv("PIP_NO_BUILD_ISOLATION", "0")
     built = tmp_path / "built"
     source_wheel(built, tmp_path / "work")
     [original] = built.glob("arena-*.whl")

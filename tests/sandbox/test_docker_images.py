@@ -294,7 +294,8 @@ CMD ["python3", "bot.py"]
 
 
 def test_public_python_image_path_with_wheels(
-    slim_like_python: str, docker_client: Any, docker_sandbox: Any, tmp_path: Path
+    slim_like_python: str, docker_client: Any, docker_sandbox: Any, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A bot image on a plain Python image: `arena images wheels` puts the runtime next to the
     bot, the author's own `docker build` installs it offline (the arena refuses the RUN that
@@ -309,6 +310,11 @@ def test_public_python_image_path_with_wheels(
     bot = tmp_path / "mybot"
     shutil.copytree(ROOT / "sample_bots" / "lost-cities" / "random", bot)
     (bot / "Dockerfile").write_text(AUTHOR_DOCKERFILE, encoding="utf-8")
+    # the arena wheel's build requirements are installed here: pip builds it without first
+    # installing them again into an isolated environment (the same wheel; the isolated build
+    # is the base image's, and test_base_image_is_deterministic's). pip reads this variable
+    # backwards: a false value turns isolation off.
+    monkeypatch.setenv("PIP_NO_BUILD_ISOLATION", "0")
     out = CliRunner().invoke(app, ["images", "wheels", str(bot / "wheels")])
     assert out.exit_code == 0, out.output
     assert {w.name.split("-")[0] for w in (bot / "wheels").glob("*.whl")} >= {
