@@ -1,9 +1,12 @@
 """Building the C++ sample bot (sample_bots/lost-cities/cpp-greedy) for a test: `make` in its
 directory, which generates the arena.v1 code from the repository's proto/ and links the static
-binary (incremental: a second call does nothing)."""
+binary (incremental: a second call does nothing). One build at a time: the test processes of a
+run (pytest-xdist) take a lock on the directory, so the first builds and the others find it
+built."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -35,8 +38,13 @@ def prepare_cpp_bot() -> Path:
     has_grpc = subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"], check=False)
     if has_grpc.returncode != 0:
         _missing("building the C++ sample bot needs libgrpc++-dev (pkg-config grpc++)")
-    done = subprocess.run(["make", "-j2"], cwd=CPP_BOT, capture_output=True, text=True,
-                          timeout=MAKE_TIMEOUT_S, check=False)
+    directory = os.open(CPP_BOT, os.O_RDONLY)
+    try:
+        fcntl.flock(directory, fcntl.LOCK_EX)  # released when closed
+        done = subprocess.run(["make", "-j2"], cwd=CPP_BOT, capture_output=True, text=True,
+                              timeout=MAKE_TIMEOUT_S, check=False)
+    finally:
+        os.close(directory)
     if done.returncode != 0:
         pytest.fail(f"make failed in {CPP_BOT}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     assert os.access(BINARY, os.X_OK)
