@@ -125,6 +125,7 @@ def test_a_frozen_worker_is_given_up_and_its_late_result_ignored(
     assert not any(m.void for m in found)
     # its frozen nanny was waited for as long as the TTL, not Dask's fixed 30 s
     assert "did not shut down within 5.0s" in (tmp_path / "head.log").read_text()
+    kill_session(busy[0])  # given up: no need to wait for its orderly stop (10 s and more)
 
 
 def test_a_worker_host_outlives_the_head_and_serves_its_next_run(
