@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,20 @@ pytestmark = pytest.mark.integration
 
 NONE = Sight(frozenset(), False)
 FULL = Sight(frozenset((0, 1)), True)
+
+
+@pytest.fixture(scope="module")
+def match_log(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """One real logged match per game for the module's tests (each only reads it), played the
+    first time a test asks for that game."""
+    made: dict[str, Path] = {}
+
+    def log_of(game_id: str) -> Path:
+        if game_id not in made:
+            made[game_id] = logged_match(game_id, tmp_path_factory.mktemp(game_id))
+        return made[game_id]
+
+    return log_of
 
 
 @pytest.mark.unit
@@ -45,13 +60,14 @@ def test_the_visibility_rule(setting: str, own: set[int], running: bool,
 
 
 @pytest.mark.parametrize("game_id", game_ids())
-def test_a_seat_view_is_made_of_that_seats_observations(game_id: str, tmp_path: Path) -> None:
+def test_a_seat_view_is_made_of_that_seats_observations(
+        game_id: str, match_log: Callable[[str], Path]) -> None:
     """Every frame of seat 0's view is the renderer's drawing of seat 0's observation at that
     point (nothing else of the state), and the opponent's moves are only said to happen."""
     from arena.render import renderer_for
     from arena.render.frames import _text
 
-    path = logged_match(game_id, tmp_path)
+    path = match_log(game_id)
     game, renderer = get_game(game_id), renderer_for(game_id)
     states = [step.state for step in replay_events(read_events(path))]
     events = list(read_events(path))
@@ -72,9 +88,9 @@ def test_a_seat_view_is_made_of_that_seats_observations(game_id: str, tmp_path: 
 
 
 @pytest.mark.parametrize("game_id", game_ids())
-def test_a_seat_view_log_holds_the_seats_observations_and_no_seed(game_id: str,
-                                                                   tmp_path: Path) -> None:
-    path = logged_match(game_id, tmp_path)
+def test_a_seat_view_log_holds_the_seats_observations_and_no_seed(
+        game_id: str, match_log: Callable[[str], Path]) -> None:
+    path = match_log(game_id)
     game = get_game(game_id)
     header = next(iter(read_events(path)))
     assert isinstance(header, HeaderEvent)
@@ -95,12 +111,12 @@ def test_a_seat_view_log_holds_the_seats_observations_and_no_seed(game_id: str,
 
 @pytest.mark.parametrize("game_id", game_ids())
 def test_a_watchers_records_of_one_seat_do_not_change_with_what_it_cannot_see(
-        game_id: str, tmp_path: Path) -> None:
+        game_id: str, match_log: Callable[[str], Path]) -> None:
     """The records a watcher of seat 1 gets (``watch_records``, what WatchFrame.record carries)
     are the seat view `arena logs` downloads, one a step; with everything seat 1 cannot see
     redrawn at every decision (``determinize``: the rival's hand, the deck, hidden treasures)
     they are the same bytes, while seat 0's change (the control: the change is real)."""
-    path = logged_match(game_id, tmp_path)
+    path = match_log(game_id)
     game = get_game(game_id)
     steps = list(replay_events(read_events(path)))
     rng = random.Random(5)
@@ -127,11 +143,11 @@ def test_a_watchers_records_of_one_seat_do_not_change_with_what_it_cannot_see(
             ) == changed
 
 
-def test_a_watcher_of_the_whole_board_gets_the_shared_log_with_the_seed(tmp_path: Path
-                                                                        ) -> None:
+def test_a_watcher_of_the_whole_board_gets_the_shared_log_with_the_seed(
+        match_log: Callable[[str], Path]) -> None:
     """The whole board's records are the log as someone who owns no seat downloads it, the
     header with its seed (the match is over: a watcher replays it as it comes)."""
-    path = logged_match("lost-cities", tmp_path)
+    path = match_log("lost-cities")
     records = list(watch_records(replay_events(read_events(path)), None))
     shared = shared_log(path.read_bytes(), frozenset()).splitlines(keepends=True)
     assert records[1:] == shared[1:]

@@ -7,10 +7,7 @@ headless Chromium once it has recorded results. `arena host --check` is one tabl
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,13 +15,15 @@ from typing import Any
 
 import grpc
 import pytest
+from typer.testing import CliRunner
 
+from arena.cli.main import app
 from arena.host.config import load_competition
 from arena.v1 import competition_pb2 as pb
 from tests.support.competition import RunningServer, finished_match, house_server
-from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.integration
+runner = CliRunner(env={"COLUMNS": "400"})  # the message's lines, not the path's wrapping
 
 
 def _denied(call: Any) -> None:
@@ -154,22 +153,20 @@ def test_the_public_page_opens_in_a_browser(public: RunningServer) -> None:
 
 
 def test_host_check_says_what_would_stop_the_server(tmp_path: Path) -> None:
+    # `arena host FILE --check` through its command in this process (a check starts nothing)
     server = house_server(tmp_path / "check", "own-seat")
-    command = [sys.executable, "-m", "arena.cli.main", "host", str(server.file), "--check"]
-    good = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert good.returncode == 0, good.stdout + good.stderr
+    good = runner.invoke(app, ["host", str(server.file), "--check"])
+    assert good.exit_code == 0, good.output
     assert "TLS certificate" in good.stdout and "database" in good.stdout
     assert "gate " in good.stdout  # each hosted game's conformance-gate verdict (or: not run)
     (server.file.parent / "certs" / "server.pem").unlink()
-    bad = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert bad.returncode == 2
-    assert "TLS certificate" in bad.stderr + bad.stdout
+    bad = runner.invoke(app, ["host", str(server.file), "--check"])
+    assert bad.exit_code == 2
+    assert "TLS certificate" in bad.output
     assert not (load_competition(server.file).state_dir / "server.json").exists()
     broken = server.file.parent / "broken.toml"
     broken.write_text(server.file.read_text().replace("submissions_per_day = 5",
                                                       "submissions_per_day = 0"))
-    wide = {**os.environ, "COLUMNS": "400"}  # the message's lines, not the path's wrapping
-    one = subprocess.run([*command[:-2], str(broken), "--check"], capture_output=True,
-                         text=True, cwd=ROOT, timeout=120, env=wide)
-    assert one.returncode == 2
+    one = runner.invoke(app, ["host", str(broken), "--check"])
+    assert one.exit_code == 2
     assert "submissions_per_day" in one.stderr and len(one.stderr.strip().splitlines()) <= 3

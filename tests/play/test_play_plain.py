@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner, Result
 
+from arena.cli.main import app
 from arena.model import HeaderEvent, MatchEndEvent, Termination
 from arena.record.log import read_events
 from arena.record.replay import replay_log
@@ -20,6 +22,7 @@ from tests.support.goofspiel import RANDOM as GOOFSPIEL_RANDOM
 from tests.support.paths import ROOT, SAMPLE_BOTS
 
 pytestmark = pytest.mark.integration
+runner = CliRunner(env={"COLUMNS": "80"})
 
 GAMES = {
     "lost-cities": (SAMPLE_BOTS / "lost-cities" / "greedy", ["rounds=1"]),
@@ -29,13 +32,11 @@ GAMES = {
 }
 
 
-def _arena(*args: str, stdin: str | None, log_dir: Path, timeout: float = 120
-           ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80"}
-    return subprocess.run(
-        [sys.executable, "-m", "arena.cli.main", "play", *args, "--plain",
-         "--log-dir", str(log_dir)],
-        input=stdin, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+def _arena(*args: str, stdin: str | None, log_dir: Path) -> Result:
+    """`arena play ARGS --plain` through its command in this process (the bot is a process of
+    its own, as `arena play` starts it; the clock test below runs the whole CLI process)."""
+    return runner.invoke(app, ["play", *args, "--plain", "--log-dir", str(log_dir)],
+                         input=stdin)
 
 
 def _log(log_dir: Path) -> Path:
@@ -51,7 +52,7 @@ def test_a_whole_match_from_scripted_input(game: str, seat: int, tmp_path: Path)
     script = "no such action\n" + "1\n" * 3000
     done = _arena(str(bot), "--seat", str(seat), "--seed", "11", "--name", "ada",
                   *(a for o in options for a in ("-o", o)), stdin=script, log_dir=tmp_path)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.exit_code == 0, done.stdout[-3000:] + done.stderr[-3000:]
     out = " ".join(done.stdout.split())
     assert f"'no such action' is not a {game} action" in out  # refused, asked again
     assert f"you are seat {seat}" in out and "legal actions (" in out
@@ -100,7 +101,7 @@ def test_a_person_with_a_clock_loses_on_time(tmp_path: Path) -> None:
 def test_the_end_of_the_input_cancels_the_match(tmp_path: Path) -> None:
     bot, options = GAMES["lost-cities"]
     done = _arena(str(bot), "-o", "rounds=1", stdin="1\n1\n", log_dir=tmp_path)
-    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.exit_code == 3, done.stdout + done.stderr
     assert "No result" in done.stdout and "cancelled" in done.stdout
     report = replay_log(_log(tmp_path))
     assert report.result is not None and report.result.termination is Termination.CANCELLED
@@ -108,5 +109,5 @@ def test_the_end_of_the_input_cancels_the_match(tmp_path: Path) -> None:
 
 def test_a_bot_of_another_game_is_one_clear_line(tmp_path: Path) -> None:
     done = _arena(str(GAMES["haggis"][0]), "--game", "lost-cities", stdin="", log_dir=tmp_path)
-    assert done.returncode == 2
+    assert done.exit_code == 2
     assert "plays haggis, not lost-cities" in done.stderr and "Traceback" not in done.stderr

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -204,16 +204,31 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {g: play_logged(root, g, 7, names=NAMES) for g in GAMES}
 
 
+@pytest.fixture(scope="module")
+def final_frames(logs: dict[str, Path]) -> Callable[[str, int | None], Any]:
+    """A log's final watch frame for a seat (None: everything), made once for every width (a
+    frame is drawn to a width only when it is rendered)."""
+    made: dict[tuple[str, int | None], Any] = {}
+
+    def final_frame(game_id: str, seat: int | None) -> Any:
+        if (game_id, seat) not in made:
+            made[game_id, seat] = list(frames(read_events(logs[game_id]), seat))[-1][1]
+        return made[game_id, seat]
+
+    return final_frame
+
+
 @pytest.mark.parametrize("game_id", GAMES)
 @pytest.mark.parametrize("width", WIDTHS)
-def test_the_watch_frame_fits(game_id: str, width: int, logs: dict[str, Path]) -> None:
+def test_the_watch_frame_fits(game_id: str, width: int, logs: dict[str, Path],
+                              final_frames: Callable[[str, int | None], Any]) -> None:
     """The board in the frame (two panels deep, about 72 columns at 80) keeps every number
     (the moves and scores tables may abbreviate a bot's name, never a number)."""
     steps = list(replay_events(read_events(logs[game_id])))
     final = steps[-1].state
     game = get_game(game_id)
     for seat in (None, 0, 1):
-        frame = list(frames(read_events(logs[game_id]), seat))[-1][1]
+        frame = final_frames(game_id, seat)
         position = final if seat is None else game.observation(final, seat)
         check_fits(render(frame, width), width, NUMBERS[game_id](position), NAMES)
 
