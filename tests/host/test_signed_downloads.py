@@ -45,7 +45,12 @@ from arena.tui.model import Timeline
 from arena.tui.watch import WatchApp, open_records
 from arena.tui.widgets import BoardView
 from arena.v1 import competition_pb2 as pb
-from tests.support.competition import RunningServer, finished_match, house_server
+from tests.support.competition import (
+    OneAtATime,
+    RunningServer,
+    finished_match,
+    house_server,
+)
 from tests.support.tui import screen_text
 from tests.tui.test_watch_terminal import Tmux
 
@@ -53,23 +58,33 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 runner = CliRunner(env={"COLUMNS": "400"})
 
 
-@pytest.fixture(scope="module")
-def own_seat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    server = house_server(tmp_path_factory.mktemp("own-seat"), "own-seat")
+def _own_seat(root: Path) -> RunningServer:
+    server = house_server(root / "own-seat", "own-seat")
     # the server's own watch pace (tests/conftest.py lifts it): following a match live, the
     # moves must keep coming after the first ones even when the match caught has already ended
     server.env.update(ARENA_WATCH_FPS="10", ARENA_WATCH_TOTAL_FPS="100")
-    server.start()
-    yield server
-    server.stop()
+    return server
 
 
 @pytest.fixture(scope="module")
-def public(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    server = house_server(tmp_path_factory.mktemp("public"), "public")
-    server.start()
-    yield server
-    server.stop()
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OneAtATime]:
+    """The module's two servers (own-seat, public), one running at a time: the tests below
+    come grouped by server."""
+    root = tmp_path_factory.mktemp("servers")
+    both = OneAtATime({"own-seat": lambda: _own_seat(root),
+                       "public": lambda: house_server(root / "public", "public")})
+    yield both
+    both.stop()
+
+
+@pytest.fixture
+def own_seat(servers: OneAtATime) -> RunningServer:
+    return servers.get("own-seat")
+
+
+@pytest.fixture
+def public(servers: OneAtATime) -> RunningServer:
+    return servers.get("public")
 
 
 def _arena(server: RunningServer, who: str, *args: str) -> Result:
@@ -174,49 +189,6 @@ def test_a_seat_view_download_verifies_offline_and_nothing_in_it_can_be_changed(
         assert secret.encode() not in file.read_bytes()
     bob = _arena(own_seat, "bob", "logs", "--match", match_id, "-o", str(tmp_path / "b.jsonl"))
     assert bob.exit_code == 2 and not (tmp_path / "b.jsonl").exists()  # own-seat: not his
-
-
-def test_the_whole_log_verifies_where_visibility_allows_it(public: RunningServer,
-                                                           tmp_path: Path) -> None:
-    match_id, _ = finished_match(public)
-    file = tmp_path / f"{match_id}.jsonl"
-    got = _arena(public, "bob", "logs", "--match", match_id, "-o", str(file))
-    assert got.exit_code == 0, got.output
-    assert "the match log" in got.stdout and "signed statement" in got.stdout
-    key = _public_key(public)
-    checked = _verify(file, key)
-    assert checked.exit_code == 0, checked.output
-    assert "the match log of match" in checked.stdout
-    assert "replayed under the rules" in checked.stdout
-    assert "the seed matches its commitment" in checked.stdout
-    replayed = runner.invoke(app, ["replay", str(file)])  # the statement line is skipped
-    assert replayed.exit_code == 0, replayed.output
-
-    def reveal(r: dict[str, Any]) -> None:
-        r["seed_salt"] = _flip_hex(r["seed_salt"])
-
-    def totals(r: dict[str, Any]) -> None:
-        r["totals"][0] += 1
-
-    def deal(r: dict[str, Any]) -> None:
-        r["deal"]["deck"] = r["deal"]["deck"][1:] + r["deal"]["deck"][:1]
-
-    for kind, edit in (("match_end", reveal), ("round_end", totals), ("deal", deal)):
-        _not_verified(_edited(file, tmp_path / f"{kind}.jsonl", kind, edit), key)
-
-
-def test_the_public_page_offers_the_signed_log_next_to_the_replay(public: RunningServer) -> None:
-    match_id, _ = finished_match(public)
-    replays = load_competition(public.file).site_dir / "lost-cities" / "replays"
-    signed = _wait_for(replays / f"{match_id}.jsonl")
-    page = (replays / f"{match_id}.html").read_text()
-    assert f'href="{match_id}.jsonl"' in page and "arena verify" in page
-    checked = _verify(signed, _public_key(public))
-    assert checked.exit_code == 0, checked.output
-    end = json.loads(signed.read_bytes().splitlines()[-2])
-    assert end["result"]["detail"] == "" and end["bot_logs"] == [None, None]
-    index = (load_competition(public.file).site_dir / "index.html").read_text()
-    assert 'href="referee.pub"' in index
 
 
 # --- `arena watch --server`: the watch app on the records a WatchFrame carries ------------------
@@ -334,6 +306,30 @@ async def _follow_live(app: WatchApp, seat: int, log: Path) -> None:
             assert _text_of(app.query_one(BoardView).board) == _text_of(board), position
 
 
+def test_a_match_one_may_not_watch_gets_the_refusal_and_no_record(
+        own_seat: RunningServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under own-seat, bob (no bot) asks for alice's match from every seat, alice for the whole
+    board and the other seat: each call is refused before a single frame; `arena watch --server`
+    on a terminal says so in one line and opens no app."""
+    match_id, seat = finished_match(own_seat)
+    bob, alice = own_seat.stub("bob"), own_seat.stub("alice")
+    asks = [(bob, 0), (bob, 1), (bob, -1), (alice, -1), (alice, 1 - seat)]
+    for stub, asked in asks:
+        got: list[Any] = []
+        with pytest.raises(grpc.RpcError) as caught:
+            for frame in stub.WatchMatch(pb.WatchRequest(match_id=match_id, seat=asked),
+                                         timeout=60):
+                got.append(frame)
+        assert caught.value.code() is grpc.StatusCode.PERMISSION_DENIED, asked
+        assert got == [], asked
+    for name, value in _env(own_seat, "bob").items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(hc.ServerError) as refused:
+        watch_remote(None, match_id, seat=None, follow=True, delay=0.1, interactive=True)
+    assert refused.value.code == "PERMISSION_DENIED"
+    assert "add --seat N" in str(refused.value) and "\n" not in str(refused.value)
+
+
 def test_the_whole_board_in_the_watch_app_where_visibility_allows_it(public: RunningServer
                                                                      ) -> None:
     """Under `public`, bob (no bot) watches a finished match: the app gets every view (Tab),
@@ -365,30 +361,6 @@ def test_the_whole_board_in_the_watch_app_where_visibility_allows_it(public: Run
                     == _text_of(local.board(position, view)[0]))
 
 
-def test_a_match_one_may_not_watch_gets_the_refusal_and_no_record(
-        own_seat: RunningServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Under own-seat, bob (no bot) asks for alice's match from every seat, alice for the whole
-    board and the other seat: each call is refused before a single frame; `arena watch --server`
-    on a terminal says so in one line and opens no app."""
-    match_id, seat = finished_match(own_seat)
-    bob, alice = own_seat.stub("bob"), own_seat.stub("alice")
-    asks = [(bob, 0), (bob, 1), (bob, -1), (alice, -1), (alice, 1 - seat)]
-    for stub, asked in asks:
-        got: list[Any] = []
-        with pytest.raises(grpc.RpcError) as caught:
-            for frame in stub.WatchMatch(pb.WatchRequest(match_id=match_id, seat=asked),
-                                         timeout=60):
-                got.append(frame)
-        assert caught.value.code() is grpc.StatusCode.PERMISSION_DENIED, asked
-        assert got == [], asked
-    for name, value in _env(own_seat, "bob").items():
-        monkeypatch.setenv(name, value)
-    with pytest.raises(hc.ServerError) as refused:
-        watch_remote(None, match_id, seat=None, follow=True, delay=0.1, interactive=True)
-    assert refused.value.code == "PERMISSION_DENIED"
-    assert "add --seat N" in str(refused.value) and "\n" not in str(refused.value)
-
-
 def test_arena_watch_server_opens_the_app_on_a_terminal(public: RunningServer,
                                                          tmp_path: Path) -> None:
     """`arena watch --server --match` in a real terminal (tmux): the app, not frames."""
@@ -404,3 +376,47 @@ def test_arena_watch_server_opens_the_app_on_a_terminal(public: RunningServer,
         assert "EXIT=0" in pane.wait_for("EXIT=")
     finally:
         pane.close()
+
+
+# --- under `public`: the whole log, signed, downloaded and on the public page ---------------
+def test_the_whole_log_verifies_where_visibility_allows_it(public: RunningServer,
+                                                           tmp_path: Path) -> None:
+    match_id, _ = finished_match(public)
+    file = tmp_path / f"{match_id}.jsonl"
+    got = _arena(public, "bob", "logs", "--match", match_id, "-o", str(file))
+    assert got.exit_code == 0, got.output
+    assert "the match log" in got.stdout and "signed statement" in got.stdout
+    key = _public_key(public)
+    checked = _verify(file, key)
+    assert checked.exit_code == 0, checked.output
+    assert "the match log of match" in checked.stdout
+    assert "replayed under the rules" in checked.stdout
+    assert "the seed matches its commitment" in checked.stdout
+    replayed = runner.invoke(app, ["replay", str(file)])  # the statement line is skipped
+    assert replayed.exit_code == 0, replayed.output
+
+    def reveal(r: dict[str, Any]) -> None:
+        r["seed_salt"] = _flip_hex(r["seed_salt"])
+
+    def totals(r: dict[str, Any]) -> None:
+        r["totals"][0] += 1
+
+    def deal(r: dict[str, Any]) -> None:
+        r["deal"]["deck"] = r["deal"]["deck"][1:] + r["deal"]["deck"][:1]
+
+    for kind, edit in (("match_end", reveal), ("round_end", totals), ("deal", deal)):
+        _not_verified(_edited(file, tmp_path / f"{kind}.jsonl", kind, edit), key)
+
+
+def test_the_public_page_offers_the_signed_log_next_to_the_replay(public: RunningServer) -> None:
+    match_id, _ = finished_match(public)
+    replays = load_competition(public.file).site_dir / "lost-cities" / "replays"
+    signed = _wait_for(replays / f"{match_id}.jsonl")
+    page = (replays / f"{match_id}.html").read_text()
+    assert f'href="{match_id}.jsonl"' in page and "arena verify" in page
+    checked = _verify(signed, _public_key(public))
+    assert checked.exit_code == 0, checked.output
+    end = json.loads(signed.read_bytes().splitlines()[-2])
+    assert end["result"]["detail"] == "" and end["bot_logs"] == [None, None]
+    index = (load_competition(public.file).site_dir / "index.html").read_text()
+    assert 'href="referee.pub"' in index

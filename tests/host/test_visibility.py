@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.host.config import load_competition
 from arena.v1 import competition_pb2 as pb
-from tests.support.competition import RunningServer, finished_match, house_server
+from tests.support.competition import OneAtATime, RunningServer, finished_match, house_server
 
 pytestmark = pytest.mark.integration
 runner = CliRunner(env={"COLUMNS": "400"})  # the message's lines, not the path's wrapping
@@ -34,19 +34,23 @@ def _denied(call: Any) -> None:
 
 
 @pytest.fixture(scope="module")
-def participants(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    server = house_server(tmp_path_factory.mktemp("participants"), "participants")
-    server.start()
-    yield server
-    server.stop()
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OneAtATime]:
+    """The module's two servers, one running at a time (the tests come grouped by server)."""
+    root = tmp_path_factory.mktemp("servers")
+    both = OneAtATime({setting: lambda s=setting: house_server(root / s, s)
+                       for setting in ("participants", "public")})
+    yield both
+    both.stop()
 
 
-@pytest.fixture(scope="module")
-def public(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    server = house_server(tmp_path_factory.mktemp("public"), "public")
-    server.start()
-    yield server
-    server.stop()
+@pytest.fixture
+def participants(servers: OneAtATime) -> RunningServer:
+    return servers.get("participants")
+
+
+@pytest.fixture
+def public(servers: OneAtATime) -> RunningServer:
+    return servers.get("public")
 
 
 def _whole_log(stub: Any, match_id: str) -> list[dict[str, Any]]:
@@ -57,6 +61,26 @@ def _whole_log(stub: Any, match_id: str) -> list[dict[str, Any]]:
     lines = [json.loads(line) for line in b"".join(c.data for c in chunks).splitlines()]
     assert lines[-1]["type"] == "statement"
     return lines[:-1]
+
+
+def test_host_check_says_what_would_stop_the_server(tmp_path: Path) -> None:
+    # `arena host FILE --check` through its command in this process (a check starts nothing)
+    server = house_server(tmp_path / "check", "own-seat")
+    good = runner.invoke(app, ["host", str(server.file), "--check"])
+    assert good.exit_code == 0, good.output
+    assert "TLS certificate" in good.stdout and "database" in good.stdout
+    assert "gate " in good.stdout  # each hosted game's conformance-gate verdict (or: not run)
+    (server.file.parent / "certs" / "server.pem").unlink()
+    bad = runner.invoke(app, ["host", str(server.file), "--check"])
+    assert bad.exit_code == 2
+    assert "TLS certificate" in bad.output
+    assert not (load_competition(server.file).state_dir / "server.json").exists()
+    broken = server.file.parent / "broken.toml"
+    broken.write_text(server.file.read_text().replace("submissions_per_day = 5",
+                                                      "submissions_per_day = 0"))
+    one = runner.invoke(app, ["host", str(broken), "--check"])
+    assert one.exit_code == 2
+    assert "submissions_per_day" in one.stderr and len(one.stderr.strip().splitlines()) <= 3
 
 
 def test_participants_see_the_whole_match_and_others_nothing(
@@ -150,23 +174,3 @@ def test_the_public_page_opens_in_a_browser(public: RunningServer) -> None:
         assert browser.violations() == []
     finally:
         browser.close()
-
-
-def test_host_check_says_what_would_stop_the_server(tmp_path: Path) -> None:
-    # `arena host FILE --check` through its command in this process (a check starts nothing)
-    server = house_server(tmp_path / "check", "own-seat")
-    good = runner.invoke(app, ["host", str(server.file), "--check"])
-    assert good.exit_code == 0, good.output
-    assert "TLS certificate" in good.stdout and "database" in good.stdout
-    assert "gate " in good.stdout  # each hosted game's conformance-gate verdict (or: not run)
-    (server.file.parent / "certs" / "server.pem").unlink()
-    bad = runner.invoke(app, ["host", str(server.file), "--check"])
-    assert bad.exit_code == 2
-    assert "TLS certificate" in bad.output
-    assert not (load_competition(server.file).state_dir / "server.json").exists()
-    broken = server.file.parent / "broken.toml"
-    broken.write_text(server.file.read_text().replace("submissions_per_day = 5",
-                                                      "submissions_per_day = 0"))
-    one = runner.invoke(app, ["host", str(broken), "--check"])
-    assert one.exit_code == 2
-    assert "submissions_per_day" in one.stderr and len(one.stderr.strip().splitlines()) <= 3

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,6 +104,34 @@ class RunningServer:
         if who is None:
             return stub
         return _WithToken(stub, self.tokens.get(who, who))
+
+
+class OneAtATime:
+    """A module's servers, one running at a time: asking for one stops the one running (whose
+    ladder would go on playing for nobody, a core's share of the machine); a server asked for
+    again after it was stopped starts again on its state. The module's tests come grouped by
+    server, so each starts once."""
+
+    def __init__(self, makers: dict[str, Callable[[], RunningServer]]) -> None:
+        self._makers = makers
+        self._made: dict[str, RunningServer] = {}
+        self._running: str | None = None
+
+    def get(self, name: str) -> RunningServer:
+        if self._running not in (None, name):
+            self._made[self._running].stop()
+        self._running = None
+        server = self._made.get(name)
+        if server is None:
+            server = self._made[name] = self._makers[name]()
+        if server.proc is None or server.proc.poll() is not None:
+            server.start()
+        self._running = name
+        return server
+
+    def stop(self) -> None:
+        for server in self._made.values():
+            server.stop()
 
 
 class _WithToken:
