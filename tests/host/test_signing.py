@@ -76,6 +76,47 @@ def _logs(server: RunningServer) -> Path:
     return server.state_dir / "logs" / "lost-cities"
 
 
+def test_a_configured_key_is_used_and_a_bad_one_refused(tmp_path: Path) -> None:
+    running = make_server(tmp_path / "keyed", sandbox="process")
+    _, public = new_key(tmp_path / "keyed" / "operator")
+    _with(running, **{'sandbox = "process"\n':
+                      'sandbox = "process"\nsigning_key = "operator/referee.key"\n'})
+    running.start()
+    try:
+        info = json.loads((running.state_dir / "server.json").read_text())
+        assert info["key_id"] == load_trusted([public]).key_ids[0]
+        assert info["public_key"] == str(public)
+        assert not (running.state_dir / "keys").exists()
+    finally:
+        running.stop()
+    os.chmod(tmp_path / "keyed" / "operator" / "referee.key", 0o644)
+    run = subprocess.run([sys.executable, "-m", "arena.cli.main", "host", str(running.file)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "COLUMNS": "400"})
+    lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
+    assert run.returncode == 2 and len(lines) == 1 and "readable by others" in lines[0], lines
+
+
+def test_the_competitions_key_goes_into_every_ladder_file_and_only_there(
+        tmp_path: Path) -> None:
+    from arena.errors import ConfigError
+    from arena.host.config import ladder_data
+
+    running = make_server(tmp_path / "c", sandbox="process")
+    c = load_competition(running.file)
+    assert c.signing_key is None and c.referee_key == c.state_dir / "keys" / "referee.key"
+    assert ladder_data(c, "lost-cities")["signing_key"] == str(c.referee_key)
+    _with(running, **{'sandbox = "process"\n': 'sandbox = "process"\nsigning_key = "k/r.key"\n'})
+    c = load_competition(running.file)
+    assert c.referee_key == tmp_path / "c" / "k" / "r.key"
+    assert ladder_data(c, "lost-cities")["signing_key"] == str(c.referee_key)
+    _with(running, **{"[games.lost-cities.ladder]\n":
+                      '[games.lost-cities.ladder]\nsigning_key = "mine.key"\n'})
+    with pytest.raises(ConfigError, match="games.lost-cities.ladder.signing_key.*is set by the "
+                                          "competition"):
+        load_competition(running.file)
+
+
 def test_the_servers_ladder_logs_are_signed_by_its_own_key(server: RunningServer) -> None:
     private = server.state_dir / "keys" / "referee.key"
     public = server.state_dir / "keys" / "referee.pub"
@@ -132,44 +173,3 @@ def _signed_only_if_whole(path: Path, trusted: Any) -> None:
     signature = check_log_signature(path, trusted)
     assert signature is not None and signature.verified, path.name
     assert isinstance(list(read_events(path))[-1], MatchEndEvent), path.name
-
-
-def test_a_configured_key_is_used_and_a_bad_one_refused(tmp_path: Path) -> None:
-    running = make_server(tmp_path / "keyed", sandbox="process")
-    _, public = new_key(tmp_path / "keyed" / "operator")
-    _with(running, **{'sandbox = "process"\n':
-                      'sandbox = "process"\nsigning_key = "operator/referee.key"\n'})
-    running.start()
-    try:
-        info = json.loads((running.state_dir / "server.json").read_text())
-        assert info["key_id"] == load_trusted([public]).key_ids[0]
-        assert info["public_key"] == str(public)
-        assert not (running.state_dir / "keys").exists()
-    finally:
-        running.stop()
-    os.chmod(tmp_path / "keyed" / "operator" / "referee.key", 0o644)
-    run = subprocess.run([sys.executable, "-m", "arena.cli.main", "host", str(running.file)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "COLUMNS": "400"})
-    lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
-    assert run.returncode == 2 and len(lines) == 1 and "readable by others" in lines[0], lines
-
-
-def test_the_competitions_key_goes_into_every_ladder_file_and_only_there(
-        tmp_path: Path) -> None:
-    from arena.errors import ConfigError
-    from arena.host.config import ladder_data
-
-    running = make_server(tmp_path / "c", sandbox="process")
-    c = load_competition(running.file)
-    assert c.signing_key is None and c.referee_key == c.state_dir / "keys" / "referee.key"
-    assert ladder_data(c, "lost-cities")["signing_key"] == str(c.referee_key)
-    _with(running, **{'sandbox = "process"\n': 'sandbox = "process"\nsigning_key = "k/r.key"\n'})
-    c = load_competition(running.file)
-    assert c.referee_key == tmp_path / "c" / "k" / "r.key"
-    assert ladder_data(c, "lost-cities")["signing_key"] == str(c.referee_key)
-    _with(running, **{"[games.lost-cities.ladder]\n":
-                      '[games.lost-cities.ladder]\nsigning_key = "mine.key"\n'})
-    with pytest.raises(ConfigError, match="games.lost-cities.ladder.signing_key.*is set by the "
-                                          "competition"):
-        load_competition(running.file)
