@@ -56,6 +56,13 @@ def _ladder(tmp_path: Path) -> LadderConfig:
     return load_ladder(mini_ladder(tmp_path))
 
 
+@pytest.fixture(scope="module")
+def ladder(tmp_path_factory: pytest.TempPathFactory) -> LadderConfig:
+    """One mini ladder for the tests that only read it (each writes its site in a directory of
+    its own); a test that adds matches or changes a log makes its own."""
+    return _ladder(tmp_path_factory.mktemp("ladder"))
+
+
 def _record(config: LadderConfig, k: int) -> str:
     """Play one more match of the ladder (its log where the ladder keeps them) and record it."""
     result = play_result(config.match_log_dir, "portas", 100 + k, names=("ann", "ben"),
@@ -123,8 +130,8 @@ def assert_whole_and_linked(out: Path) -> None:
 
 
 # --- the shared viewer ---------------------------------------------------------------------------
-def test_replay_pages_share_one_content_hashed_player(tmp_path: Path) -> None:
-    config = _ladder(tmp_path)
+def test_replay_pages_share_one_content_hashed_player(ladder: LadderConfig, tmp_path: Path) -> None:
+    config = ladder
     out = tmp_path / "site"
     refresh(config, out)
     for name, content in SHARED.items():
@@ -146,8 +153,9 @@ def test_replay_pages_share_one_content_hashed_player(tmp_path: Path) -> None:
         assert len(html.encode()) < len(standalone.encode()) / 3
 
 
-def test_the_shared_viewer_plays_a_replay_in_chromium(browser: Browser, tmp_path: Path) -> None:
-    config = _ladder(tmp_path)
+def test_the_shared_viewer_plays_a_replay_in_chromium(browser: Browser, ladder: LadderConfig,
+                                                      tmp_path: Path) -> None:
+    config = ladder
     out = tmp_path / "site"
     refresh(config, out)
     first = load_matches(config)[0]
@@ -176,11 +184,11 @@ def test_the_shared_viewer_plays_a_replay_in_chromium(browser: Browser, tmp_path
     assert browser.violations() == []
 
 
-def test_an_injected_inline_script_cannot_run_in_a_site_page(browser: Browser, tmp_path: Path
-                                                             ) -> None:
+def test_an_injected_inline_script_cannot_run_in_a_site_page(
+        browser: Browser, ladder: LadderConfig, tmp_path: Path) -> None:
     """Defence in depth: were a bug to let markup into a page, its policy runs no inline
     script and no inline handler (the site's own script is a file)."""
-    config = _ladder(tmp_path)
+    config = ladder
     out = tmp_path / "site"
     refresh(config, out)
     attack = ('<script>document.body.dataset.owned = "1"</script>'
@@ -197,8 +205,9 @@ def test_an_injected_inline_script_cannot_run_in_a_site_page(browser: Browser, t
 
 
 # --- incremental ---------------------------------------------------------------------------------
-def test_a_second_refresh_with_nothing_new_writes_nothing(tmp_path: Path) -> None:
-    config = _ladder(tmp_path)
+def test_a_second_refresh_with_nothing_new_writes_nothing(ladder: LadderConfig,
+                                                          tmp_path: Path) -> None:
+    config = ladder
     out = tmp_path / "site"
     first = refresh(config, out, page_size=PAGE)
     assert (first.written, first.unchanged, first.removed) == (12 + 3 + 1 + 2, 0, 0)
@@ -241,8 +250,8 @@ def test_one_new_match_writes_its_page_the_index_and_one_list_page(tmp_path: Pat
     assert_whole_and_linked(out)
 
 
-def test_paging_links(browser: Browser, tmp_path: Path) -> None:
-    config = _ladder(tmp_path)
+def test_paging_links(browser: Browser, ladder: LadderConfig, tmp_path: Path) -> None:
+    config = ladder
     out = tmp_path / "site"
     refresh(config, out, page_size=PAGE)
     matches = load_matches(config)
@@ -366,8 +375,8 @@ def test_a_refresh_killed_mid_way_leaves_every_page_whole(tmp_path: Path) -> Non
         {rel: data for rel, (data, _, _) in _files(fresh).items()}
 
 
-def test_two_refreshes_at_once_take_turns(tmp_path: Path) -> None:
-    config = _ladder(tmp_path)
+def test_two_refreshes_at_once_take_turns(ladder: LadderConfig, tmp_path: Path) -> None:
+    config = ladder
     out = tmp_path / "site"
     errors: list[BaseException] = []
 
@@ -388,11 +397,11 @@ def test_two_refreshes_at_once_take_turns(tmp_path: Path) -> None:
 
 
 # --- what a public site shows --------------------------------------------------------------------
-def test_a_site_without_replays_holds_none_and_removes_those_written_before(tmp_path: Path
-                                                                             ) -> None:
+def test_a_site_without_replays_holds_none_and_removes_those_written_before(
+        ladder: LadderConfig, tmp_path: Path) -> None:
     """A competition whose logs are not public: its public page lists the matches but no
     replay, and a page written while replays were shown is taken down."""
-    config = _ladder(tmp_path)
+    config = ladder
     out = tmp_path / "site"
     refresh(config, out, page_size=PAGE)
     assert len(list((out / "replays").iterdir())) == 12
@@ -449,10 +458,11 @@ def test_a_long_history_is_drawn_at_a_bounded_number_of_steps() -> None:
     assert history_stride(HISTORY_POINTS) == 1
 
 
-def test_the_site_is_readable_by_a_web_server_whatever_the_umask(tmp_path: Path) -> None:
+def test_the_site_is_readable_by_a_web_server_whatever_the_umask(ladder: LadderConfig,
+                                                                 tmp_path: Path) -> None:
     """The competition server keeps its own files private (umask 077); the site it writes is
     for a web server that runs as another user."""
-    config = _ladder(tmp_path)
+    config = ladder
     out = tmp_path / "site"
     out.mkdir()
     old = os.umask(0o077)
