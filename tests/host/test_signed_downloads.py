@@ -61,8 +61,10 @@ runner = CliRunner(env={"COLUMNS": "400"})
 def _own_seat(root: Path) -> RunningServer:
     server = house_server(root / "own-seat", "own-seat")
     # the server's own watch pace (tests/conftest.py lifts it): following a match live, the
-    # moves must keep coming after the first ones even when the match caught has already ended
-    server.env.update(ARENA_WATCH_FPS="10", ARENA_WATCH_TOTAL_FPS="100")
+    # moves must keep coming after the first ones even when the match caught has already ended;
+    # 3 a second: a match's 60-odd moves take 20 s, room for the app's first steps on a loaded
+    # machine (at 10 they had all come before it looked again: "never: three more moves")
+    server.env.update(ARENA_WATCH_FPS="3", ARENA_WATCH_TOTAL_FPS="100")
     return server
 
 
