@@ -57,7 +57,7 @@ def _metric(server: RunningServer, line: str) -> float:
     return float(found[0].rsplit(" ", 1)[1]) if found else 0.0
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # one test's: stopped before the next starts the limited server
 def crowd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningServer, list[int]]]:
     """A server with the default limits, 17 more contestants, an entered submission each."""
     server = make_server(tmp_path_factory.mktemp("crowd"), sandbox="process")
