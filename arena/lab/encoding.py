@@ -52,11 +52,16 @@ class ActionEncoding:
         if self.actions is not None:
             self.size = len(self.actions)
             self._index = {action: i for i, action in enumerate(self.actions)}
+            self._by_identity = {id(action): self._index[action] for action in self.actions}
+            """The id of an action of the space itself, found without hashing it (for an
+            engine that hands out its space's own objects: the tuple keeps them alive, so
+            an ``id`` here is theirs)."""
         else:
             bound = getattr(game, "max_legal_actions", None)
             self.size = (max_actions if max_actions > 0 else int(bound(options))
                          if bound is not None else MAX_LEGAL_ACTIONS)
             self._index = {}
+            self._by_identity = {}
 
     def legal_ids(self, state: Any, legal: Sequence[Any] | None = None) -> list[int]:
         """The ids of the legal actions of ``state`` (``legal``: its legal actions, when
@@ -64,6 +69,10 @@ class ActionEncoding:
         if legal is None:
             legal = self.game.legal_actions(state)
         if self.actions is not None:
+            try:
+                return sorted(map(self._by_identity.__getitem__, map(id, legal)))
+            except KeyError:
+                pass  # an equal action, not the space's own object
             index = self._index
             try:
                 return sorted(index[action] for action in legal)

@@ -86,16 +86,18 @@ class _Node:
                  "ids")
 
     def __init__(self, game: ArenaGame, seed_bytes: tuple[int, ...], state: Any,
-                 parent: _Node | None, action: Any = None) -> None:
+                 parent: _Node | None, action: Any = None, mover: int | None = None) -> None:
         self.game = game
         self.seed_bytes = seed_bytes
         self.state = state
         self.parent = parent
         self.action = action
         """The engine's action that led here (None after a chance outcome)."""
-        seat = None if state is None else game.engine.to_move(state)
-        self.mover = _CHANCE if state is None else _TERMINAL if seat is None else seat
-        """OpenSpiel's current player."""
+        if mover is None:
+            seat = None if state is None else game.engine.to_move(state)
+            mover = _CHANCE if state is None else _TERMINAL if seat is None else seat
+        self.mover = mover
+        """OpenSpiel's current player (``mover``: when the caller knows it)."""
         self.legal: Any = None
         """The engine's legal actions here, once asked for."""
         self.ids: tuple[int, ...] | None = None
@@ -182,6 +184,13 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         super().__init__(game_type, info, params)
         self.root = _Node(self, (), None, None)
         """The match before its deal (every initial state's node: a node never changes)."""
+        # what a step asks for, looked up once (ArenaState._apply_action, legal_actions)
+        self._apply = self.engine.apply
+        self._to_move = self.engine.to_move
+        self._legal = self.engine.legal_actions
+        self._actions = self.encoding.actions
+        self._ranges: dict[int, tuple[int, ...]] = {}
+        """The legal-index encoding's ids of a state with n legal actions: n -> 0 .. n - 1."""
 
     def new_initial_state(self) -> ArenaState:
         """The match before its deal (the first chance node)."""
@@ -211,7 +220,24 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
 
     def move(self, node: _Node, action: Any) -> _Node:
         """The node after a seat's action (the engine's)."""
-        return _Node(self, node.seed_bytes, self.engine.apply(node.state, action), node, action)
+        state = self._apply(node.state, action)
+        seat = self._to_move(state)
+        return _Node(self, node.seed_bytes, state, node, action,
+                     _TERMINAL if seat is None else seat)
+
+    def ids(self, node: _Node) -> tuple[int, ...]:
+        """The mover's legal ids at player node ``node`` (kept on the node)."""
+        legal = node.legal
+        if legal is None:
+            legal = node.legal = self._legal(node.state)
+        if self._actions is None and len(legal) <= self.encoding.size:
+            ids = self._ranges.get(len(legal))
+            if ids is None:
+                ids = self._ranges[len(legal)] = tuple(range(len(legal)))
+        else:  # a fixed encoding's, or the legal-index encoding's error
+            ids = tuple(self.encoding.legal_ids(node.state, legal))
+        node.ids = ids
+        return ids
 
     def recall(self, node: _Node, seat: int) -> tuple[bytes, bytes, str]:
         """The seat's recall at ``node``: computed from the nearest node that knows it."""
@@ -255,13 +281,14 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         chance node, none at the end or for a seat not to move."""
         node = self._node
         mover = node.mover
+        if mover >= 0 and (player is None or player == mover):
+            ids = node.ids
+            return list(node.game.ids(node) if ids is None else ids)
         if mover == _TERMINAL:
             return []
         if mover == _CHANCE:
             return list(_BYTES)
-        if player is None or player == mover:
-            return self._legal_actions(mover)
-        if player < 0:
+        if player is not None and player < 0:
             return list(pyspiel.State.legal_actions(self, player))  # OpenSpiel's own error
         return []
 
@@ -274,25 +301,36 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
     def _legal_actions(self, player: int) -> list[int]:
         node = self._node
         ids = node.ids
-        if ids is None:
-            if node.legal is None:
-                node.legal = node.game.engine.legal_actions(node.state)
-            ids = node.ids = tuple(node.game.encoding.legal_ids(node.state, node.legal))
-        return list(ids)
+        return list(node.game.ids(node) if ids is None else ids)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return list(_OUTCOMES)
 
     def _apply_action(self, action: int) -> None:
+        # one call a step (OpenSpiel's C++ apply_action, after current_player): the engine's
+        # action of the id, inline (ActionEncoding.action says why an id names none)
         node = self._node
         game = node.game
-        if node.state is None:
+        state = node.state
+        if state is None:
             self._node = game.deal(node, int(action))
+            return
+        actions = game._actions
+        if actions is None:
+            legal = node.legal
+            if legal is None:
+                legal = node.legal = game._legal(state)
+            if not 0 <= action < len(legal):
+                game.encoding.action(state, int(action), legal)  # raises, in its words
+            chosen = legal[action]
         else:
-            if node.legal is None:
-                node.legal = game.engine.legal_actions(node.state)
-            self._node = game.move(node, game.encoding.action(node.state, int(action),
-                                                              node.legal))
+            if not 0 <= action < len(actions):
+                game.encoding.action(state, int(action))
+            chosen = actions[action]
+        after = game._apply(state, chosen)
+        seat = game._to_move(after)
+        self._node = _Node(game, node.seed_bytes, after, node, chosen,
+                           _TERMINAL if seat is None else seat)
 
     def _action_to_string(self, player: int, action: int) -> str:
         node = self._node

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 
 import numpy as np
@@ -46,3 +47,31 @@ def test_an_action_space_that_misses_a_legal_action_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match=f"the legal action '{missing}' is not in the engine's "
                                          "action_space"):
         encoding.legal_ids(state)
+
+
+def test_a_fixed_encoding_finds_equal_actions_as_well_as_the_spaces_own() -> None:
+    """Goofspiel hands out its action space's own objects (found by identity, unhashed); an
+    engine that builds equal copies gets the same ids, found by equality."""
+    engine = get_game("goofspiel")
+
+    class Copying:
+        """Goofspiel whose legal actions are equal copies, not the space's objects."""
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(engine, name)
+
+        def legal_actions(self, state: object) -> list[object]:
+            return [copy.copy(action) for action in reversed(engine.legal_actions(state))]
+
+    own, copying = ActionEncoding(engine, {}), ActionEncoding(Copying(), {})
+    space = own.actions
+    assert space is not None and copying.fixed
+    rng = random.Random(5)
+    state = engine.new_match(5)
+    while engine.to_move(state) is not None:
+        legal = engine.legal_actions(state)
+        copies = Copying().legal_actions(state)
+        assert all(a == b and a is not b for a, b in zip(legal, reversed(copies), strict=True))
+        expected = sorted(space.index(action) for action in legal)
+        assert own.legal_ids(state) == copying.legal_ids(state) == expected
+        state = engine.apply(state, rng.choice(legal))
