@@ -2,8 +2,9 @@
 uniform-random playouts, actions per second of CPU time, one core.
 
   engine       the game protocol alone: ``legal_actions``, a random choice, ``apply``
-  openspiel    the same through ``pyspiel``: ``legal_actions()``, ``apply_action`` (the eight
-               chance nodes of the deal included, counted as steps)
+  openspiel    the same through ``pyspiel``: ``legal_actions()``, ``apply_action`` (the 16
+               chance nodes of the deal included, counted as steps; ``openspiel_match_cost_x``
+               compares whole matches instead, the deal and the engine's ``new_match`` in both)
   pettingzoo   the same through the AEC environment as an agent loop runs it: ``last()`` (the
                observation's features and the action mask), a random id of the mask, ``step``
   pettingzoo_step   the environment without observing: ``step`` with a random id of
@@ -36,14 +37,16 @@ from arena.games.registry import game_ids, get_game
 from arena.lab.pettingzoo import env
 
 
-def _rate(playout: Callable[[int], int], seconds: float) -> float:
-    """Steps per CPU second of repeated playouts (seed 0, 1, ...) for about ``seconds``."""
+def _rate(playout: Callable[[int], int], seconds: float) -> tuple[float, float]:
+    """Steps and playouts per CPU second of repeated playouts (seed 0, 1, ...) for about
+    ``seconds``."""
     steps, seed = 0, 0
     started = time.process_time()
     while time.process_time() - started < seconds:
         steps += playout(seed)
         seed += 1
-    return steps / (time.process_time() - started)
+    spent = time.process_time() - started
+    return steps / spent, seed / spent
 
 
 def engine_playout(game_id: str) -> Callable[[int], int]:
@@ -119,20 +122,22 @@ def step_rates(seconds: float) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for game_id in game_ids():
         key = game_id.replace("-", "_")
-        engine = _rate(engine_playout(game_id), seconds)
-        spiel = _rate(openspiel_playout(lab.short_name(game_id),
-                                        MAX_ACTIONS.get(game_id, 128)), seconds)
-        zoo = _rate(pettingzoo_playout(game_id), seconds)
-        zoo_steps = _rate(pettingzoo_steps(game_id), seconds)
+        engine, engine_matches = _rate(engine_playout(game_id), seconds)
+        spiel, spiel_matches = _rate(openspiel_playout(lab.short_name(game_id),
+                                                       MAX_ACTIONS.get(game_id, 128)), seconds)
+        zoo = _rate(pettingzoo_playout(game_id), seconds)[0]
+        zoo_steps = _rate(pettingzoo_steps(game_id), seconds)[0]
         out[f"lab_{key}_engine_steps_per_s"] = round(engine)
         out[f"lab_{key}_openspiel_steps_per_s"] = round(spiel)
         out[f"lab_{key}_pettingzoo_steps_per_s"] = round(zoo)
         out[f"lab_{key}_openspiel_cost_x"] = round(engine / spiel, 2)
+        out[f"lab_{key}_openspiel_match_cost_x"] = round(engine_matches / spiel_matches, 2)
         out[f"lab_{key}_pettingzoo_cost_x"] = round(engine / zoo, 2)
         out[f"lab_{key}_pettingzoo_step_steps_per_s"] = round(zoo_steps)
         out[f"lab_{key}_pettingzoo_step_cost_x"] = round(engine / zoo_steps, 2)
     for name in ("goofspiel", "python_kuhn_poker"):
-        out[f"lab_yardstick_{name}_steps_per_s"] = round(_rate(openspiel_playout(name), seconds))
+        out[f"lab_yardstick_{name}_steps_per_s"] = round(_rate(openspiel_playout(name),
+                                                               seconds)[0])
     return out
 
 

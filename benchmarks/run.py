@@ -73,7 +73,8 @@ Figures (targets in parentheses; the last runs: benchmarks/README.md):
                                  decision after a drop or not (benchmarks/epochs.py)
   lab_<game>_*_steps_per_s       the lab's bridges (arena/lab): uniform-random steps per CPU
   lab_<game>_*_cost_x              second through the bare engine, OpenSpiel and PettingZoo, and
-  lab_yardstick_*                  the engine's rate over each (<= 2); OpenSpiel's C++ goofspiel
+  lab_yardstick_*                  the engine's rate over each (<= 2; match_cost_x: of whole
+                                 matches, the deal included); OpenSpiel's C++ goofspiel
                                  and python kuhn_poker through the same loop
                                  (benchmarks/lab_rates.py)
 Sections that need something absent (e.g. a Docker engine) report null with a reason.

@@ -11,8 +11,9 @@ Nothing here knows a game: every fact comes through the game protocol and the ho
 declares (:mod:`arena.lab.encoding`).
 
 - **Chance.** A match's chance is its seed (every deal of every round is drawn from it, arena
-  /games/api.py): the first :data:`SEED_BYTES` nodes are chance nodes of 256 equally likely
-  outcomes, the seed's bytes, most significant first. A fixed chance sequence is a duplicate
+  /games/api.py): the first :data:`CHANCE_NODES` nodes are chance nodes of 16 equally likely
+  outcomes, the seed's hex digits, most significant first (16 outcomes, not 256: a caller draws
+  from the list of outcomes at each, benchmarks/README.md). A fixed chance sequence is a duplicate
   deal, and arena seed ``s`` is the sequence :func:`chance_of_seed` ``(s)``.
 - **Players** are the seats; ``current_player`` is the engine's ``to_move``.
 - **Actions** are :class:`~arena.lab.encoding.ActionEncoding` ids (fixed when the engine
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -45,8 +47,9 @@ from arena.errors import OptionsError
 from arena.games.registry import get_game, plugins
 from arena.lab.encoding import FEATURES, ActionEncoding, Featurizer, text_of
 
-SEED_BYTES = 8
-"""The chance nodes of a match: the 64-bit seed, one byte each, most significant first."""
+CHANCE_NODES = 16
+"""The chance nodes of a match: the 64-bit seed, one hex digit (4 bits) each, most significant
+first."""
 MAX_MARGIN = 10_000.0
 """The bound OpenSpiel is told for a ``margin`` return (a loose one: no game declares its own)."""
 MAX_GAME_LENGTH = 100_000
@@ -54,8 +57,8 @@ MAX_GAME_LENGTH = 100_000
 RETURNS = ("margin", "win")
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
-_OUTCOMES = tuple((byte, 1.0 / 256) for byte in range(256))
-_BYTES = tuple(range(256))
+_DIGITS = tuple(range(16))
+_OUTCOMES = tuple((digit, 1.0 / 16) for digit in _DIGITS)
 
 
 def short_name(game_id: str) -> str:
@@ -65,42 +68,39 @@ def short_name(game_id: str) -> str:
 
 def chance_of_seed(seed: int) -> list[int]:
     """The chance outcomes that deal the match of arena seed ``seed`` (0 <= seed < 2**64)."""
-    if not 0 <= seed < 1 << (8 * SEED_BYTES):
+    if not 0 <= seed < 1 << (4 * CHANCE_NODES):
         raise ValueError(f"an arena seed is 0 .. 2**64 - 1, not {seed}")
-    return [(seed >> (8 * (SEED_BYTES - 1 - i))) & 0xFF for i in range(SEED_BYTES)]
+    return [(seed >> (4 * (CHANCE_NODES - 1 - i))) & 0xF for i in range(CHANCE_NODES)]
 
 
 def seed_of_chance(outcomes: list[int] | tuple[int, ...]) -> int:
     """The arena seed of a full sequence of chance outcomes."""
     seed = 0
-    for byte in outcomes:
-        seed = (seed << 8) | byte
+    for digit in outcomes:
+        seed = (seed << 4) | digit
     return seed
 
 
 class _Node:
-    """One point of a match (immutable: a clone shares it): the seed bytes dealt so far, the
+    """One point of a match (immutable: a clone shares it): the seed digits dealt so far, the
     arena state once all are, the node before, and each seat's recall (computed on demand)."""
 
-    __slots__ = ("game", "seed_bytes", "state", "parent", "action", "recall", "mover", "legal",
+    __slots__ = ("game", "seed_digits", "state", "parent", "action", "recall", "mover", "legal",
                  "ids")
 
-    def __init__(self, game: ArenaGame, seed_bytes: tuple[int, ...], state: Any,
-                 parent: _Node | None, action: Any = None, mover: int | None = None) -> None:
+    def __init__(self, game: ArenaGame, seed_digits: tuple[int, ...], state: Any,
+                 parent: _Node | None, action: Any, mover: int) -> None:
         self.game = game
-        self.seed_bytes = seed_bytes
+        self.seed_digits = seed_digits
         self.state = state
         self.parent = parent
         self.action = action
         """The engine's action that led here (None after a chance outcome)."""
-        if mover is None:
-            seat = None if state is None else game.engine.to_move(state)
-            mover = _CHANCE if state is None else _TERMINAL if seat is None else seat
         self.mover = mover
-        """OpenSpiel's current player (``mover``: when the caller knows it)."""
+        """OpenSpiel's current player (:func:`_mover`)."""
         self.legal: Any = None
         """The engine's legal actions here, once asked for."""
-        self.ids: tuple[int, ...] | None = None
+        self.ids: Sequence[int] | None = None
         """Their ids, once asked for."""
         self.recall: dict[int, tuple[bytes, bytes, str]] = {}
         """seat -> (digest of its view here, digest of its distinct views so far, view text)."""
@@ -113,7 +113,7 @@ class _Node:
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled (OpenSpiel serializes a python state's attributes) as the game's name and
-        parameters, the seed bytes and the action texts since the deal; rebuilt by replay.
+        parameters, the seed digits and the action texts since the deal; rebuilt by replay.
         A resampled state (no seed) pickles its arena state instead."""
         texts: list[str] = []
         node = self
@@ -123,7 +123,15 @@ class _Node:
         if node.parent is None and node.state is not None:  # a resample's
             return (_restore, (self.game.name, self.game.params, self.state, self.recall))
         texts.reverse()
-        return (_replay, (self.game.name, self.game.params, self.seed_bytes, tuple(texts)))
+        return (_replay, (self.game.name, self.game.params, self.seed_digits, tuple(texts)))
+
+
+def _mover(game: ArenaGame, state: Any) -> int:
+    """OpenSpiel's current player at the arena state ``state`` (None: the deal)."""
+    if state is None:
+        return _CHANCE
+    seat: int | None = game.engine.to_move(state)
+    return _TERMINAL if seat is None else seat
 
 
 def _game_named(name: str, params: dict[str, Any]) -> ArenaGame:
@@ -131,12 +139,12 @@ def _game_named(name: str, params: dict[str, Any]) -> ArenaGame:
     return game
 
 
-def _replay(name: str, params: dict[str, Any], seed_bytes: tuple[int, ...],
+def _replay(name: str, params: dict[str, Any], seed_digits: tuple[int, ...],
             texts: tuple[str, ...]) -> _Node:
     game = _game_named(name, params)
     node = game.root
-    for byte in seed_bytes:
-        node = game.deal(node, byte)
+    for digit in seed_digits:
+        node = game.deal(node, digit)
     for text in texts:
         node = game.move(node, game.engine.parse_action(text))
     return node
@@ -144,7 +152,8 @@ def _replay(name: str, params: dict[str, Any], seed_bytes: tuple[int, ...],
 
 def _restore(name: str, params: dict[str, Any], state: Any,
              recall: dict[int, tuple[bytes, bytes, str]]) -> _Node:
-    node = _Node(_game_named(name, params), (), state, None)
+    game = _game_named(name, params)
+    node = _Node(game, (), state, None, None, _mover(game, state))
     node.recall.update(recall)
     return node
 
@@ -178,11 +187,11 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
                                        int(params.get("max_actions", 0)))
         bound = 1.0 if self.returns_type == "win" else MAX_MARGIN
         info = pyspiel.GameInfo(
-            num_distinct_actions=self.encoding.size, max_chance_outcomes=256, num_players=2,
-            min_utility=-bound, max_utility=bound, utility_sum=0.0,
+            num_distinct_actions=self.encoding.size, max_chance_outcomes=len(_DIGITS),
+            num_players=2, min_utility=-bound, max_utility=bound, utility_sum=0.0,
             max_game_length=MAX_GAME_LENGTH)
         super().__init__(game_type, info, params)
-        self.root = _Node(self, (), None, None)
+        self.root = _Node(self, (), None, None, None, _CHANCE)
         """The match before its deal (every initial state's node: a node never changes)."""
         # what a step asks for, looked up once (ArenaState._apply_action, legal_actions)
         self._apply = self.engine.apply
@@ -209,33 +218,35 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
                              "single-player private information)")
         return _Observer(self, recall)
 
-    def deal(self, node: _Node, byte: int) -> _Node:
-        """The node after chance outcome ``byte``."""
-        if not 0 <= byte < 256:
-            raise ValueError(f"a chance outcome is a byte, not {byte}")
-        seed_bytes = node.seed_bytes + (byte,)
-        state = (self.engine.new_match(seed_of_chance(seed_bytes), self.options)
-                 if len(seed_bytes) == SEED_BYTES else None)
-        return _Node(self, seed_bytes, state, node)
+    def deal(self, node: _Node, digit: int) -> _Node:
+        """The node after chance outcome ``digit``."""
+        if not 0 <= digit < 16:
+            raise ValueError(f"a chance outcome is a hex digit, 0 .. 15, not {digit}")
+        seed_digits = node.seed_digits + (digit,)
+        state = (self.engine.new_match(seed_of_chance(seed_digits), self.options)
+                 if len(seed_digits) == CHANCE_NODES else None)
+        return _Node(self, seed_digits, state, node, None, _mover(self, state))
 
     def move(self, node: _Node, action: Any) -> _Node:
         """The node after a seat's action (the engine's)."""
         state = self._apply(node.state, action)
         seat = self._to_move(state)
-        return _Node(self, node.seed_bytes, state, node, action,
+        return _Node(self, node.seed_digits, state, node, action,
                      _TERMINAL if seat is None else seat)
 
-    def ids(self, node: _Node) -> tuple[int, ...]:
-        """The mover's legal ids at player node ``node`` (kept on the node)."""
+    def ids(self, node: _Node) -> Sequence[int]:
+        """The mover's legal ids at player node ``node`` (kept on the node, never handed
+        out)."""
         legal = node.legal
         if legal is None:
             legal = node.legal = self._legal(node.state)
+        ids: Sequence[int] | None
         if self._actions is None and len(legal) <= self.encoding.size:
             ids = self._ranges.get(len(legal))
             if ids is None:
                 ids = self._ranges[len(legal)] = tuple(range(len(legal)))
         else:  # a fixed encoding's, or the legal-index encoding's error
-            ids = tuple(self.encoding.legal_ids(node.state, legal))
+            ids = self.encoding.legal_ids(node.state, legal)
         node.ids = ids
         return ids
 
@@ -287,7 +298,7 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         if mover == _TERMINAL:
             return []
         if mover == _CHANCE:
-            return list(_BYTES)
+            return list(_DIGITS)
         if player is not None and player < 0:
             return list(pyspiel.State.legal_actions(self, player))  # OpenSpiel's own error
         return []
@@ -329,13 +340,13 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
             chosen = actions[action]
         after = game._apply(state, chosen)
         seat = game._to_move(after)
-        self._node = _Node(game, node.seed_bytes, after, node, chosen,
+        self._node = _Node(game, node.seed_digits, after, node, chosen,
                            _TERMINAL if seat is None else seat)
 
     def _action_to_string(self, player: int, action: int) -> str:
         node = self._node
         if player == _CHANCE or node.state is None:
-            return f"seed byte {len(node.seed_bytes)}: {action}"
+            return f"seed digit {len(node.seed_digits)}: {action}"
         encoding = node.game.encoding
         if encoding.fixed or node.mover != player:
             return encoding.text(node.state, int(action))
@@ -366,7 +377,7 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
     def __str__(self) -> str:
         node = self._node
         if node.state is None:
-            return f"dealing: seed bytes {list(node.seed_bytes)}"
+            return f"dealing: seed digits {list(node.seed_digits)}"
         return repr(node.state)
 
 
@@ -386,7 +397,7 @@ def _world(game: ArenaGame, observation: Any, seat: int, rng: random.Random,
     here."""
     dealt = game.engine.determinize(observation, rng)
     new = game.new_initial_state()
-    fresh = _Node(game, (), dealt, None)
+    fresh = _Node(game, (), dealt, None, None, _mover(game, dealt))
     for player in (seat, 1 - seat):
         if player == seat and own is not None:
             fresh.recall[seat] = own
@@ -436,7 +447,7 @@ class _Observer:
     def string_from(self, state: ArenaState, player: int) -> str:
         node = state._node
         if node.state is None:
-            return f"dealing ({len(node.seed_bytes)} of {SEED_BYTES} seed bytes)"
+            return f"dealing ({len(node.seed_digits)} of {CHANCE_NODES} seed digits)"
         if not self.perfect_recall:
             return text_of(self.game.engine.observation(node.state, player))
         view, seen, text = self.game.recall(node, player)

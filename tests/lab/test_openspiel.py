@@ -47,7 +47,12 @@ def test_openspiel_random_simulation_with_serialization(game_id: str) -> None:
 def test_a_chance_sequence_is_the_arena_deal_of_its_seed(game_id: str) -> None:
     seed = random.Random(game_id).getrandbits(64)
     assert lab.seed_of_chance(lab.chance_of_seed(seed)) == seed
-    state = dealt(load(game_id), seed)
+    assert lab.chance_of_seed(seed) == [int(digit, 16) for digit in f"{seed:016x}"]
+    state = load(game_id).new_initial_state()
+    for digit in lab.chance_of_seed(seed):  # 16 chance nodes of 16 equally likely outcomes
+        assert state.chance_outcomes() == [(outcome, 1 / 16) for outcome in range(16)]
+        state.apply_action(digit)
+    assert not state.is_chance_node()
     engine = get_game(game_id)
     assert state.arena_state == engine.new_match(seed, SMALL.get(game_id, {}))
     # the same chance sequence deals the same match again: a duplicate deal
