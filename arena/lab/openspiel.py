@@ -198,6 +198,7 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         self._to_move = self.engine.to_move
         self._legal = self.engine.legal_actions
         self._actions = self.encoding.actions
+        self._size = self.encoding.size
         self._ranges: dict[int, tuple[int, ...]] = {}
         """The legal-index encoding's ids of a state with n legal actions: n -> 0 .. n - 1."""
 
@@ -223,8 +224,9 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         if not 0 <= digit < 16:
             raise ValueError(f"a chance outcome is a hex digit, 0 .. 15, not {digit}")
         seed_digits = node.seed_digits + (digit,)
-        state = (self.engine.new_match(seed_of_chance(seed_digits), self.options)
-                 if len(seed_digits) == CHANCE_NODES else None)
+        if len(seed_digits) < CHANCE_NODES:
+            return _Node(self, seed_digits, None, node, None, _CHANCE)
+        state = self.engine.new_match(seed_of_chance(seed_digits), self.options)
         return _Node(self, seed_digits, state, node, None, _mover(self, state))
 
     def move(self, node: _Node, action: Any) -> _Node:
@@ -241,7 +243,7 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         if legal is None:
             legal = node.legal = self._legal(node.state)
         ids: Sequence[int] | None
-        if self._actions is None and len(legal) <= self.encoding.size:
+        if self._actions is None and len(legal) <= self._size:
             ids = self._ranges.get(len(legal))
             if ids is None:
                 ids = self._ranges[len(legal)] = tuple(range(len(legal)))
