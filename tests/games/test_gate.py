@@ -8,6 +8,7 @@ before anything is made, and play it when the operator overrides (one warning li
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -30,6 +31,7 @@ from arena.gate import (
     plugin_identity,
     require_gated,
     run_gate,
+    save_report,
 )
 from arena.gate import run as gate_run
 from arena.host.config import Competition, GameSettings, ladder_data
@@ -63,6 +65,25 @@ def failed(report: GateReport) -> dict[str, str]:
     return {c.name: c.detail for c in report.checks if not c.passed}
 
 
+@pytest.fixture(scope="module")
+def leaky_report() -> GateReport:
+    """The gate's report on the leaking copy, as ``require_gated`` runs it (default matches):
+    run once for the module (each run plays matches and starts another Python process)."""
+    return run_gate(broken.LEAKY_PLUGIN)
+
+
+@pytest.fixture
+def leaky_verdict(arena_home: Path, leaky_report: GateReport) -> GateReport:
+    """That report kept as this test's verdict (in its fresh home and this process), as the
+    gate's first run would keep it: the refusals below read it instead of running the gate
+    again. ``test_the_verdict_is_cached_per_identity`` runs the gate through
+    ``require_gated`` itself."""
+    report = dataclasses.replace(leaky_report,
+                                 plugin_identity=plugin_identity(broken.LEAKY_PLUGIN))
+    save_report(report)
+    return report
+
+
 # --- the built-ins pass ---------------------------------------------------------------------------
 @pytest.mark.parametrize("game_id", BUILTIN_ORDER)
 def test_the_builtin_games_pass_every_check(game_id: str) -> None:
@@ -74,8 +95,9 @@ def test_the_builtin_games_pass_every_check(game_id: str) -> None:
 
 
 # --- broken copies fail, with the check named ----------------------------------------------------
-def test_an_observation_that_shows_the_opponents_card_fails_the_leak_check() -> None:
-    report = run_gate(broken.LEAKY_PLUGIN, matches=1)
+def test_an_observation_that_shows_the_opponents_card_fails_the_leak_check(
+        leaky_report: GateReport) -> None:
+    report = leaky_report
     assert not report.passed
     assert set(failed(report)) == {"leak"}
     detail = failed(report)["leak"]
@@ -205,7 +227,8 @@ def _never(*args: object, **kwargs: object) -> GateReport:
 
 
 # --- refusal and override -------------------------------------------------------------------------
-def test_require_gated_refuses_in_one_line_naming_the_checks_and_the_command() -> None:
+def test_require_gated_refuses_in_one_line_naming_the_checks_and_the_command(
+        leaky_verdict: GateReport) -> None:
     with registered(broken.LEAKY_PLUGIN), pytest.raises(ConfigError) as refused:
         require_gated("leaky-lost-cities")
     message = str(refused.value)
@@ -215,7 +238,8 @@ def test_require_gated_refuses_in_one_line_naming_the_checks_and_the_command() -
     assert "allow_ungated_game = true" in message
 
 
-def test_require_gated_with_the_override_warns_once(caplog: pytest.LogCaptureFixture) -> None:
+def test_require_gated_with_the_override_warns_once(caplog: pytest.LogCaptureFixture,
+                                                    leaky_verdict: GateReport) -> None:
     with registered(broken.LEAKY_PLUGIN), caplog.at_level(logging.WARNING):
         warning = require_gated("leaky-lost-cities", allow=True)
     assert "played anyway" in warning and "leak" in warning
@@ -233,6 +257,12 @@ def leaky() -> Iterator[GamePlugin]:
         yield registered_plugin
 
 
+@pytest.fixture
+def leaky_gated(leaky: GamePlugin, leaky_verdict: GateReport) -> GamePlugin:
+    """The leaking copy, registered, with the gate's verdict on it kept."""
+    return leaky
+
+
 def leaky_ladder(tmp_path: Path, extra: str = "") -> LadderConfig:
     path = tmp_path / "leaky.toml"
     path.write_text('name = "leaky"\ngame = "leaky-lost-cities"\nentrants = ["alpha", "beta"]\n'
@@ -246,7 +276,7 @@ def resolve_leaky(ref: str, base_dir: Path) -> BotSpec:
 
 
 def test_a_ladder_of_a_leaking_game_is_refused_before_anything_is_made(
-        tmp_path: Path, leaky: GamePlugin) -> None:
+        tmp_path: Path, leaky_gated: GamePlugin) -> None:
     config = leaky_ladder(tmp_path)
     player = FakePlayer()
     with pytest.raises(ConfigError, match="fails the conformance gate"):
@@ -256,7 +286,7 @@ def test_a_ladder_of_a_leaking_game_is_refused_before_anything_is_made(
 
 
 def test_a_ladder_plays_a_leaking_game_when_the_operator_allows_it(
-        tmp_path: Path, leaky: GamePlugin, caplog: pytest.LogCaptureFixture) -> None:
+        tmp_path: Path, leaky_gated: GamePlugin, caplog: pytest.LogCaptureFixture) -> None:
     config = leaky_ladder(tmp_path, "allow_ungated_game = true\n")
     assert config.allow_ungated_game
     player = FakePlayer()
@@ -266,7 +296,8 @@ def test_a_ladder_plays_a_leaking_game_when_the_operator_allows_it(
     assert sum("played anyway" in r.getMessage() for r in caplog.records) == 1
 
 
-def test_an_sprt_test_of_a_leaking_game_is_refused(tmp_path: Path, leaky: GamePlugin) -> None:
+def test_an_sprt_test_of_a_leaking_game_is_refused(tmp_path: Path,
+                                                   leaky_gated: GamePlugin) -> None:
     path = tmp_path / "sprt.toml"
     path.write_text('name = "leaky-sprt"\ngame = "leaky-lost-cities"\n'
                     '[sprt]\ncandidate = "alpha"\nbaseline = "beta"\nelo0 = 0\nelo1 = 50\n')
@@ -289,7 +320,7 @@ def competition(tmp_path: Path, allow: bool) -> Competition:
 
 
 def test_the_competition_server_refuses_a_leaking_game_before_opening_anything(
-        tmp_path: Path, leaky: GamePlugin) -> None:
+        tmp_path: Path, leaky_gated: GamePlugin) -> None:
     from arena.host.server import CompetitionServer
 
     c = competition(tmp_path, allow=False)
