@@ -69,14 +69,14 @@ def test_kill_9_of_arena_run_ladder_then_rerun(tmp_path: Path) -> None:
     path.write_text(
         'name = "real"\ngame = "lost-cities"\n'
         f'entrants = ["{SAMPLES / "random"}", "{SAMPLES / "greedy"}"]\n'
-        "concurrency = 2\n[options]\nrounds = 1\n[schedule]\ncycles = 5\n"
+        "concurrency = 2\n[options]\nrounds = 1\n[schedule]\ncycles = 3\n"
     )
     cfg = load_ladder(path)
     args = ["-m", "arena.cli.main", "run-ladder", str(path)]
     proc = start(args, tmp_path / "run1.log")
     kill_when(proc, lambda: crash.recorded(cfg) >= 3, timeout=120)
     before = {m.match_id: m for m in load_matches(cfg)}
-    assert 3 <= len(before) < 10, "the kill should land mid-run"
+    assert 3 <= len(before) < 6, "the kill should land mid-run"
     logs = cfg.match_log_dir
     in_flight = {p.name.removesuffix(".jsonl") for p in logs.glob("*.jsonl")} - set(before)
     rerun = start(args, tmp_path / "run2.log")

@@ -23,7 +23,7 @@ import pytest
 
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.reports import load_matches
-from arena.ladder.runner import ladder_signing, run_ladder, run_ladder_blocking
+from arena.ladder.runner import default_play, ladder_signing, run_ladder, run_ladder_blocking
 from arena.ladder.store import LadderStore
 from arena.model import LadderSlot, MatchResult, MatchSpec
 from arena.record.log import read_events
@@ -39,12 +39,18 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "lost-cities"
+IN_PROCESS = default_play()
+"""The real referee in this process: the runner signs what it records however the match was
+played, and opening the embedded cluster would cost more than these two matches (signing on
+the cluster: tests/cluster/test_cluster_signing.py; the kill -9 test below runs the real
+`arena run-ladder`)."""
 
 
-def _ladder(path: Path, extra: str = "", *, cycles: int = 1, entrants: str = "") -> Path:
+def _ladder(path: Path, extra: str = "", *, cycles: int = 1, entrants: str = "",
+            concurrency: int = 2) -> Path:
     bots = entrants or f'"{SAMPLES / "random"}", "{SAMPLES / "greedy"}"'
     path.write_text(f'name = "{path.stem}"\ngame = "lost-cities"\nentrants = [{bots}]\n'
-                    f'concurrency = 2\nseed = 5\nsandbox = "process"\n{extra}'
+                    f'concurrency = {concurrency}\nseed = 5\nsandbox = "process"\n{extra}'
                     f"[options]\nrounds = 1\n[schedule]\ncycles = {cycles}\n")
     return path
 
@@ -68,7 +74,7 @@ def _assert_signed(cfg: LadderConfig, public: Path, key_id: str) -> None:
 @pytest.mark.slow
 def test_a_ladder_without_a_key_makes_one_and_signs_every_log(tmp_path: Path) -> None:
     cfg = load_ladder(_ladder(tmp_path / "keyless.toml"))
-    summary = run_ladder_blocking(cfg)
+    summary = run_ladder_blocking(cfg, play=IN_PROCESS)
     assert summary.played == 2 and summary.void == 0
     private = cfg.state_dir / "keys" / "referee.key"
     public = cfg.state_dir / "keys" / "referee.pub"
@@ -91,7 +97,7 @@ def test_a_ladder_with_a_signing_key_signs_with_it(tmp_path: Path) -> None:
     assert signing.public_key == public and not signing.created
     key_id = load_trusted([public]).key_ids[0]
     assert signing.key_id == key_id
-    assert run_ladder_blocking(cfg).played == 2
+    assert run_ladder_blocking(cfg, play=IN_PROCESS).played == 2
     _assert_signed(cfg, public, key_id)
     assert not (cfg.state_dir / "keys").exists(), "no key of its own beside the configured one"
 
@@ -185,8 +191,9 @@ def test_kill_9_mid_match_leaves_the_cut_log_unsigned_and_signs_the_replayed_one
     from tests.support.cluster import pacers
 
     bots = pacers(tmp_path / "bots", ["slow1", "slow2"], pace_s=0.05)
+    # one encounter: its two legs (one deal) never play at once, so one cluster worker
     path = _ladder(tmp_path / "killed.toml", entrants=", ".join(f'"{b}"' for b in bots),
-                   cycles=2)
+                   concurrency=1)
     cfg = load_ladder(path)
     args = [sys.executable, "-m", "arena.cli.main", "run-ladder", str(path)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -1,4 +1,6 @@
-"""A small real ladder: the referee, the process sandbox and the Lost Cities sample bots."""
+"""A small real ladder: the referee, the process sandbox and the Lost Cities sample bots; the
+ladder files shipped in ladder/ played as `arena run-ladder` plays them (on the embedded
+cluster)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import pytest
 
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches, load_standings
-from arena.ladder.runner import LadderEventKind, run_ladder_blocking
+from arena.ladder.runner import LadderEventKind, default_play, run_ladder_blocking
 
 pytestmark = pytest.mark.integration
 
@@ -17,6 +19,10 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
 
 @pytest.mark.slow
 def test_small_real_ladder(tmp_path: Path) -> None:
+    """The runner plays it on the real referee in this process: what is tested is the ladder
+    (duplicate deals, records, logs, standings, a rerun that plays nothing), not the embedded
+    cluster, which costs more than these six one-round matches (tests/cluster, and the shipped
+    ladders below, play on it)."""
     path = tmp_path / "small.toml"
     path.write_text(
         'name = "small"\ngame = "lost-cities"\n'
@@ -26,7 +32,8 @@ def test_small_real_ladder(tmp_path: Path) -> None:
     )
     cfg = load_ladder(path)
     events: list[LadderEventKind] = []
-    summary = run_ladder_blocking(cfg, on_event=lambda e: events.append(e.kind))
+    summary = run_ladder_blocking(cfg, play=default_play(),
+                                  on_event=lambda e: events.append(e.kind))
     assert summary.played == 6 and summary.remaining == 0 and not summary.interrupted
     assert events.count(LadderEventKind.MATCH_FINISHED) == 6
     found = load_matches(cfg)
@@ -58,8 +65,11 @@ def test_shipped_ladders_run_one_cycle(ladder: str, tmp_path: Path) -> None:
     copy = tmp_path / f"{ladder}.toml"
     copy.write_text(text)
     cfg = load_ladder(copy)
-    summary = run_ladder_blocking(cfg, cycles=1)
     entrants = len(cfg.entrants)
+    # a cycle's encounters at most at once (the legs of one deal never play together): a
+    # cluster worker more would have nothing to play (haggis: one encounter, two cores)
+    width = min(cfg.concurrency, entrants * (entrants - 1) // 2)
+    summary = run_ladder_blocking(cfg, cycles=1, concurrency=width)
     assert summary.played == entrants * (entrants - 1) and summary.remaining == 0
     for match in load_matches(cfg):
         assert match.termination == "normal", match.detail

@@ -15,7 +15,7 @@ import pytest
 
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.reports import load_matches
-from arena.ladder.runner import SECRET_FILE, run_ladder_blocking
+from arena.ladder.runner import SECRET_FILE, default_play, run_ladder_blocking
 from arena.ladder.schedules.knockout import Bracket
 from arena.ladder.schedules.registry import schedule_status
 from arena.ladder.schedules.sources import PLAYERS_FILE
@@ -73,10 +73,12 @@ def record(cfg: LadderConfig) -> list[tuple[Any, ...]]:
 
 def crash_and_resume(tmp_path: Path, entrants: list[Path], schedule: str, kill_at: int
                      ) -> tuple[LadderConfig, LadderConfig]:
-    """The tournament run uninterrupted in this process, and the same one killed (-9) in a
-    subprocess once ``kill_at`` matches are recorded and then run again to its end."""
+    """The tournament run uninterrupted in this process (on the real referee, without the
+    embedded cluster: the reference only has to be the same matches), and the same one killed
+    (-9) in a subprocess (the real `arena run-ladder`, on its cluster) once ``kill_at`` matches
+    are recorded and then run again to its end."""
     whole = tournament(tmp_path / "whole", entrants, schedule)
-    run_ladder_blocking(whole)
+    run_ladder_blocking(whole, play=default_play())
     total = len(load_matches(whole))
     cut = tournament(tmp_path / "cut", entrants, schedule)
     assert cut.source is not None
