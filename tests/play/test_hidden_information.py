@@ -59,11 +59,25 @@ def app_screen(spec: MatchSpec, tamper: Tamper, policy: Callable[[Any], Any]) ->
             while app.pending is None:
                 assert time.monotonic() < deadline and not app.over
                 await pilot.pause(0.02)
-            await pilot.pause()
-            shot = app.export_screenshot(title="play")
+            shot = await _settled(app, pilot)
             await pilot.press("ctrl+q")
-        return re.sub(r"terminal-\d+", "terminal", shot)
+        return shot
     return asyncio.run(run())
+
+
+async def _settled(app: PlayApp, pilot: Any) -> str:
+    """The screen once it stops changing (two screenshots 0.1 s apart the same, ids aside): the
+    first frame after the decision arrives may still be mid-layout (a scrollbar, a width not
+    yet final), and a screenshot of it differed from run to run under load."""
+    deadline = time.monotonic() + 30
+    last = ""
+    while True:
+        await pilot.pause(0.1)
+        shot = re.sub(r"terminal-\d+", "terminal", app.export_screenshot(title="play"))
+        if shot == last:
+            return shot
+        assert time.monotonic() < deadline, "the screen never settled"
+        last = shot
 
 
 def plain_screen(spec: MatchSpec, tamper: Tamper, policy: Callable[[Any], Any]) -> str:
