@@ -14,10 +14,14 @@ bash .ci/docker-setup.sh
 # the bot base images (python, node, lab: minutes on a fresh machine, mostly Debian's downloads)
 # build while Chromium, PostgreSQL and the linters are set up and run: the tests then find them
 # instead of all waiting for the first to build them (a test builds one itself if this failed)
+# (recorded for the tests in ARENA_TEST_BASE_IMAGES: even finding one costs a minute, its
+# inputs' wheels made again, and every pytest process of the run would pay it)
 images_log="$(mktemp)"
-( for flavor in python node lab; do
-    .venv/bin/arena images build-base --flavor "$flavor" || echo "test.sh: the $flavor base image did not build here"
-  done ) >"$images_log" 2>&1 &
+ARENA_TEST_BASE_IMAGES="$(mktemp -d)"
+export ARENA_TEST_BASE_IMAGES
+trap 'rm -rf "$ARENA_TEST_BASE_IMAGES" "$images_log"' EXIT
+.venv/bin/python -m tests.support.containers "$ARENA_TEST_BASE_IMAGES" python node lab \
+  >"$images_log" 2>&1 &
 images=$!
 bash .ci/chromium-setup.sh
 if [ -z "${ARENA_TEST_POSTGRES_URL:-}" ]; then  # a local PostgreSQL for the ladder store tests
@@ -32,7 +36,6 @@ fi
 .venv/bin/python -m compileall -q arena tests >/dev/null
 wait "$images" || true
 grep -h "^test.sh: " "$images_log" >&2 || true
-rm -f "$images_log"
 # the suite in parallel, then the few tests that measure the host (`serial`) alone; exit 5
 # ("no tests collected": arguments that select no serial test) is no failure
 status=0

@@ -21,6 +21,9 @@ from arena.model import BotSpec, MatchResult
 from tests.support.paths import RANDOM_BOT
 
 REQUIRE_ENV = "ARENA_REQUIRE_DOCKER"
+PREBUILT_ENV = "ARENA_TEST_BASE_IMAGES"
+"""A directory of base images built for this run before pytest started (``scripts/test.sh``,
+``python -m tests.support.containers DIR FLAVOR...``): ``base-image-FLAVOR.json`` each."""
 
 SmokeMatch = Callable[[BotSpec], MatchResult]
 
@@ -47,6 +50,9 @@ def base_image_for(client: Any, flavor: str, shared: Path | None = None) -> Base
         if os.environ.get(REQUIRE_ENV) == "1":
             pytest.fail("building the base image needs root", pytrace=False)
         pytest.skip("building the base image needs root")
+    prebuilt = _recorded(Path(os.environ.get(PREBUILT_ENV) or "/nonexistent"), flavor, client)
+    if prebuilt is not None:  # even a reuse costs a minute: the inputs' wheels are made again
+        return prebuilt
     if shared is None:
         return build_base_image(flavor_name=flavor, client=client)
     done = shared / f"base-image-{flavor}.json"
@@ -62,6 +68,43 @@ def base_image_for(client: Any, flavor: str, shared: Path | None = None) -> Base
         image = build_base_image(flavor_name=flavor, client=client)
         done.write_text(json.dumps(image.__dict__))
         return image
+
+
+def _recorded(directory: Path, flavor: str, client: Any) -> BaseImage | None:
+    """The base image of ``flavor`` recorded in ``directory``, if the engine still has it."""
+    try:
+        image = BaseImage(**json.loads((directory / f"base-image-{flavor}.json").read_text()))
+        client.images.get(image.image_id)
+    except (OSError, ValueError, TypeError, docker.errors.ImageNotFound):
+        return None
+    return image
+
+
+def prebuild(directory: Path, flavors: list[str]) -> int:
+    """Build (or reuse) each flavor's base image and record it in ``directory`` for the tests
+    of this run (``PREBUILT_ENV``); a flavor that fails is left to the tests, named here."""
+    from arena.bots.images import build_base_image
+    from arena.bots.images.build import docker_client
+
+    directory.mkdir(parents=True, exist_ok=True)
+    client = docker_client(timeout=600)
+    failed = 0
+    for flavor in flavors:
+        try:
+            image = build_base_image(flavor_name=flavor, client=client)
+        except Exception as exc:  # noqa: BLE001 — the tests build it again and say why
+            print(f"test.sh: the {flavor} base image did not build here: {exc}")
+            failed += 1
+            continue
+        (directory / f"base-image-{flavor}.json").write_text(json.dumps(image.__dict__))
+        print(f"base image {flavor}: {image.image_id[:19]}{' (reused)' if image.reused else ''}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(prebuild(Path(sys.argv[1]), sys.argv[2:]))
 
 
 def arena_containers(client: Any) -> list[Any]:
