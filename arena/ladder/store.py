@@ -249,15 +249,22 @@ class Recorded:
     """The live Elo of the two bots after the match (unchanged for a void match)."""
 
 
+BUSY_TIMEOUT_MS = 30_000
+"""How long a SQLite connection waits for another's lock before "database is locked"."""
+
+
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
+        # first: making a new database WAL takes its lock, and another process opening it at
+        # the same moment held it longer than the driver's default 5 s wait under load
+        # (`arena run-ladder` then stopped: "database is locked")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
 
     @event.listens_for(engine, "begin")

@@ -266,3 +266,26 @@ def test_making_a_store_private_keeps_this_process_s_locks_on_it(tmp_path: Path)
         os.close(fd)
     assert out == "held"
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_a_new_store_opened_while_another_process_holds_its_lock_waits(tmp_path: Path) -> None:
+    """Another connection holds a new database's lock for longer than the SQLite driver's own
+    5 s wait (an `arena ladder` reader opening the store as `arena run-ladder` creates it, on a
+    loaded host): opening the store waits for it (its 30 s busy timeout), where it stopped
+    with "database is locked" (a kill -9 test's `arena run-ladder` exited 2 so, once)."""
+    import sqlite3
+
+    path = tmp_path / "ladder.db"
+    private_sqlite_file(path)
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    release = threading.Timer(6.5, holder.execute, ("COMMIT",))
+    release.start()
+    try:
+        with LadderStore(f"sqlite:///{path}") as db:
+            assert db.recorded_ids("x") == set()
+    finally:
+        release.join()
+        holder.close()
