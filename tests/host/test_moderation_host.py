@@ -17,12 +17,13 @@ once."""
 from __future__ import annotations
 
 import calendar
+import functools
 import json
 import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 import pytest
@@ -39,23 +40,12 @@ from arena.ladder.runner import signing_of
 from arena.ladder.schedules.continuous import VERSIONS_FILE
 from arena.ladder.store import LadderStore, StoredMatch
 from arena.v1 import competition_pb2 as pb
-from tests.support.competition import RunningServer
+from tests.support.competition import RunningServer, wait_for
 from tests.support.moderation import moderated, operate, rows, runner
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-T = TypeVar("T")
-
-
-def _wait(what: str, probe: Callable[[], T | None], server: RunningServer,
-          timeout: float = 180.0) -> T:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = probe()
-        if found:
-            return found
-        time.sleep(0.25)
-    raise AssertionError(f"{what}: not within {timeout:.0f} s\n" + server.log()[-3000:])
+_wait = functools.partial(wait_for, timeout=180.0, every=0.25)
 
 
 def _operator(server: RunningServer, *args: str) -> str:

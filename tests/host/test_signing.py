@@ -9,11 +9,11 @@ server processes on 127.0.0.1 with TLS, real SQLite."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from arena.record.signing import (
     new_key,
     parse_log_signature,
 )
-from tests.support.competition import RunningServer, make_server
+from tests.support.competition import RunningServer, make_server, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -46,14 +46,7 @@ def _with(server: RunningServer, **replace: str) -> None:
     server.file.write_text(text)
 
 
-def _wait(what: str, check: Any, timeout: float = 600) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
+_wait = functools.partial(wait_for, timeout=600, every=0.3)
 
 
 def _recorded(server: RunningServer) -> dict[str, Any]:

@@ -232,3 +232,18 @@ def finished_match(server: RunningServer) -> tuple[str, int]:
             return page[0].match_id, list(page[0].names).index("greedy")
         time.sleep(0.5)
     raise AssertionError("the ladder recorded no match:\n" + server.log()[-2000:])
+
+
+def wait_for(what: str, check: Callable[[], Any], server: RunningServer | None = None, *,
+             timeout: float = 300, every: float = 0.2) -> Any:
+    """``check()``'s first truthy value, asked every ``every`` s; after ``timeout`` s an
+    ``AssertionError`` naming ``what`` (with the end of ``server``'s log, when given)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(every)
+    log = f":\n{server.log()[-3000:]}" if server is not None else ""
+    raise AssertionError(f"timed out waiting for {what}{log}")
+

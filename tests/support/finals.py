@@ -4,7 +4,7 @@ own), the final's recorded matches, and a wait that shows the server's log when 
 
 from __future__ import annotations
 
-import time
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from arena.host.config import load_competition
 from arena.ladder.store import LadderStore
-from tests.support.competition import RunningServer
+from tests.support.competition import RunningServer, wait_for
 from tests.support.paths import ROOT
 
 FINAL = "t-lost-cities-final"
@@ -45,11 +45,5 @@ def recorded(server: RunningServer) -> dict[str, Any]:
         return {m.match_id: m for m in db.matches(FINAL)}
 
 
-def wait(what: str, check: Any, server: RunningServer, timeout: float = 600) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}:\n{server.log()[-3000:]}")
+wait = functools.partial(wait_for, timeout=600, every=0.3)
+"""``wait_for`` with the final's patience: ``wait(what, check, server)``."""

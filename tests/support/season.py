@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from arena.ladder.schedules.continuous import VERSIONS_FILE
 from arena.ladder.schedules.sources import PAIRINGS_FILE
 from arena.v1 import competition_pb2 as pb
 from tests.support.competition import RunningServer, make_server
+from tests.support.competition import wait_for as wait_for  # the seasons' tests import it here
 from tests.support.paths import ROOT
 from tests.support.terminal import flat
 
@@ -103,16 +103,6 @@ def one_line_exit_2(result: Result, *words: str) -> str:
     for word in words:
         assert word in said, said
     return said
-
-
-def wait_for(what: str, check: Any, timeout: float = 300, every: float = 0.2) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def phase_of(server: RunningServer) -> str:
