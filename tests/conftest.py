@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -116,6 +117,26 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     """Under pytest-xdist, a test without a single tier fails with the line that names it."""
     if TIER_PROBLEM in item.stash:
         pytest.fail(item.stash[TIER_PROBLEM], pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """After a test and its fixtures, the CLI's consoles take their width from the terminal (or
+    COLUMNS) again: a test that left one at a fixed width would make every later test of its
+    process draw at it (CI failed once on paths folded at 80 columns in tests asking for 200).
+    A test sets a width with ``tests.support.terminal.console_width``."""
+    yield
+    common = sys.modules.get("arena.cli.common")
+    if common is None:
+        return None
+    left = [name for name in ("console", "err_console")
+            if getattr(common, name)._width is not None]
+    for name in left:
+        getattr(common, name)._width = None
+    if left:
+        pytest.fail(f"{item.nodeid} left arena.cli.common.{left[0]} at a fixed width: set it "
+                    "with tests.support.terminal.console_width", pytrace=False)
+    return None
 
 
 @pytest.fixture

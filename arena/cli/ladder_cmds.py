@@ -377,7 +377,7 @@ def report(
     except OSError as exc:
         raise ConfigError(f"cannot write the report to {out}: {exc}") from None
     console.print(plain(f"wrote {summary.index} and {summary.replays} replays in {out}/replays"
-                        + _without_replay(len(summary.problems))))
+                        + _without_replay(len(summary.problems))), soft_wrap=True)
 
 
 def _without_replay(count: int) -> str:

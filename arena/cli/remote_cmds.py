@@ -412,7 +412,7 @@ def logs(
             text = plain_text(reply.output)
             if out is not None:
                 _write_text(out, text)
-                console.print(plain(f"wrote seat {reply.seat}'s output to {out}"))
+                console.print(plain(f"wrote seat {reply.seat}'s output to {out}"), soft_wrap=True)
             else:
                 console.print(plain(f"your bot played seat {reply.seat}; its last output:",
                                     "bold"))
@@ -420,7 +420,7 @@ def logs(
             return
         got = hc.download_log(connection, match_id, out)
     what = "the match log" if got.kind == "log" else "your seat's view of the match"
-    console.print(plain(f"wrote {what} to {got.path} ({mib(got.size)})"))
+    console.print(plain(f"wrote {what} to {got.path} ({mib(got.size)})"), soft_wrap=True)
     if got.signed:
         console.print(plain(f"it ends with the referee's signed statement: check it offline "
                             f"with `arena verify {got.path} --key referee.pub` (the public key "

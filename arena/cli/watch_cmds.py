@@ -197,7 +197,7 @@ def write_page(out: Path, page: ReplayPage) -> None:
     except OSError as exc:
         raise ConfigError(f"cannot write {out}: {exc.strerror}") from None
     console.print(plain(f"wrote {out}: {page.decisions} moves, "
-                        f"{len(page.html) / 1024:.0f} KiB"))
+                        f"{len(page.html) / 1024:.0f} KiB"), soft_wrap=True)  # the path whole
     if not page.finished:
         err_console.print(notice("note", "yellow", f"the log ends after move {page.decisions} "
                                  "without a match end: the page shows the complete moves and "

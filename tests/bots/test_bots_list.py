@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from arena.bots import catalogue
 from arena.bots.home import HOME_ENV
 from tests.support.catalogue import LEGACY_SCHEMA
+from tests.support.terminal import console_width
 
 pytestmark = pytest.mark.integration
 
@@ -36,13 +37,12 @@ def test_bots_list_shows_markup_names_literally(
 ) -> None:
     """ATTACK (hole 5): a catalogued bot named `[/]` raised MarkupError and crashed `arena bots
     list`; `[b][/b]victim` displayed as `victim`."""
-    from arena.cli.common import console
     from arena.cli.main import app
 
     _legacy_catalogue(tmp_path / "home", HOSTILE_NAMES)
     monkeypatch.setenv(HOME_ENV, str(tmp_path / "home"))
     # wide enough for every name in full, whatever width the CLI's console took on import
-    monkeypatch.setattr(console, "_width", 200)
+    console_width(monkeypatch, 200)
     out = CliRunner().invoke(app, ["bots", "list"], env={"COLUMNS": "200"})
     assert out.exit_code == 0, out.output
     for shown in ("[/]", "[link=http://127.0.0.1:1/]x[/link]", "[b][/b]victim", "ev]0;til"):

@@ -20,6 +20,7 @@ from arena.ladder.reports import load_standings
 from arena.ladder.runner import Progress, ladder_schedule, run_ladder
 from arena.render import ladder as ladder_view
 from tests.support.fakes import GIVEN_UP, FakePlayer, fake_resolve, ladder_app
+from tests.support.terminal import console_width
 
 pytestmark = pytest.mark.integration
 
@@ -64,7 +65,7 @@ def test_matches_the_cluster_gave_up_on_are_counted_and_listed(
     cfg = load_ladder(path)
     lost = ladder_schedule(cfg)[0].matches[1].match_id
     asyncio.run(run_ladder(cfg, play=FakePlayer(given_up_ids={lost}), resolve=fake_resolve))
-    monkeypatch.setattr(ladder_cmds.console, "width", 200)  # no folded cells
+    console_width(monkeypatch, 200)  # no folded cells
     runner = CliRunner()
     out = runner.invoke(ladder_app(), ["standings", str(path)])
     assert out.exit_code == 0, out.output

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import ladder_cmds
 from arena.cli.main import app as main_app
 from arena.ladder.config import load_ladder
 from arena.ladder.runner import RunSummary, run_ladder
 from arena.render.ladder import render_summary
 from tests.support.fakes import FakePlayer, fake_resolve, ladder_app
 from tests.support.statuses import adaptive, bracket
+from tests.support.terminal import console_width
 from tests.support.views import text_of
 
 pytestmark = pytest.mark.integration
@@ -30,7 +30,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "lost-cities"
 
 @pytest.fixture(autouse=True)
 def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ladder_cmds.console, "width", 120)
+    console_width(monkeypatch, 120)
 
 
 def _played(tmp_path: Path, kind: str, keys: str) -> tuple[Path, RunSummary]:

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import ladder_cmds
 from arena.cli.main import app as main_app
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import crosstable_of, ratio_note, standings_of
@@ -29,6 +28,7 @@ from arena.render.ladder import render_pairing
 from arena.site.report_page import ReportData, report_page
 from tests.support.fakes import ladder_app, stored
 from tests.support.pages import random_policy, sample_policy
+from tests.support.terminal import console_width
 from tests.support.views import text_of
 
 pytestmark = pytest.mark.integration
@@ -64,7 +64,7 @@ def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_quickstart_case_claims_no_ratio(quickstart: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ladder_cmds.console, "width", 200)
+    console_width(monkeypatch, 200)
     out = runner.invoke(ladder_app(), ["standings", str(quickstart)])
     assert out.exit_code == 0, out.output
     said = " ".join(out.output.split())
@@ -138,7 +138,7 @@ def test_a_ratio_with_enough_encounters_is_still_a_figure() -> None:
 
 
 def test_the_sprt_calculator_says_so_too(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ladder_cmds.console, "width", 200)  # the one console of every command
+    console_width(monkeypatch, 200)  # the one console of every command
     out = runner.invoke(main_app, ["sprt", "llr", "--pentanomial", "0,0,4,0,0", "--elo0", "0",
                                    "--elo1", "50"])
     assert out.exit_code == 0, out.output

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import ladder_cmds
 from arena.ladder.reports import (
     load_matches,
     load_standings,
@@ -22,6 +21,7 @@ from arena.ladder.store import LadderStore
 from arena.render.ladder import render_standings, render_versions
 from arena.stats.rating import GameRecord, fit
 from tests.support.fakes import ladder_app
+from tests.support.terminal import console_width
 from tests.support.versioned import A1, A2, B1, bot, record_encounters, versioned_ladder
 from tests.support.views import row_of, text_of
 
@@ -33,7 +33,7 @@ runner = CliRunner()
 @pytest.fixture(autouse=True)
 def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tables as wide as they like (no folded cells) unless a test narrows them."""
-    monkeypatch.setattr(ladder_cmds.console, "width", 200)
+    console_width(monkeypatch, 200)
 
 
 def _invoke(*args: str) -> str:

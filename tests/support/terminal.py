@@ -43,3 +43,14 @@ def on_terminal(*renderables: RenderableType | Any, width: int = 200) -> str:
 def flat(text: str) -> str:
     """``text`` with its line breaks and runs of blanks made single spaces (rich wraps)."""
     return " ".join(text.split())
+
+
+def console_width(monkeypatch: Any, width: int) -> None:
+    """The CLI's consoles (``arena.cli.common``, one for every command) draw ``width`` columns
+    for this test. Their width is set, not the property: ``monkeypatch.setattr(console,
+    "width", n)`` would put back the width the console had *then* as a fixed one, and every later
+    test in that process would draw at it whatever COLUMNS it gives."""
+    from arena.cli import common
+
+    for console in (common.console, common.err_console):
+        monkeypatch.setattr(console, "_width", width)
