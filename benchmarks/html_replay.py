@@ -106,7 +106,7 @@ def shoot_report(browser: Browser, work: Path, docs: Path) -> None:
     text = text.replace('"../sample_bots/', f'"{BOTS}/')
     ladder = work / "demo.toml"
     ladder.write_text(text)
-    arena = [sys.executable, "-m", "arena.cli.main"]
+    arena = [sys.executable, "-m", "arena"]
     subprocess.run([*arena, "run-ladder", str(ladder), "--cycles", "6", "--sandbox", "process"],
                    check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
     subprocess.run([*arena, "ladder", "report", str(ladder), "--out", str(work / "site")],

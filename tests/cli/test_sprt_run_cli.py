@@ -102,7 +102,7 @@ def arena_sprt(workdir: Path, *args: str) -> tuple[int, dict[str, object], str, 
     """The real command in a subprocess: exit code, JSON result, stderr, seconds."""
     started = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "arena.cli.main", "sprt", *args, "--sandbox", "process",
+        [sys.executable, "-m", "arena", "sprt", *args, "--sandbox", "process",
          "--move-time", "500", "--format", "json"],
         cwd=workdir, capture_output=True, text=True, timeout=600, check=False)
     seconds = time.monotonic() - started
@@ -198,7 +198,7 @@ def recorded_matches(workdir: Path) -> int:
 def test_ctrl_c_stops_and_the_same_command_continues(workdir: Path) -> None:
     args = [STRONG, GREEDY, "--elo0", "0", "--elo1", "50", "-o", "rounds=1"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli.main", "sprt", *args, "--max-pairs", "100",
+        [sys.executable, "-m", "arena", "sprt", *args, "--max-pairs", "100",
          "--sandbox", "process", "--move-time", "500", "--format", "json"],
         cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True)

@@ -88,7 +88,7 @@ def newcomer(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     shim = bin_dir / "arena"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m arena.cli.main "$@"\n')
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m arena "$@"\n')
     shim.chmod(0o755)
     env = dict(os.environ)
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"

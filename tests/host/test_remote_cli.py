@@ -118,7 +118,7 @@ def test_a_wrong_token_and_another_ca_are_one_line(people: Contestants, tmp_path
     env = {**os.environ, hc.CONFIG_ENV: str(people.config), hc.CA_ENV: str(other.ca),
            "COLUMNS": "400"}
     env.pop("GRPC_VERBOSITY", None)
-    proc = subprocess.run([sys.executable, "-m", "arena.cli.main", "standings", "--server",
+    proc = subprocess.run([sys.executable, "-m", "arena", "standings", "--server",
                            "alice"], capture_output=True, text=True, env=env, cwd=ROOT,
                           timeout=120)
     assert proc.returncode == 2, proc.stderr

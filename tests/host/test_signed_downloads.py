@@ -368,7 +368,7 @@ def test_arena_watch_server_opens_the_app_on_a_terminal(public: RunningServer,
     """`arena watch --server --match` in a real terminal (tmux): the app, not frames."""
     match_id, _ = finished_match(public)
     env = " ".join(f"{k}={shlex.quote(v)}" for k, v in _env(public, "bob").items())
-    command = f"{env} {shlex.quote(sys.executable)} -m arena.cli.main watch --match {match_id}"
+    command = f"{env} {shlex.quote(sys.executable)} -m arena watch --match {match_id}"
     pane = Tmux(tmp_path, ["sh", "-c", f"{command}; echo EXIT=$?; sleep 60"], (100, 40))
     try:
         pane.wait_for("view: everything")

@@ -83,7 +83,7 @@ def test_a_configured_key_is_used_and_a_bad_one_refused(tmp_path: Path) -> None:
     finally:
         running.stop()
     os.chmod(tmp_path / "keyed" / "operator" / "referee.key", 0o644)
-    run = subprocess.run([sys.executable, "-m", "arena.cli.main", "host", str(running.file)],
+    run = subprocess.run([sys.executable, "-m", "arena", "host", str(running.file)],
                          cwd=ROOT, capture_output=True, text=True, timeout=120,
                          env={**os.environ, "COLUMNS": "400"})
     lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]

@@ -72,7 +72,7 @@ def test_kill_9_of_arena_run_ladder_then_rerun(tmp_path: Path) -> None:
         "concurrency = 2\n[options]\nrounds = 1\n[schedule]\ncycles = 3\n"
     )
     cfg = load_ladder(path)
-    args = ["-m", "arena.cli.main", "run-ladder", str(path)]
+    args = ["-m", "arena", "run-ladder", str(path)]
     proc = start(args, tmp_path / "run1.log")
     kill_when(proc, lambda: crash.recorded(cfg) >= 3, timeout=120)
     before = {m.match_id: m for m in load_matches(cfg)}

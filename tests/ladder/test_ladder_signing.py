@@ -125,7 +125,7 @@ def test_a_bad_signing_key_is_one_line_exit_2_and_nothing_played(tmp_path: Path)
     for case, (key, says) in _bad_keys(tmp_path).items():
         path = _ladder(tmp_path / f"bad{len(case)}.toml", f'signing_key = "{key}"\n')
         cfg = load_ladder(path)  # the file is fine: the key is read when the run starts
-        run = subprocess.run([sys.executable, "-m", "arena.cli.main", "run-ladder", str(path)],
+        run = subprocess.run([sys.executable, "-m", "arena", "run-ladder", str(path)],
                              cwd=ROOT, capture_output=True, text=True, timeout=120,
                              env={**os.environ, "COLUMNS": "300"})
         lines = [line for line in run.stderr.splitlines() if line.strip()]
@@ -195,7 +195,7 @@ def test_kill_9_mid_match_leaves_the_cut_log_unsigned_and_signs_the_replayed_one
     path = _ladder(tmp_path / "killed.toml", entrants=", ".join(f'"{b}"' for b in bots),
                    concurrency=1)
     cfg = load_ladder(path)
-    args = [sys.executable, "-m", "arena.cli.main", "run-ladder", str(path)]
+    args = [sys.executable, "-m", "arena", "run-ladder", str(path)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with (tmp_path / "run1.log").open("wb") as out:
         proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,

@@ -82,7 +82,7 @@ def crash_and_resume(tmp_path: Path, entrants: list[Path], schedule: str, kill_a
     total = len(load_matches(whole))
     cut = tournament(tmp_path / "cut", entrants, schedule)
     assert cut.source is not None
-    args = ["-m", "arena.cli.main", "run-ladder", str(cut.source)]
+    args = ["-m", "arena", "run-ladder", str(cut.source)]
     kill_when(start(args, tmp_path / "run1.log"), lambda: crash.recorded(cut) >= kill_at,
                timeout=180)
     assert kill_at <= crash.recorded(cut) < total, "the kill should land mid-tournament"

@@ -76,7 +76,7 @@ def test_a_person_with_a_clock_loses_on_time(tmp_path: Path) -> None:
     silent, keep_open = os.pipe()  # the input stays open: nobody answers, nobody closes it
     try:
         with subprocess.Popen(
-                [sys.executable, "-m", "arena.cli.main", "play", str(bot), "--plain",
+                [sys.executable, "-m", "arena", "play", str(bot), "--plain",
                  "--move-time", "300", "--log-dir", str(tmp_path), "-o", "rounds=1"],
                 stdin=silent, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                 env=env, cwd=ROOT) as proc:

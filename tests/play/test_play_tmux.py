@@ -83,7 +83,7 @@ def test_a_person_plays_greedy_to_the_end_in_a_real_terminal(
     if sandbox == "docker":
         request.getfixturevalue("base_image")  # the local base image the bot's is built on
     bot = SAMPLE_BOTS / "lost-cities" / "greedy"
-    play = shlex.join([sys.executable, "-m", "arena.cli.main", "play", str(bot), "--name", "ada",
+    play = shlex.join([sys.executable, "-m", "arena", "play", str(bot), "--name", "ada",
                        "--sandbox", sandbox, "-o", "rounds=1", "--seed", "9",
                        "--log-dir", str(tmp_path)])
     command = (f"cd {shlex.quote(str(tmp_path))} && PYTHONPATH={shlex.quote(str(ROOT))} {play}; "
@@ -138,7 +138,7 @@ def test_every_part_of_arena_play_is_reachable_at_80x24(tmux: None, tmp_path: Pa
     hand's count), the status, the message, the list and the typed input are all there; what is
     typed plays; Ctrl+Q quits (the match cancelled)."""
     bot = SAMPLE_BOTS / "lost-cities" / "greedy"
-    play = shlex.join([sys.executable, "-m", "arena.cli.main", "play", str(bot), "--name", "ada",
+    play = shlex.join([sys.executable, "-m", "arena", "play", str(bot), "--name", "ada",
                        "--sandbox", "process", "-o", "rounds=1", "--seed", "9",
                        "--log-dir", str(tmp_path)])
     command = (f"cd {shlex.quote(str(tmp_path))} && PYTHONPATH={shlex.quote(str(ROOT))} {play}; "

@@ -198,7 +198,7 @@ def test_an_sprt_test_of_greedy_against_random(tmp_path: Path) -> None:
     the point (the statistics are tests/sprt's): 3 pairs, 6 one-round matches."""
     goofspiel()
     proc = subprocess.run(
-        [sys.executable, "-m", "arena.cli.main", "sprt", str(GREEDY), str(RANDOM), "--elo0", "0",
+        [sys.executable, "-m", "arena", "sprt", str(GREEDY), str(RANDOM), "--elo0", "0",
          "--elo1", "100", "--max-pairs", "3", "--option", "rounds=1", "--sandbox", "process",
          "--move-time", "1000", "--format", "json"],
         cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
@@ -208,7 +208,7 @@ def test_an_sprt_test_of_greedy_against_random(tmp_path: Path) -> None:
     assert 0 < int(result["pairs"]) <= 3
     assert sum(result["pentanomial"]) == result["pairs"]
     ladder = tmp_path / str(result["ladder_file"])
-    listed = subprocess.run([sys.executable, "-m", "arena.cli.main", "matches",
+    listed = subprocess.run([sys.executable, "-m", "arena", "matches",
                              str(ladder), "--format", "json"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=60, check=True)
     matches = [json.loads(line) for line in listed.stdout.splitlines()]  # a match a line

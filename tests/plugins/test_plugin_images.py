@@ -96,7 +96,7 @@ def test_arena_images_build_base_refuses_an_editable_game_in_one_line(tmp_path: 
         "PLUGIN = GamePlugin('someones-game', 'someones_game:E', 'someones_game:C',"
         " 'someones_game:R')\n")
     env = {**os.environ, "PYTHONPATH": str(site), "ARENA_HOME": str(tmp_path / "home")}
-    proc = subprocess.run([sys.executable, "-m", "arena.cli.main", "images", "build-base"],
+    proc = subprocess.run([sys.executable, "-m", "arena", "images", "build-base"],
                           capture_output=True, text=True, env=env, timeout=300, check=False)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     message = " ".join(proc.stderr.split())

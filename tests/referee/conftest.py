@@ -29,7 +29,7 @@ def referee(tmp_path: Path) -> Iterator[str]:
     sock_dir = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))
     address = f"unix://{sock_dir}/admin.sock"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli.main", "serve", "--listen", address, "--sandbox",
+        [sys.executable, "-m", "arena", "serve", "--listen", address, "--sandbox",
          "process",
          "--log-dir", str(tmp_path / "logs")],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ),

@@ -78,7 +78,7 @@ def test_a_separated_bot_reaches_nothing_but_its_seat(work: Path, socket_root: P
     admin_dir = work / "admin"
     admin_dir.mkdir(mode=0o755)
     admin = admin_dir / "referee.sock"
-    referee = subprocess.Popen([sys.executable, "-m", "arena.cli.main", "serve", "--listen",
+    referee = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--listen",
                                 f"unix://{admin}", "--sandbox", "process",
                                 "--log-dir", str(work / "serve-logs")],
                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

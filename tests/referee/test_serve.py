@@ -86,7 +86,7 @@ def test_watch_follows_a_running_match(referee: str) -> None:
         started = stub.StartMatch(admin_pb2.StartMatchRequest(
             bots=[str(RANDOM_BOT), str(RANDOM_BOT)], seed=8, has_seed=True), timeout=10)
     out = subprocess.run(
-        [sys.executable, "-m", "arena.cli.main", "watch", "--referee", referee, "--match",
+        [sys.executable, "-m", "arena", "watch", "--referee", referee, "--match",
          started.match_id], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
     )
     assert out.returncode == 0, out.stderr
@@ -115,7 +115,7 @@ def test_admin_service_never_listens_on_a_network(address: str) -> None:
 
 def test_an_unusable_listen_address_is_one_clear_error(tmp_path: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "arena.cli.main", "serve", "--listen",
+        [sys.executable, "-m", "arena", "serve", "--listen",
          f"unix://{tmp_path}/missing/admin.sock"],
         cwd=ROOT, capture_output=True, text=True, timeout=30, check=False,
     )

@@ -77,7 +77,7 @@ class Referee:
 
     def __init__(self, args: list[str], home: Path) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli.main", "serve", *args], cwd=ROOT,
+            [sys.executable, "-m", "arena", "serve", *args], cwd=ROOT,
             env=_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.output: list[str] = []
@@ -157,7 +157,7 @@ def test_the_default_socket_is_private_to_its_user(work: Path) -> None:
         assert other.stdout.strip() == "EACCES", other
         # the server's own user reaches it by the alias
         out = subprocess.run(
-            [sys.executable, "-m", "arena.cli.main", "match", *BOTS, "--seed", "3",
+            [sys.executable, "-m", "arena", "match", *BOTS, "--seed", "3",
              "-o", "rounds=1", "--referee", "default"],
             cwd=ROOT, env=_env(home), capture_output=True, text=True, timeout=120, check=False)
         assert out.returncode == 0, out.stderr
@@ -339,7 +339,7 @@ def test_the_server_decides_the_sandbox(work: Path) -> None:
             assert list(stub.ListMatches(admin_pb2.ListMatchesRequest(), timeout=10).matches
                         ) == []
         out = subprocess.run(  # the command line: one line, exit 2
-            [sys.executable, "-m", "arena.cli.main", "match", *BOTS, "--sandbox", "process",
+            [sys.executable, "-m", "arena", "match", *BOTS, "--sandbox", "process",
              "--referee", address], cwd=ROOT, env=_env(work / "home"), capture_output=True,
             text=True, timeout=120, check=False)
         assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr

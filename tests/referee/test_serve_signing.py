@@ -33,7 +33,7 @@ def _serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str, P
     out = tmp_path / "serve.out"
     with out.open("wb") as handle:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli.main", "serve", "--listen", address,
+            [sys.executable, "-m", "arena", "serve", "--listen", address,
              "--sandbox", "process", "--log-dir", str(tmp_path / "logs"), *extra],
             cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT,
             env={**os.environ, "COLUMNS": "400"})

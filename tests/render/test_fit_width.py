@@ -236,7 +236,7 @@ def test_the_watch_frame_fits(game_id: str, width: int, logs: dict[str, Path],
 def test_piped_watch_is_80_columns_with_every_number(logs: dict[str, Path]) -> None:
     """`arena watch LOG | cat`: not a terminal, no COLUMNS: the final frame at 80 columns."""
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-    out = subprocess.run([sys.executable, "-m", "arena.cli.main", "watch",
+    out = subprocess.run([sys.executable, "-m", "arena", "watch",
                           str(logs["lost-cities"])], capture_output=True, text=True,
                          check=True, env=env).stdout
     final = list(replay_events(read_events(logs["lost-cities"])))[-1].state

@@ -81,7 +81,7 @@ def test_arena_match_refuses_in_one_line_and_plays_nothing(no_tools: str, tmp_pa
                                                            ) -> None:
     logs = tmp_path / "logs"
     out = subprocess.run(
-        [sys.executable, "-m", "arena.cli.main", "match", str(RANDOM_BOT), str(RANDOM_BOT),
+        [sys.executable, "-m", "arena", "match", str(RANDOM_BOT), str(RANDOM_BOT),
          "--sandbox", "process", "--seed", "1", "--log-dir", str(logs)],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
         env={**os.environ, "PATH": no_tools, "COLUMNS": "500"},

@@ -81,12 +81,12 @@ def cluster_section(address: str, certs: CertFiles, host: str = "head", *,
 def start(args: Sequence[str], log: Path, *, pythonpath: Path | None = None,
           prefix: Sequence[str] = (), env: dict[str, str] | None = None
           ) -> subprocess.Popen[bytes]:
-    """``python -m arena.cli.main ARGS`` in its own session, output to ``log``; with
+    """``python -m arena ARGS`` in its own session, output to ``log``; with
     ``pythonpath``, the arena package found there (run from that directory); ``prefix``: a
     command that runs it (e.g. ``setpriv`` to another user); ``env``: more variables."""
     env = {**os.environ, "PYTHONPATH": str(pythonpath or ROOT), **(env or {})}
     with log.open("wb") as out:
-        return subprocess.Popen([*prefix, sys.executable, "-m", "arena.cli.main", *args],
+        return subprocess.Popen([*prefix, sys.executable, "-m", "arena", *args],
                                 cwd=pythonpath or ROOT,
                                 env=env, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)

@@ -53,7 +53,7 @@ class RunningServer:
         info.unlink(missing_ok=True)
         out = (self.state_dir.parent / "server.log").open("ab")
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
-        self.proc = subprocess.Popen([sys.executable, "-m", "arena.cli.main", "host",
+        self.proc = subprocess.Popen([sys.executable, "-m", "arena", "host",
                                       str(self.file)], stdout=out, stderr=subprocess.STDOUT,
                                      env=env, cwd=ROOT, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT_S
