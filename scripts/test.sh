@@ -23,6 +23,12 @@ trap 'rm -rf "$ARENA_TEST_BASE_IMAGES" "$images_log"' EXIT
 .venv/bin/python -m tests.support.containers "$ARENA_TEST_BASE_IMAGES" python node lab \
   >"$images_log" 2>&1 &
 images=$!
+# pytest's rewritten test modules (its assertion messages), written once while the set-up and the
+# linters run: with PYTHONDONTWRITEBYTECODE set every pytest process rewrote all of them (9 s of
+# CPU each, before its first test)
+env -u PYTHONDONTWRITEBYTECODE .venv/bin/python -m pytest -q -p no:cacheprovider --collect-only \
+  tests >/dev/null 2>&1 &
+collected=$!
 bash .ci/chromium-setup.sh
 if [ -z "${ARENA_TEST_POSTGRES_URL:-}" ]; then  # a local PostgreSQL for the ladder store tests
   ARENA_TEST_POSTGRES_URL="$(bash .ci/postgres-setup.sh)"
@@ -35,6 +41,7 @@ fi
 # `arena` command, server and worker a test starts compiled the modules it imports again
 .venv/bin/python -m compileall -q arena tests >/dev/null
 wait "$images" || true
+wait "$collected" || true
 grep -h "^test.sh: " "$images_log" >&2 || true
 # the suite in parallel, then the few tests that measure the host (`serial`) alone; exit 5
 # ("no tests collected": arguments that select no serial test) is no failure
