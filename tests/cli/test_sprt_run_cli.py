@@ -98,16 +98,32 @@ def test_a_bad_sandbox_and_the_help(workdir: Path) -> None:
 
 
 # --- docs/sprt.md's real runs ------------------------------------------------------------------
+RUN_OPTIONS = ("--sandbox", "process", "--move-time", "500", "--format", "json")
+DECIDES_FAST = ("--elo0", "0", "--elo1", "200")
+"""A design that decides in few pairs: H1 after 8 pairs won twice, H0 after 5 split pairs
+(``arena sprt llr --pentanomial 0,0,0,0,8 --elo0 0 --elo1 200``, and ``0,0,5,0,0``)."""
+SLOW_TO_DECIDE = ("--elo0", "0", "--elo1", "50")
+"""docs/sprt.md's design: a few pairs decide nothing (H1 takes 24 pairs won twice, H0 20 split
+ones), for the tests of a run that stops before the test is decided."""
+
+
 def arena_sprt(workdir: Path, *args: str) -> tuple[int, dict[str, object], str, float]:
     """The real command in a subprocess: exit code, JSON result, stderr, seconds."""
     started = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "arena", "sprt", *args, "--sandbox", "process",
-         "--move-time", "500", "--format", "json"],
+        [sys.executable, "-m", "arena", "sprt", *args, *RUN_OPTIONS],
         cwd=workdir, capture_output=True, text=True, timeout=600, check=False)
     seconds = time.monotonic() - started
     assert proc.stdout, proc.stderr
     return proc.returncode, json.loads(proc.stdout), proc.stderr, seconds
+
+
+def sprt_here(*args: str) -> tuple[int, dict[str, object], str]:
+    """The same command in this process (in the test's directory; an ``arena`` process starts
+    in about a CPU second): exit code, JSON result, stderr."""
+    out = runner.invoke(app, ["sprt", *args, *RUN_OPTIONS])
+    assert out.stdout, (out.stderr, out.exception)
+    return out.exit_code, json.loads(out.stdout), out.stderr
 
 
 def check_the_record(workdir: Path, result: dict[str, object]) -> None:
@@ -127,16 +143,17 @@ def check_the_record(workdir: Path, result: dict[str, object]) -> None:
 
 @pytest.mark.slow
 def test_greedy_against_random_accepts_h1(workdir: Path) -> None:
-    """The design of docs/sprt.md's strong-vs-greedy run (``--elo0 0 --elo1 50``) on a pairing
-    that separates at once: greedy wins both legs of every pair against random in one-round
-    matches, so the test takes the fewest pairs H1 can take (24) and the cheapest matches."""
-    code, result, stderr, seconds = arena_sprt(workdir, GREEDY, RANDOM, "--elo0", "0",
-                                               "--elo1", "50", "--max-pairs", "100",
-                                               "-o", "rounds=1")
+    """H1 end to end on a pairing that separates at once: greedy wins both legs of every pair
+    against random in one-round matches, so the test takes the fewest pairs H1 can take (8 with
+    ``DECIDES_FAST``) and the cheapest matches, one at a time (``--concurrency 1``: one Dask
+    worker, and no match still in flight when the test is decided)."""
+    args = (GREEDY, RANDOM, *DECIDES_FAST, "--max-pairs", "40", "-o", "rounds=1",
+            "--concurrency", "1")
+    code, result, stderr, seconds = arena_sprt(workdir, *args)
     assert (code, result["outcome"], result["decision"]) == (0, "H1", "H1"), stderr
     assert "warning: playing in the process sandbox (as asked)" in " ".join(stderr.split())
     pairs = int(str(result["pairs"]))
-    assert 0 < pairs <= 100 and result["llr"] >= result["upper_bound"]  # type: ignore[operator]
+    assert 0 < pairs <= 40 and result["llr"] >= result["upper_bound"]  # type: ignore[operator]
     assert sum(result["pentanomial"]) == pairs  # type: ignore[arg-type]
     low, high = result["elo_ci95"]  # type: ignore[misc]
     # every pair won twice: the estimate is the model's cap, the top of its interval
@@ -145,9 +162,9 @@ def test_greedy_against_random_accepts_h1(workdir: Path) -> None:
     check_the_record(workdir, result)
     print(f"greedy vs random: H1 after {pairs} pairs, {result['matches_played']} matches, "
           f"{seconds:.0f} s")
-    # the same command again continues the same (decided) test: nothing more is played
-    code, again, _, _ = arena_sprt(workdir, GREEDY, RANDOM, "--elo0", "0", "--elo1", "50",
-                                   "--max-pairs", "100", "-o", "rounds=1")
+    # the same command again (in this process) continues the same (decided) test: nothing
+    # more is played
+    code, again, _ = sprt_here(*args)
     assert (code, again["outcome"], again["pairs"], again["matches_played"]) == \
         (0, "H1", pairs, 0)
     assert again["test"] == result["test"]
@@ -156,28 +173,27 @@ def test_greedy_against_random_accepts_h1(workdir: Path) -> None:
 @pytest.mark.slow
 def test_greedy_against_itself_never_accepts_h1(workdir: Path) -> None:
     # one-round matches: greedy is deterministic, so a pair's legs mirror each other however
-    # long the match, and the LLR takes the same path to H0 (20 pairs) for a third of the moves
-    code, result, stderr, seconds = arena_sprt(workdir, GREEDY, GREEDY, "--elo0", "0",
-                                               "--elo1", "50", "--max-pairs", "40",
-                                               "-o", "rounds=1")
+    # long the match, and the LLR takes the same path to H0 (5 pairs with DECIDES_FAST) for a
+    # third of the moves
+    code, result, stderr = sprt_here(GREEDY, GREEDY, *DECIDES_FAST, "--max-pairs", "10",
+                                     "-o", "rounds=1", "--concurrency", "1")
     assert (code, result["outcome"]) in ((1, "H0"), (4, "inconclusive")), stderr
     assert result["candidate"] == "greedy (candidate)"
     assert result["baseline"] == "greedy (baseline)"
     check_the_record(workdir, result)
     print(f"greedy vs greedy: {result['outcome']} after {result['pairs']} pairs, "
-          f"{result['matches_played']} matches, {seconds:.0f} s")
+          f"{result['matches_played']} matches")
 
 
 @pytest.mark.slow
 def test_a_spent_budget_is_inconclusive_and_a_larger_one_continues(workdir: Path) -> None:
-    # one pair a run: its two legs (one deal) never play at once, so one worker is enough
-    code, first, stderr, _ = arena_sprt(workdir, STRONG, GREEDY, "--elo0", "0", "--elo1", "50",
-                                        "--max-pairs", "1", "-o", "rounds=1",
-                                        "--concurrency", "1")
+    # one pair a run, far from deciding: its two legs (one deal) never play at once, so one
+    # worker is enough
+    args = (GREEDY, RANDOM, *SLOW_TO_DECIDE, "-o", "rounds=1", "--concurrency", "1")
+    code, first, stderr = sprt_here(*args, "--max-pairs", "1")
     assert (code, first["outcome"], first["pairs"]) == (4, "inconclusive", 1), stderr
-    code, more, stderr, _ = arena_sprt(workdir, STRONG, GREEDY, "--elo0", "0", "--elo1", "50",
-                                       "--max-pairs", "2", "-o", "rounds=1",
-                                       "--concurrency", "1")
+    code, more, stderr = sprt_here(*args, "--max-pairs", "2")
+    assert (code, more["outcome"]) == (4, "inconclusive"), stderr
     assert more["test"] == first["test"] and more["pairs"] == 2, stderr
     assert more["matches_played"] == 2, "only the second pair was played"
 
@@ -196,10 +212,12 @@ def recorded_matches(workdir: Path) -> int:
 
 @pytest.mark.slow
 def test_ctrl_c_stops_and_the_same_command_continues(workdir: Path) -> None:
-    args = [STRONG, GREEDY, "--elo0", "0", "--elo1", "50", "-o", "rounds=1"]
+    # far from deciding (SLOW_TO_DECIDE): the run is stopped, never finished; two matches at
+    # once, so Ctrl-C lands with matches in flight
+    args = (GREEDY, RANDOM, *SLOW_TO_DECIDE, "-o", "rounds=1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "sprt", *args, "--max-pairs", "100",
-         "--sandbox", "process", "--move-time", "500", "--format", "json"],
+         "--concurrency", "2", *RUN_OPTIONS],
         cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True)
     try:
@@ -218,8 +236,8 @@ def test_ctrl_c_stops_and_the_same_command_continues(workdir: Path) -> None:
     assert stopped["outcome"] == "unfinished" and stopped["interrupted"] is True
     assert stopped["decision"] == "continue" and int(str(stopped["matches_played"])) >= 3
     pairs = int(str(stopped["pairs"]))
-    code, more, err, _ = arena_sprt(workdir, *args, "--max-pairs", str(pairs + 1),
-                                    "--concurrency", "1")  # one pair more: one worker
+    # the same command, in this process, for one pair more (one worker)
+    code, more, err = sprt_here(*args, "--max-pairs", str(pairs + 1), "--concurrency", "1")
     assert (code, more["outcome"], more["test"]) == (4, "inconclusive", stopped["test"]), err
     assert more["pairs"] == pairs + 1
     listed = runner.invoke(app, ["matches", str(workdir / str(more["ladder_file"])),
