@@ -23,11 +23,9 @@ trap 'rm -rf "$ARENA_TEST_BASE_IMAGES" "$images_log"' EXIT
 .venv/bin/python -m tests.support.containers "$ARENA_TEST_BASE_IMAGES" python node lab \
   >"$images_log" 2>&1 &
 images=$!
-# pytest's rewritten test modules (its assertion messages), written once while the set-up and the
-# linters run: with PYTHONDONTWRITEBYTECODE set every pytest process rewrote all of them (9 s of
-# CPU each, before its first test)
-env -u PYTHONDONTWRITEBYTECODE .venv/bin/python -m pytest -q -p no:cacheprovider --collect-only \
-  tests >/dev/null 2>&1 &
+# pytest's rewritten test modules (its assertion messages), cached once while the set-up and the
+# linters run (tests/__init__.py keeps bytecode): the workers, which all collect at once, find them
+.venv/bin/python -m pytest -q -p no:cacheprovider --collect-only tests >/dev/null 2>&1 &
 collected=$!
 bash .ci/chromium-setup.sh
 if [ -z "${ARENA_TEST_POSTGRES_URL:-}" ]; then  # a local PostgreSQL for the ladder store tests
