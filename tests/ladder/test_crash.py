@@ -69,7 +69,9 @@ def test_kill_9_of_arena_run_ladder_then_rerun(tmp_path: Path) -> None:
     path.write_text(
         'name = "real"\ngame = "lost-cities"\n'
         f'entrants = ["{SAMPLES / "random"}", "{SAMPLES / "greedy"}"]\n'
-        "concurrency = 2\n[options]\nrounds = 1\n[schedule]\ncycles = 3\n"
+        # the process sandbox, as the tier says (the default, auto, would take containers
+        # where an engine answers)
+        'concurrency = 2\nsandbox = "process"\n[options]\nrounds = 1\n[schedule]\ncycles = 3\n'
     )
     cfg = load_ladder(path)
     args = ["-m", "arena", "run-ladder", str(path)]
