@@ -1,6 +1,8 @@
 """The example ladder files of each schedule type (ladder/continuous.toml, adaptive.toml,
 knockout.toml, swiss.toml): they parse, and each plays from its file (its own bots and game,
-one-round matches in the process sandbox, a run bounded to one encounter)."""
+one-round matches in the process sandbox, a run bounded to one encounter, played by the runner
+on the real referee in this process: an embedded cluster would cost more than the encounter,
+and what is tested is each file and its schedule)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pytest
 
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
-from arena.ladder.runner import run_ladder_blocking
+from arena.ladder.runner import default_play, run_ladder_blocking
 from arena.ladder.schedules.registry import schedule_status
 from arena.ladder.store import LadderStore
 
@@ -45,7 +47,7 @@ def copy(name: str, tmp_path: Path) -> Path:
 def test_each_example_plays_from_its_file(name: str, tmp_path: Path) -> None:
     copy("demo", tmp_path)  # the knockout's seeds come from it (not played: entrant order)
     config = load_ladder(copy(name, tmp_path))
-    summary = run_ladder_blocking(config, max_matches=2, concurrency=2)
+    summary = run_ladder_blocking(config, play=default_play(), max_matches=2)
     assert summary.played == 2 and not summary.interrupted
     for match in load_matches(config):
         assert match.termination == "normal", match.detail
