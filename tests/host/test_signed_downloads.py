@@ -20,6 +20,7 @@ import json
 import re
 import shlex
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -58,23 +59,13 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 runner = CliRunner(env={"COLUMNS": "400"})
 
 
-def _own_seat(root: Path) -> RunningServer:
-    server = house_server(root / "own-seat", "own-seat")
-    # the server's own watch pace (tests/conftest.py lifts it): following a match live, the
-    # moves must keep coming after the first ones even when the match caught has already ended;
-    # 3 a second: a match's 60-odd moves take 20 s, room for the app's first steps on a loaded
-    # machine (at 10 they had all come before it looked again: "never: three more moves")
-    server.env.update(ARENA_WATCH_FPS="3", ARENA_WATCH_TOTAL_FPS="100")
-    return server
-
-
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OneAtATime]:
     """The module's two servers (own-seat, public), one running at a time: the tests below
     come grouped by server."""
     root = tmp_path_factory.mktemp("servers")
-    both = OneAtATime({"own-seat": lambda: _own_seat(root),
-                       "public": lambda: house_server(root / "public", "public")})
+    both = OneAtATime({setting: lambda s=setting: house_server(root / s, s)
+                       for setting in ("own-seat", "public")})
     yield both
     both.stop()
 
@@ -246,6 +237,7 @@ def test_a_contestant_follows_her_own_seat_live_in_the_watch_app(own_seat: Runni
     bytes `arena logs` downloads for it."""
     match_id, seat = _running_match(own_seat)
     records: list[str] = []
+    gates = _Gates(4, 7)
     with hc.connect(hc.profile(None, environ=_env(own_seat, "alice"))) as connection:
 
         def kept() -> Iterator[str]:
@@ -254,12 +246,16 @@ def test_a_contestant_follows_her_own_seat_live_in_the_watch_app(own_seat: Runni
                 assert frame.seat == seat
                 if frame.record:
                     records.append(frame.record)
+                    gates.passing(frame.record)
                     yield frame.record
 
         timeline, arrivals = open_records(kept())
         assert timeline.views == (seat,) and timeline.seat_view
         app = WatchApp(timeline, view=seat, delay=0.1, live=arrivals)
-        asyncio.run(_follow_live(app, seat, _log_of(own_seat, match_id)))
+        try:
+            asyncio.run(_follow_live(app, seat, _log_of(own_seat, match_id), gates))
+        finally:
+            gates.open_all()
     lines = [json.loads(r) for r in records]
     assert lines[0]["type"] == "seat_header" and "seed" not in lines[0]
     assert {line["type"] for line in lines} <= {"seat_header", "observation", "opponent_moved",
@@ -271,7 +267,34 @@ def test_a_contestant_follows_her_own_seat_live_in_the_watch_app(own_seat: Runni
         seat_view_records(replay_events(read_events(log)), seat, detail=False))
 
 
-async def _follow_live(app: WatchApp, seat: int, log: Path) -> None:
+class _Gates:
+    """The watcher's side of the stream holds the moves back in stages: the first ``moves[0]``
+    pass, the next up to ``moves[1]`` once the test opens the first gate, and so on; the server
+    sends at its own pace (the tests' fastest), the app sees the moves come while the test acts
+    between the stages, however loaded the machine."""
+
+    def __init__(self, *moves: int) -> None:
+        self.moves = moves
+        self.gates = [threading.Event() for _ in moves]
+        self.count = 0
+
+    def passing(self, record: str) -> None:
+        """(The follower thread) wait for its gate before a move beyond a stage's."""
+        if json.loads(record)["type"] in ("observation", "opponent_moved"):
+            for limit, gate in zip(self.moves, self.gates, strict=True):
+                if self.count == limit:
+                    assert gate.wait(timeout=300), f"the gate after {limit} moves stayed shut"
+            self.count += 1
+
+    def open(self, stage: int) -> None:
+        self.gates[stage].set()
+
+    def open_all(self) -> None:
+        for gate in self.gates:
+            gate.set()
+
+
+async def _follow_live(app: WatchApp, seat: int, log: Path, gates: _Gates) -> None:
     timeline = app.timeline
     async with app.run_test(size=(100, 40)) as pilot:
         await _until(pilot, lambda: timeline.last >= 4, "four moves")
@@ -279,11 +302,13 @@ async def _follow_live(app: WatchApp, seat: int, log: Path) -> None:
         await pilot.pause()
         assert app.position == 0 and not app.pinned
         seen = timeline.last
+        gates.open(0)  # more moves come now, while the app shows the start
         await _until(pilot, lambda: timeline.last >= seen + 3, "three more moves")
         assert app.position == 0  # kept while the moves came
         await pilot.press("end")
         await pilot.pause()
         assert app.position == timeline.last and app.pinned
+        gates.open(1)  # the rest of the match comes now, after End
         await _until(pilot, lambda: timeline.end is not None and not app.following,
                      "the match end")
         await pilot.pause()
