@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
+from itertools import islice
 from pathlib import Path
 
 import pytest
@@ -83,7 +84,7 @@ def test_a_seat_view_is_made_of_that_seats_observations(
     header = events[0]
     assert isinstance(header, HeaderEvent)
     assert not any(str(header.seed) in f.board for f in frames)
-    omniscient = list(seat_frames(read_events(path), None))
+    omniscient = list(islice(seat_frames(read_events(path), None), 2))  # (drawn as needed)
     assert omniscient[1].board != frames[1].board  # the whole board shows more
 
 
