@@ -1,6 +1,7 @@
 """`arena sprt CANDIDATE BASELINE`: bad input is one error and exit 2 with nothing played or
-written; docs/sprt.md's two real runs, CI-sized (the real command, the process sandbox): H1
-accepted on a pairing that separates at once, H0 for a bot against itself."""
+written; docs/sprt.md's two real runs, CI-sized (the command in this process, the process
+sandbox): H1 accepted on a pairing that separates at once, H0 for a bot against itself; a spent
+budget, and Ctrl-C of a real `arena sprt` process, then the same test continued."""
 
 from __future__ import annotations
 
@@ -107,20 +108,10 @@ SLOW_TO_DECIDE = ("--elo0", "0", "--elo1", "50")
 ones), for the tests of a run that stops before the test is decided."""
 
 
-def arena_sprt(workdir: Path, *args: str) -> tuple[int, dict[str, object], str, float]:
-    """The real command in a subprocess: exit code, JSON result, stderr, seconds."""
-    started = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "arena", "sprt", *args, *RUN_OPTIONS],
-        cwd=workdir, capture_output=True, text=True, timeout=600, check=False)
-    seconds = time.monotonic() - started
-    assert proc.stdout, proc.stderr
-    return proc.returncode, json.loads(proc.stdout), proc.stderr, seconds
-
-
 def sprt_here(*args: str) -> tuple[int, dict[str, object], str]:
-    """The same command in this process (in the test's directory; an ``arena`` process starts
-    in about a CPU second): exit code, JSON result, stderr."""
+    """The command in this process, in the test's directory (an ``arena`` process would start
+    in about a CPU second; the Ctrl-C test runs the real one): exit code, JSON result,
+    stderr."""
     out = runner.invoke(app, ["sprt", *args, *RUN_OPTIONS])
     assert out.stdout, (out.stderr, out.exception)
     return out.exit_code, json.loads(out.stdout), out.stderr
@@ -149,7 +140,9 @@ def test_greedy_against_random_accepts_h1(workdir: Path) -> None:
     worker, and no match still in flight when the test is decided)."""
     args = (GREEDY, RANDOM, *DECIDES_FAST, "--max-pairs", "40", "-o", "rounds=1",
             "--concurrency", "1")
-    code, result, stderr, seconds = arena_sprt(workdir, *args)
+    started = time.monotonic()
+    code, result, stderr = sprt_here(*args)
+    seconds = time.monotonic() - started
     assert (code, result["outcome"], result["decision"]) == (0, "H1", "H1"), stderr
     assert "warning: playing in the process sandbox (as asked)" in " ".join(stderr.split())
     pairs = int(str(result["pairs"]))
@@ -162,8 +155,7 @@ def test_greedy_against_random_accepts_h1(workdir: Path) -> None:
     check_the_record(workdir, result)
     print(f"greedy vs random: H1 after {pairs} pairs, {result['matches_played']} matches, "
           f"{seconds:.0f} s")
-    # the same command again (in this process) continues the same (decided) test: nothing
-    # more is played
+    # the same command again continues the same (decided) test: nothing more is played
     code, again, _ = sprt_here(*args)
     assert (code, again["outcome"], again["pairs"], again["matches_played"]) == \
         (0, "H1", pairs, 0)
