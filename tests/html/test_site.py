@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -61,6 +62,15 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> LadderConfig:
     """One mini ladder for the tests that only read it (each writes its site in a directory of
     its own); a test that adds matches or changes a log makes its own."""
     return _ladder(tmp_path_factory.mktemp("ladder"))
+
+
+@pytest.fixture(scope="module")
+def site(ladder: LadderConfig, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """That ladder's site (the default page size), written once for the tests that only read
+    it; a test that changes its pages works on a copy."""
+    out = tmp_path_factory.mktemp("site") / "site"
+    refresh(ladder, out)
+    return out
 
 
 def _record(config: LadderConfig, k: int) -> str:
@@ -130,10 +140,8 @@ def assert_whole_and_linked(out: Path) -> None:
 
 
 # --- the shared viewer ---------------------------------------------------------------------------
-def test_replay_pages_share_one_content_hashed_player(ladder: LadderConfig, tmp_path: Path) -> None:
-    config = ladder
-    out = tmp_path / "site"
-    refresh(config, out)
+def test_replay_pages_share_one_content_hashed_player(ladder: LadderConfig, site: Path) -> None:
+    config, out = ladder, site
     for name, content in SHARED.items():
         digest = hashlib.sha256(content.encode()).hexdigest()[:16]
         assert (out / name).read_text(encoding="utf-8") == content and digest in name
@@ -154,10 +162,8 @@ def test_replay_pages_share_one_content_hashed_player(ladder: LadderConfig, tmp_
 
 
 def test_the_shared_viewer_plays_a_replay_in_chromium(browser: Browser, ladder: LadderConfig,
-                                                      tmp_path: Path) -> None:
-    config = ladder
-    out = tmp_path / "site"
-    refresh(config, out)
+                                                      site: Path) -> None:
+    config, out = ladder, site
     first = load_matches(config)[0]
     page = out / "replays" / replay_name(first.match_id)
     browser.open(page)
@@ -185,12 +191,11 @@ def test_the_shared_viewer_plays_a_replay_in_chromium(browser: Browser, ladder: 
 
 
 def test_an_injected_inline_script_cannot_run_in_a_site_page(
-        browser: Browser, ladder: LadderConfig, tmp_path: Path) -> None:
+        browser: Browser, ladder: LadderConfig, site: Path, tmp_path: Path) -> None:
     """Defence in depth: were a bug to let markup into a page, its policy runs no inline
     script and no inline handler (the site's own script is a file)."""
     config = ladder
-    out = tmp_path / "site"
-    refresh(config, out)
+    out = Path(shutil.copytree(site, tmp_path / "site"))  # its pages are changed below
     attack = ('<script>document.body.dataset.owned = "1"</script>'
               '<img src="data:," onerror="document.body.dataset.owned = \'2\'">')
     for page in (out / "index.html",
