@@ -59,6 +59,12 @@ def _playing(proc: subprocess.Popen[bytes]) -> bool:
     return any("bot.py" in cmd for _, cmd in descendants(proc.pid))
 
 
+POLL_S = 0.1
+"""How often the tests look for a worker mid-match: a look reads every process's stat and
+command line (8 ms here, more on a busy machine), and a pacers' match keeps its bots for a
+second and more."""
+
+
 def test_a_worker_killed_mid_match_loses_nothing(
         tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
     address = f"tls://{LOOPBACK}:{free_port()}"
@@ -76,7 +82,7 @@ def test_a_worker_killed_mid_match_loses_nothing(
     while not (_recorded(cfg) >= 1 and (busy := [w for w in workers if _playing(w)])):
         assert head.poll() is None, (tmp_path / "head.log").read_text()
         assert time.monotonic() < deadline, "no progress"
-        time.sleep(0.02)
+        time.sleep(POLL_S)
     before = _recorded(cfg)
     kill_session(busy[0])  # the whole host (whichever plays now): nanny, worker, its bots
     assert head.wait(timeout=180) == 0, (tmp_path / "head.log").read_text()
@@ -111,7 +117,7 @@ def test_a_frozen_worker_is_given_up_and_its_late_result_ignored(
     deadline = time.monotonic() + 120
     while not (busy := [w for w in workers if _playing(w)]):
         assert head.poll() is None and time.monotonic() < deadline, "no progress"
-        time.sleep(0.02)
+        time.sleep(POLL_S)
     os.killpg(busy[0].pid, signal.SIGSTOP)  # the host (whichever plays now) freezes mid-match
     try:
         assert head.wait(timeout=180) == 0, (tmp_path / "head.log").read_text()
