@@ -367,6 +367,13 @@ def main(argv: Sequence[str]) -> int:
         print("usage: confine.py [--memory-mb N] -- command...", file=sys.stderr)
         return 2
     command = args[1:]
+    if memory_mb is not None and os.getpid() != 1:
+        # the masks are mounts of the calling mount namespace: only the first process of a
+        # bot's new namespaces (arena.sandbox.isolation) may make them, never a host's process
+        print("arena: confine.py --memory-mb masks /proc, /sys and /dev in its own mount "
+              "namespace: it runs only as the first process of a bot's new namespaces (the "
+              "process sandbox starts it so), never on the host", file=sys.stderr)
+        return 126
     try:
         program = filter_program(machine_arch())
         kernel = _Kernel()

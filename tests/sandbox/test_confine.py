@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -111,6 +112,24 @@ def test_the_launcher_says_what_failed_and_runs_nothing() -> None:
     usage = subprocess.run([sys.executable, "-I", "-S", str(confine.__file__), "true"],
                            capture_output=True, text=True, timeout=60, check=False)
     assert usage.returncode == 2 and "usage" in usage.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="a new mount namespace needs root and util-linux's unshare")
+def test_the_masks_are_made_only_in_a_bots_new_namespaces(tmp_path: Path) -> None:
+    """The masks are mounts in the launcher's mount namespace: run by hand on the host (as
+    happened once, from a shell), they hid the host's /proc entries, /sys and /dev/ptmx until
+    unmounted. Outside a new PID namespace (where the process sandbox makes it the first
+    process) the launcher refuses, masks nothing and runs nothing; here in a throwaway mount
+    namespace, so that the code before this check could not harm the host either."""
+    marker = tmp_path / "ran"
+    done = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "--", sys.executable, "-I", "-S",
+         str(confine.__file__), "--memory-mb", "64", "--", "touch", str(marker)],
+        capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 126, (done.returncode, done.stderr)
+    assert "only as the first process of a bot's new namespaces" in done.stderr
+    assert not marker.exists()
 
 
 @pytest.mark.unit
