@@ -81,29 +81,51 @@ def seed_of_chance(outcomes: list[int] | tuple[int, ...]) -> int:
     return seed
 
 
+class _Past:
+    """What led to a point of a match, kept for its recall (perfect recall) and its pickling: the
+    record before, and the step from it (a chance outcome or the engine's action). It keeps the
+    engine's state only where it must (at a resample's start) or where a recall was asked for,
+    so the states a playout passes through are freed as it goes (a python game that kept every
+    state since the deal spent a third of a Lost Cities playout in the garbage collector): a
+    recall that needs states no record kept replays them from the nearest kept one
+    (``ArenaGame.recall``)."""
+
+    __slots__ = ("parent", "action", "digits", "state", "recall")
+
+    def __init__(self, parent: _Past | None, action: Any, digits: tuple[int, ...] | None,
+                 state: Any = None) -> None:
+        self.parent = parent
+        self.action = action
+        """The engine's action of this step (None for a chance outcome and at the start)."""
+        self.digits = digits
+        """The seed digits dealt so far, for a chance outcome's step (else None)."""
+        self.state = state
+        """The engine's state here, when kept: a resample's start, a point whose recall was
+        asked for (None otherwise, and before the deal)."""
+        self.recall: dict[int, tuple[bytes, bytes, str]] | None = None
+        """seat -> (digest of its view here, digest of its distinct views so far, view text),
+        once asked for."""
+
+
 class _Node:
     """One point of a match (immutable: a clone shares it): the seed digits dealt so far, the
-    arena state once all are, the node before, and each seat's recall (computed on demand)."""
+    arena state once all are, what led here (:class:`_Past`), whose move it is, and the legal
+    actions once asked for."""
 
-    __slots__ = ("game", "seed_digits", "state", "parent", "action", "recall", "mover", "legal",
-                 "ids")
+    __slots__ = ("game", "seed_digits", "state", "past", "mover", "legal", "ids")
 
     def __init__(self, game: ArenaGame, seed_digits: tuple[int, ...], state: Any,
-                 parent: _Node | None, action: Any, mover: int) -> None:
+                 past: _Past, mover: int) -> None:
         self.game = game
         self.seed_digits = seed_digits
         self.state = state
-        self.parent = parent
-        self.action = action
-        """The engine's action that led here (None after a chance outcome)."""
+        self.past = past
         self.mover = mover
         """OpenSpiel's current player (:func:`_mover`)."""
         self.legal: Any = None
         """The engine's legal actions here, once asked for."""
         self.ids: Sequence[int] | None = None
         """Their ids, once asked for."""
-        self.recall: dict[int, tuple[bytes, bytes, str]] = {}
-        """seat -> (digest of its view here, digest of its distinct views so far, view text)."""
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Node:
         return self
@@ -116,12 +138,13 @@ class _Node:
         parameters, the seed digits and the action texts since the deal; rebuilt by replay.
         A resampled state (no seed) pickles its arena state instead."""
         texts: list[str] = []
-        node = self
-        while node.parent is not None and node.action is not None:
-            texts.append(node.game.engine.format_action(node.action))
-            node = node.parent
-        if node.parent is None and node.state is not None:  # a resample's
-            return (_restore, (self.game.name, self.game.params, self.state, self.recall))
+        past = self.past
+        while past.parent is not None and past.action is not None:
+            texts.append(self.game.engine.format_action(past.action))
+            past = past.parent
+        if past.parent is None and past.state is not None:  # a resample's
+            return (_restore, (self.game.name, self.game.params, self.state,
+                               self.past.recall or {}))
         texts.reverse()
         return (_replay, (self.game.name, self.game.params, self.seed_digits, tuple(texts)))
 
@@ -153,9 +176,9 @@ def _replay(name: str, params: dict[str, Any], seed_digits: tuple[int, ...],
 def _restore(name: str, params: dict[str, Any], state: Any,
              recall: dict[int, tuple[bytes, bytes, str]]) -> _Node:
     game = _game_named(name, params)
-    node = _Node(game, (), state, None, None, _mover(game, state))
-    node.recall.update(recall)
-    return node
+    past = _Past(None, None, None, state)
+    past.recall = dict(recall)
+    return _Node(game, (), state, past, _mover(game, state))
 
 
 def _digest(data: bytes) -> bytes:
@@ -191,7 +214,7 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
             num_players=2, min_utility=-bound, max_utility=bound, utility_sum=0.0,
             max_game_length=MAX_GAME_LENGTH)
         super().__init__(game_type, info, params)
-        self.root = _Node(self, (), None, None, None, _CHANCE)
+        self.root = _Node(self, (), None, _Past(None, None, None), _CHANCE)
         """The match before its deal (every initial state's node: a node never changes)."""
         # what a step asks for, looked up once (ArenaState._apply_action, legal_actions)
         self._apply = self.engine.apply
@@ -224,16 +247,17 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         if not 0 <= digit < 16:
             raise ValueError(f"a chance outcome is a hex digit, 0 .. 15, not {digit}")
         seed_digits = node.seed_digits + (digit,)
+        past = _Past(node.past, None, seed_digits)
         if len(seed_digits) < CHANCE_NODES:
-            return _Node(self, seed_digits, None, node, None, _CHANCE)
+            return _Node(self, seed_digits, None, past, _CHANCE)
         state = self.engine.new_match(seed_of_chance(seed_digits), self.options)
-        return _Node(self, seed_digits, state, node, None, _mover(self, state))
+        return _Node(self, seed_digits, state, past, _mover(self, state))
 
     def move(self, node: _Node, action: Any) -> _Node:
         """The node after a seat's action (the engine's)."""
         state = self._apply(node.state, action)
         seat = self._to_move(state)
-        return _Node(self, node.seed_digits, state, node, action,
+        return _Node(self, node.seed_digits, state, _Past(node.past, action, None),
                      _TERMINAL if seat is None else seat)
 
     def ids(self, node: _Node) -> Sequence[int]:
@@ -253,20 +277,53 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         return ids
 
     def recall(self, node: _Node, seat: int) -> tuple[bytes, bytes, str]:
-        """The seat's recall at ``node``: computed from the nearest node that knows it."""
-        chain: list[_Node] = []
-        at: _Node | None = node
-        while at is not None and seat not in at.recall:
+        """The seat's recall at ``node``: computed from the nearest point that knows it, the
+        states between there and here replayed from the nearest kept one when more than
+        ``node``'s own is needed; ``node``'s state is kept with its record for the next."""
+        chain: list[_Past] = []
+        at: _Past | None = node.past
+        while at is not None and (at.recall is None or seat not in at.recall):
             chain.append(at)
             at = at.parent
-        known = at.recall[seat] if at is not None else (b"", b"", "")
-        for step in reversed(chain):
-            if step.state is not None:
-                text = text_of(self.engine.observation(step.state, seat))
+        known = at.recall[seat] if at is not None and at.recall is not None else (b"", b"", "")
+        states = [node.state] if len(chain) == 1 else self._replayed(node.past, len(chain))
+        for step, state in zip(reversed(chain), reversed(states), strict=True):
+            if state is not None:
+                text = text_of(self.engine.observation(state, seat))
                 view = _digest(text.encode())
                 known = (view, known[1] if view == known[0] else _digest(known[1] + view), text)
+            if step.recall is None:
+                step.recall = {}
             step.recall[seat] = known
+        node.past.state = node.state
         return known
+
+    def _replayed(self, past: _Past, count: int) -> list[Any]:
+        """The engine's states at ``past`` and the ``count - 1`` points before it (latest
+        first), replayed from the nearest point at or before the earliest of them whose state
+        is known: kept, or the deal's (the seed's), or none yet (before the deal)."""
+        path: list[_Past] = []
+        at = past
+        while True:
+            if len(path) >= count - 1:
+                if at.state is not None or at.parent is None:
+                    state = at.state
+                    break
+                if at.digits is not None:
+                    state = (self.engine.new_match(seed_of_chance(at.digits), self.options)
+                             if len(at.digits) == CHANCE_NODES else None)
+                    break
+            path.append(at)
+            assert at.parent is not None  # a record's first point is a base
+            at = at.parent
+        states = [state]
+        for step in reversed(path):
+            if step.digits is None:
+                state = self._apply(state, step.action)
+            elif len(step.digits) == CHANCE_NODES:
+                state = self.engine.new_match(seed_of_chance(step.digits), self.options)
+            states.append(state)
+        return states[::-1][:count]
 
 
 class ArenaState(pyspiel.State):  # type: ignore[misc]
@@ -342,7 +399,7 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
             chosen = actions[action]
         after = game._apply(state, chosen)
         seat = game._to_move(after)
-        self._node = _Node(game, node.seed_digits, after, node, chosen,
+        self._node = _Node(game, node.seed_digits, after, _Past(node.past, chosen, None),
                            _TERMINAL if seat is None else seat)
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -399,14 +456,16 @@ def _world(game: ArenaGame, observation: Any, seat: int, rng: random.Random,
     here."""
     dealt = game.engine.determinize(observation, rng)
     new = game.new_initial_state()
-    fresh = _Node(game, (), dealt, None, None, _mover(game, dealt))
+    start = _Past(None, None, None, dealt)
+    start.recall = {}
     for player in (seat, 1 - seat):
         if player == seat and own is not None:
-            fresh.recall[seat] = own
+            start.recall[seat] = own
             continue
         text = text_of(game.engine.observation(dealt, player))
         view = _digest(text.encode())
-        fresh.recall[player] = (view, _digest(b"resampled" + view), text)
+        start.recall[player] = (view, _digest(b"resampled" + view), text)
+    fresh = _Node(game, (), dealt, start, _mover(game, dealt))
     new._node = fresh
     return new
 

@@ -112,6 +112,30 @@ def test_information_states_recall_what_the_current_view_forgets() -> None:
     assert len(seen) > 26  # one per distinct view: each of seat 0's bids, each resolved prize
 
 
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_recall_asked_late_is_the_recall_asked_at_every_point(game_id: str) -> None:
+    """A state keeps no past engine states (they are replayed when a recall needs them): the
+    information states of a match asked only now and then, and of a clone of it, equal those
+    asked at every point of the same match."""
+    game = load(game_id)
+    rng = random.Random(7)
+    every, late = dealt(game, 21), dealt(game, 21)
+    step = 0
+    while not every.is_terminal():
+        expected = [every.information_state_string(seat) for seat in (0, 1)]
+        if step % 9 == 8:
+            probe = late.clone()
+            assert [probe.information_state_string(seat) for seat in (1, 0)][::-1] == expected
+            assert [late.information_state_string(seat) for seat in (0, 1)] == expected
+        action = rng.choice(every.legal_actions())
+        every.apply_action(action)
+        late.apply_action(action)
+        step += 1
+    assert step > 9
+    assert [late.information_state_string(seat) for seat in (0, 1)] == \
+        [every.information_state_string(seat) for seat in (0, 1)]
+
+
 def test_bad_options_are_refused_in_the_engines_words() -> None:
     with pytest.raises(OptionsError, match="option rounds must be >= 1, got 0"):
         pyspiel.load_game("arena_goofspiel(rounds=0)")
