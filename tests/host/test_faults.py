@@ -5,6 +5,7 @@ three times in order."""
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -20,7 +21,7 @@ from sqlalchemy import create_engine, text
 from arena.host.client import _requests, payload
 from arena.host.config import load_competition
 from arena.v1 import competition_pb2 as pb
-from tests.support.competition import RunningServer, make_server
+from tests.support.competition import RunningServer, make_server, wait_for
 from tests.support.containers import require_docker
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -30,14 +31,7 @@ GREEDY = ROOT / "sample_bots" / "lost-cities" / "greedy"
 STAGE = pb.SubmissionStage.Name
 
 
-def _wait(what: str, check: Any, timeout: float = 600, every: float = 0.3) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out waiting for {what}")
+_wait = functools.partial(wait_for, timeout=600, every=0.3)  # this file's patience
 
 
 def _submissions(server: RunningServer, who: str) -> list[Any]:

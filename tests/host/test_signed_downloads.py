@@ -50,7 +50,7 @@ from tests.support.competition import (
     OneAtATime,
     RunningServer,
     finished_match,
-    house_server,
+    house_servers,
 )
 from tests.support.tui import screen_text
 from tests.tui.test_watch_terminal import Tmux
@@ -64,8 +64,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OneAtATime]:
     """The module's two servers (own-seat, public), one running at a time: the tests below
     come grouped by server."""
     root = tmp_path_factory.mktemp("servers")
-    both = OneAtATime({setting: lambda s=setting: house_server(root / s, s)
-                       for setting in ("own-seat", "public")})
+    both = house_servers(root, "own-seat", "public")
     yield both
     both.stop()
 

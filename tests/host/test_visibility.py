@@ -20,7 +20,13 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.host.config import load_competition
 from arena.v1 import competition_pb2 as pb
-from tests.support.competition import OneAtATime, RunningServer, finished_match, house_server
+from tests.support.competition import (
+    OneAtATime,
+    RunningServer,
+    finished_match,
+    house_server,
+    house_servers,
+)
 
 pytestmark = pytest.mark.integration
 runner = CliRunner(env={"COLUMNS": "400"})  # the message's lines, not the path's wrapping
@@ -37,8 +43,7 @@ def _denied(call: Any) -> None:
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OneAtATime]:
     """The module's two servers, one running at a time (the tests come grouped by server)."""
     root = tmp_path_factory.mktemp("servers")
-    both = OneAtATime({setting: lambda s=setting: house_server(root / s, s)
-                       for setting in ("participants", "public")})
+    both = house_servers(root, "participants", "public")
     yield both
     both.stop()
 

@@ -223,6 +223,15 @@ def house_server(root: Path, logs: str = "own-seat",
     return server
 
 
+def house_servers(root: Path, *settings: str) -> OneAtATime:
+    """A ``house_server`` for each log visibility setting in ``settings`` (in ``root/SETTING``),
+    one running at a time (``OneAtATime``, by setting)."""
+    def maker(setting: str) -> Callable[[], RunningServer]:
+        return lambda: house_server(root / setting, setting)
+
+    return OneAtATime({setting: maker(setting) for setting in settings})
+
+
 def finished_match(server: RunningServer) -> tuple[str, int]:
     """A recorded match and greedy's seat in it (waiting for the ladder to play one)."""
     deadline = time.monotonic() + 120
