@@ -19,11 +19,14 @@ OPPONENT_MIN_SAMPLES = 40
 """Decisions the opponent makes after the attack started (a 3-round match gives about 100)."""
 ATTACK_DECISION = 3
 """Every hostile bot attacks on its third decision."""
-ATTACK_MOVE_TIME_MS = {"memory_bomb": 10_000, "output_flood": 10_000}
+ATTACK_MOVE_TIME_MS = {"memory_bomb": 10_000, "output_flood": 10_000, "fork_bomb": 5_000}
 """Per-decision limits that differ from 1000 ms, for attacks made inside a decision whose point
 is not speed: the memory bomb needs about 1 s to fill its 512 MiB under load and must be killed
 by the kernel (``memory``), never by the clock; writing 50 MiB through Docker's log driver took
-over 1 s on a loaded machine, and what is checked is that only a bounded tail is kept."""
+over 1 s on a loaded machine, and what is checked is that only a bounded tail is kept; the
+fork bomb's own decisions share its core with 63 spinning processes (median 10 ms, p90 54 ms
+here unloaded, and one took over 1 s in CI before its children were niced): what is checked is
+the pids limit and the opponent's speed, not the attacker's."""
 
 
 def times_after_attack(result: Any) -> list[float]:
