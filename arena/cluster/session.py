@@ -250,10 +250,18 @@ def _embedded(workers: int) -> Any:
     """An embedded cluster. Its workers' Dask logs are silenced below CRITICAL: what goes
     wrong in a match reaches the head as the task's error, and at shutdown a worker whose
     heartbeat meets the closing scheduler would otherwise print a traceback (twice in 22
-    benchmark runs) under the run's summary."""
+    benchmark runs) under the run's summary.
+
+    Its scheduler has no dashboard (its HTTP server listens on 127.0.0.1 with no routes): with
+    one, every scheduler start tries to import Dask's dashboard module, which fails without
+    bokeh, and two schedulers starting at once in one process's threads (`arena host` playing a
+    final beside a season) could race on that failed import: the second one got the half-made
+    module and the cluster failed to start ("module 'distributed.dashboard' has no attribute
+    'scheduler'")."""
     return LocalCluster(
         n_workers=max(1, workers), threads_per_worker=1, processes=True, host="127.0.0.1",
         protocol="tls", security=embedded_security(), dashboard_address="127.0.0.1:0",
+        scheduler_kwargs={"dashboard": False},
         worker_dashboard_address="127.0.0.1:0", resources={MATCH_RESOURCE: 1},
         silence_logs=logging.CRITICAL, asynchronous=True,
         startup_information={INFO_KEY: arena_info},

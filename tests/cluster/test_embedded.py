@@ -9,7 +9,10 @@ import asyncio
 import os
 import shutil
 import signal
+import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,6 +71,49 @@ def test_embedded_cluster_listens_on_loopback_only_and_goes_away(tmp_path: Path)
     assert all(a.startswith(f"tls://{LOOPBACK}:") for a in found), found
     left = [cmd for _, cmd in descendants(os.getpid()) if "resource_tracker" not in cmd]
     assert not left, left
+
+
+_DASHBOARD_IMPORTS: list[str] | None = None
+"""While a list: where the audit hook below notes each attempt to import Dask's dashboard."""
+
+
+def _note_dashboard_imports(event: str, args: tuple[Any, ...]) -> None:
+    if _DASHBOARD_IMPORTS is not None and event == "import" and str(args[0]).startswith(
+            "distributed.dashboard"):
+        _DASHBOARD_IMPORTS.append(str(args[0]))
+
+
+def test_two_embedded_clusters_start_at_once_in_one_process() -> None:
+    """`arena host` may open a final's cluster while a season's opens: two schedulers starting
+    in two threads of one process. Each used to try Dask's dashboard module (bokeh is not
+    installed), and the second could get the first's half-made module: "Cluster failed to
+    start: module 'distributed.dashboard' has no attribute 'scheduler'". The race is rare; what
+    removes it is that no scheduler of the arena tries that import, which the audit hook sees."""
+    global _DASHBOARD_IMPORTS
+    sys.addaudithook(_note_dashboard_imports)
+    errors: list[str] = []
+
+    async def open_one() -> None:
+        async with open_cluster(None, workers=1) as session:
+            assert await session.slots() == 1
+
+    def run() -> None:
+        try:
+            asyncio.run(open_one())
+        except Exception as exc:  # noqa: BLE001 — reported below, with the other thread's
+            errors.append(repr(exc))
+
+    _DASHBOARD_IMPORTS = []
+    try:
+        threads = [threading.Thread(target=run) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert not any(thread.is_alive() for thread in threads)
+        assert errors == [] and _DASHBOARD_IMPORTS == []
+    finally:
+        _DASHBOARD_IMPORTS = None
 
 
 def test_a_match_that_keeps_killing_workers_is_void_for_the_run(tmp_path: Path) -> None:
