@@ -11,10 +11,14 @@ from tests.support.containers import RecordingSandbox, arena_containers, play
 from tests.support.paths import HOSTILE, RANDOM_BOT
 
 OPPONENT_MEDIAN_MS = 5.0
-"""The opponent's median decision time while the attacker's children attack. Unattacked it is
-about 0.5 ms in containers; an attack that escaped its container's CPU limit (say 62 spinning
-processes on 2 cores) puts it at tens of ms. 10x headroom over the normal figure, so load on the
-machine does not fail the check while a real escape still does."""
+"""The opponent's median decision time while the attacker's children attack, at most. Unattacked
+it is about 0.5 ms in containers; an attack that escaped its container's CPU limit (say 62
+spinning processes on 2 cores) puts it at tens of ms. 10x headroom over the normal figure."""
+OPPONENT_SLOWDOWN = 4.0
+"""...or at most this many times the same opponent's median in the unattacked match played right
+after (the same machine, the same load), whichever is more: on a machine loaded by others (a
+whole suite on 2 cores beside two profilers) the unattacked median itself passed 5 ms, while an
+escape still makes it dozens of times slower than its neighbour match."""
 OPPONENT_MIN_SAMPLES = 40
 """Decisions the opponent makes after the attack started (a 3-round match gives about 100)."""
 ATTACK_DECISION = 3
@@ -27,6 +31,16 @@ over 1 s on a loaded machine, and what is checked is that only a bounded tail is
 fork bomb's own decisions share its core with 63 spinning processes (median 10 ms, p90 54 ms
 here unloaded, and one took over 1 s in CI before its children were niced): what is checked is
 the pids limit and the opponent's speed, not the attacker's."""
+
+
+def opponent_times(result: Any) -> list[float]:
+    """The referee-measured decision times (ms) of seat 1 in a whole match, from its log."""
+    from arena.model import DecisionEvent
+    from arena.record.log import read_events
+
+    assert result.log, "the match has a log"
+    return [e.ms for e in read_events(Path(result.log))
+            if isinstance(e, DecisionEvent) and e.seat == 1]
 
 
 def times_after_attack(result: Any) -> list[float]:
@@ -63,14 +77,16 @@ def check_hostile_run(
     assert str(result.termination) == termination, result.detail
     if not absorbed:
         assert result.faulty_seat == 0 and result.winner == 1
-    else:
-        times = sorted(times_after_attack(result))
-        assert len(times) >= OPPONENT_MIN_SAMPLES, len(times)
-        assert statistics.median(times) < OPPONENT_MEDIAN_MS, times[len(times) // 2:][-5:]
     assert not arena_containers(client)
     assert not sandbox.leftovers()
     after = play(sandbox, RANDOM_BOT, log_dir, seed=2)  # the referee keeps going
     assert str(after.termination) == "normal" and after.decisions > 20
     assert not arena_containers(client)
     assert not sandbox.leftovers()
+    if absorbed:
+        times = sorted(times_after_attack(result))
+        assert len(times) >= OPPONENT_MIN_SAMPLES, len(times)
+        unattacked = statistics.median(opponent_times(after))
+        limit = max(OPPONENT_MEDIAN_MS, OPPONENT_SLOWDOWN * unattacked)
+        assert statistics.median(times) < limit, (unattacked, times[len(times) // 2:][-5:])
     return result, seat_log(result, 0)
