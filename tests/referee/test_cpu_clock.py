@@ -1,9 +1,9 @@
 """The CPU clock (issue 22), with real bot processes and real containers: a decision is charged
 the CPU its bot's whole sandbox used, so a busy host no longer turns into forfeits.
 
-* a compute-bound bot (100 ms of CPU a decision, move time 200 ms) with two CPU hogs on every
-  core passes on the CPU clock and times out on the wall clock, in the same test (process
-  sandbox and containers);
+* a compute-bound bot (100 ms of CPU a decision, move time 200 ms) with three CPU hogs on every
+  core while it thinks passes on the CPU clock and times out on the wall clock, in the same test
+  (process sandbox and containers);
 * a bot that burns twice its limit is a ``timeout`` on both clocks, on the CPU clock as soon as
   the polled meter shows it (long before the guard);
 * a sleeping bot is a ``wall_timeout`` on the CPU clock (after its guard) and a ``timeout`` on
@@ -25,9 +25,11 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +68,8 @@ HOGS_PER_CORE = 3
 """Busy loops pinned to every core, each in a session of its own: a bot sharing its core with
 three of them gets about a quarter of it, so 100 ms of CPU takes about 400 ms of wall time (twice
 the 200 ms move time)."""
+BURNS = 3
+"""The compute-bound bot's burning decisions, each under the hogs."""
 PASSING_GUARD = 20.0
 """The wall guard where a decision must pass under load (20 × 200 ms + 100 ms: 4.1 s)."""
 
@@ -76,11 +80,12 @@ def bot_dir(root: Path, mode: str, ms: float, count: int = 5) -> Path:
 
 
 def play(bot: Path, log_dir: Path, socket_root: Path, clock: str, *, sandbox: Any = "process",
-         wall_guard: float = 4.0, seed: int = 3) -> MatchResult:
+         wall_guard: float = 4.0, seed: int = 3,
+         on_event: Callable[[Any], None] | None = None) -> MatchResult:
     """One round of Lost Cities: ``bot`` in seat 0 against the random bot."""
     spec = MatchSpec("lost-cities", seed, (load_bot_dir(bot), load_bot_dir(RANDOM_BOT)),
                      {"rounds": 1}, TimeControl(MOVE_MS, 0, 60_000, clock, wall_guard))
-    return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=log_dir,
+    return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=log_dir, on_event=on_event,
                                   socket_root=socket_root))
 
 
@@ -90,30 +95,84 @@ def decisions(result: MatchResult, seat: int = 0) -> list[DecisionEvent]:
             if isinstance(e, DecisionEvent) and e.seat == seat]
 
 
-@pytest.fixture
-def hogs() -> Iterator[list[subprocess.Popen[bytes]]]:
-    """``HOGS_PER_CORE`` busy-loop processes pinned to every core (nice 0), killed after."""
-    loop = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])})\nwhile True: pass"
-    cores = sorted(os.sched_getaffinity(0))
-    # Each in a session of its own: with autogroup scheduling (Linux's default) a session's
-    # processes share one slice, so hogs in the test's session would cost the bot (in a session
-    # of its own) only half of its core.
-    started = [subprocess.Popen([sys.executable, "-c", loop, str(core)], start_new_session=True)
-               for core in cores for _ in range(HOGS_PER_CORE)]
-    try:
-        yield started
-    finally:
-        for hog in started:
+class Hogs:
+    """``HOGS_PER_CORE`` busy-loop processes pinned to every core (nice 0), started stopped:
+    they spin only between ``resume`` and ``pause``, while the decisions under test are played
+    (a whole match under them burnt both cores for its every decision and both bots' start)."""
+
+    def __init__(self) -> None:
+        loop = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])})\nwhile True: pass"
+        cores = sorted(os.sched_getaffinity(0))
+        # Each in a session of its own: with autogroup scheduling (Linux's default) a session's
+        # processes share one slice, so hogs in the test's session would cost the bot (in a
+        # session of its own) only half of its core.
+        self.started = [subprocess.Popen([sys.executable, "-c", f"import os, signal; "
+                                          f"os.kill(os.getpid(), signal.SIGSTOP)\n{loop}",
+                                          str(core)], start_new_session=True)
+                        for core in cores for _ in range(HOGS_PER_CORE)]
+        self.running = False
+
+    def _signal(self, signal_number: int) -> None:
+        for hog in self.started:
+            hog.send_signal(signal_number)
+
+    def resume(self) -> None:
+        self._stopped()
+        self._signal(signal.SIGCONT)
+        self.running = True
+
+    def pause(self) -> None:
+        self._signal(signal.SIGSTOP)
+        self.running = False
+
+    def _stopped(self) -> None:
+        """Wait until every hog stopped itself (each does so first thing, at its start)."""
+        for hog in self.started:
+            deadline = time.monotonic() + 60
+            while Path(f"/proc/{hog.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+                assert time.monotonic() < deadline, "a CPU hog never stopped itself"
+                time.sleep(0.01)
+
+    def close(self) -> None:
+        for hog in self.started:
             hog.kill()
             hog.wait()
 
 
-def _compute_bound_under_load(tmp_path: Path, socket_root: Path, sandbox: Any) -> None:
-    bot = bot_dir(tmp_path / "bots", "burn", BURN_MS)
+@pytest.fixture
+def hogs() -> Iterator[Hogs]:
+    """CPU hogs, stopped until a test resumes them, killed after."""
+    started = Hogs()
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def under_hogs(hogs: Hogs, burns: int) -> Callable[[object], None]:
+    """An event sink that resumes ``hogs`` once both bots started (the header) and pauses them
+    after seat 0's ``burns``-th decision: every burning decision runs under them."""
+    seen = [0]
+
+    def sink(event: object) -> None:
+        if isinstance(event, HeaderEvent):
+            hogs.resume()
+        elif isinstance(event, DecisionEvent) and event.seat == 0:
+            seen[0] += 1
+            if seen[0] == burns and hogs.running:
+                hogs.pause()
+    return sink
+
+
+def _compute_bound_under_load(tmp_path: Path, socket_root: Path, sandbox: Any,
+                              hogs: Hogs) -> None:
+    bot = bot_dir(tmp_path / "bots", "burn", BURN_MS, count=BURNS)
     fair = play(bot, tmp_path / "cpu", socket_root, "cpu", sandbox=sandbox,
-                wall_guard=PASSING_GUARD)
-    wall = play(bot, tmp_path / "wall", socket_root, "wall", sandbox=sandbox)
-    burnt = decisions(fair)[:5]
+                wall_guard=PASSING_GUARD, on_event=under_hogs(hogs, BURNS))
+    assert not hogs.running  # seat 0's burning decisions all ran under the hogs
+    wall = play(bot, tmp_path / "wall", socket_root, "wall", sandbox=sandbox,
+                on_event=under_hogs(hogs, 1))
+    burnt = decisions(fair)[:BURNS]
     print(f"\nCPU clock: {[(d.ms, d.cpu_ms) for d in burnt]}")
     print(f"wall clock: {wall.termination} {wall.detail}")
     assert fair.termination is Termination.NORMAL, fair.detail
@@ -125,19 +184,19 @@ def _compute_bound_under_load(tmp_path: Path, socket_root: Path, sandbox: Any) -
 
 
 def test_a_compute_bound_bot_under_cpu_hogs_passes_on_the_cpu_clock_only(
-        tmp_path: Path, socket_root: Path, hogs: list[Any]) -> None:
-    _compute_bound_under_load(tmp_path, socket_root, "process")
+        tmp_path: Path, socket_root: Path, hogs: Hogs) -> None:
+    _compute_bound_under_load(tmp_path, socket_root, "process", hogs)
 
 
 @pytest.mark.docker
 def test_in_containers_a_compute_bound_bot_under_cpu_hogs_passes_on_the_cpu_clock_only(
         tmp_path: Path, socket_root: Path, base_image: BaseImage, docker_client: Any,
-        hogs: list[Any]) -> None:
+        hogs: Hogs) -> None:
     from arena.sandbox.docker import DockerSandbox
 
     box = DockerSandbox(client=docker_client)
     assert box.cpu_meter_problem() is None
-    _compute_bound_under_load(tmp_path, socket_root, box)
+    _compute_bound_under_load(tmp_path, socket_root, box, hogs)
 
 
 @pytest.mark.parametrize("clock", ["cpu", "wall"])
