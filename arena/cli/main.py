@@ -2,70 +2,16 @@
 
 from __future__ import annotations
 
-import logging
-
 import typer
 
-from arena import __version__
-from arena.cli import (
-    bots_cmds,
-    cluster_cmds,
-    final_cmds,
-    games_cmds,
-    host_admin_cmds,
-    host_cmds,
-    keys_cmds,
-    lab_cmds,
-    ladder_cmds,
-    match_cmds,
-    play_cmds,
-    remote_cmds,
-    results_cmds,
-    serve_cmds,
-    sprt_cmds,
-    verify_cmds,
-    watch_cmds,
-)
-from arena.cli.common import help_of
+from arena.cli.root import MODULES, new_app, plain_help, register
 
-app = typer.Typer(
-    name="arena",
-    help=(
-        "Arena: bot-vs-bot matches for two-player card games (Lost Cities, Haggis, PORTAS).\n\n"
-        "Play a match between two bot directories with `arena match`, watch or verify its log "
-        "with `arena watch` / `arena replay`, run an Elo ladder with `arena run-ladder`, and "
-        "submit container bots with `arena submit`."
-    ),
-    no_args_is_help=True,
-    rich_markup_mode="rich",
-    pretty_exceptions_enable=False,
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"arena {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what the arena does."),
-) -> None:
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+app = new_app()
 
 
 def _register() -> None:
-    for module in (match_cmds, play_cmds, watch_cmds, serve_cmds, ladder_cmds, bots_cmds, sprt_cmds,
-                   cluster_cmds, host_cmds, host_admin_cmds, remote_cmds, results_cmds,
-                   keys_cmds, verify_cmds, games_cmds, lab_cmds, final_cmds):
-        module.register(app)
+    for module in MODULES:
+        register(app, module)
 
 
 PANELS: dict[str, tuple[str, ...]] = {
@@ -92,16 +38,7 @@ def _arrange(root: typer.Typer) -> None:
         command.rich_help_panel = panel_of.get(command.name or "")
     for group in root.registered_groups:
         group.rich_help_panel = panel_of.get(group.name or "")
-    _plain_help(root)
-
-
-def _plain_help(group: typer.Typer) -> None:
-    for command in group.registered_commands:
-        if command.help is None and command.callback is not None:
-            command.help = help_of(command.callback)
-    for sub in group.registered_groups:
-        if sub.typer_instance is not None:
-            _plain_help(sub.typer_instance)
+    plain_help(root)
 
 
 _register()
