@@ -195,12 +195,14 @@ def test_an_illegal_bid_is_named_with_the_engines_reason(readable_root: Path,
 def test_an_sprt_test_of_greedy_against_random(tmp_path: Path) -> None:
     """The plugin game through `arena sprt` end to end: pairs played and recorded, the result's
     figures add up, its matches listed and replayable. Which outcome a few pairs reach is not
-    the point (the statistics are tests/sprt's): 3 pairs, 6 one-round matches."""
+    the point (the statistics are tests/sprt's): 3 pairs, 6 one-round matches, one at a time
+    (one worker in its embedded cluster: the cluster is tests/cluster's); its matches listed by
+    `arena matches` in this process."""
     goofspiel()
     proc = subprocess.run(
         [sys.executable, "-m", "arena", "sprt", str(GREEDY), str(RANDOM), "--elo0", "0",
          "--elo1", "100", "--max-pairs", "3", "--option", "rounds=1", "--sandbox", "process",
-         "--move-time", "1000", "--format", "json"],
+         "--move-time", "1000", "--concurrency", "1", "--format", "json"],
         cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
     assert proc.stdout, proc.stderr
     result = json.loads(proc.stdout)
@@ -208,9 +210,8 @@ def test_an_sprt_test_of_greedy_against_random(tmp_path: Path) -> None:
     assert 0 < int(result["pairs"]) <= 3
     assert sum(result["pentanomial"]) == result["pairs"]
     ladder = tmp_path / str(result["ladder_file"])
-    listed = subprocess.run([sys.executable, "-m", "arena", "matches",
-                             str(ladder), "--format", "json"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60, check=True)
+    listed = runner.invoke(app, ["matches", str(ladder), "--format", "json"])
+    assert listed.exit_code == 0, listed.output
     matches = [json.loads(line) for line in listed.stdout.splitlines()]  # a match a line
     assert len(matches) == result["matches_played"] > 0
     assert all(m["termination"] == "normal" for m in matches)
