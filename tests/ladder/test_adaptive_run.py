@@ -16,7 +16,7 @@ import pytest
 from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.reports import load_matches
-from arena.ladder.runner import LadderEvent, LadderEventKind, RunSummary, run_ladder
+from arena.ladder.runner import LadderEvent, LadderEventKind, RunSummary, default_play, run_ladder
 from arena.ladder.schedules.registry import schedule_status
 from arena.ladder.schedules.sources import PAIRINGS_FILE, PLAYERS_FILE, tournament_players
 from arena.ladder.schedules.status import AdaptiveStatus
@@ -201,6 +201,11 @@ def test_concurrent_encounters_are_distinct_pairs(tmp_path: Path) -> None:
 
 
 # --- real ladders ---------------------------------------------------------------------------
+IN_PROCESS = default_play()
+"""The real referee in this process: what these ladders prove is the adaptive schedule on real
+matches, not the cluster (opening its embedded one cost more than their matches)."""
+
+
 def real(tmp_path: Path, entrants: list[Path], schedule: str) -> LadderConfig:
     path = tmp_path / "real.toml"
     names = ", ".join(f'"{p}"' for p in entrants)
@@ -215,7 +220,8 @@ def test_a_real_adaptive_ladder_stops_once_the_order_is_known(tmp_path: Path) ->
     cfg = real(tmp_path, [SAMPLES / "random", SAMPLES / "greedy"],
                "encounters = 30\nconfidence = 0.9")
     events: list[LadderEventKind] = []
-    summary = asyncio.run(run_ladder(cfg, on_event=lambda e: events.append(e.kind)))
+    summary = asyncio.run(run_ladder(cfg, play=IN_PROCESS,
+                                     on_event=lambda e: events.append(e.kind)))
     assert summary.stopped == "every adjacent pair is separated at 90%", summary
     assert 0 < summary.played < 60 and summary.remaining == 0
     with LadderStore(cfg.database_url) as db:
@@ -236,6 +242,6 @@ def test_a_real_adaptive_ladder_of_equal_bots_stops_on_its_budget(tmp_path: Path
     manifest = twin / "bot.toml"
     manifest.write_text(manifest.read_text().replace('name = "greedy"', 'name = "twin"'))
     cfg = real(tmp_path, [SAMPLES / "greedy", twin], "encounters = 3")
-    summary = asyncio.run(run_ladder(cfg))
+    summary = asyncio.run(run_ladder(cfg, play=IN_PROCESS))
     assert summary.stopped == "the budget of 3 encounters is spent"
     assert summary.played == 6
