@@ -3,6 +3,7 @@ tests/support/matches.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -24,16 +25,18 @@ def socket_root() -> Iterator[Path]:
     shutil.rmtree(root, ignore_errors=True)
 
 
-@pytest.fixture
-def referee(tmp_path: Path) -> Iterator[str]:
+@contextlib.contextmanager
+def serving(root: Path) -> Iterator[str]:
+    """A running `arena serve` (process sandbox, logs in ``root/logs``, its output in
+    ``root/serve.log``): its address, stopped after."""
     sock_dir = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))
     address = f"unix://{sock_dir}/admin.sock"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--listen", address, "--sandbox",
-         "process",
-         "--log-dir", str(tmp_path / "logs")],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ),
-    )
+    with (root / "serve.log").open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "arena", "serve", "--listen", address, "--sandbox",
+             "process", "--log-dir", str(root / "logs")],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ),
+        )
     try:
         wait_serving(address)
         yield address
@@ -43,3 +46,17 @@ def referee(tmp_path: Path) -> Iterator[str]:
         for leftover in sock_dir.iterdir():
             leftover.unlink()
         sock_dir.rmdir()
+
+
+@pytest.fixture(scope="module")
+def referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One `arena serve` for the module's tests (a referee serves match after match)."""
+    with serving(tmp_path_factory.mktemp("referee")) as address:
+        yield address
+
+
+@pytest.fixture
+def fresh_referee(tmp_path: Path) -> Iterator[str]:
+    """An `arena serve` of the test's own (one that has played nothing yet)."""
+    with serving(tmp_path) as address:
+        yield address

@@ -1,11 +1,10 @@
-"""`arena serve`: a real referee process with the admin service and gRPC health checking."""
+"""`arena serve`: a real referee process with the admin service and gRPC health checking (one
+for the module, another for the test that lists what its referee played)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -13,7 +12,9 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from textual.pilot import Pilot
+from typer.testing import CliRunner
 
+from arena.cli.main import app
 from arena.errors import ConfigError
 from arena.model import DecisionEvent, HeaderEvent, MatchEndEvent, TimeControl
 from arena.record.log import read_events
@@ -21,7 +22,7 @@ from arena.serve.access import check_listen_address
 from arena.serve.client import run_on_referee, watch_on_referee
 from arena.tui.watch import WatchApp, open_live
 from arena.v1 import admin_pb2, admin_pb2_grpc, bot_pb2
-from tests.support.paths import RANDOM_BOT, ROOT
+from tests.support.paths import RANDOM_BOT
 
 pytestmark = pytest.mark.integration
 
@@ -35,7 +36,8 @@ def test_health_reports_the_referee_service(referee: str) -> None:
     assert answer.status == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_match_on_the_referee_and_follow_its_events(referee: str) -> None:
+def test_match_on_the_referee_and_follow_its_events(fresh_referee: str) -> None:
+    referee = fresh_referee  # its list of matches holds this one alone
     result = run_on_referee(referee, [str(RANDOM_BOT), str(RANDOM_BOT)], None, 4,
                             {"rounds": "1"}, TimeControl(), "process")
     assert str(result.termination) == "normal"
@@ -85,11 +87,10 @@ def test_watch_follows_a_running_match(referee: str) -> None:
         stub = admin_pb2_grpc.RefereeServiceStub(channel)
         started = stub.StartMatch(admin_pb2.StartMatchRequest(
             bots=[str(RANDOM_BOT), str(RANDOM_BOT)], seed=8, has_seed=True), timeout=10)
-    out = subprocess.run(
-        [sys.executable, "-m", "arena", "watch", "--referee", referee, "--match",
-         started.match_id], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-    )
-    assert out.returncode == 0, out.stderr
+    # `arena watch` through its command line in this process (not on a terminal: it prints
+    # the final position once the match is over)
+    out = CliRunner().invoke(app, ["watch", "--referee", referee, "--match", started.match_id])
+    assert out.exit_code == 0, (out.stderr, out.exception)
     assert "match over" in out.stdout
 
 
@@ -114,12 +115,9 @@ def test_admin_service_never_listens_on_a_network(address: str) -> None:
 
 
 def test_an_unusable_listen_address_is_one_clear_error(tmp_path: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "arena", "serve", "--listen",
-         f"unix://{tmp_path}/missing/admin.sock"],
-        cwd=ROOT, capture_output=True, text=True, timeout=30, check=False,
-    )
-    assert out.returncode == 2
+    # through its command line in this process: it fails before it serves anything
+    out = CliRunner().invoke(app, ["serve", "--listen", f"unix://{tmp_path}/missing/admin.sock"])
+    assert out.exit_code == 2 and isinstance(out.exception, SystemExit), out.exception
     assert "cannot listen on" in out.stderr and "Traceback" not in out.stderr
 
 
