@@ -209,7 +209,12 @@ async def open_cluster(settings: ClusterSettings | None, *, workers: int,
 async def _connect(stack: contextlib.AsyncExitStack, settings: ClusterSettings,
                    workers: int) -> tuple[Any, str]:
     if settings.embedded:
-        cluster = await stack.enter_async_context(_embedded(workers))
+        try:
+            cluster = await stack.enter_async_context(_embedded(workers))
+        except (RuntimeError, OSError, TimeoutError) as exc:  # Dask's "... failed to start"
+            # a ClusterError, so a program that runs ladders says so and tries again (the
+            # competition server's ladder and final threads) instead of losing the thread
+            raise ClusterError(f"the embedded cluster did not start: {exc}") from exc
         client = await stack.enter_async_context(Client(cluster, asynchronous=True))
         return client, str(cluster.scheduler_address)
     if settings.tls is None:

@@ -14,9 +14,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import dask
 import pytest
 
 from arena.cluster.session import open_cluster
+from arena.errors import ClusterError
 from arena.ladder.config import load_ladder
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import (
@@ -114,6 +116,19 @@ def test_two_embedded_clusters_start_at_once_in_one_process() -> None:
         assert errors == [] and _DASHBOARD_IMPORTS == []
     finally:
         _DASHBOARD_IMPORTS = None
+
+
+def test_an_embedded_cluster_that_cannot_start_is_a_cluster_error() -> None:
+    """Dask's own failure to start a cluster (a RuntimeError) becomes a ``ClusterError``: the
+    competition server's ladder and final threads catch the arena's errors, say so and try
+    again; before, the RuntimeError ended the thread, and the final never played."""
+    async def open_one() -> None:
+        async with open_cluster(None, workers=1):
+            raise AssertionError("the cluster started")
+
+    with dask.config.set({"distributed.worker.multiprocessing-method": "no-such-method"}):
+        with pytest.raises(ClusterError, match="the embedded cluster did not start"):
+            asyncio.run(open_one())
 
 
 def test_a_match_that_keeps_killing_workers_is_void_for_the_run(tmp_path: Path) -> None:
