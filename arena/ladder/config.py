@@ -76,6 +76,8 @@ placement = 4                        # encounters a new version plays first (def
 fairness = 8                         # every current version plays at least once every K
                                      # encounters (default: twice the current versions)
 refresh_s = 10                       # how often the entrants are looked at again (default 10)
+rest_s = 0                           # seconds between two matches it starts (default 0: none);
+                                     # a ladder on a shared machine need not play flat out
 catalogue = false                    # true: also every submitted bot of the game (its latest
                                      # version); ``entrants`` may then be empty
 
@@ -145,7 +147,7 @@ _TOP_KEYS = {
 }
 _SECTION_KEYS = {
     "schedule": {"type", "cycles", "challenger", "placement", "fairness", "refresh_s",
-                 "catalogue", "encounters", "confidence", "seed_from", "rounds"},
+                 "rest_s", "catalogue", "encounters", "confidence", "seed_from", "rounds"},
     "time_control": {"move_time_ms", "time_bank_ms", "startup_ms", "clock", "wall_guard"},
     "rating": {"elo_k", "start", "prior"},
     "sprt": {"candidate", "baseline", "elo0", "elo1", "alpha", "beta", "model", "max_pairs"},
@@ -157,6 +159,7 @@ _KIND_KEYS: dict[str, tuple[str, ...]] = {
     "challenger": (GAUNTLET,),
     "placement": (CONTINUOUS,),
     "refresh_s": (CONTINUOUS,),
+    "rest_s": (CONTINUOUS,),
     "catalogue": (CONTINUOUS,),
     "fairness": (CONTINUOUS, ADAPTIVE),
     "encounters": (ADAPTIVE, KNOCKOUT),
@@ -199,6 +202,8 @@ class ScheduleConfig:
     encounters (0: twice the number of current players)."""
     refresh_s: float = DEFAULT_REFRESH_S
     """Continuous: how often the entrants (and the catalogue) are looked at again."""
+    rest_s: float = 0.0
+    """Continuous: the least time between the starts of two of its matches (0: none)."""
     catalogue: bool = False
     """Continuous: every submitted bot of the ladder's game plays too (its latest version)."""
     encounters: int = 1
@@ -462,6 +467,7 @@ class LadderParser(TomlKeys):
             fairness=self.positive(table, "schedule", "fairness", 1) if "fairness" in table
             else 0,
             refresh_s=self.above_zero(table, "refresh_s", d.refresh_s),
+            rest_s=self.at_least_zero(table, "rest_s", d.rest_s),
             catalogue=self.get(table, "schedule", "catalogue", bool, False),
             encounters=self.encounters(table, kind),
             confidence=self.confidence(table),
@@ -514,6 +520,13 @@ class LadderParser(TomlKeys):
             raise self.error("schedule", "rounds", f"{rounds} rounds need more opponents than "
                              f"{players} players have: at most {most} rounds without a rematch")
         return rounds
+
+    def at_least_zero(self, table: Mapping[str, Any], key: str, default: float) -> float:
+        value: float = self.get(table, "schedule", key, float, default)
+        if not value >= 0 or value == float("inf"):
+            raise self.error("schedule", key, f"must be a number of seconds, 0 or more, got "
+                                              f"{value}")
+        return value
 
     def above_zero(self, table: Mapping[str, Any], key: str, default: float) -> float:
         value: float = self.get(table, "schedule", key, float, default)

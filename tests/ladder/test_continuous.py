@@ -19,6 +19,7 @@ import pytest
 
 from arena.bots import catalogue
 from arena.bots.identity import directory_hash
+from arena.errors import ConfigError
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.entrants import Entered, EntryFeed, Withdrawn
 from arena.ladder.reports import load_matches
@@ -234,6 +235,24 @@ def test_an_author_who_never_stops_submitting_starves_no_one(tmp_path: Path) -> 
         assert share >= 1 / 8, (name, share)  # the issue's floor: 1/(2N) of the encounters
     adopted = [r for r in versions(cfg) if r["ref"] == "alpha" and r["event"] == "adopted"]
     assert 2 <= len(adopted) < len(pairs) / 2  # each version played its placement first
+
+
+def test_rest_s_spaces_the_starts_of_its_matches(tmp_path: Path) -> None:
+    """With ``rest_s``, no match starts sooner than that after the one before, even with two
+    workers free (without it the first two start together)."""
+    starts: list[float] = []
+    player = FakePlayer(delay=0.002, hook=lambda spec: starts.append(time.monotonic()))
+    cfg = ladder(tmp_path, schedule="placement = 1\nrefresh_s = 0.02\nrest_s = 0.25")
+    assert cfg.schedule.rest_s == 0.25
+    run(cfg, Bots(alpha="1", beta="1"), lambda event, finished: finished >= 5, player)
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    assert len(gaps) >= 4 and min(gaps) >= 0.24, gaps
+
+
+@pytest.mark.parametrize("value", ["-1", "inf", '"soon"'])
+def test_rest_s_must_be_seconds(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ConfigError, match="rest_s"):
+        ladder(tmp_path, schedule=f"rest_s = {value}")
 
 
 def test_a_resumed_continuous_ladder_keeps_its_versions(tmp_path: Path) -> None:

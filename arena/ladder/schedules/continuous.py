@@ -27,6 +27,8 @@ resolved; a new code identity of an entrant is a new **version**, a player of it
   not resolve is listed as refused in the status,
   never played, and the ladder goes on;
 * an entrant removed from the list retires its version ("withdrawn").
+* with ``rest_s``, a leg starts no sooner than that after the one before (a ladder on a
+  shared machine need not play flat out).
 
 A program that runs the ladder (the competition server) may hand it its entrants in memory
 instead (``entries``: an ``arena.ladder.entrants.EntryFeed`` of ``Entered`` and ``Withdrawn``
@@ -378,6 +380,8 @@ class ContinuousSource(AdaptiveSource):
         self._keys = self.book.keys()
         self._refreshing = False
         self._next_look = 0.0
+        self._rested = 0.0
+        """When the ladder may start its next leg (``rest_s`` after the last one started)."""
         lineup = Lineup(config.game, tuple(self.book.bots), sandbox)
         super().__init__(config, store, lineup, secret, (), max_matches, clock)
         self.forget_lost()
@@ -428,11 +432,17 @@ class ContinuousSource(AdaptiveSource):
     # -- running
     async def next_match(self) -> ScheduledMatch | None:
         """The next leg; while there is none, look at the entrants again when it is time,
-        and wait (a continuous ladder never runs out: only the run's bound ends it)."""
+        and wait (a continuous ladder never runs out: only the run's bound ends it). With
+        ``rest_s``, no leg starts sooner than that after the one before."""
         while True:
             await self.refresh_if_due()
+            rest = self._rested - time.monotonic()
+            if rest > 0:
+                await self.wait(rest)  # a change wakes it: the entrants are looked at
+                continue
             match = self.take()
             if match is not None:
+                self._rested = time.monotonic() + self.config.schedule.rest_s
                 return match
             if not self.room():
                 return None  # the run's bound (--matches) is reached
