@@ -42,10 +42,7 @@ def operate(file: Path, *args: str) -> tuple[int, str]:
 def moderated(root: Path) -> RunningServer:
     """A competition (process sandbox, not started) whose ladder plays ``THREE``, alice
     owning greedy."""
-    # no rest between matches: the moderation test kills the server 3 s after a disqualification
-    # and expects the encounter then in flight to be over (a leg that waited out a rest would
-    # be in flight at the kill, and replayed after it)
-    return house_server(root, house=THREE, rest_s=0)
+    return house_server(root, house=THREE)
 
 
 def rows(standings: Any, places: int = 9) -> list[tuple[Any, ...]]:

@@ -399,6 +399,13 @@ class ContinuousSource(AdaptiveSource):
     def player_key(self, match: StoredMatch, seat: int) -> str:
         return self._keys.key(seat_version(match, seat))
 
+    def withdrawn(self, key: str) -> bool:
+        """A withdrawn entrant's version (removed from the list, or disqualified) plays no
+        more: after a restart, not even the leg of an encounter that was in flight when it was
+        withdrawn (a replaced version's cut encounter is completed: its results count)."""
+        index = self.index_of(key)
+        return index is not None and self.book.retired.get(index) == "withdrawn"
+
     def key_of(self, index: int) -> str:
         return self._keys.key(version_of(self.book.bots[index]))
 

@@ -573,12 +573,19 @@ class AdaptiveSource(EncounterSource):
         return len(ours | set(self.outstanding))
 
     def resume_cut(self) -> None:
-        """Queue the missing leg of every encounter a crash cut between its legs."""
+        """Queue the missing leg of every encounter a crash cut between its legs, unless one
+        of its players plays no more (``withdrawn``)."""
         for encounter_id, legs in self.recorded.items():
             if self.number_of(encounter_id) >= 0 and self.partial(encounter_id) is not None:
                 first = legs[0]
-                self.start(encounter_id, first.cycle,
-                           (self.player_key(first, 0), self.player_key(first, 1)))
+                pair = (self.player_key(first, 0), self.player_key(first, 1))
+                if not any(self.withdrawn(key) for key in pair):
+                    self.start(encounter_id, first.cycle, pair)
+
+    def withdrawn(self, key: str) -> bool:
+        """Whether the player ``key`` plays no more, not even the rest of an encounter (none
+        does here: a continuous ladder's withdrawn entrants do)."""
+        return False
 
     def separation(self) -> pairing.Separation:
         """How surely the current players are ordered by the complete encounters."""
