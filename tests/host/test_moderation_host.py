@@ -101,11 +101,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
                                                      "outstanding = 1\nshare = 0.5\n")
     server.start()
     yield server
-    # kill -9 (the test shows the server takes it), not the orderly stop: 5-8 s of its ladder
-    # playing on for nobody; stop() then closes the test's channels
-    if server.proc is not None and server.proc.poll() is None:
-        server.kill9()
-    server.stop()
+    server.end()  # kill -9 with all below it, not its orderly stop (5-8 s more of its ladder)
 
 
 def test_scrimmages_moderation_and_kill_9(server: RunningServer) -> None:

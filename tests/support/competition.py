@@ -8,6 +8,7 @@ to pin, each contestant's token) and can kill (-9) and restart it on the same st
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -82,6 +83,23 @@ class RunningServer:
         os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=30)
 
+    def end(self) -> None:
+        """A test done with the server: kill -9 it and every process below it, then close the
+        test's channels. Its kill -9 alone leaves what runs in sessions of their own (the
+        sandboxed bots, the match-view workers) behind; its orderly ``stop`` kept its ladder
+        playing for nobody 5-8 s more."""
+        from tests.support.cluster import descendants
+
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGSTOP)  # nothing new starts while it is read
+            below = [pid for pid, _ in descendants(self.proc.pid)]
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            for pid in below:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            self.proc.wait(timeout=30)
+        self.stop()
+
     def stop(self) -> None:
         for channel in self.channels:
             channel.close()
@@ -107,10 +125,10 @@ class RunningServer:
 
 
 class OneAtATime:
-    """A module's servers, one running at a time: asking for one stops the one running (whose
-    ladder would go on playing for nobody, a core's share of the machine); a server asked for
-    again after it was stopped starts again on its state. The module's tests come grouped by
-    server, so each starts once."""
+    """A module's servers, one running at a time: asking for one ends the one running (whose
+    ladder would go on playing for nobody, a core's share of the machine: ``RunningServer.end``);
+    a server asked for again after it was ended starts again on its state. The module's tests
+    come grouped by server, so each starts once."""
 
     def __init__(self, makers: dict[str, Callable[[], RunningServer]]) -> None:
         self._makers = makers
@@ -119,7 +137,7 @@ class OneAtATime:
 
     def get(self, name: str) -> RunningServer:
         if self._running not in (None, name):
-            self._made[self._running].stop()
+            self._made[self._running].end()
         self._running = None
         server = self._made.get(name)
         if server is None:
@@ -131,7 +149,7 @@ class OneAtATime:
 
     def stop(self) -> None:
         for server in self._made.values():
-            server.stop()
+            server.end()
 
 
 class _WithToken:
