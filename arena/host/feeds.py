@@ -66,16 +66,31 @@ LOWEST_NICE = 19
 """The drawing process's nice value unless the server is told otherwise (``ARENA_WATCH_NICE``)."""
 
 
-def _low_priority(nice: int) -> None:
+ORPHAN_CHECK_S = 1.0
+"""How often the drawing process looks whether the server that started it is still there."""
+
+
+def _low_priority(nice: int, server: int) -> None:
     """The drawing process's initializer: a low CPU priority (``nice``; the lowest, 19, by
     default). Where the kernel groups the processes of a session (autogroup scheduling, Linux's
     default on desktops and many servers), a process's nice value counts only within its
     session, and each session (each sandboxed bot is one) gets an equal share: so the drawing
-    process also becomes a session of its own whose group has that priority."""
+    process also becomes a session of its own whose group has that priority.
+
+    It ends when the server (pid ``server``) is gone, however it went: a server killed with
+    SIGKILL closes nothing, the pool's queue never says so (this process holds both of its
+    ends), and the killed server's session does not hold it."""
     os.nice(nice)
     with contextlib.suppress(OSError):
         os.setsid()
         Path("/proc/self/autogroup").write_text(str(nice))
+    threading.Thread(target=_end_with, args=(server,), name="orphan-watch", daemon=True).start()
+
+
+def _end_with(server: int) -> None:
+    while os.getppid() == server:
+        time.sleep(ORPHAN_CHECK_S)
+    os._exit(0)
 
 
 def draw(path: str, seat: int | None, start: int, follow: bool, boards: bool = True
@@ -210,7 +225,7 @@ class Feeds:
         # spawned, not forked: the server's process runs gRPC threads
         self._pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_low_priority, initargs=(nice,))
+            initializer=_low_priority, initargs=(nice, os.getpid()))
 
     def feed(self, match_id: str, path: Path, seat: int | None, follow: bool,
              boards: bool = True) -> Feed:

@@ -4,6 +4,8 @@ and paced so that no audience can take the host from the matches (real logged ma
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -41,6 +43,27 @@ def test_the_drawing_process_runs_at_the_priority_it_is_given() -> None:
             feeds.close()
     with pytest.raises(ValueError, match="not within 0-19"):
         Feeds(nice=20)
+
+
+def test_the_drawing_process_ends_with_a_server_killed_with_sigkill() -> None:
+    """A server killed with -9 closes nothing: its drawing process (a session of its own,
+    blocked on the pool's queue) used to live on for good."""
+    code = ("import os, sys\nfrom arena.host.feeds import Feeds\nfeeds = Feeds(nice=0)\n"
+            "print(feeds._pool.submit(os.getpid).result(timeout=120), flush=True)\n"
+            "sys.stdin.read()\n")
+    server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        drawing = int(server.stdout.readline())
+        assert Path(f"/proc/{drawing}").exists()
+    finally:
+        server.kill()
+        server.wait(timeout=30)
+    deadline = time.monotonic() + 60
+    while Path(f"/proc/{drawing}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not Path(f"/proc/{drawing}").exists(), "the drawing process outlived its server"
 
 
 def test_closing_does_not_wait_for_the_frames_being_drawn() -> None:
