@@ -158,6 +158,12 @@ class RecordingSandbox:
         return sorted(p for p in paths if p.exists())
 
 
+STARTUP_MS = 6000
+"""The bots' start-up limit in ``play``: a bot that never connects forfeits after it (the
+hostile ``never_connect``); 2,500 ms let both bots of a plain match fail to start on a machine
+loaded past 10 on 2 cores (a container and its Python took longer to say Hello)."""
+
+
 def play(sandbox: Any, bot_dir: Path, log_dir: Path, *, seed: int = 1, rounds: int = 1,
          move_time_ms: int = 1000) -> Any:
     """One short (1-round) Lost Cities match: ``bot_dir`` in seat 0 against the random bot."""
@@ -170,7 +176,7 @@ def play(sandbox: Any, bot_dir: Path, log_dir: Path, *, seed: int = 1, rounds: i
         seed,
         (load_bot_dir(bot_dir), load_bot_dir(RANDOM_BOT)),
         options={"rounds": rounds},
-        time_control=TimeControl(move_time_ms=move_time_ms, startup_ms=2500),
+        time_control=TimeControl(move_time_ms=move_time_ms, startup_ms=STARTUP_MS),
     )
     return asyncio.run(play_match(spec, sandbox=sandbox, log_dir=log_dir))
 
