@@ -23,13 +23,6 @@ trap 'rm -rf "$ARENA_TEST_BASE_IMAGES" "$images_log"' EXIT
 .venv/bin/python -m tests.support.containers "$ARENA_TEST_BASE_IMAGES" python node lab \
   >"$images_log" 2>&1 &
 images=$!
-# the C++ sample bot (its static binary: about 30 s of compiling, which the tests that use it
-# would otherwise all wait on, on cores the suite needs), built while the set-up waits on
-# downloads; those tests run `make` again, which finds it built or says why it failed
-cpp_log="$(mktemp)"
-trap 'rm -rf "$ARENA_TEST_BASE_IMAGES" "$images_log" "$cpp_log"' EXIT
-make -C sample_bots/lost-cities/cpp-greedy -j2 >"$cpp_log" 2>&1 &
-cpp=$!
 # pytest's rewritten test modules (its assertion messages), cached once while the set-up and the
 # linters run (tests/__init__.py keeps bytecode): the workers, which all collect at once, find them
 .venv/bin/python -m pytest -q -p no:cacheprovider --collect-only tests >/dev/null 2>&1 &
@@ -47,7 +40,6 @@ fi
 .venv/bin/python -m compileall -q arena tests >/dev/null
 wait "$images" || true
 wait "$collected" || true
-wait "$cpp" || echo "test.sh: the C++ sample bot did not build here (its tests will say why)" >&2
 grep -h "^test.sh: " "$images_log" >&2 || true
 # the suite in parallel, then the few tests that measure the host (`serial`) alone; exit 5
 # ("no tests collected": arguments that select no serial test) is no failure
