@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import shutil
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -24,7 +26,7 @@ from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.entrants import Entered, EntryFeed, Withdrawn
 from arena.ladder.reports import load_matches
 from arena.ladder.runner import LadderEvent, LadderEventKind, RunSummary, run_ladder
-from arena.ladder.schedules.continuous import SNAPSHOTS, VERSIONS_FILE
+from arena.ladder.schedules.continuous import LOOK_RETRY_S, SNAPSHOTS, VERSIONS_FILE
 from arena.ladder.schedules.registry import schedule_status
 from arena.ladder.schedules.schedule import slug
 from arena.ladder.schedules.sources import PAIRINGS_FILE, encounter_number
@@ -385,6 +387,53 @@ def test_an_entry_plays_without_waiting_a_look(tmp_path: Path, refresh_s: float)
     assert sent and started, "delta never played"
     latency = started[0] - sent[0]
     assert latency < refresh_s / 4, f"{latency:.3f} s from the event to delta's first match"
+
+
+def test_an_entry_whose_look_fails_is_looked_at_again(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The look an ``Entered`` event starts fails (the catalogue's database busy while the
+    pipeline writes it, say): the event is not lost; the ladder logs it and looks again within
+    ``LOOK_RETRY_S``, not at ``refresh_s`` (an hour here). Before, the look died in a task no
+    one awaited, and a competition's first submission waited the hour unplayed."""
+    cfg = ladder(tmp_path, schedule="placement = 1\nrefresh_s = 3600")
+    bots = Bots(alpha="1", beta="1")
+    feed = EntryFeed([Entered("alpha")])
+    failed: list[float] = []
+
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    def resolve(ref: str, base_dir: Path) -> BotSpec:
+        if ref == "alpha" and len(loops) == 1:  # the first look has read its entrants
+            loops[0].call_soon_threadsafe(loops[0].call_later, 0.2, feed.send, Entered("beta"))
+            loops.append(loops[0])
+        if ref == "beta" and not failed:
+            failed.append(time.monotonic())
+            raise sqlite3.OperationalError("database is locked")
+        return bots(ref, base_dir)
+
+    started: list[float] = []
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        loops.append(loop)
+        loop.call_later(60, stop.set)
+
+        def on_event(event: LadderEvent) -> None:
+            if event.kind is LadderEventKind.MATCH_STARTED:
+                started.append(time.monotonic())
+                stop.set()
+
+        await run_ladder(cfg, play=FakePlayer(delay=0.002), resolve=resolve,  # type: ignore[arg-type]
+                         on_event=on_event, stop=stop, entries=feed)
+
+    caplog.set_level(logging.WARNING, logger="arena.ladder.schedules.continuous")
+    asyncio.run(main())
+    assert failed and started, "beta's entry was lost with its failed look"
+    assert started[0] - failed[0] < LOOK_RETRY_S + 10
+    assert [(r["event"], r["ref"]) for r in versions(cfg)] == [
+        ("adopted", "alpha"), ("adopted", "beta")]
+    assert any('"look_failed"' in m and "database is locked" in m for m in caplog.messages)
 
 
 def _rest(cfg: LadderConfig) -> AdaptiveStatus:

@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
+import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -82,6 +84,12 @@ from arena.referee.service import Lineup
 from arena.sandbox import get_sandbox
 from arena.sandbox.api import Sandbox
 from arena.stats.encounters import Leg
+
+log = logging.getLogger(__name__)
+
+LOOK_RETRY_S = 2.0
+"""A look at the entrants that failed (the catalogue's database busy, a bug) is tried again
+this much later (or at ``refresh_s``, when sooner); the entry events it did not take stay due."""
 
 VERSIONS_FILE = "versions.jsonl"
 """What a continuous ladder saw of its entrants, in its state directory."""
@@ -380,6 +388,8 @@ class ContinuousSource(AdaptiveSource):
         self._keys = self.book.keys()
         self._refreshing = False
         self._next_look = 0.0
+        self._retry_at = 0.0
+        """Before this, a failed look's events wait (no look is tried again at once)."""
         self._rested = 0.0
         """When the ladder may start its next leg (``rest_s`` after the last one started)."""
         lineup = Lineup(config.game, tuple(self.book.bots), sandbox)
@@ -461,11 +471,15 @@ class ContinuousSource(AdaptiveSource):
         or an entry event came since; never while a look is under way."""
         if self._refreshing:
             return False
+        now = time.monotonic()
         fed = self.feed is not None and self.feed.generation != self._seen
-        return fed or time.monotonic() >= self._next_look
+        return (fed and now >= self._retry_at) or now >= self._next_look
 
-    async def refresh_if_due(self) -> None:
-        """Look at the entrants (in a thread) if it is time (``due``); one look at a time."""
+    async def refresh_if_due(self, *, quiet: bool = True) -> None:
+        """Look at the entrants (in a thread) if it is time (``due``); one look at a time. A
+        look that fails is tried again after ``LOOK_RETRY_S``, the entry events it did not take
+        still due; it is logged and said in the ladder's notice (``quiet``: a running ladder
+        plays on), or raised (the first look, before any match)."""
         if self.feed is not None and not self._listening:  # an entry event wakes it
             loop = asyncio.get_running_loop()
 
@@ -477,14 +491,29 @@ class ContinuousSource(AdaptiveSource):
         if not self.due():
             return
         self._refreshing = True
+        taken = self._seen
         if self.feed is not None:
             self._seen = self.feed.generation
+        refresh_s = self.config.schedule.refresh_s
         try:
             found = await asyncio.to_thread(self.look)
             self.apply(found)
+            self._retry_at = 0.0
+        except Exception as exc:
+            self._seen = taken  # the events it did not take stay due
+            self._retry_at = time.monotonic() + min(LOOK_RETRY_S, refresh_s)
+            if not quiet:
+                raise
+            # an entry event's look used to die here silently, in a task no one awaited, its
+            # event taken: the entrant waited for the next refresh_s (an hour in a test)
+            self.notice_text = f"the entrants could not be looked at: {exc}"[:300]
+            log.warning(json.dumps({"event": "look_failed", "ladder": self.config.name,
+                                    "error": str(exc)[:300]}))
+            self.changed()
         finally:
             self._refreshing = False
-            self._next_look = time.monotonic() + self.config.schedule.refresh_s
+            self._next_look = time.monotonic() + (
+                min(refresh_s, LOOK_RETRY_S) if self._retry_at else refresh_s)
 
     def entry_arrived(self) -> None:
         """An entry event came (on the ladder's loop): look at the entrants now, even while
@@ -585,8 +614,8 @@ class ContinuousSource(AdaptiveSource):
                 del self.book.current[ref]
 
     async def open(self) -> None:
-        """The first look at the entrants (before the first match)."""
-        await self.refresh_if_due()
+        """The first look at the entrants (before the first match): its failure is the run's."""
+        await self.refresh_if_due(quiet=False)
 
 
 def pairings_path(config: LadderConfig) -> Path:
