@@ -193,6 +193,10 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
     GAME_TYPE: Any = None
     """Its ``pyspiel.GameType``."""
 
+    __slots__ = ("engine", "name", "params", "returns_type", "options", "encoding", "root",
+                 "_apply", "_to_move", "_legal", "_actions", "_size", "_ranges")
+    """Slots, as ArenaState's (a step reads five of them)."""
+
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
         game_type = self.GAME_TYPE
@@ -224,6 +228,11 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         self._size = self.encoding.size
         self._ranges: dict[int, tuple[int, ...]] = {}
         """The legal-index encoding's ids of a state with n legal actions: n -> 0 .. n - 1."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its name and parameters (its class is made at registration, so pickle
+        cannot find it by name), as OpenSpiel's own games are."""
+        return (_game_named, (self.name, self.params))
 
     def new_initial_state(self) -> ArenaState:
         """The match before its deal (the first chance node)."""
@@ -329,9 +338,22 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
 class ArenaState(pyspiel.State):  # type: ignore[misc]
     """A point of an arena match in OpenSpiel (module docstring)."""
 
+    # a slot, not an instance dict: pyspiel's State has none, and a dict on a pybind11 object
+    # is one Python 3.11 does not specialize, so every ``self._node`` of a step took the slow
+    # lookup; OpenSpiel's clone, serialization and pickling go through ``__dict__`` (below)
+    __slots__ = ("_node",)
+
     def __init__(self, game: ArenaGame) -> None:
         super().__init__(game)
         self._node = game.root
+
+    @property
+    def __dict__(self) -> dict[str, Any]:  # what OpenSpiel copies
+        return {"_node": self._node}
+
+    @__dict__.setter
+    def __dict__(self, attributes: dict[str, Any]) -> None:
+        self._node = attributes["_node"]
 
     # the arena's own view of the state
     @property
@@ -546,7 +568,8 @@ def _register() -> tuple[str, ...]:
         # a class per game, as OpenSpiel's own python games register: a function held only by
         # OpenSpiel's registry would be freed after the interpreter, at exit (a fatal error)
         creator = type(f"ArenaGame_{name}", (ArenaGame,), {"GAME_ID": plugin.id,
-                                                            "GAME_TYPE": game_type})
+                                                            "GAME_TYPE": game_type,
+                                                            "__slots__": ()})
         pyspiel.register_game(game_type, creator)
         names.append(name)
     return tuple(names)

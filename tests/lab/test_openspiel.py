@@ -4,6 +4,7 @@ MCTS and ISMCTS bots playing whole matches."""
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import numpy as np
@@ -41,6 +42,22 @@ def test_every_installed_game_is_registered() -> None:
 @pytest.mark.parametrize("game_id", GAMES)
 def test_openspiel_random_simulation_with_serialization(game_id: str) -> None:
     pyspiel.random_sim_test(load(game_id), num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_games_and_states_pickle_and_states_carry_no_instance_dict(game_id: str) -> None:
+    game = load(game_id, returns="win")
+    again = pickle.loads(pickle.dumps(game))
+    assert str(again) == str(game) and again.returns_type == "win"
+    state = dealt(game, 7)
+    state.apply_action(state.legal_actions()[-1])
+    for copy in (pickle.loads(pickle.dumps(state)), state.clone(),
+                 game.deserialize_state(state.serialize())):
+        assert copy.history() == state.history()
+        assert copy.arena_state == state.arena_state
+    # OpenSpiel copies a python state through its __dict__; the state keeps its node in a slot
+    assert state.__dict__ == {"_node": state._node}
+    assert type(state).__dictoffset__ == 0 and type(game).__dictoffset__ == 0
 
 
 @pytest.mark.parametrize("game_id", GAMES)
