@@ -494,14 +494,14 @@ class ContinuousSource(AdaptiveSource):
         taken = self._seen
         if self.feed is not None:
             self._seen = self.feed.generation
-        refresh_s = self.config.schedule.refresh_s
+        again_s = self.config.schedule.refresh_s
         try:
             found = await asyncio.to_thread(self.look)
             self.apply(found)
-            self._retry_at = 0.0
         except Exception as exc:
             self._seen = taken  # the events it did not take stay due
-            self._retry_at = time.monotonic() + min(LOOK_RETRY_S, refresh_s)
+            again_s = min(LOOK_RETRY_S, again_s)
+            self._retry_at = time.monotonic() + again_s
             if not quiet:
                 raise
             # an entry event's look used to die here silently, in a task no one awaited, its
@@ -512,8 +512,7 @@ class ContinuousSource(AdaptiveSource):
             self.changed()
         finally:
             self._refreshing = False
-            self._next_look = time.monotonic() + (
-                min(refresh_s, LOOK_RETRY_S) if self._retry_at else refresh_s)
+            self._next_look = time.monotonic() + again_s
 
     def entry_arrived(self) -> None:
         """An entry event came (on the ladder's loop): look at the entrants now, even while
