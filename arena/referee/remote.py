@@ -71,8 +71,12 @@ EXIT_GRACE_S = 1.0
 MATCH_START_SETTLE_S = 0.01
 """Pause after MatchStart before the first DecisionRequest: both bots read MatchStart at the same
 moment, and without it the first decision's clock also paid for that (0.8-2.9 ms measured)."""
-CLOSE_CLASSIFY_S = 1.0
-"""After a stream closes, how long to wait for the bot's exit to tell a crash from the rest."""
+CLOSE_CLASSIFY_S = 5.0
+"""After a stream closes, how long to wait for the bot's exit to tell a crash (or the memory
+limit) from the rest. Generous: a container's exit reaches the referee through containerd, the
+engine and a waiter thread, which took over 1 s on a loaded 2-core machine (an OOM-killed bot
+was then called a protocol violation); only a bot that closes its stream and stays alive waits
+it out, and that match is lost anyway."""
 SEND_LIMIT_S = 10.0
 """How long a message no clock waits for (the match start, a round's end) may wait for the bot
 to read its stream: gRPC's flow control holds a write while the bot has left about its window
