@@ -58,6 +58,8 @@ RETURNS = ("margin", "win")
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 _DIGITS = tuple(range(16))
+_new = object.__new__
+"""A slotted object without its ``__init__`` (``ArenaState._apply_action``)."""
 _OUTCOMES = tuple((digit, 1.0 / 16) for digit in _DIGITS)
 
 
@@ -375,7 +377,17 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         mover = node.mover
         if mover >= 0 and (player is None or player == mover):
             ids = node.ids
-            return list(node.game.ids(node) if ids is None else ids)
+            if ids is None:  # the legal-index encoding's ids, inline (else ArenaGame.ids)
+                game = node.game
+                legal = node.legal
+                if legal is None:
+                    legal = node.legal = game._legal(node.state)
+                if game._actions is None and len(legal) <= game._size:
+                    ids = game._ranges.get(len(legal))
+                if ids is None:
+                    ids = game.ids(node)
+                node.ids = ids
+            return list(ids)
         if mover == _TERMINAL:
             return []
         if mover == _CHANCE:
@@ -421,8 +433,21 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
             chosen = actions[action]
         after = game._apply(state, chosen)
         seat = game._to_move(after)
-        self._node = _Node(game, node.seed_digits, after, _Past(node.past, chosen, None),
-                           _TERMINAL if seat is None else seat)
+        # the step's record and node, made without calling their classes: a call to a class
+        # with a Python __init__ costs ~180 ns in Python 3.11 (two of them were ~5% of a PORTAS
+        # step through OpenSpiel, benchmarks/README.md); these set every slot __init__ sets
+        past = _new(_Past)
+        past.parent = node.past
+        past.action = chosen
+        past.digits = past.state = past.recall = None
+        after_node = _new(_Node)
+        after_node.game = game
+        after_node.seed_digits = node.seed_digits
+        after_node.state = after
+        after_node.past = past
+        after_node.mover = _TERMINAL if seat is None else seat
+        after_node.legal = after_node.ids = None
+        self._node = after_node
 
     def _action_to_string(self, player: int, action: int) -> str:
         node = self._node

@@ -207,7 +207,7 @@ def test_max_actions_is_a_parameter() -> None:
 def test_the_python_answers_are_openspiels_own(game_id: str) -> None:
     """``legal_actions``, ``is_chance_node`` and ``is_player_node`` are answered in Python (no
     crossing into C++ and back): at every node of a match, chance and end included, they are
-    what OpenSpiel's C++ State answers through ``_legal_actions``."""
+    what OpenSpiel's C++ State answers through ``_legal_actions``; a step's node is whole."""
     state = load(game_id).new_initial_state()
     rng = random.Random(game_id)
     while True:
@@ -224,3 +224,8 @@ def test_the_python_answers_are_openspiels_own(game_id: str) -> None:
         if state.is_terminal():
             break
         state.apply_action(rng.choice(state.legal_actions()))
+        # a step makes its node and record without their __init__: every slot is set
+        node = state._node
+        assert all(hasattr(node, name) for name in lab._Node.__slots__)
+        assert all(hasattr(node.past, name) for name in lab._Past.__slots__)
+        assert node.legal is None and node.ids is None and node.past.recall is None
