@@ -13,7 +13,9 @@ uniform-random playouts, actions per second of CPU time, one core.
 
 and, in the same run, OpenSpiel's own C++ ``goofspiel`` and python ``python_kuhn_poker`` through
 the same loop as the openspiel figure: the yardsticks of what an OpenSpiel step costs from
-Python. Prints one JSON object; benchmarks/run.py runs it as its ``lab`` section.
+Python. Each bridge's cost over the engine (``..._cost_x``, with its quartiles ``_q1``,
+``_q3``) is measured interleaved with the engine's loop on the same seeds (``_interleaved``).
+Prints one JSON object; benchmarks/run.py runs it as its ``lab`` section.
 
 The legal-index encodings are sized as a bot author would size them (``max_actions``): 128
 (Lost Cities has at most 88 legal actions, PORTAS 8), Haggis the default 32768.
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import json
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -47,6 +50,56 @@ def _rate(playout: Callable[[int], int], seconds: float) -> tuple[float, float]:
         seed += 1
     spent = time.process_time() - started
     return steps / spent, seed / spent
+
+
+CHUNK_S = 0.1
+"""CPU seconds of the engine's loop in one chunk of an interleaved comparison."""
+
+
+def _chunk(playout: Callable[[int], int], seeds: range) -> tuple[float, int]:
+    started = time.process_time()
+    steps = sum(playout(seed) for seed in seeds)
+    return time.process_time() - started, steps
+
+
+def _interleaved(base: Callable[[int], int], bridge: Callable[[int], int],
+                 seconds: float) -> dict[str, float]:
+    """A bridge's cost over the engine's, measured in pairs of chunks: both loops play the
+    same seeds back to back (the order swapped each pair), about :data:`CHUNK_S` CPU seconds
+    of the engine's loop a chunk, until both loops have spent about ``seconds`` (8 pairs at
+    least). Each pair gives a ratio of CPU per step and of CPU per playout; the median and
+    quartiles of those are reported, with each loop's steps per CPU second over all chunks.
+    Rates measured one after the other drift by ×1.3 between runs on these hosts; the ratio of
+    two chunks a fraction of a second apart moves far less (benchmarks/README.md)."""
+    count = 1
+    while _chunk(base, range(count))[0] < CHUNK_S and count < 1 << 16:
+        count *= 2
+    per_step: list[float] = []
+    per_match: list[float] = []
+    totals = [0.0, 0, 0.0, 0]  # base CPU, base steps, bridge CPU, bridge steps
+    pair = 0
+    while pair < 8 or totals[0] + totals[2] < seconds:
+        seeds = range(pair * count, (pair + 1) * count)
+        if pair % 2:
+            bridge_s, bridge_steps = _chunk(bridge, seeds)
+            base_s, base_steps = _chunk(base, seeds)
+        else:
+            base_s, base_steps = _chunk(base, seeds)
+            bridge_s, bridge_steps = _chunk(bridge, seeds)
+        per_step.append((bridge_s / bridge_steps) / (base_s / base_steps))
+        per_match.append(bridge_s / base_s)
+        totals[0] += base_s
+        totals[1] += base_steps
+        totals[2] += bridge_s
+        totals[3] += bridge_steps
+        pair += 1
+    step_q = statistics.quantiles(per_step, n=4)
+    match_q = statistics.quantiles(per_match, n=4)
+    return {"cost_x": round(step_q[1], 2), "cost_x_q1": round(step_q[0], 2),
+            "cost_x_q3": round(step_q[2], 2), "match_cost_x": round(match_q[1], 2),
+            "match_cost_x_q1": round(match_q[0], 2), "match_cost_x_q3": round(match_q[2], 2),
+            "base_steps_per_s": round(totals[1] / totals[0]),
+            "steps_per_s": round(totals[3] / totals[2]), "pairs": pair}
 
 
 def engine_playout(game_id: str) -> Callable[[int], int]:
@@ -118,23 +171,27 @@ def pettingzoo_steps(game_id: str) -> Callable[[int], int]:
 
 
 def step_rates(seconds: float) -> dict[str, Any]:
-    """Every figure of the module docstring, ``seconds`` of CPU time each."""
+    """Every figure of the module docstring, about ``seconds`` of the engine's CPU time each
+    (the bridges' costs interleaved with the engine's: :func:`_interleaved`)."""
     out: dict[str, Any] = {}
     for game_id in game_ids():
         key = game_id.replace("-", "_")
-        engine, engine_matches = _rate(engine_playout(game_id), seconds)
-        spiel, spiel_matches = _rate(openspiel_playout(lab.short_name(game_id),
-                                                       MAX_ACTIONS.get(game_id, 128)), seconds)
-        zoo = _rate(pettingzoo_playout(game_id), seconds)[0]
-        zoo_steps = _rate(pettingzoo_steps(game_id), seconds)[0]
-        out[f"lab_{key}_engine_steps_per_s"] = round(engine)
-        out[f"lab_{key}_openspiel_steps_per_s"] = round(spiel)
-        out[f"lab_{key}_pettingzoo_steps_per_s"] = round(zoo)
-        out[f"lab_{key}_openspiel_cost_x"] = round(engine / spiel, 2)
-        out[f"lab_{key}_openspiel_match_cost_x"] = round(engine_matches / spiel_matches, 2)
-        out[f"lab_{key}_pettingzoo_cost_x"] = round(engine / zoo, 2)
-        out[f"lab_{key}_pettingzoo_step_steps_per_s"] = round(zoo_steps)
-        out[f"lab_{key}_pettingzoo_step_cost_x"] = round(engine / zoo_steps, 2)
+        engine = engine_playout(game_id)
+        bridges = {
+            "openspiel": openspiel_playout(lab.short_name(game_id),
+                                           MAX_ACTIONS.get(game_id, 128)),
+            "pettingzoo": pettingzoo_playout(game_id),
+            "pettingzoo_step": pettingzoo_steps(game_id),
+        }
+        for name, playout in bridges.items():
+            figures = _interleaved(engine, playout, seconds)
+            out.setdefault(f"lab_{key}_engine_steps_per_s", figures["base_steps_per_s"])
+            out[f"lab_{key}_{name}_steps_per_s"] = figures["steps_per_s"]
+            for figure in ("cost_x", "cost_x_q1", "cost_x_q3"):
+                out[f"lab_{key}_{name}_{figure}"] = figures[figure]
+            if name == "openspiel":  # only its steps differ from the engine's (chance nodes)
+                for figure in ("match_cost_x", "match_cost_x_q1", "match_cost_x_q3"):
+                    out[f"lab_{key}_{name}_{figure}"] = figures[figure]
     for name in ("goofspiel", "python_kuhn_poker"):
         out[f"lab_yardstick_{name}_steps_per_s"] = round(_rate(openspiel_playout(name),
                                                                seconds)[0])
