@@ -38,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pyspiel
@@ -59,7 +59,7 @@ _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 _DIGITS = tuple(range(16))
 _new = object.__new__
-"""A slotted object without its ``__init__`` (``ArenaState._apply_action``)."""
+"""A slotted object without an ``__init__`` (:func:`_node`)."""
 _OUTCOMES = tuple((digit, 1.0 / 16) for digit in _DIGITS)
 
 
@@ -83,51 +83,53 @@ def seed_of_chance(outcomes: list[int] | tuple[int, ...]) -> int:
     return seed
 
 
-class _Past:
-    """What led to a point of a match, kept for its recall (perfect recall) and its pickling: the
-    record before, and the step from it (a chance outcome or the engine's action). It keeps the
-    engine's state only where it must (at a resample's start) or where a recall was asked for,
-    so the states a playout passes through are freed as it goes (a python game that kept every
-    state since the deal spent a third of a Lost Cities playout in the garbage collector): a
-    recall that needs states no record kept replays them from the nearest kept one
-    (``ArenaGame.recall``)."""
+_Past: TypeAlias = list[Any]
+"""What led to a point of a match, kept for its recall (perfect recall) and its pickling: the
+record before, and the step from it (a chance outcome or the engine's action), as a list
+``[parent, action, digits, state, recall]`` indexed by the names below (a list, not a slotted
+object: a step makes one, and a list display costs a third of a call to a class with a Python
+``__init__``, benchmarks/README.md). It keeps the engine's state only where it must (at a
+resample's start) or where a recall was asked for, so the states a playout passes through are
+freed as it goes (a python game that kept every state since the deal spent a third of a Lost
+Cities playout in the garbage collector): a recall that needs states no record kept replays them
+from the nearest kept one (``ArenaGame.recall``)."""
+PARENT = 0
+"""The record before (None at a record's first point)."""
+ACTION = 1
+"""The engine's action of this step (None for a chance outcome and at the start)."""
+DIGITS = 2
+"""The seed digits dealt so far, for a chance outcome's step (else None)."""
+STATE = 3
+"""The engine's state here, when kept: a resample's start, a point whose recall was asked for
+(None otherwise, and before the deal)."""
+RECALL = 4
+"""seat -> (digest of its view here, digest of its distinct views so far, view text), once
+asked for (else None)."""
 
-    __slots__ = ("parent", "action", "digits", "state", "recall")
 
-    def __init__(self, parent: _Past | None, action: Any, digits: tuple[int, ...] | None,
-                 state: Any = None) -> None:
-        self.parent = parent
-        self.action = action
-        """The engine's action of this step (None for a chance outcome and at the start)."""
-        self.digits = digits
-        """The seed digits dealt so far, for a chance outcome's step (else None)."""
-        self.state = state
-        """The engine's state here, when kept: a resample's start, a point whose recall was
-        asked for (None otherwise, and before the deal)."""
-        self.recall: dict[int, tuple[bytes, bytes, str]] | None = None
-        """seat -> (digest of its view here, digest of its distinct views so far, view text),
-        once asked for."""
+def _past(parent: _Past | None, action: Any, digits: tuple[int, ...] | None,
+          state: Any = None, recall: dict[int, tuple[bytes, bytes, str]] | None = None
+          ) -> _Past:
+    """A record (:data:`_Past`)."""
+    return [parent, action, digits, state, recall]
 
 
 class _Node:
     """One point of a match (immutable: a clone shares it): the seed digits dealt so far, the
-    arena state once all are, what led here (:class:`_Past`), whose move it is, and the legal
-    actions once asked for."""
+    arena state once all are, what led here (:data:`_Past`), whose move it is (``mover``,
+    OpenSpiel's current player: :func:`_mover`), and the engine's legal actions and their ids
+    once asked for (``legal``, ``ids``; else None). Made by :func:`_node` (and inline in
+    ``ArenaState._apply_action``), not by calling the class: a call to a class with a Python
+    ``__init__`` costs ~180 ns in Python 3.11, a step through OpenSpiel ~7 µs."""
 
     __slots__ = ("game", "seed_digits", "state", "past", "mover", "legal", "ids")
-
-    def __init__(self, game: ArenaGame, seed_digits: tuple[int, ...], state: Any,
-                 past: _Past, mover: int) -> None:
-        self.game = game
-        self.seed_digits = seed_digits
-        self.state = state
-        self.past = past
-        self.mover = mover
-        """OpenSpiel's current player (:func:`_mover`)."""
-        self.legal: Any = None
-        """The engine's legal actions here, once asked for."""
-        self.ids: Sequence[int] | None = None
-        """Their ids, once asked for."""
+    game: ArenaGame
+    seed_digits: tuple[int, ...]
+    state: Any
+    past: _Past
+    mover: int
+    legal: Any
+    ids: Sequence[int] | None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Node:
         return self
@@ -141,14 +143,27 @@ class _Node:
         A resampled state (no seed) pickles its arena state instead."""
         texts: list[str] = []
         past = self.past
-        while past.parent is not None and past.action is not None:
-            texts.append(self.game.engine.format_action(past.action))
-            past = past.parent
-        if past.parent is None and past.state is not None:  # a resample's
+        while past[PARENT] is not None and past[ACTION] is not None:
+            texts.append(self.game.engine.format_action(past[ACTION]))
+            past = past[PARENT]
+        if past[PARENT] is None and past[STATE] is not None:  # a resample's
             return (_restore, (self.game.name, self.game.params, self.state,
-                               self.past.recall or {}))
+                               self.past[RECALL] or {}))
         texts.reverse()
         return (_replay, (self.game.name, self.game.params, self.seed_digits, tuple(texts)))
+
+
+def _node(game: ArenaGame, seed_digits: tuple[int, ...], state: Any, past: _Past,
+          mover: int) -> _Node:
+    """A node (:class:`_Node`) with no legal actions asked for yet."""
+    node = _new(_Node)
+    node.game = game
+    node.seed_digits = seed_digits
+    node.state = state
+    node.past = past
+    node.mover = mover
+    node.legal = node.ids = None
+    return node
 
 
 def _mover(game: ArenaGame, state: Any) -> int:
@@ -178,9 +193,8 @@ def _replay(name: str, params: dict[str, Any], seed_digits: tuple[int, ...],
 def _restore(name: str, params: dict[str, Any], state: Any,
              recall: dict[int, tuple[bytes, bytes, str]]) -> _Node:
     game = _game_named(name, params)
-    past = _Past(None, None, None, state)
-    past.recall = dict(recall)
-    return _Node(game, (), state, past, _mover(game, state))
+    return _node(game, (), state, _past(None, None, None, state, dict(recall)),
+                 _mover(game, state))
 
 
 def _digest(data: bytes) -> bytes:
@@ -220,7 +234,7 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
             num_players=2, min_utility=-bound, max_utility=bound, utility_sum=0.0,
             max_game_length=MAX_GAME_LENGTH)
         super().__init__(game_type, info, params)
-        self.root = _Node(self, (), None, _Past(None, None, None), _CHANCE)
+        self.root = _node(self, (), None, _past(None, None, None), _CHANCE)
         """The match before its deal (every initial state's node: a node never changes)."""
         # what a step asks for, looked up once (ArenaState._apply_action, legal_actions)
         self._apply = self.engine.apply
@@ -258,17 +272,17 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         if not 0 <= digit < 16:
             raise ValueError(f"a chance outcome is a hex digit, 0 .. 15, not {digit}")
         seed_digits = node.seed_digits + (digit,)
-        past = _Past(node.past, None, seed_digits)
+        past = [node.past, None, seed_digits, None, None]
         if len(seed_digits) < CHANCE_NODES:
-            return _Node(self, seed_digits, None, past, _CHANCE)
+            return _node(self, seed_digits, None, past, _CHANCE)
         state = self.engine.new_match(seed_of_chance(seed_digits), self.options)
-        return _Node(self, seed_digits, state, past, _mover(self, state))
+        return _node(self, seed_digits, state, past, _mover(self, state))
 
     def move(self, node: _Node, action: Any) -> _Node:
         """The node after a seat's action (the engine's)."""
         state = self._apply(node.state, action)
         seat = self._to_move(state)
-        return _Node(self, node.seed_digits, state, _Past(node.past, action, None),
+        return _node(self, node.seed_digits, state, [node.past, action, None, None, None],
                      _TERMINAL if seat is None else seat)
 
     def ids(self, node: _Node) -> Sequence[int]:
@@ -293,20 +307,20 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         ``node``'s own is needed; ``node``'s state is kept with its record for the next."""
         chain: list[_Past] = []
         at: _Past | None = node.past
-        while at is not None and (at.recall is None or seat not in at.recall):
+        while at is not None and (at[RECALL] is None or seat not in at[RECALL]):
             chain.append(at)
-            at = at.parent
-        known = at.recall[seat] if at is not None and at.recall is not None else (b"", b"", "")
+            at = at[PARENT]
+        known = at[RECALL][seat] if at is not None and at[RECALL] is not None else (b"", b"", "")
         states = [node.state] if len(chain) == 1 else self._replayed(node.past, len(chain))
         for step, state in zip(reversed(chain), reversed(states), strict=True):
             if state is not None:
                 text = text_of(self.engine.observation(state, seat))
                 view = _digest(text.encode())
                 known = (view, known[1] if view == known[0] else _digest(known[1] + view), text)
-            if step.recall is None:
-                step.recall = {}
-            step.recall[seat] = known
-        node.past.state = node.state
+            if step[RECALL] is None:
+                step[RECALL] = {}
+            step[RECALL][seat] = known
+        node.past[STATE] = node.state
         return known
 
     def _replayed(self, past: _Past, count: int) -> list[Any]:
@@ -317,22 +331,22 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         at = past
         while True:
             if len(path) >= count - 1:
-                if at.state is not None or at.parent is None:
-                    state = at.state
+                if at[STATE] is not None or at[PARENT] is None:
+                    state = at[STATE]
                     break
-                if at.digits is not None:
-                    state = (self.engine.new_match(seed_of_chance(at.digits), self.options)
-                             if len(at.digits) == CHANCE_NODES else None)
+                if at[DIGITS] is not None:
+                    state = (self.engine.new_match(seed_of_chance(at[DIGITS]), self.options)
+                             if len(at[DIGITS]) == CHANCE_NODES else None)
                     break
             path.append(at)
-            assert at.parent is not None  # a record's first point is a base
-            at = at.parent
+            assert at[PARENT] is not None  # a record's first point is a base
+            at = at[PARENT]
         states = [state]
         for step in reversed(path):
-            if step.digits is None:
-                state = self._apply(state, step.action)
-            elif len(step.digits) == CHANCE_NODES:
-                state = self.engine.new_match(seed_of_chance(step.digits), self.options)
+            if step[DIGITS] is None:
+                state = self._apply(state, step[ACTION])
+            elif len(step[DIGITS]) == CHANCE_NODES:
+                state = self.engine.new_match(seed_of_chance(step[DIGITS]), self.options)
             states.append(state)
         return states[::-1][:count]
 
@@ -433,18 +447,12 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
             chosen = actions[action]
         after = game._apply(state, chosen)
         seat = game._to_move(after)
-        # the step's record and node, made without calling their classes: a call to a class
-        # with a Python __init__ costs ~180 ns in Python 3.11 (two of them were ~5% of a PORTAS
-        # step through OpenSpiel, benchmarks/README.md); these set every slot __init__ sets
-        past = _new(_Past)
-        past.parent = node.past
-        past.action = chosen
-        past.digits = past.state = past.recall = None
+        # the step's record and node, as _node makes them, inline (a call is ~1% of a step)
         after_node = _new(_Node)
         after_node.game = game
         after_node.seed_digits = node.seed_digits
         after_node.state = after
-        after_node.past = past
+        after_node.past = [node.past, chosen, None, None, None]
         after_node.mover = _TERMINAL if seat is None else seat
         after_node.legal = after_node.ids = None
         self._node = after_node
@@ -503,16 +511,15 @@ def _world(game: ArenaGame, observation: Any, seat: int, rng: random.Random,
     here."""
     dealt = game.engine.determinize(observation, rng)
     new = game.new_initial_state()
-    start = _Past(None, None, None, dealt)
-    start.recall = {}
+    recall: dict[int, tuple[bytes, bytes, str]] = {}
     for player in (seat, 1 - seat):
         if player == seat and own is not None:
-            start.recall[seat] = own
+            recall[seat] = own
             continue
         text = text_of(game.engine.observation(dealt, player))
         view = _digest(text.encode())
-        start.recall[player] = (view, _digest(b"resampled" + view), text)
-    fresh = _Node(game, (), dealt, start, _mover(game, dealt))
+        recall[player] = (view, _digest(b"resampled" + view), text)
+    fresh = _node(game, (), dealt, _past(None, None, None, dealt, recall), _mover(game, dealt))
     new._node = fresh
     return new
 

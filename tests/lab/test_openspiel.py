@@ -224,8 +224,8 @@ def test_the_python_answers_are_openspiels_own(game_id: str) -> None:
         if state.is_terminal():
             break
         state.apply_action(rng.choice(state.legal_actions()))
-        # a step makes its node and record without their __init__: every slot is set
+        # a step makes its node without an __init__ (inline, or lab._node): every slot is set
         node = state._node
         assert all(hasattr(node, name) for name in lab._Node.__slots__)
-        assert all(hasattr(node.past, name) for name in lab._Past.__slots__)
-        assert node.legal is None and node.ids is None and node.past.recall is None
+        assert node.legal is None and node.ids is None
+        assert len(node.past) == 5 and node.past[lab.RECALL] is None
