@@ -34,7 +34,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     running.env["ARENA_MAX_FAILED_TOKENS"] = "100000"  # this module fails tokens on purpose
     running.start()
     yield running
-    running.stop()
+    running.end()
 
 
 def _call(server: RunningServer, method: Any, metadata: tuple[tuple[str, str], ...],
@@ -251,7 +251,7 @@ def test_the_brake_holds_back_refused_tokens_never_a_valid_one(tmp_path: Path) -
     finally:
         for forwarder in forwarders:
             forwarder.close()
-        running.stop()
+        running.end()
 
 
 def test_one_contestant_cannot_hold_every_handler(server: RunningServer) -> None:

@@ -105,7 +105,7 @@ def test_the_ladder_plays_though_its_file_cannot_be_written(tmp_path: Path) -> N
                     if "ladder_file_not_written" in line]
         assert len(warnings) == 1 and "lost-cities" in warnings[0], warnings
     finally:
-        server.stop()
+        server.end()
 
 
 @pytest.mark.integration
@@ -181,4 +181,4 @@ def test_a_submission_enters_the_running_ladder_without_its_file_and_after_kill9
         mine = [(r["event"], r["ref"]) for r in _versions(server) if r["ref"] == "alice-bot"]
         assert mine == [("adopted", "alice-bot")], mine
     finally:
-        server.stop()
+        server.end()

@@ -55,7 +55,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     running = make_server(tmp_path_factory.mktemp("faults"))
     running.start()
     yield running
-    running.stop()
+    running.end()
 
 
 def test_kill9_during_an_upload_leaves_nothing(server: RunningServer) -> None:

@@ -66,7 +66,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
         yield {"server": server, "out": out, "begun": begun.stdout, "before": before,
                "hashes": hashes, "commitment": commitment, "competition": c}
     finally:
-        server.stop()
+        server.end()
 
 
 def test_the_commitment_is_published_before_the_first_match_and_names_the_final(

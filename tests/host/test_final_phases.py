@@ -43,7 +43,7 @@ def test_the_seasons_final_phase_begins_the_final_and_closed_publishes_it(
         assert closed.returncode == 0, closed.stdout + closed.stderr
         wait("the final published", lambda: (out / MANIFEST).is_file(), server)
     finally:
-        server.stop()
+        server.end()
     manifest = json.loads((out / MANIFEST).read_text())
     assert manifest["final"]["complete"] is True
     assert [f"{e['name']}@{e['version']}" for e in manifest["final"]["entrants"]] == \
@@ -69,7 +69,7 @@ def test_a_final_in_containers_publishes_results_that_verify(tmp_path: Path) -> 
         out = c.site_dir / "final" / "lost-cities"
         wait("the final published", lambda: (out / MANIFEST).is_file(), server)
     finally:
-        server.stop()
+        server.end()
     manifest = json.loads((out / MANIFEST).read_text())
     assert len(manifest["matches"]) == 2 and manifest["final"]["complete"] is True
     assert all(not row["void"] for row in manifest["matches"])

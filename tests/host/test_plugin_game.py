@@ -52,7 +52,7 @@ def goofspiel_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runni
     server.file.write_text(text[:text.index("[games.lost-cities]")] + GOOFSPIEL)
     server.start()
     yield server
-    server.stop()
+    server.end()
 
 
 def test_the_plugin_game_submits_in_containers(goofspiel_server: RunningServer,

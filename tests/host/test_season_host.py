@@ -51,14 +51,16 @@ def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     """The server in its open phase, alice's and bob's bots entered, alice's selection made."""
     require_docker()
     root = tmp_path_factory.mktemp("season")
-    server = season_server(root, SEASON, duplicate=False)  # an encounter: one match
+    # an encounter: one match; the ladder rests 2 s between legs (its first after a start at
+    # once: the final's check after a restart sees a ladder that runs)
+    server = season_server(root, SEASON, duplicate=False, rest_s=2)
     server.start()
     people = People(server, root)
     try:
         entered = enter_bots(people, root)
         yield {"server": server, "people": people, "root": root, "entered": entered}
     finally:
-        server.stop()
+        server.end()
 
 
 def test_open_selections_and_the_book(season: dict[str, Any]) -> None:

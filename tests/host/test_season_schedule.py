@@ -84,4 +84,4 @@ def test_the_schedule_moves_a_running_server_and_one_that_was_down(tmp_path: Pat
         time.sleep(3)  # a ladder that ran would hand out its next encounter at once
         assert len(pairings(server)) == handed
     finally:
-        server.stop()
+        server.end()

@@ -30,7 +30,7 @@ from arena.record.signing import (
     new_key,
     parse_log_signature,
 )
-from tests.support.competition import RunningServer, make_server, wait_for
+from tests.support.competition import RunningServer, make_server, rested, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -57,12 +57,13 @@ def _recorded(server: RunningServer) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """A competition whose house plays itself (random and greedy): ladder matches at once (in
-    the process sandbox: what is signed does not depend on where the bots ran)."""
-    running = make_server(tmp_path_factory.mktemp("signing"), sandbox="process")
+    the process sandbox: what is signed does not depend on where the bots ran), resting
+    between legs (the tests need a few, not a ladder flat out)."""
+    running = rested(make_server(tmp_path_factory.mktemp("signing"), sandbox="process"))
     _with(running, **{'house = ["random"]': 'house = ["random", "greedy"]'})
     running.start()
     yield running
-    running.stop()
+    running.end()
 
 
 def _logs(server: RunningServer) -> Path:
@@ -81,7 +82,7 @@ def test_a_configured_key_is_used_and_a_bad_one_refused(tmp_path: Path) -> None:
         assert info["public_key"] == str(public)
         assert not (running.state_dir / "keys").exists()
     finally:
-        running.stop()
+        running.end()
     os.chmod(tmp_path / "keyed" / "operator" / "referee.key", 0o644)
     run = subprocess.run([sys.executable, "-m", "arena", "host", str(running.file)],
                          cwd=ROOT, capture_output=True, text=True, timeout=120,

@@ -67,7 +67,7 @@ def crowd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningSer
     sids = [_entered(server, name) for name in names]
     server.start()
     yield server, sids
-    server.stop()
+    server.end()
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]
                          server=f"stream_idle_s = {IDLE_S}\nstream_max_s = {TOTAL_S}\n")
     server.start()
     yield server
-    server.stop()
+    server.end()
 
 
 def test_sixteen_contestants_holding_streams_leave_room_for_a_unary_call(

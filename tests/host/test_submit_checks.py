@@ -32,7 +32,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
                           max_upload_mb=0.001)
     running.start()
     yield running
-    running.stop()
+    running.end()
 
 
 def _start(name: str, size: int = 10, sha256: str = "") -> pb.SubmitRequest:

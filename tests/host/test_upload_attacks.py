@@ -42,7 +42,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
                           max_image_upload_mb=IMAGE_QUOTA_MB)
     running.start()
     yield running
-    running.stop()
+    running.end()
 
 
 def _upload(stub: Any, path: Path, kind: str, name: str, until: str = "") -> list[Any]:

@@ -243,11 +243,21 @@ def house_server(root: Path, logs: str = "own-seat",
     bots (``rest_s`` between the starts of its matches), greedy assigned to alice; not
     started."""
     server = make_server(root, sandbox="process", logs=logs)
-    text = server.file.read_text().replace('house = ["random"]',
-                                           f"house = {json.dumps(list(house))}")
-    schedule = "[games.lost-cities.ladder.schedule]\n"
-    server.file.write_text(text.replace(schedule, f"{schedule}rest_s = {rest_s}\n"))
+    server.file.write_text(server.file.read_text().replace(
+        'house = ["random"]', f"house = {json.dumps(list(house))}"))
+    rested(server, rest_s)
     Accounts.open(load_competition(server.file).database).assign("greedy", "alice")
+    return server
+
+
+def rested(server: RunningServer, rest_s: float = REST_S) -> RunningServer:
+    """``server`` (not started) whose continuous ladder starts a leg no sooner than ``rest_s``
+    after the one before (its first leg at once): for tests that need a match or a few, not a
+    ladder playing flat out beside them."""
+    schedule = "[games.lost-cities.ladder.schedule]\n"
+    text = server.file.read_text()
+    assert schedule in text and "rest_s" not in text
+    server.file.write_text(text.replace(schedule, f"{schedule}rest_s = {rest_s}\n"))
     return server
 
 

@@ -18,7 +18,7 @@ from arena.host import client as hc
 from arena.ladder.schedules.continuous import VERSIONS_FILE
 from arena.ladder.schedules.sources import PAIRINGS_FILE
 from arena.v1 import competition_pb2 as pb
-from tests.support.competition import RunningServer, make_server
+from tests.support.competition import RunningServer, make_server, rested
 from tests.support.competition import wait_for as wait_for  # the seasons' tests import it here
 from tests.support.paths import ROOT
 from tests.support.terminal import flat
@@ -29,17 +29,19 @@ ENTRIES = (("alice", "alpha", 1), ("alice", "alpha", 2), ("bob", "beta", 1))
 """Who submits what, in order: alice alpha twice (two versions), bob beta once."""
 
 
-def season_server(root: Path, tables: str, duplicate: bool = True) -> RunningServer:
+def season_server(root: Path, tables: str, duplicate: bool = True,
+                  rest_s: float = 0) -> RunningServer:
     """A competition in the Docker sandbox under ``root`` (alice and bob), the bots given 60 s
     to start (a loaded host starts containers slowly), ``tables`` added; not started.
-    ``duplicate = False``: an encounter of its ladder is one match, not two legs."""
+    ``duplicate = False``: an encounter of its ladder is one match, not two legs; ``rest_s``:
+    its continuous ladder starts a leg no sooner than that after the one before."""
     server = make_server(root / "competition")
     text = server.file.read_text().replace(
         "time_bank_ms = 5000\n", "time_bank_ms = 5000\nstartup_ms = 60000\n")
     if not duplicate:
         text = text.replace("duplicate = true\n", "duplicate = false\n")
     server.file.write_text(text + tables)
-    return server
+    return rested(server, rest_s) if rest_s else server
 
 
 class People:
