@@ -12,7 +12,7 @@ import dataclasses
 import json
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -85,14 +85,30 @@ def leaky_verdict(arena_home: Path, leaky_report: GateReport) -> GateReport:
 
 
 # --- the built-ins pass ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def one_match_reports() -> Callable[[str], tuple[GateReport, list[str]]]:
+    """A built-in's gate report at one match a seed, with the checks its progress callback was
+    given in turn: run once for the module per game (``test_gate_reports_round_trip_as_json``
+    reads PORTAS's again), whichever test asks first."""
+    reports: dict[str, tuple[GateReport, list[str]]] = {}
+
+    def report_of(game_id: str) -> tuple[GateReport, list[str]]:
+        if game_id not in reports:
+            seen: list[str] = []
+            reports[game_id] = (run_gate(plugin(game_id), matches=1,
+                                         progress=lambda check: seen.append(check.name)), seen)
+        return reports[game_id]
+
+    return report_of
+
+
 @pytest.mark.parametrize("game_id", BUILTIN_ORDER)
-def test_the_builtin_games_pass_every_check(game_id: str) -> None:
+def test_the_builtin_games_pass_every_check(
+        game_id: str, one_match_reports: Callable[[str], tuple[GateReport, list[str]]]) -> None:
     """The whole gate passes and reports every check in order. One match a seed is enough for
     that: each check at the default matches runs on every installed game in
     tests/games/test_conformance.py (``test_the_gate_check``)."""
-    seen: list[str] = []
-    report = run_gate(plugin(game_id), matches=1,
-                      progress=lambda check: seen.append(check.name))
+    report, seen = one_match_reports(game_id)
     assert failed(report) == {}, failed(report)
     assert report.passed and report.game_id == game_id
     assert tuple(c.name for c in report.checks) == CHECKS == tuple(seen)
@@ -343,8 +359,9 @@ def test_the_competitions_override_reaches_its_ladders(tmp_path: Path,
         "allow_ungated_game"] is True
 
 
-def test_gate_reports_round_trip_as_json() -> None:
-    report = run_gate(plugin("portas"), matches=1)
+def test_gate_reports_round_trip_as_json(
+        one_match_reports: Callable[[str], tuple[GateReport, list[str]]]) -> None:
+    report, _ = one_match_reports("portas")
     again = GateReport.from_json(json.loads(json.dumps(report.to_json())))
     assert again.checks == report.checks and again.passed == report.passed
     assert os.path.basename(cache_path("portas", report.plugin_identity)).startswith("portas-")
