@@ -31,7 +31,14 @@ from arena.ladder.runner import (
 from arena.ladder.store import LadderStore
 from arena.record.replay import replay_log
 from arena.referee.match import play_match
-from tests.support.cluster import LOOPBACK, descendants, ladder_file, pacers
+from tests.support.cluster import (
+    LOOPBACK,
+    below,
+    descendants,
+    ladder_file,
+    pacers,
+    process_tree,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -40,7 +47,9 @@ def test_embedded_cluster_gives_the_in_process_results(tmp_path: Path) -> None:
     bots = pacers(tmp_path / "bots", ["ann", "bob"])
     local = load_ladder(ladder_file(tmp_path / "local.toml", "same", bots))
     (tmp_path / "c").mkdir()
-    remote = load_ladder(ladder_file(tmp_path / "c" / "cluster.toml", "same", bots))
+    # one worker process: the ladder is one deal, whose second leg waits for the first anyway
+    remote = load_ladder(ladder_file(tmp_path / "c" / "cluster.toml", "same", bots,
+                                     concurrency=1))
     asyncio.run(run_ladder(local, play=play_match))
     remote.state_dir.mkdir(parents=True)
     shutil.copy(local.state_dir / SECRET_FILE, remote.state_dir / SECRET_FILE)  # same deals
@@ -141,10 +150,10 @@ def test_a_match_that_keeps_killing_workers_is_void_for_the_run(tmp_path: Path) 
     async def killer() -> None:
         """SIGKILL the worker process whenever it is mid-match, until the match is given up."""
         while len(kills) <= ALLOWED_FAILURES:
-            found = await asyncio.to_thread(descendants, os.getpid())
-            playing = {pid for pid, cmd in found if "bot.py" in cmd}
-            for pid, cmd in found:
-                if "spawn_main" in cmd and set(p for p, _ in descendants(pid)) & playing:
+            found = await asyncio.to_thread(process_tree, os.getpid())
+            playing = {pid for pid, (_, cmd) in found.items() if "bot.py" in cmd}
+            for pid, (_, cmd) in found.items():
+                if "spawn_main" in cmd and below(found, pid) & playing:
                     os.kill(pid, signal.SIGKILL)
                     kills.append(pid)
                     await asyncio.sleep(0.5)

@@ -28,7 +28,7 @@ from arena.model import (
     MatchResult,
 )
 from arena.record.log import follow_events, read_events
-from tests.support.cluster import descendants, m1_spec, slow_match, worker_log
+from tests.support.cluster import below, m1_spec, process_tree, slow_match, worker_log
 
 pytestmark = pytest.mark.unit
 
@@ -181,10 +181,10 @@ def test_a_match_played_again_after_its_worker_died_starts_a_new_live_copy(
 
     def kill_the_player() -> None:
         """SIGKILL the worker process whose bots are playing."""
-        found = descendants(os.getpid())
-        playing = {pid for pid, cmd in found if "bot.py" in cmd}
-        for pid, cmd in found:
-            if "spawn_main" in cmd and {p for p, _ in descendants(pid)} & playing:
+        found = process_tree(os.getpid())
+        playing = {pid for pid, (_, cmd) in found.items() if "bot.py" in cmd}
+        for pid, (_, cmd) in found.items():
+            if "spawn_main" in cmd and below(found, pid) & playing:
                 os.kill(pid, signal.SIGKILL)
 
     async def run() -> MatchResult:

@@ -68,8 +68,10 @@ second and more."""
 def test_a_worker_killed_mid_match_loses_nothing(
         tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
     address = f"tls://{LOOPBACK}:{free_port()}"
-    bots = pacers(tmp_path / "bots", ["ann", "bob"])
-    path = ladder_file(tmp_path / "tls.toml", "tls", bots, cycles=2, concurrency=1,
+    # one deal (two matches): the first recorded, the second killed mid-match; pacers of 30 ms
+    # a decision (sleeping, no CPU) keep the second on its worker for seconds to be seen there
+    bots = pacers(tmp_path / "bots", ["ann", "bob"], pace_s=0.03)
+    path = ladder_file(tmp_path / "tls.toml", "tls", bots, concurrency=1,
                        extra=cluster_section(address, certs))
     cfg = load_ladder(path)
     head = start(["run-ladder", str(path)], tmp_path / "head.log")
@@ -90,22 +92,22 @@ def test_a_worker_killed_mid_match_loses_nothing(
     schedule = {m.match_id: m.seed for e in ladder_schedule(cfg) for m in e.matches}
     found = load_matches(cfg)
     ids = [m.match_id for m in found]
-    assert len(ids) == len(set(ids)) == len(schedule) == 4, "each match recorded once"
-    assert 1 <= before < 4, "the kill landed mid-run"
+    assert len(ids) == len(set(ids)) == len(schedule) == 2, "each match recorded once"
+    assert before == 1, "the kill landed mid-run"
     assert {m.match_id: m.seed for m in found} == schedule
     assert not any(m.void for m in found)
     for m in found:
         assert m.log_path and Path(m.log_path).parent == cfg.match_log_dir
         assert replay_log(Path(m.log_path)).finished
     output = (tmp_path / "head.log").read_text()
-    assert "Traceback" not in output and "done: 4 matches played" in output
+    assert "Traceback" not in output and "done: 2 matches played" in output
 
 
 def test_a_frozen_worker_is_given_up_and_its_late_result_ignored(
         tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
     address = f"tls://{LOOPBACK}:{free_port()}"
     bots = pacers(tmp_path / "bots", ["ann", "bob"])
-    path = ladder_file(tmp_path / "frozen.toml", "frozen", bots, cycles=2, concurrency=1,
+    path = ladder_file(tmp_path / "frozen.toml", "frozen", bots, concurrency=1,
                        extra=cluster_section(address, certs, worker_ttl_s=5))
     cfg = load_ladder(path)
     head = start(["run-ladder", str(path)], tmp_path / "head.log")
@@ -127,7 +129,7 @@ def test_a_frozen_worker_is_given_up_and_its_late_result_ignored(
     schedule = {m.match_id: m.seed for e in ladder_schedule(cfg) for m in e.matches}
     found = load_matches(cfg)
     assert [m.match_id for m in found].count(found[0].match_id) == 1
-    assert {m.match_id: m.seed for m in found} == schedule and len(found) == 4
+    assert {m.match_id: m.seed for m in found} == schedule and len(found) == 2
     assert not any(m.void for m in found)
     # its frozen nanny was waited for as long as the TTL, not Dask's fixed 30 s
     assert "did not shut down within 5.0s" in (tmp_path / "head.log").read_text()
@@ -138,16 +140,16 @@ def test_a_worker_host_outlives_the_head_and_serves_its_next_run(
         tmp_path: Path, certs: CertFiles, procs: list[subprocess.Popen[bytes]]) -> None:
     address = f"tls://{LOOPBACK}:{free_port()}"
     bots = pacers(tmp_path / "bots", ["ann", "bob"])
-    path = ladder_file(tmp_path / "twice.toml", "twice", bots, cycles=2, concurrency=1,
+    path = ladder_file(tmp_path / "twice.toml", "twice", bots, concurrency=1,
                        extra=cluster_section(address, certs, wait_s=30))
     worker = start(worker_args(address, certs, "w1", tmp_path / "cache"), tmp_path / "w1.log")
     procs.append(worker)
     for run in (1, 2):  # the head's scheduler goes away between the runs
-        head = start(["run-ladder", str(path), "--matches", "2"], tmp_path / f"head{run}.log")
+        head = start(["run-ladder", str(path), "--matches", "1"], tmp_path / f"head{run}.log")
         procs.append(head)
         assert head.wait(timeout=120) == 0, (tmp_path / f"head{run}.log").read_text()
         assert worker.poll() is None, (tmp_path / "w1.log").read_text()
-    assert len(load_matches(load_ladder(path))) == 4
+    assert len(load_matches(load_ladder(path))) == 2  # one match a run, both by the worker
 
 
 def test_other_ca_and_plain_tcp_are_refused(
@@ -181,10 +183,11 @@ def test_other_ca_and_plain_tcp_are_refused(
 
 
 def _other_version(tmp_path: Path) -> Path:
-    """A copy of this arena that says it is another version (as an old install would)."""
+    """A copy of this arena that says it is another version (as an old install would); with
+    its bytecode (copied with the sources' times, so still valid: only ``__init__`` is compiled
+    again), as an installed copy has it."""
     root = tmp_path / "old"
-    shutil.copytree(Path(arena.__file__).parent, root / "arena",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(arena.__file__).parent, root / "arena")
     init = root / "arena" / "__init__.py"
     init.write_text(init.read_text().replace(f'__version__ = "{arena.__version__}"',
                                              '__version__ = "0.0.1-old"'))

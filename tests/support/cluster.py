@@ -137,28 +137,51 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
     kill_session(proc)
 
 
-def descendants(pid: int) -> list[tuple[int, str]]:
-    """(pid, command line) of every process below ``pid``."""
-    parents: dict[int, int] = {}
-    commands: dict[int, str] = {}
-    for entry in Path("/proc").iterdir():
+def process_tree(pid: int) -> dict[int, tuple[int, str]]:
+    """Every process below ``pid``: its parent and command line. One look at ``/proc``: each
+    process's ``stat`` (its parent), then the command lines of those below ``pid`` alone (a
+    look at every process's two files took 11 ms on a quiet host, and tests poll)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
-            commands[int(entry.name)] = (entry / "cmdline").read_bytes().replace(
-                b"\0", b" ").decode(errors="replace")
-        except OSError:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
             continue
-        parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = [], [pid]
+        children.setdefault(parent, []).append(int(entry.name))
+    found: dict[int, tuple[int, str]] = {}
+    frontier = [pid]
     while frontier:
         current = frontier.pop()
-        for child, parent in parents.items():
-            if parent == current:
-                found.append((child, commands.get(child, "")))
+        for child in children.get(current, ()):
+            try:
+                command = Path(f"/proc/{child}/cmdline").read_bytes().replace(
+                    b"\0", b" ").decode(errors="replace")
+            except OSError:  # it ended meanwhile
+                continue
+            found[child] = (current, command)
+            frontier.append(child)
+    return found
+
+
+def below(tree: dict[int, tuple[int, str]], pid: int) -> set[int]:
+    """The processes below ``pid`` in a ``process_tree``."""
+    found: set[int] = set()
+    frontier = [pid]
+    while frontier:
+        current = frontier.pop()
+        for child, (parent, _) in tree.items():
+            if parent == current and child not in found:
+                found.add(child)
                 frontier.append(child)
     return found
+
+
+def descendants(pid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of every process below ``pid``."""
+    return [(child, command) for child, (_, command) in process_tree(pid).items()]
 
 
 def slow_match(root: Path, match_id: str) -> MatchSpec:
