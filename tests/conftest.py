@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import Engine
 
 from arena.bots.images import BaseImage
-from tests.support import old_protocol, postgres
+from tests.support import cli_runner, old_protocol, postgres
 from tests.support.containers import RecordingSandbox, base_image_for, require_docker
 
 
@@ -29,7 +29,8 @@ def pytest_configure(config: pytest.Config) -> None:
     plays to itself: a worker's duplicate deals never wait for another's (or another run's)
     matches to drain. The processes it starts inherit the directory. A worker's terminal size
     is the tests' own, as in a plain run. Competition servers draw and send watch streams
-    without holding back."""
+    without holding back. typer's test runner builds the whole `arena` command line once
+    (``tests.support.cli_runner``)."""
     from arena.sandbox.epochs import DIR_ENV
 
     # a competition server a test starts draws watched frames at an ordinary priority and sends
@@ -47,6 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # that width and ignore the COLUMNS a test gives its CliRunner (a plain run has none)
         os.environ.pop("COLUMNS", None)
         os.environ.pop("LINES", None)
+    cli_runner.install()  # typer's test runner builds the whole command line once
 
 
 TIERS = ("unit", "integration", "docker")

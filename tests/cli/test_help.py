@@ -65,8 +65,9 @@ def test_no_help_text_loses_a_bracketed_word_to_rich_markup() -> None:
             assert Text.from_markup(text).plain == text.replace("\\[", "["), (path, text[:80])
 
 
-@pytest.mark.integration  # pure, but renders every command's help: seconds
 def test_every_help_fits_80_columns() -> None:
+    """Renders every command's help (under a second: the runner reuses the command line's click
+    command, tests/support/cli_runner.py)."""
     runner = CliRunner()
     for path in _commands(get_command(app)):
         result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80"})

@@ -459,17 +459,21 @@ def test_a_real_bot_directory_gets_a_new_version_while_the_ladder_runs(
     # sandbox, never played, and the ladder goes on
     monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
     catalogue.add("boxed", "1", "lost-cities", "sha256:" + "0" * 64, "sha256:" + "0" * 64)
-    # one cluster worker, an encounter at a time: a second worker costs more CPU than it saves
+    # one cluster worker, an encounter at a time: a second worker costs more CPU than it saves;
+    # fairness = 2: a version may be replaced 2 encounters after it came (the default window,
+    # twice the players, kept the new version waiting 6 encounters: 8 matches more)
     path = tmp_path / "real.toml"
     path.write_text(
         f'name = "real"\ngame = "lost-cities"\nentrants = ["{mine}", "{SAMPLES / "random"}", '
         f'"{SAMPLES / "greedy"}"]\nconcurrency = 1\nseed = 9\nsandbox = "process"\n'
         "[options]\nrounds = 1\n"
-        '[schedule]\ntype = "continuous"\nplacement = 1\nrefresh_s = 0.2\ncatalogue = true\n')
+        '[schedule]\ntype = "continuous"\nplacement = 1\nfairness = 2\nrefresh_s = 0.2\n'
+        "catalogue = true\n")
     cfg = load_ladder(path)
     stop = asyncio.Event()
     finished = 0
     last: list[AdaptiveStatus] = []
+    changed: list[int] = []
 
     def on_event(event: LadderEvent) -> None:
         nonlocal finished
@@ -477,12 +481,14 @@ def test_a_real_bot_directory_gets_a_new_version_while_the_ladder_runs(
         if event.kind is not LadderEventKind.MATCH_FINISHED:
             return
         finished += 1
-        if finished == 4:  # a new version: bot.toml and the code change
+        played = {p.player: p.encounters for p in last[0].players}
+        if played.get("mine@1", 0) >= 1 and not changed:
+            # a new version once the first has played: bot.toml and the code change
+            changed.append(finished)
             manifest.write_text(manifest.read_text().replace('version = "1"',
                                                              'version = "2"'))
             with (mine / "bot.py").open("a") as code:
                 code.write("\n# version 2\n")
-        played = {p.player: p.encounters for p in last[0].players}
         if played.get("mine@2", 0) >= 1 or finished >= 40:
             stop.set()
 
