@@ -272,7 +272,7 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         if not 0 <= digit < 16:
             raise ValueError(f"a chance outcome is a hex digit, 0 .. 15, not {digit}")
         seed_digits = node.seed_digits + (digit,)
-        past = [node.past, None, seed_digits, None, None]
+        past = _past(node.past, None, seed_digits)
         if len(seed_digits) < CHANCE_NODES:
             return _node(self, seed_digits, None, past, _CHANCE)
         state = self.engine.new_match(seed_of_chance(seed_digits), self.options)
@@ -282,7 +282,7 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         """The node after a seat's action (the engine's)."""
         state = self._apply(node.state, action)
         seat = self._to_move(state)
-        return _node(self, node.seed_digits, state, [node.past, action, None, None, None],
+        return _node(self, node.seed_digits, state, _past(node.past, action, None),
                      _TERMINAL if seat is None else seat)
 
     def ids(self, node: _Node) -> Sequence[int]:
@@ -447,7 +447,8 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
             chosen = actions[action]
         after = game._apply(state, chosen)
         seat = game._to_move(after)
-        # the step's record and node, as _node makes them, inline (a call is ~1% of a step)
+        # the step's record and node, as _past and _node make them, inline (a call is ~1% of a
+        # step)
         after_node = _new(_Node)
         after_node.game = game
         after_node.seed_digits = node.seed_digits
