@@ -115,12 +115,15 @@ def _past(parent: _Past | None, action: Any, digits: tuple[int, ...] | None,
 
 
 class _Node:
-    """One point of a match (immutable: a clone shares it): the seed digits dealt so far, the
-    arena state once all are, what led here (:data:`_Past`), whose move it is (``mover``,
-    OpenSpiel's current player: :func:`_mover`), and the engine's legal actions and their ids
-    once asked for (``legal``, ``ids``; else None). Made by :func:`_node` (and inline in
-    ``ArenaState._apply_action``), not by calling the class: a call to a class with a Python
-    ``__init__`` costs ~180 ns in Python 3.11, a step through OpenSpiel ~7 µs."""
+    """One point of a match as a value (immutable: copies share it): the seed digits dealt so
+    far, the arena state once all are, what led here (:data:`_Past`), whose move it is
+    (``mover``, OpenSpiel's current player: :func:`_mover`), and the engine's legal actions and
+    their ids once asked for (``legal``, ``ids``; else None). A state (:class:`ArenaState`)
+    keeps these fields in its own slots, where a step reads and writes them; it hands out a
+    node where a point travels (OpenSpiel's clone and serialization copy ``__dict__``, which is
+    ``{"_node": node}``; pickling; a replay) and takes one back. Made by :func:`_node`, not by
+    calling the class: a call to a class with a Python ``__init__`` costs ~180 ns in Python
+    3.11."""
 
     __slots__ = ("game", "seed_digits", "state", "past", "mover", "legal", "ids")
     game: ArenaGame
@@ -285,22 +288,6 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         return _node(self, node.seed_digits, state, _past(node.past, action, None),
                      _TERMINAL if seat is None else seat)
 
-    def ids(self, node: _Node) -> Sequence[int]:
-        """The mover's legal ids at player node ``node`` (kept on the node, never handed
-        out)."""
-        legal = node.legal
-        if legal is None:
-            legal = node.legal = self._legal(node.state)
-        ids: Sequence[int] | None
-        if self._actions is None and len(legal) <= self._size:
-            ids = self._ranges.get(len(legal))
-            if ids is None:
-                ids = self._ranges[len(legal)] = tuple(range(len(legal)))
-        else:  # a fixed encoding's, or the legal-index encoding's error
-            ids = self.encoding.legal_ids(node.state, legal)
-        node.ids = ids
-        return ids
-
     def recall(self, node: _Node, seat: int) -> tuple[bytes, bytes, str]:
         """The seat's recall at ``node``: computed from the nearest point that knows it, the
         states between there and here replayed from the nearest kept one when more than
@@ -354,14 +341,42 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
 class ArenaState(pyspiel.State):  # type: ignore[misc]
     """A point of an arena match in OpenSpiel (module docstring)."""
 
-    # a slot, not an instance dict: pyspiel's State has none, and a dict on a pybind11 object
-    # is one Python 3.11 does not specialize, so every ``self._node`` of a step took the slow
-    # lookup; OpenSpiel's clone, serialization and pickling go through ``__dict__`` (below)
-    __slots__ = ("_node",)
+    # the point's fields (a _Node's) in slots of the state itself, where a step reads and
+    # writes them, not in a node a step makes: a node a step cost PORTAS' playouts 10-16% over
+    # the least any python game does (benchmarks/README.md, "fifth pass"). No instance dict:
+    # pyspiel's State has none, and a dict on a pybind11 object is one Python 3.11 does not
+    # specialize. OpenSpiel's clone, serialization and pickling go through ``__dict__``,
+    # ``{"_node": node}`` (below): a clone makes one node and unpacks it (~0.8 us more).
+    __slots__ = ("_game", "_digits", "_state", "_past", "_mover", "_legal", "_ids")
+    _game: ArenaGame
+    _digits: tuple[int, ...]
+    _state: Any
+    _past: _Past
+    _mover: int
+    _legal: Any
+    _ids: Sequence[int] | None
 
     def __init__(self, game: ArenaGame) -> None:
         super().__init__(game)
         self._node = game.root
+
+    @property
+    def _node(self) -> _Node:
+        """The point as a value (:class:`_Node`): what a copy of this state starts from."""
+        node = _node(self._game, self._digits, self._state, self._past, self._mover)
+        node.legal = self._legal
+        node.ids = self._ids
+        return node
+
+    @_node.setter
+    def _node(self, node: _Node) -> None:
+        self._game = node.game
+        self._digits = node.seed_digits
+        self._state = node.state
+        self._past = node.past
+        self._mover = node.mover
+        self._legal = node.legal
+        self._ids = node.ids
 
     @property
     def __dict__(self) -> dict[str, Any]:  # what OpenSpiel copies
@@ -375,10 +390,27 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
     @property
     def arena_state(self) -> Any:
         """The engine's state (None while the seed is being dealt)."""
-        return self._node.state
+        return self._state
 
     def current_player(self) -> int:
-        return self._node.mover
+        return self._mover
+
+    def _legal_ids(self) -> Sequence[int]:
+        """The mover's legal ids at a player node (kept until the next step, never handed
+        out)."""
+        game = self._game
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = game._legal(self._state)
+        ids: Sequence[int] | None
+        if game._actions is None and len(legal) <= game._size:
+            ids = game._ranges.get(len(legal))
+            if ids is None:
+                ids = game._ranges[len(legal)] = tuple(range(len(legal)))
+        else:  # a fixed encoding's, or the legal-index encoding's error
+            ids = game.encoding.legal_ids(self._state, legal)
+        self._ids = ids
+        return ids
 
     # OpenSpiel's C++ State answers these by calling back into Python up to five times (is
     # terminal? is chance? current player? _legal_actions...): a python caller (OpenSpiel's
@@ -387,20 +419,18 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
     def legal_actions(self, player: int | None = None) -> list[int]:
         """OpenSpiel's ``legal_actions``: the mover's ids (ascending), the chance outcomes at a
         chance node, none at the end or for a seat not to move."""
-        node = self._node
-        mover = node.mover
+        mover = self._mover
         if mover >= 0 and (player is None or player == mover):
-            ids = node.ids
-            if ids is None:  # the legal-index encoding's ids, inline (else ArenaGame.ids)
-                game = node.game
-                legal = node.legal
+            ids = self._ids
+            if ids is None:  # the legal-index encoding's ids, inline (else _legal_ids)
+                game = self._game
+                legal = self._legal
                 if legal is None:
-                    legal = node.legal = game._legal(node.state)
+                    legal = self._legal = game._legal(self._state)
                 if game._actions is None and len(legal) <= game._size:
-                    ids = game._ranges.get(len(legal))
+                    ids = self._ids = game._ranges.get(len(legal))
                 if ids is None:
-                    ids = game.ids(node)
-                node.ids = ids
+                    ids = self._legal_ids()
             return list(ids)
         if mover == _TERMINAL:
             return []
@@ -411,33 +441,41 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         return []
 
     def is_chance_node(self) -> bool:
-        return self._node.mover == _CHANCE
+        return self._mover == _CHANCE
 
     def is_player_node(self) -> bool:
-        return self._node.mover >= 0
+        return self._mover >= 0
 
     def _legal_actions(self, player: int) -> list[int]:
-        node = self._node
-        ids = node.ids
-        return list(node.game.ids(node) if ids is None else ids)
+        ids = self._ids
+        return list(self._legal_ids() if ids is None else ids)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return list(_OUTCOMES)
 
     def _apply_action(self, action: int) -> None:
         # one call a step (OpenSpiel's C++ apply_action, after current_player): the engine's
-        # action of the id, inline (ActionEncoding.action says why an id names none)
-        node = self._node
-        game = node.game
-        state = node.state
-        if state is None:
-            self._node = game.deal(node, int(action))
+        # action of the id, inline (ActionEncoding.action says why an id names none), and the
+        # step's record (as _past makes it)
+        game = self._game
+        state = self._state
+        if state is None:  # a seed digit (ArenaGame.deal, inline)
+            if not 0 <= action < 16:
+                raise ValueError(f"a chance outcome is a hex digit, 0 .. 15, not {action}")
+            digits = self._digits + (int(action),)
+            self._digits = digits
+            self._past = [self._past, None, digits, None, None]
+            if len(digits) == CHANCE_NODES:
+                state = self._state = game.engine.new_match(seed_of_chance(digits),
+                                                            game.options)
+                seat = game._to_move(state)
+                self._mover = _TERMINAL if seat is None else seat
             return
         actions = game._actions
         if actions is None:
-            legal = node.legal
+            legal = self._legal
             if legal is None:
-                legal = node.legal = game._legal(state)
+                legal = game._legal(state)
             if not 0 <= action < len(legal):
                 game.encoding.action(state, int(action), legal)  # raises, in its words
             chosen = legal[action]
@@ -445,39 +483,32 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
             if not 0 <= action < len(actions):
                 game.encoding.action(state, int(action))
             chosen = actions[action]
-        after = game._apply(state, chosen)
+        after = self._state = game._apply(state, chosen)
         seat = game._to_move(after)
-        # the step's record and node, as _past and _node make them, inline (a call is ~1% of a
-        # step)
-        after_node = _new(_Node)
-        after_node.game = game
-        after_node.seed_digits = node.seed_digits
-        after_node.state = after
-        after_node.past = [node.past, chosen, None, None, None]
-        after_node.mover = _TERMINAL if seat is None else seat
-        after_node.legal = after_node.ids = None
-        self._node = after_node
+        self._past = [self._past, chosen, None, None, None]
+        self._mover = _TERMINAL if seat is None else seat
+        self._legal = self._ids = None
 
     def _action_to_string(self, player: int, action: int) -> str:
-        node = self._node
-        if player == _CHANCE or node.state is None:
-            return f"seed digit {len(node.seed_digits)}: {action}"
-        encoding = node.game.encoding
-        if encoding.fixed or node.mover != player:
-            return encoding.text(node.state, int(action))
-        if node.legal is None:
-            node.legal = node.game.engine.legal_actions(node.state)
-        return encoding.text(node.state, int(action), node.legal)
+        state = self._state
+        if player == _CHANCE or state is None:
+            return f"seed digit {len(self._digits)}: {action}"
+        encoding = self._game.encoding
+        if encoding.fixed or self._mover != player:
+            return encoding.text(state, int(action))
+        if self._legal is None:
+            self._legal = self._game._legal(state)
+        return encoding.text(state, int(action), self._legal)
 
     def is_terminal(self) -> bool:
-        return self._node.mover == _TERMINAL
+        return self._mover == _TERMINAL
 
     def returns(self) -> list[float]:
-        node = self._node
-        result = None if node.state is None else node.game.engine.outcome(node.state)
+        state = self._state
+        result = None if state is None else self._game.engine.outcome(state)
         if result is None:
             return [0.0, 0.0]
-        if node.game.returns_type == "win":
+        if self._game.returns_type == "win":
             if result.winner is None:
                 return [0.0, 0.0]
             return [1.0, -1.0] if result.winner == 0 else [-1.0, 1.0]
@@ -490,10 +521,9 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         return _resample(self, player_id, random.Random(int(probability_sampler() * 2 ** 53)))
 
     def __str__(self) -> str:
-        node = self._node
-        if node.state is None:
-            return f"dealing: seed digits {list(node.seed_digits)}"
-        return repr(node.state)
+        if self._state is None:
+            return f"dealing: seed digits {list(self._digits)}"
+        return repr(self._state)
 
 
 def _resample(state: ArenaState, seat: int, rng: random.Random) -> ArenaState:
@@ -553,20 +583,18 @@ class _Observer:
     def set_from(self, state: ArenaState, player: int) -> None:
         if self.tensor is None:
             return
-        node = state._node
-        if node.state is None:
+        if state._state is None:
             self.tensor.fill(0.0)
         else:
-            self._featurizers[player](self.game.engine.observation(node.state, player),
+            self._featurizers[player](self.game.engine.observation(state._state, player),
                                       self.tensor)
 
     def string_from(self, state: ArenaState, player: int) -> str:
-        node = state._node
-        if node.state is None:
-            return f"dealing ({len(node.seed_digits)} of {CHANCE_NODES} seed digits)"
+        if state._state is None:
+            return f"dealing ({len(state._digits)} of {CHANCE_NODES} seed digits)"
         if not self.perfect_recall:
-            return text_of(self.game.engine.observation(node.state, player))
-        view, seen, text = self.game.recall(node, player)
+            return text_of(self.game.engine.observation(state._state, player))
+        view, seen, text = self.game.recall(state._node, player)
         return f"{text}\nrecall {seen.hex()}"
 
 

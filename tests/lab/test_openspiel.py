@@ -55,8 +55,11 @@ def test_games_and_states_pickle_and_states_carry_no_instance_dict(game_id: str)
                  game.deserialize_state(state.serialize())):
         assert copy.history() == state.history()
         assert copy.arena_state == state.arena_state
-    # OpenSpiel copies a python state through its __dict__; the state keeps its node in a slot
-    assert state.__dict__ == {"_node": state._node}
+    # OpenSpiel copies a python state through its __dict__ (the point as a node); the state
+    # keeps the point's fields in slots
+    (node,) = state.__dict__.values()
+    assert list(state.__dict__) == ["_node"] and isinstance(node, lab._Node)
+    assert (node.state, node.past, node.mover) == (state._state, state._past, state._mover)
     assert type(state).__dictoffset__ == 0 and type(game).__dictoffset__ == 0
 
 
@@ -224,8 +227,9 @@ def test_the_python_answers_are_openspiels_own(game_id: str) -> None:
         if state.is_terminal():
             break
         state.apply_action(rng.choice(state.legal_actions()))
-        # a step makes its node without an __init__ (inline, or lab._node): every slot is set
+        # a step sets every field of the point (the state's slots) and a node carries them all
+        assert all(hasattr(state, name) for name in lab.ArenaState.__slots__)
+        assert state._legal is None and state._ids is None
+        assert len(state._past) == 5 and state._past[lab.RECALL] is None
         node = state._node
         assert all(hasattr(node, name) for name in lab._Node.__slots__)
-        assert node.legal is None and node.ids is None
-        assert len(node.past) == 5 and node.past[lab.RECALL] is None
