@@ -1,10 +1,23 @@
 """Step rates of the lab's bridges (arena/lab, docs/lab.md) against the bare engine, per game:
 uniform-random playouts, actions per second of CPU time, one core.
 
-  engine       the game protocol alone: ``legal_actions``, a random choice, ``apply``
-  openspiel    the same through ``pyspiel``: ``legal_actions()``, ``apply_action`` (the 16
-               chance nodes of the deal included, counted as steps; ``openspiel_match_cost_x``
-               compares whole matches instead, the deal and the engine's ``new_match`` in both)
+  engine       the game protocol alone: ``new_match(seed)``, then ``legal_actions``, a choice
+               of ``random.Random(seed)``, ``apply``
+  openspiel    the same matches through ``pyspiel``: the deal of seed ``seed`` as its 16 chance
+               outcomes (``chance_of_seed``), then ``legal_actions()``, the same generator's
+               choice, ``apply_action``: with a legal-index encoding (every game but Goofspiel)
+               the very moves of the engine's loop. ``..._cost_x`` is per OpenSpiel step (the
+               deal's 16 chance nodes counted as steps, as OpenSpiel counts them),
+               ``..._match_cost_x`` per whole match (the deal included on both sides)
+  openspiel_floor   the same loop and matches through the least any OpenSpiel python game
+               does: a ``pyspiel.State`` whose ``_apply_action`` calls the engine's ``apply``
+               and ``to_move`` and keeps the state and the mover in slots (no record, no
+               check of the id, no recall; :class:`FloorState`). What OpenSpiel's python game
+               interface costs by itself: its C++ ``apply_action`` and the two calls back
+               into Python it makes each step
+  openspiel_sampled   the deal sampled as OpenSpiel's python loops sample a chance node
+               (``zip(*state.chance_outcomes())``, then ``random.choices``), other matches:
+               the caller's sampling counted with the bridge (per step only)
   pettingzoo   the same through the AEC environment as an agent loop runs it: ``last()`` (the
                observation's features and the action mask), a random id of the mask, ``step``
   pettingzoo_step   the environment without observing: ``step`` with a random id of
@@ -12,10 +25,10 @@ uniform-random playouts, actions per second of CPU time, one core.
                pays on top)
 
 and, in the same run, OpenSpiel's own C++ ``goofspiel`` and python ``python_kuhn_poker`` through
-the same loop as the openspiel figure: the yardsticks of what an OpenSpiel step costs from
-Python. Each bridge's cost over the engine (``..._cost_x``, with its quartiles ``_q1``,
-``_q3``) is measured interleaved with the engine's loop on the same seeds (``_interleaved``).
-Prints one JSON object; benchmarks/run.py runs it as its ``lab`` section.
+the sampled loop: the yardsticks of what an OpenSpiel step costs from Python. Each bridge's cost
+over the engine (``..._cost_x``, with its quartiles ``_q1``, ``_q3``) is measured interleaved
+with the engine's loop on the same seeds (``_interleaved``). Prints one JSON object;
+benchmarks/run.py runs it as its ``lab`` section.
 
 The legal-index encodings are sized as a bot author would size them (``max_actions``): 128
 (Lost Cities has at most 88 legal actions, PORTAS 8), Haggis the default 32768.
@@ -120,8 +133,88 @@ MAX_ACTIONS = {"haggis": 0}
 """``max_actions`` of each game (default: 128)."""
 
 
+def _openspiel_game(name: str, max_actions: int | None) -> Any:
+    return pyspiel.load_game(name, {} if max_actions is None else {"max_actions": max_actions})
+
+
+def _same_matches(game: Any, new_state: Callable[[], Any]) -> Callable[[int], int]:
+    """The engine's matches (:func:`engine_playout`) through OpenSpiel states ``new_state()``
+    of ``game``: the deal of the seed, then the same generator's choices."""
+    chance_of_seed = lab.chance_of_seed
+
+    def play(seed: int) -> int:
+        state = new_state()
+        for digit in chance_of_seed(seed):
+            state.apply_action(digit)
+        rng = random.Random(seed)
+        steps = lab.CHANCE_NODES
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            steps += 1
+        return steps
+    return play
+
+
 def openspiel_playout(name: str, max_actions: int | None = None) -> Callable[[int], int]:
-    game = pyspiel.load_game(name, {} if max_actions is None else {"max_actions": max_actions})
+    """The engine's matches through the lab's OpenSpiel game ``name`` (module docstring)."""
+    game = _openspiel_game(name, max_actions)
+    return _same_matches(game, game.new_initial_state)
+
+
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+
+
+class FloorState(pyspiel.State):  # type: ignore[misc]
+    """The least an OpenSpiel python game can do (module docstring, ``openspiel_floor``): the
+    deal's 16 digits make the seed, then each step is the engine's ``apply`` and ``to_move``;
+    ``legal_actions`` is the engine's list's indices. Not a game to use: it keeps no record
+    (no information state, no serialization), checks no id and answers nothing else."""
+
+    __slots__ = ("engine", "options", "seed", "digits", "state", "mover", "legal")
+
+    def __init__(self, game: Any) -> None:
+        super().__init__(game)
+        self.engine = game.engine
+        self.options = game.options
+        self.seed = self.digits = 0
+        self.state = self.legal = None
+        self.mover = _CHANCE
+
+    def current_player(self) -> int:
+        return self.mover
+
+    def is_terminal(self) -> bool:
+        return self.mover == _TERMINAL
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        legal = self.legal = self.engine.legal_actions(self.state)
+        return list(range(len(legal)))
+
+    def _apply_action(self, action: int) -> None:
+        engine = self.engine
+        if self.state is None:
+            self.seed = self.seed << 4 | action
+            self.digits += 1
+            if self.digits < lab.CHANCE_NODES:
+                return
+            self.state = state = engine.new_match(self.seed, self.options)
+        else:
+            self.state = state = engine.apply(self.state, self.legal[action])
+        seat = engine.to_move(state)
+        self.mover = _TERMINAL if seat is None else seat
+
+
+def floor_playout(name: str, max_actions: int | None = None) -> Callable[[int], int]:
+    """The engine's matches through :class:`FloorState` on the lab's game ``name``."""
+    game = _openspiel_game(name, max_actions)
+    return _same_matches(game, lambda: FloorState(game))
+
+
+def sampled_playout(name: str, max_actions: int | None = None) -> Callable[[int], int]:
+    """Random playouts of OpenSpiel game ``name`` whose chance nodes are sampled as OpenSpiel's
+    python loops sample them (any game: the yardsticks' loop)."""
+    game = _openspiel_game(name, max_actions)
 
     def play(seed: int) -> int:
         rng = random.Random(seed)
@@ -177,23 +270,25 @@ def step_rates(seconds: float) -> dict[str, Any]:
     for game_id in game_ids():
         key = game_id.replace("-", "_")
         engine = engine_playout(game_id)
+        name, max_actions = lab.short_name(game_id), MAX_ACTIONS.get(game_id, 128)
         bridges = {
-            "openspiel": openspiel_playout(lab.short_name(game_id),
-                                           MAX_ACTIONS.get(game_id, 128)),
+            "openspiel": openspiel_playout(name, max_actions),
+            "openspiel_floor": floor_playout(name, max_actions),
+            "openspiel_sampled": sampled_playout(name, max_actions),
             "pettingzoo": pettingzoo_playout(game_id),
             "pettingzoo_step": pettingzoo_steps(game_id),
         }
-        for name, playout in bridges.items():
+        for bridge, playout in bridges.items():
             figures = _interleaved(engine, playout, seconds)
             out.setdefault(f"lab_{key}_engine_steps_per_s", figures["base_steps_per_s"])
-            out[f"lab_{key}_{name}_steps_per_s"] = figures["steps_per_s"]
+            out[f"lab_{key}_{bridge}_steps_per_s"] = figures["steps_per_s"]
             for figure in ("cost_x", "cost_x_q1", "cost_x_q3"):
-                out[f"lab_{key}_{name}_{figure}"] = figures[figure]
-            if name == "openspiel":  # only its steps differ from the engine's (chance nodes)
+                out[f"lab_{key}_{bridge}_{figure}"] = figures[figure]
+            if bridge in ("openspiel", "openspiel_floor"):  # the engine's own matches
                 for figure in ("match_cost_x", "match_cost_x_q1", "match_cost_x_q3"):
-                    out[f"lab_{key}_{name}_{figure}"] = figures[figure]
+                    out[f"lab_{key}_{bridge}_{figure}"] = figures[figure]
     for name in ("goofspiel", "python_kuhn_poker"):
-        out[f"lab_yardstick_{name}_steps_per_s"] = round(_rate(openspiel_playout(name),
+        out[f"lab_yardstick_{name}_steps_per_s"] = round(_rate(sampled_playout(name),
                                                                seconds)[0])
     return out
 

@@ -72,11 +72,12 @@ Figures (targets in parentheses; the last runs: benchmarks/README.md):
                                  cache), entering an open epoch, and a match's start to its first
                                  decision after a drop or not (benchmarks/epochs.py)
   lab_<game>_*_steps_per_s       the lab's bridges (arena/lab): uniform-random steps per CPU
-  lab_<game>_*_cost_x              second through the bare engine, OpenSpiel and PettingZoo, and
-  lab_yardstick_*                  the engine's rate over each (<= 2; match_cost_x: of whole
-                                 matches, the deal included); OpenSpiel's C++ goofspiel
-                                 and python kuhn_poker through the same loop
-                                 (benchmarks/lab_rates.py)
+  lab_<game>_*_cost_x              second through the bare engine, OpenSpiel (the engine's own
+  lab_yardstick_*                  matches; the floor of any python game; chance sampled) and
+                                 PettingZoo, and the engine's rate over each (<= 2 a step;
+                                 match_cost_x: of whole matches, the deal included);
+                                 OpenSpiel's C++ goofspiel and python kuhn_poker through the
+                                 sampled loop (benchmarks/lab_rates.py)
 Sections that need something absent (e.g. a Docker engine) report null with a reason.
 """
 
