@@ -16,6 +16,7 @@ from arena.errors import OptionsError
 from arena.games.registry import game_ids, get_game
 from arena.lab import openspiel as lab
 from tests.lab.conftest import SMALL
+from tests.support.yardstick import load_yardstick
 
 pytestmark = pytest.mark.unit
 
@@ -233,3 +234,25 @@ def test_the_python_answers_are_openspiels_own(game_id: str) -> None:
         assert len(state._past) == 5 and state._past[lab.RECALL] is None
         node = state._node
         assert all(hasattr(node, name) for name in lab._Node.__slots__)
+
+
+def test_the_benchmarks_openspiel_loops_play_the_engines_own_matches() -> None:
+    """benchmarks/lab_rates.py compares OpenSpiel with the engine on the same matches: the
+    seed's digits deal the engine's match of that seed and, with a legal-index encoding, the
+    same generator's choices are the same moves (16 steps more: the deal); its floor state
+    (the least a python game does) plays them too."""
+    rates = load_yardstick("lab_rates")
+    for game_id in GAMES:
+        name, max_actions = lab.short_name(game_id), rates.MAX_ACTIONS.get(game_id, 128)
+        engine = rates.engine_playout(game_id)
+        bridge = rates.openspiel_playout(name, max_actions)
+        floor = rates.floor_playout(name, max_actions)
+        for seed in range(2):
+            steps = engine(seed)
+            assert floor(seed) == steps + lab.CHANCE_NODES
+            if not pyspiel.load_game(name, {"max_actions": max_actions}).encoding.fixed:
+                assert bridge(seed) == steps + lab.CHANCE_NODES
+    state = rates.FloorState(pyspiel.load_game("arena_portas"))
+    for digit in lab.chance_of_seed(2 ** 63 + 5):
+        state.apply_action(digit)
+    assert state.state == get_game("portas").new_match(2 ** 63 + 5)
