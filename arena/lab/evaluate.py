@@ -235,9 +235,9 @@ def play_in_process(game_id: str, policies: tuple[Any, Any], seed: int, *,
                     choice = decide[seat](decision)
                 except Exception as exc:  # noqa: BLE001 — the policy's failure: its crash
                     raise _crash(seat, exc) from exc
-                for action in legal:  # _action's first check, inline
-                    if action is choice:
-                        break
+                for action in legal:  # one of the legal values, what nearly every policy
+                    if action is choice:  # answers: found by identity (an equality test per
+                        break             # action costs more)
                 else:
                     action = _action(game, state, legal, choice, seat)
             except _Fault as fault:
@@ -291,10 +291,8 @@ def _crash(seat: int, exc: Exception) -> _Fault:
 
 
 def _action(game: Any, state: Any, legal: tuple[Any, ...], choice: Any, seat: int) -> Any:
-    """The action a policy's answer is, checked as the referee checks it."""
-    for action in legal:  # one of the legal values, what nearly every policy answers: found
-        if action is choice:  # by identity first (an equality test per action costs more)
-            return choice
+    """The action a policy's answer is, checked as the referee checks it (an answer that is one
+    of ``legal`` by identity is found before, in the match loop)."""
     if not isinstance(choice, str) and choice in legal:
         return choice
     try:

@@ -185,9 +185,10 @@ def _game_named(name: str, params: dict[str, Any]) -> ArenaGame:
 def _replay(name: str, params: dict[str, Any], seed_digits: tuple[int, ...],
             texts: tuple[str, ...]) -> _Node:
     game = _game_named(name, params)
-    node = game.root
-    for digit in seed_digits:
-        node = game.deal(node, digit)
+    dealing = game.new_initial_state()
+    for digit in seed_digits:  # the deal as a step deals it (no history kept: only the node)
+        dealing._apply_action(digit)
+    node = dealing._node
     for text in texts:
         node = game.move(node, game.engine.parse_action(text))
     return node
@@ -269,17 +270,6 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
             raise ValueError("only a seat's own observation is available (public and "
                              "single-player private information)")
         return _Observer(self, recall)
-
-    def deal(self, node: _Node, digit: int) -> _Node:
-        """The node after chance outcome ``digit``."""
-        if not 0 <= digit < 16:
-            raise ValueError(f"a chance outcome is a hex digit, 0 .. 15, not {digit}")
-        seed_digits = node.seed_digits + (digit,)
-        past = _past(node.past, None, seed_digits)
-        if len(seed_digits) < CHANCE_NODES:
-            return _node(self, seed_digits, None, past, _CHANCE)
-        state = self.engine.new_match(seed_of_chance(seed_digits), self.options)
-        return _node(self, seed_digits, state, past, _mover(self, state))
 
     def move(self, node: _Node, action: Any) -> _Node:
         """The node after a seat's action (the engine's)."""
@@ -459,7 +449,7 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         # step's record (as _past makes it)
         game = self._game
         state = self._state
-        if state is None:  # a seed digit (ArenaGame.deal, inline)
+        if state is None:  # a seed digit
             if not 0 <= action < 16:
                 raise ValueError(f"a chance outcome is a hex digit, 0 .. 15, not {action}")
             digits = self._digits + (int(action),)
